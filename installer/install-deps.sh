@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs everything SwarmTrain needs to build, test and run on Debian 12.
+# Idempotent: packages already present are skipped, so it is cheap to call before every build.
+set -euo pipefail
+
+packages=(
+    # toolchain
+    g++ cmake ninja-build ccache pkg-config git
+    # engine: LibTorch on OpenBLAS (reference BLAS makes LibTorch ~10x slower)
+    libtorch-dev libopenblas0-pthread libopenblas-dev python3-torch
+    # Qt 6: widgets, charts, translations, HTTP server
+    qt6-base-dev qt6-charts-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
+    qt6-httpserver-dev
+    # networking, crypto, storage, wire format
+    libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libsqlite3-dev libprotobuf-dev protobuf-compiler
+    # tests and benchmarks
+    libgtest-dev libgmock-dev libbenchmark-dev xvfb xauth
+    # the demo corpus
+    fortunes fortunes-min
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+    sudo=""
+    [[ $(id -u) -eq 0 ]] || sudo="sudo"
+    echo "installing: ${missing[*]}"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# LibTorch must use OpenBLAS, not the reference BLAS.
+if command -v update-alternatives >/dev/null; then
+    arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
+    for lib in libblas.so.3 liblapack.so.3; do
+        target=$(update-alternatives --list "$lib-$arch" 2>/dev/null | grep openblas-pthread | head -n1 || true)
+        if [[ -n $target ]]; then
+            ${sudo:-} update-alternatives --set "$lib-$arch" "$target" >/dev/null 2>&1 || true
+        fi
+    done
+fi
