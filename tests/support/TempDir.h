@@ -1,0 +1,56 @@
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+namespace swarmtrain::test {
+
+// A fresh folder under the system temp dir, removed with everything in it on destruction.
+class TempDir {
+public:
+    TempDir()
+    {
+        std::random_device device;
+        m_path = std::filesystem::temp_directory_path() / ("swarmtrain-test-" + std::to_string(device()));
+        std::filesystem::create_directories(m_path);
+    }
+    ~TempDir()
+    {
+        std::error_code ec;
+        std::filesystem::remove_all(m_path, ec);
+    }
+    TempDir(const TempDir &) = delete;
+    TempDir &operator=(const TempDir &) = delete;
+
+    const std::filesystem::path &path() const { return m_path; }
+
+    std::filesystem::path write(const std::string &name, const std::string &content) const
+    {
+        const std::filesystem::path file = m_path / name;
+        std::filesystem::create_directories(file.parent_path());
+        std::ofstream(file, std::ios::binary) << content;
+        return file;
+    }
+
+private:
+    std::filesystem::path m_path;
+};
+
+// Deterministic English-like text, so tests need no corpus from outside the repository.
+inline std::string generatedText(std::size_t bytes, unsigned seed = 7)
+{
+    static const char *words[] = {"the", "swarm", "trains", "a", "model", "on", "many", "small", "machines",
+                                  "while", "people", "play", "games", "and", "sleep", "every", "peer", "helps"};
+    std::mt19937 rng(seed);
+    std::string text;
+    while (text.size() < bytes) {
+        text += words[rng() % std::size(words)];
+        text += (rng() % 9 == 0) ? ".\n" : " ";
+    }
+    text.resize(bytes);
+    return text;
+}
+
+} // namespace swarmtrain::test
