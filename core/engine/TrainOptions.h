@@ -1,0 +1,54 @@
+#pragma once
+
+#include "GptConfig.h"
+#include "LrSchedule.h"
+#include "Result.h"
+#include "Tokenizer.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace swarmtrain {
+
+// Everything `swarmtrain-cli train` takes; defaults are nanoGPT's shakespeare_char on a CPU.
+struct TrainOptions {
+    std::filesystem::path data;
+    TokenizerKind tokenizer = TokenizerKind::Char;
+    GptConfig model;
+    int batchSize = 12;
+    std::int64_t maxIters = 2000;
+    LrSchedule schedule{1e-3, 1e-4, 100, 2000};
+    double beta1 = 0.9;
+    double beta2 = 0.99;
+    double weightDecay = 0.1;
+    double gradClip = 1.0;
+    std::int64_t evalInterval = 250;
+    int evalIters = 20;
+    std::uint64_t seed = 1;
+    int threads = 0; // 0: the cores available
+    std::filesystem::path outDir;
+    bool resume = false;
+    int sampleTokens = 0; // a sample printed after training
+    bool quiet = false;   // no live progress line
+    std::filesystem::path profile; // a Chrome trace of LibTorch's operators, when set
+};
+
+struct SampleOptions {
+    std::filesystem::path checkpointDir;
+    int tokens = 200;
+    double temperature = 0.8;
+    int topK = 40;
+    std::uint64_t seed = 1;
+    std::string prompt = "\n";
+    int threads = 0;
+};
+
+Result<TrainOptions> parseTrainOptions(const std::vector<std::string> &args);
+Result<SampleOptions> parseSampleOptions(const std::vector<std::string> &args);
+
+std::string trainUsage();
+std::string sampleUsage();
+
+} // namespace swarmtrain
