@@ -1,0 +1,325 @@
+#include "Gpt.h"
+
+#include "kernels/CpuKernels.h"
+
+#include <cmath>
+#include <limits>
+
+namespace swarmtrain {
+
+namespace {
+
+class GeluFunction : public torch::autograd::Function<GeluFunction> {
+public:
+    static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &input)
+    {
+        const torch::Tensor x = input.contiguous();
+        ctx->save_for_backward({x});
+        torch::Tensor y = torch::empty_like(x);
+        const float *in = x.data_ptr<float>();
+        float *out = y.data_ptr<float>();
+        at::parallel_for(0, x.numel(), 1 << 15, [&](std::int64_t begin, std::int64_t end) {
+            kernels::geluForward(in + begin, out + begin, end - begin);
+        });
+        return y;
+    }
+
+    static torch::autograd::tensor_list backward(torch::autograd::AutogradContext *ctx,
+                                                 torch::autograd::tensor_list gradOutputs)
+    {
+        const torch::Tensor x = ctx->get_saved_variables()[0];
+        const torch::Tensor gradY = gradOutputs[0].contiguous();
+        torch::Tensor gradX = torch::empty_like(x);
+        const float *in = x.data_ptr<float>();
+        const float *gy = gradY.data_ptr<float>();
+        float *gx = gradX.data_ptr<float>();
+        at::parallel_for(0, x.numel(), 1 << 15, [&](std::int64_t begin, std::int64_t end) {
+            kernels::geluBackward(in + begin, gy + begin, gx + begin, end - begin);
+        });
+        return {gradX};
+    }
+};
+
+class CausalSoftmaxFunction : public torch::autograd::Function<CausalSoftmaxFunction> {
+public:
+    static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &scores, double scale)
+    {
+        const torch::Tensor in = scores.contiguous();
+        torch::Tensor probs = torch::empty_like(in);
+        const std::int64_t t = in.size(-1), rows = in.numel() / t;
+        const float *src = in.data_ptr<float>();
+        float *dst = probs.data_ptr<float>();
+        // Chunks of whole [t, t] matrices, so each row's position in its matrix is r mod t.
+        at::parallel_for(0, rows / t, 16, [&](std::int64_t begin, std::int64_t end) {
+            kernels::causalSoftmaxForward(src + begin * t * t, dst + begin * t * t, (end - begin) * t, t, float(scale));
+        });
+        ctx->save_for_backward({probs});
+        ctx->saved_data["scale"] = scale;
+        return probs;
+    }
+
+    static torch::autograd::tensor_list backward(torch::autograd::AutogradContext *ctx,
+                                                 torch::autograd::tensor_list gradOutputs)
+    {
+        const torch::Tensor probs = ctx->get_saved_variables()[0];
+        const torch::Tensor gradProbs = gradOutputs[0].contiguous();
+        const double scale = ctx->saved_data["scale"].toDouble();
+        torch::Tensor gradScores = torch::empty_like(probs);
+        const std::int64_t t = probs.size(-1), rows = probs.numel() / t;
+        const float *p = probs.data_ptr<float>();
+        const float *gp = gradProbs.data_ptr<float>();
+        float *gs = gradScores.data_ptr<float>();
+        at::parallel_for(0, rows / t, 16, [&](std::int64_t begin, std::int64_t end) {
+            kernels::causalSoftmaxBackward(p + begin * t * t, gp + begin * t * t, gs + begin * t * t,
+                                           (end - begin) * t, t, float(scale));
+        });
+        return {gradScores, torch::Tensor()};
+    }
+};
+
+// softmax(scale * scores) over the last axis with future positions masked out.
+torch::Tensor causalSoftmax(const torch::Tensor &scores, double scale)
+{
+    if (scores.device().is_cpu() && scores.scalar_type() == torch::kFloat)
+        return CausalSoftmaxFunction::apply(scores, scale);
+    const std::int64_t t = scores.size(-1);
+    const torch::Tensor future = torch::ones({t, t}, scores.options().dtype(torch::kBool)).triu(1);
+    return torch::softmax((scores * scale).masked_fill(future, -std::numeric_limits<float>::infinity()), -1);
+}
+
+// LayerNorm with an optional bias (torch::nn::LayerNorm has no switch for it).
+class LayerNormImpl : public torch::nn::Module {
+public:
+    LayerNormImpl(int width, bool bias)
+        : m_weight(register_parameter("weight", torch::ones({width})))
+    {
+        if (bias)
+            m_bias = register_parameter("bias", torch::zeros({width}));
+    }
+
+    torch::Tensor forward(const torch::Tensor &x)
+    {
+        return torch::layer_norm(x, {m_weight.size(0)}, m_weight, m_bias, 1e-5);
+    }
+
+private:
+    torch::Tensor m_weight;
+    torch::Tensor m_bias;
+};
+TORCH_MODULE(LayerNorm);
+
+torch::nn::Linear makeLinear(int in, int out, bool bias)
+{
+    return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(bias));
+}
+
+class CausalSelfAttentionImpl : public torch::nn::Module {
+public:
+    explicit CausalSelfAttentionImpl(const GptConfig &c)
+        : m_nHead(c.nHead)
+        , m_dropout(c.dropout)
+        , m_attn(register_module("c_attn", makeLinear(c.nEmbd, 3 * c.nEmbd, c.bias)))
+        , m_proj(register_module("c_proj", makeLinear(c.nEmbd, c.nEmbd, c.bias)))
+    {
+    }
+
+    torch::Tensor forward(const torch::Tensor &x)
+    {
+        const std::int64_t B = x.size(0), T = x.size(1), C = x.size(2), hs = C / m_nHead;
+        const torch::Tensor qkv = m_attn->forward(x).view({B, T, 3, m_nHead, hs}).permute({2, 0, 3, 1, 4});
+        const torch::Tensor q = qkv[0].reshape({B * m_nHead, T, hs});
+        const torch::Tensor k = qkv[1].reshape({B * m_nHead, T, hs});
+        const torch::Tensor v = qkv[2].reshape({B * m_nHead, T, hs});
+        torch::Tensor att = causalSoftmax(torch::bmm(q, k.transpose(1, 2)), 1.0 / std::sqrt(double(hs)));
+        if (m_dropout > 0.0)
+            att = torch::dropout(att, m_dropout, is_training());
+        const torch::Tensor y = torch::bmm(att, v).view({B, m_nHead, T, hs}).transpose(1, 2).reshape({B, T, C});
+        torch::Tensor out = m_proj->forward(y);
+        return m_dropout > 0.0 ? torch::dropout(out, m_dropout, is_training()) : out;
+    }
+
+    torch::nn::Linear &projection() { return m_proj; }
+
+private:
+    std::int64_t m_nHead;
+    double m_dropout;
+    torch::nn::Linear m_attn;
+    torch::nn::Linear m_proj;
+};
+TORCH_MODULE(CausalSelfAttention);
+
+class MlpImpl : public torch::nn::Module {
+public:
+    explicit MlpImpl(const GptConfig &c)
+        : m_dropout(c.dropout)
+        , m_fc(register_module("c_fc", makeLinear(c.nEmbd, 4 * c.nEmbd, c.bias)))
+        , m_proj(register_module("c_proj", makeLinear(4 * c.nEmbd, c.nEmbd, c.bias)))
+    {
+    }
+
+    torch::Tensor forward(const torch::Tensor &x)
+    {
+        torch::Tensor out = m_proj->forward(fastGelu(m_fc->forward(x)));
+        return m_dropout > 0.0 ? torch::dropout(out, m_dropout, is_training()) : out;
+    }
+
+    torch::nn::Linear &projection() { return m_proj; }
+
+private:
+    double m_dropout;
+    torch::nn::Linear m_fc;
+    torch::nn::Linear m_proj;
+};
+TORCH_MODULE(Mlp);
+
+class EmbeddingStage : public StageImpl {
+public:
+    explicit EmbeddingStage(const GptConfig &c)
+        : m_dropout(c.dropout)
+        , m_wte(register_module("wte", torch::nn::Embedding(c.vocabSize, c.nEmbd)))
+        , m_wpe(register_module("wpe", torch::nn::Embedding(c.blockSize, c.nEmbd)))
+    {
+    }
+
+    torch::Tensor forward(const torch::Tensor &tokens) override
+    {
+        const torch::Tensor positions = torch::arange(tokens.size(1), tokens.options().dtype(torch::kLong));
+        torch::Tensor x = m_wte->forward(tokens) + m_wpe->forward(positions);
+        return m_dropout > 0.0 ? torch::dropout(x, m_dropout, is_training()) : x;
+    }
+
+    std::string parameterPrefix() const override { return "transformer."; }
+    torch::Tensor tokenEmbedding() const { return m_wte->weight; }
+
+private:
+    double m_dropout;
+    torch::nn::Embedding m_wte;
+    torch::nn::Embedding m_wpe;
+};
+
+class BlockStage : public StageImpl {
+public:
+    BlockStage(const GptConfig &c, int index)
+        : m_index(index)
+        , m_ln1(register_module("ln_1", LayerNorm(c.nEmbd, c.bias)))
+        , m_attn(register_module("attn", CausalSelfAttention(c)))
+        , m_ln2(register_module("ln_2", LayerNorm(c.nEmbd, c.bias)))
+        , m_mlp(register_module("mlp", Mlp(c)))
+    {
+    }
+
+    torch::Tensor forward(const torch::Tensor &input) override
+    {
+        const torch::Tensor x = input + m_attn->forward(m_ln1->forward(input));
+        return x + m_mlp->forward(m_ln2->forward(x));
+    }
+
+    std::string parameterPrefix() const override { return "transformer.h." + std::to_string(m_index) + "."; }
+
+    std::vector<torch::Tensor> residualProjections()
+    {
+        return {m_attn->projection()->weight, m_mlp->projection()->weight};
+    }
+
+private:
+    int m_index;
+    LayerNorm m_ln1;
+    CausalSelfAttention m_attn;
+    LayerNorm m_ln2;
+    Mlp m_mlp;
+};
+
+// Final LayerNorm and the output head. The head's weight is the token embedding (tied), a
+// shared tensor rather than a parameter of this stage, so it is stored and updated once.
+class HeadStage : public StageImpl {
+public:
+    HeadStage(const GptConfig &c, torch::Tensor tiedWeight)
+        : m_lnF(register_module("ln_f", LayerNorm(c.nEmbd, c.bias)))
+        , m_weight(std::move(tiedWeight))
+    {
+    }
+
+    torch::Tensor forward(const torch::Tensor &x) override { return torch::linear(m_lnF->forward(x), m_weight); }
+    std::string parameterPrefix() const override { return "transformer."; }
+
+private:
+    LayerNorm m_lnF;
+    torch::Tensor m_weight;
+};
+
+} // namespace
+
+torch::Tensor fastGelu(const torch::Tensor &x)
+{
+    if (x.device().is_cpu() && x.scalar_type() == torch::kFloat)
+        return GeluFunction::apply(x);
+    return torch::gelu(x);
+}
+
+torch::Tensor StageRun::backward(const torch::Tensor &gradOutput)
+{
+    output.backward(gradOutput);
+    return input.requires_grad() ? input.grad() : torch::Tensor();
+}
+
+GptImpl::GptImpl(const GptConfig &config)
+    : m_config(config)
+{
+    auto embedding = std::make_shared<EmbeddingStage>(config);
+    m_stages.push_back(register_module("embedding", embedding));
+    std::vector<torch::Tensor> residualProjections;
+    for (int i = 0; i < config.nLayer; ++i) {
+        auto block = std::make_shared<BlockStage>(config, i);
+        for (torch::Tensor &w : block->residualProjections())
+            residualProjections.push_back(w);
+        m_stages.push_back(register_module("block" + std::to_string(i), block));
+    }
+    m_stages.push_back(register_module("head", std::make_shared<HeadStage>(config, embedding->tokenEmbedding())));
+
+    // nanoGPT's initialisation: N(0, 0.02) weights, zero biases, and residual projections
+    // scaled by 1/sqrt(2 * n_layer) (GPT-2).
+    torch::NoGradGuard noGrad;
+    for (auto &[name, p] : namedParameters()) {
+        if (name.ends_with(".bias"))
+            p.zero_();
+        else if (p.dim() >= 2)
+            p.normal_(0.0, 0.02);
+    }
+    for (torch::Tensor &w : residualProjections)
+        w.normal_(0.0, 0.02 / std::sqrt(2.0 * config.nLayer));
+}
+
+torch::Tensor GptImpl::forward(const torch::Tensor &tokens) { return forwardStages(0, stageCount() - 1, tokens); }
+
+torch::Tensor GptImpl::forwardStages(int first, int last, torch::Tensor input)
+{
+    TORCH_CHECK(first >= 0 && first <= last && last < stageCount(), "stage range out of bounds");
+    for (int i = first; i <= last; ++i)
+        input = m_stages[std::size_t(i)]->forward(input);
+    return input;
+}
+
+StageRun GptImpl::runStages(int first, int last, const torch::Tensor &input)
+{
+    StageRun run;
+    run.input = input.is_floating_point() ? input.detach().requires_grad_(true) : input;
+    run.output = forwardStages(first, last, run.input);
+    return run;
+}
+
+std::vector<std::pair<std::string, torch::Tensor>> GptImpl::namedParameters()
+{
+    std::vector<std::pair<std::string, torch::Tensor>> named;
+    for (const auto &stage : m_stages) {
+        for (const auto &item : stage->named_parameters(/*recurse=*/true))
+            named.emplace_back(stage->parameterPrefix() + item.key(), item.value());
+    }
+    return named;
+}
+
+torch::Tensor GptImpl::loss(const torch::Tensor &logits, const torch::Tensor &targets)
+{
+    return torch::cross_entropy_loss(logits.reshape({-1, logits.size(-1)}), targets.reshape({-1}));
+}
+
+} // namespace swarmtrain

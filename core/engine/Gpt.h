@@ -1,0 +1,64 @@
+#pragma once
+
+#include "GptConfig.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <torch/torch.h>
+
+namespace swarmtrain {
+
+// One pipeline stage: the embedding, one transformer block, or the head.
+class StageImpl : public torch::nn::Module {
+public:
+    virtual torch::Tensor forward(const torch::Tensor &input) = 0;
+    // Prefix that turns the stage's own parameter names into nanoGPT's state-dict names.
+    virtual std::string parameterPrefix() const = 0;
+};
+
+// The activations of one run through a contiguous range of stages, as its own autograd
+// graph: the boundary input is a leaf, so backward() hands back its gradient, which the
+// previous range (on this peer or another) continues from.
+struct StageRun {
+    torch::Tensor input;
+    torch::Tensor output;
+
+    // Backpropagates `gradOutput` through the range; returns the input's gradient
+    // (undefined when the range starts at the embedding, whose input is token ids).
+    torch::Tensor backward(const torch::Tensor &gradOutput);
+};
+
+// nanoGPT's GPT as a list of stages: embedding, nLayer blocks, head (tied to the embedding).
+class GptImpl : public torch::nn::Module {
+public:
+    explicit GptImpl(const GptConfig &config);
+
+    const GptConfig &config() const { return m_config; }
+    int stageCount() const { return int(m_stages.size()); }
+    StageImpl &stage(int index) { return *m_stages.at(std::size_t(index)); }
+
+    // Token ids [B, T] -> logits [B, T, vocab].
+    torch::Tensor forward(const torch::Tensor &tokens);
+    // Runs stages first..last (inclusive) on `input`, continuing the caller's autograd graph.
+    torch::Tensor forwardStages(int first, int last, torch::Tensor input);
+    // Runs stages first..last with a detached input, for stage-by-stage training.
+    StageRun runStages(int first, int last, const torch::Tensor &input);
+
+    // Every parameter once (the tied head weight is the embedding's), with nanoGPT names.
+    std::vector<std::pair<std::string, torch::Tensor>> namedParameters();
+
+    static torch::Tensor loss(const torch::Tensor &logits, const torch::Tensor &targets);
+
+private:
+    GptConfig m_config;
+    std::vector<std::shared_ptr<StageImpl>> m_stages;
+};
+TORCH_MODULE(Gpt);
+
+// GELU through the fast vectorized kernels (float32 on the CPU; torch::gelu otherwise).
+torch::Tensor fastGelu(const torch::Tensor &x);
+
+} // namespace swarmtrain

@@ -1,0 +1,2 @@
+#define SWARMTRAIN_KERNEL_NAMESPACE generic
+#include "CpuKernelsImpl.inc"

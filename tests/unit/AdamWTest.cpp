@@ -1,0 +1,87 @@
+#include "AdamW.h"
+#include "FlatParameters.h"
+#include "Gpt.h"
+
+#include <gtest/gtest.h>
+
+using namespace swarmtrain;
+
+namespace {
+
+GptConfig tinyConfig()
+{
+    GptConfig c;
+    c.vocabSize = 11;
+    c.nLayer = 2;
+    c.nHead = 2;
+    c.nEmbd = 8;
+    c.blockSize = 6;
+    return c;
+}
+
+} // namespace
+
+TEST(AdamWTest, OnlyTwoDimensionalWeightsDecay)
+{
+    torch::manual_seed(0);
+    Gpt model(tinyConfig());
+    FlatParameters flat(model->namedParameters());
+    std::int64_t decayed = 0;
+    for (const auto &slot : flat.slots()) {
+        EXPECT_EQ(slot.decay, slot.parameter.dim() >= 2) << slot.name;
+        if (slot.decay) {
+            EXPECT_LT(slot.offset, flat.decayCount()) << slot.name;
+            decayed += slot.numel;
+        } else {
+            EXPECT_GE(slot.offset, flat.decayCount()) << slot.name;
+        }
+    }
+    EXPECT_EQ(decayed, flat.decayCount());
+    EXPECT_EQ(flat.numel(), tinyConfig().parameterCount());
+
+    // With zero gradients, AdamW only decays: 2-D weights shrink, LayerNorm gains do not.
+    const torch::Tensor before = flat.values().clone();
+    AdamW optimizer(flat, {0.9, 0.95, 1e-8, 0.5});
+    optimizer.step(0.1, 0.0);
+    const torch::Tensor after = flat.values();
+    const std::int64_t d = flat.decayCount();
+    EXPECT_TRUE(torch::allclose(after.narrow(0, 0, d), before.narrow(0, 0, d) * (1 - 0.1 * 0.5)));
+    EXPECT_TRUE(torch::equal(after.narrow(0, d, flat.numel() - d), before.narrow(0, d, flat.numel() - d)));
+}
+
+TEST(AdamWTest, MatchesLibTorchAdamWWithClipping)
+{
+    torch::manual_seed(3);
+    Gpt mine(tinyConfig());
+    torch::manual_seed(3);
+    Gpt reference(tinyConfig());
+    FlatParameters flat(mine->namedParameters());
+    AdamW optimizer(flat, {0.9, 0.99, 1e-8, 0.1});
+
+    std::vector<torch::Tensor> decay, noDecay;
+    for (auto &[name, p] : reference->namedParameters())
+        (p.dim() >= 2 ? decay : noDecay).push_back(p);
+    std::vector<torch::optim::OptimizerParamGroup> groups;
+    groups.emplace_back(decay, std::make_unique<torch::optim::AdamWOptions>(
+                                   torch::optim::AdamWOptions(1e-2).betas({0.9, 0.99}).weight_decay(0.1)));
+    groups.emplace_back(noDecay, std::make_unique<torch::optim::AdamWOptions>(
+                                     torch::optim::AdamWOptions(1e-2).betas({0.9, 0.99}).weight_decay(0.0)));
+    torch::optim::AdamW torchAdamW(groups, torch::optim::AdamWOptions(1e-2));
+
+    for (int step = 0; step < 5; ++step) {
+        const torch::Tensor x = torch::randint(0, 11, {3, 6}, torch::kLong);
+        const torch::Tensor y = torch::randint(0, 11, {3, 6}, torch::kLong);
+        GptImpl::loss(mine->forward(x), y).backward();
+        optimizer.step(1e-2, 0.5);
+        flat.zeroGrad();
+
+        GptImpl::loss(reference->forward(x), y).backward();
+        torch::nn::utils::clip_grad_norm_(reference->parameters(), 0.5);
+        torchAdamW.step();
+        torchAdamW.zero_grad();
+    }
+    const auto a = mine->namedParameters(), b = reference->namedParameters();
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i)
+        EXPECT_TRUE(torch::allclose(a[i].second, b[i].second, 1e-4, 1e-6)) << a[i].first;
+}
