@@ -1,0 +1,115 @@
+// swarmtrain-cli: drives the engine directly (reference training, sampling).
+#include "Trainer.h"
+
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+using namespace swarmtrain;
+
+constexpr const char *kUsage = "usage: swarmtrain-cli <command> [options]\n"
+                               "commands:\n"
+                               "  train    train a GPT on a text file or folder (single machine)\n"
+                               "  sample   generate text from a checkpoint\n"
+                               "run 'swarmtrain-cli <command> --help' for a command's options\n";
+
+int fail(const std::string &message)
+{
+    // One line, even when a library put a backtrace under its message.
+    std::cerr << "swarmtrain-cli: error: " << message.substr(0, message.find('\n')) << "\n";
+    return 1;
+}
+
+bool wantsHelp(const std::vector<std::string> &args)
+{
+    for (const std::string &arg : args) {
+        if (arg == "--help" || arg == "-h")
+            return true;
+    }
+    return false;
+}
+
+void printProgress(const TrainProgress &p, bool live)
+{
+    if (p.evaluated) {
+        std::fprintf(stderr, "%s" "step %lld/%lld: train loss %.4f, val loss %.4f\n", live ? "\r\033[K" : "",
+                     static_cast<long long>(p.iter), static_cast<long long>(p.maxIters), p.trainLoss, p.valLoss);
+    } else if (live) {
+        std::fprintf(stderr, "\r\033[Kiter %lld/%lld  loss %.4f  lr %.2e  %.1f ms/iter  %.0f tokens/s",
+                     static_cast<long long>(p.iter + 1), static_cast<long long>(p.maxIters), p.loss, p.lr,
+                     p.msPerIter, p.tokensPerS);
+    }
+    std::fflush(stderr);
+}
+
+int runTrain(const std::vector<std::string> &args)
+{
+    if (wantsHelp(args)) {
+        std::cout << trainUsage();
+        return 0;
+    }
+    Result<TrainOptions> options = parseTrainOptions(args);
+    if (!options) {
+        std::cerr << trainUsage();
+        return fail(options.error().message);
+    }
+    const bool live = !options->quiet && isatty(STDERR_FILENO);
+    Result<TrainReport> report = train(*options, [live](const TrainProgress &p) { printProgress(p, live); });
+    if (live)
+        std::fputs("\n", stderr);
+    if (!report)
+        return fail(report.error().message);
+    if (!report->sample.empty())
+        std::cout << "--- sample ---\n" << report->sample << "\n--- end of sample ---\n";
+    std::cout << report->toJson() << std::endl;
+    return 0;
+}
+
+int runSample(const std::vector<std::string> &args)
+{
+    if (wantsHelp(args)) {
+        std::cout << sampleUsage();
+        return 0;
+    }
+    Result<SampleOptions> options = parseSampleOptions(args);
+    if (!options) {
+        std::cerr << sampleUsage();
+        return fail(options.error().message);
+    }
+    Result<std::string> text = sample(*options);
+    if (!text)
+        return fail(text.error().message);
+    std::cout << *text << std::endl;
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        std::cerr << kUsage;
+        return 2;
+    }
+    const std::string command = argv[1];
+    const std::vector<std::string> args(argv + 2, argv + argc);
+    try {
+        if (command == "train")
+            return runTrain(args);
+        if (command == "sample")
+            return runSample(args);
+        if (command == "--help" || command == "-h" || command == "help") {
+            std::cout << kUsage;
+            return 0;
+        }
+    } catch (const std::exception &e) {
+        return fail(std::string("internal error: ") + e.what());
+    }
+    std::cerr << kUsage;
+    return fail("unknown command '" + command + "'");
+}

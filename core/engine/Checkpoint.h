@@ -1,0 +1,41 @@
+#pragma once
+
+#include "AdamW.h"
+#include "FlatParameters.h"
+#include "Gpt.h"
+#include "Result.h"
+#include "TensorContainer.h"
+#include "Tokenizer.h"
+
+#include <filesystem>
+#include <string>
+
+namespace swarmtrain {
+
+// Training progress that goes into a checkpoint beside the tensors.
+struct TrainingState {
+    std::int64_t iter = 0;    // the next iteration to run
+    std::string dataRngState; // std::mt19937_64, as its stream form
+    std::string dataPath;     // what the run trained on, so --resume can find it
+    double valLoss = 0.0;
+};
+
+struct LoadedCheckpoint {
+    GptConfig config;
+    Tokenizer tokenizer;
+    TrainingState state;
+    TensorContainer container;
+};
+
+// One safetensors file: the model under nanoGPT's names, the optimizer's flat moments, the
+// tokenizer's vocabulary and the RNG states; written atomically, SHA-256 checked on load.
+Result<void> saveCheckpoint(const std::filesystem::path &file, GptImpl &model, AdamW *optimizer,
+                            const Tokenizer &tokenizer, const TrainingState &state);
+Result<LoadedCheckpoint> readCheckpoint(const std::filesystem::path &file);
+// Copies the checkpoint's parameters into `model`; names, shapes and finiteness are checked.
+Result<void> restoreModel(const LoadedCheckpoint &checkpoint, GptImpl &model);
+Result<void> restoreOptimizer(const LoadedCheckpoint &checkpoint, FlatParameters &parameters, AdamW &optimizer);
+
+std::filesystem::path checkpointFile(const std::filesystem::path &dir);
+
+} // namespace swarmtrain

@@ -1,0 +1,276 @@
+#include "Trainer.h"
+
+#include "AdamW.h"
+#include "Checkpoint.h"
+#include "FlatParameters.h"
+#include "Gpt.h"
+#include "TextDataset.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <dlfcn.h>
+#include <nlohmann/json.hpp>
+#include <sched.h>
+#include <sstream>
+#include <sys/resource.h>
+#include <thread>
+#include <torch/csrc/autograd/profiler_legacy.h>
+
+namespace swarmtrain {
+
+namespace {
+
+double peakRssMb()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return double(usage.ru_maxrss) / 1024.0;
+}
+
+double median(std::vector<double> values)
+{
+    if (values.empty())
+        return 0.0;
+    const auto mid = values.begin() + std::ptrdiff_t(values.size() / 2);
+    std::nth_element(values.begin(), mid, values.end());
+    return *mid;
+}
+
+std::pair<torch::Tensor, torch::Tensor> batchTensors(const TextDataset &dataset, Split split, int batch, int block,
+                                                     std::mt19937_64 &rng)
+{
+    torch::Tensor x = torch::empty({batch, block}, torch::kLong);
+    torch::Tensor y = torch::empty({batch, block}, torch::kLong);
+    dataset.sampleBatch(split, batch, block, rng, x.data_ptr<std::int64_t>(), y.data_ptr<std::int64_t>());
+    return {x, y};
+}
+
+// Mean loss over evalIters batches of each split, with dropout off. A separate RNG seeded
+// by the iteration keeps the training batches independent of how often we evaluate.
+std::pair<double, double> evaluate(GptImpl &model, const TextDataset &dataset, const TrainOptions &o,
+                                   std::int64_t iter)
+{
+    torch::NoGradGuard noGrad;
+    model.eval();
+    double means[2] = {0.0, 0.0};
+    for (Split split : {Split::Train, Split::Val}) {
+        std::mt19937_64 rng(o.seed * 1000003ull + std::uint64_t(iter) * 2 + (split == Split::Val));
+        double sum = 0.0;
+        for (int i = 0; i < o.evalIters; ++i) {
+            auto [x, y] = batchTensors(dataset, split, o.batchSize, o.model.blockSize, rng);
+            sum += GptImpl::loss(model.forward(x), y).item<double>();
+        }
+        means[split == Split::Val] = sum / o.evalIters;
+    }
+    model.train();
+    return {means[0], means[1]};
+}
+
+std::string rngToString(const std::mt19937_64 &rng)
+{
+    std::ostringstream out;
+    out << rng;
+    return out.str();
+}
+
+} // namespace
+
+int configureThreads(int requested)
+{
+    int threads = requested;
+    if (threads <= 0) {
+        cpu_set_t set;
+        threads = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                                             : int(std::max(1u, std::thread::hardware_concurrency()));
+    }
+    // BLAS gets every thread for the matrix products, where the time goes. LibTorch's own
+    // OpenMP pool is kept to one thread: with both pools awake on few cores, OpenMP's
+    // spinning workers steal the cores BLAS needs (measured 2x slower on 2 cores).
+    using SetThreads = void (*)(int);
+    if (auto setBlasThreads = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
+        setBlasThreads(threads);
+    at::set_num_threads(1);
+    return threads;
+}
+
+std::string TrainReport::toJson() const
+{
+    nlohmann::json json = {
+        {"iters", iters},
+        {"train_loss", trainLoss},
+        {"val_loss", valLoss},
+        {"ms_per_iter", msPerIter},
+        {"tokens_per_s", tokensPerS},
+        {"model_flops_per_s", modelFlopsPerS},
+        {"params", params},
+        {"peak_rss_mb", peakRssMb},
+        {"threads", threads},
+        {"device", device},
+    };
+    return json.dump();
+}
+
+Result<TrainReport> train(const TrainOptions &o, const std::function<void(const TrainProgress &)> &onProgress)
+{
+    TrainReport report;
+    report.threads = configureThreads(o.threads);
+
+    std::optional<LoadedCheckpoint> checkpoint;
+    if (o.resume) {
+        Result<LoadedCheckpoint> loaded = readCheckpoint(checkpointFile(o.outDir));
+        if (!loaded)
+            return makeError("cannot resume: " + loaded.error().message);
+        checkpoint = std::move(loaded).value();
+    }
+    const std::filesystem::path dataPath = !o.data.empty() ? o.data : std::filesystem::path(checkpoint->state.dataPath);
+    Result<TextCorpus> corpus = loadTextCorpus(dataPath);
+    if (!corpus)
+        return corpus.error();
+
+    Result<Tokenizer> tokenizer = checkpoint ? Result<Tokenizer>(checkpoint->tokenizer)
+                                  : o.tokenizer == TokenizerKind::Byte ? Result<Tokenizer>(Tokenizer::byteLevel())
+                                                                       : Tokenizer::buildCharacter(corpus->text);
+    if (!tokenizer)
+        return makeError(dataPath.string() + ": " + tokenizer.error().message);
+    Result<std::vector<std::int32_t>> tokens = tokenizer->encode(corpus->text);
+    if (!tokens)
+        return makeError(dataPath.string() + ": " + tokens.error().message);
+
+    GptConfig config = checkpoint ? checkpoint->config : o.model;
+    config.vocabSize = tokenizer->vocabSize();
+    if (const std::string why = config.validate(); !why.empty())
+        return makeError(why);
+    Result<TextDataset> dataset = TextDataset::create(std::move(tokens).value(), config.blockSize);
+    if (!dataset)
+        return makeError(dataPath.string() + ": " + dataset.error().message);
+
+    torch::manual_seed(o.seed);
+    Gpt model(config);
+    FlatParameters parameters(model->namedParameters());
+    AdamW optimizer(parameters, {o.beta1, o.beta2, 1e-8, o.weightDecay});
+    std::mt19937_64 rng(o.seed);
+    std::int64_t startIter = 0;
+    if (checkpoint) {
+        if (Result<void> r = restoreModel(*checkpoint, *model); !r)
+            return r.error();
+        if (Result<void> r = restoreOptimizer(*checkpoint, parameters, optimizer); !r)
+            return r.error();
+        std::istringstream(checkpoint->state.dataRngState) >> rng;
+        startIter = checkpoint->state.iter;
+    }
+    report.params = parameters.numel();
+
+    const auto save = [&](std::int64_t iter, double valLoss) -> Result<void> {
+        if (o.outDir.empty())
+            return {};
+        const TrainingState state{iter, rngToString(rng), std::filesystem::absolute(dataPath).string(), valLoss};
+        return saveCheckpoint(checkpointFile(o.outDir), *model, &optimizer, *tokenizer, state);
+    };
+
+    std::optional<torch::autograd::profiler::RecordProfile> profiler;
+    if (!o.profile.empty())
+        profiler.emplace(o.profile.string());
+
+    const double tokensPerIter = double(o.batchSize) * config.blockSize;
+    std::vector<double> iterMs;
+    TrainProgress progress;
+    progress.maxIters = o.maxIters;
+    model->train();
+    for (std::int64_t iter = startIter;; ++iter) {
+        progress.iter = iter;
+        progress.evaluated = false;
+        if (iter % o.evalInterval == 0 || iter == o.maxIters) {
+            std::tie(progress.trainLoss, progress.valLoss) = evaluate(*model, *dataset, o, iter);
+            progress.evaluated = true;
+            report.trainLoss = progress.trainLoss;
+            report.valLoss = progress.valLoss;
+            if (Result<void> saved = save(iter, progress.valLoss); !saved)
+                return makeError("cannot save checkpoint: " + saved.error().message);
+            if (onProgress)
+                onProgress(progress);
+        }
+        if (iter >= o.maxIters)
+            break;
+
+        auto [x, y] = batchTensors(*dataset, Split::Train, o.batchSize, config.blockSize, rng);
+        const auto started = std::chrono::steady_clock::now();
+        const double lr = o.schedule.at(iter);
+        const torch::Tensor loss = GptImpl::loss(model->forward(x), y);
+        loss.backward();
+        optimizer.step(lr, o.gradClip);
+        parameters.zeroGrad();
+        const double lossValue = loss.item<double>();
+        iterMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
+
+        if (!std::isfinite(lossValue)) {
+            return makeError("training diverged: the loss became " + std::to_string(lossValue) + " at iteration "
+                             + std::to_string(iter) + " (try a lower --lr)");
+        }
+        progress.loss = lossValue;
+        progress.lr = lr;
+        progress.evaluated = false;
+        if (onProgress && (iter % 10 == 0 || iter + 1 == o.maxIters)) {
+            progress.msPerIter = median(iterMs);
+            progress.tokensPerS = tokensPerIter / (progress.msPerIter / 1000.0);
+            onProgress(progress);
+        }
+    }
+
+    report.iters = o.maxIters;
+    report.msPerIter = median(iterMs);
+    report.tokensPerS = report.msPerIter > 0 ? tokensPerIter / (report.msPerIter / 1000.0) : 0.0;
+    report.modelFlopsPerS = report.tokensPerS * config.flopsPerToken();
+    report.peakRssMb = peakRssMb();
+    if (o.sampleTokens > 0 && !o.outDir.empty()) {
+        SampleOptions sampleOptions;
+        sampleOptions.checkpointDir = o.outDir;
+        sampleOptions.tokens = o.sampleTokens;
+        sampleOptions.seed = o.seed;
+        sampleOptions.threads = o.threads;
+        Result<std::string> text = sample(sampleOptions);
+        if (!text)
+            return text.error();
+        report.sample = *text;
+    }
+    return report;
+}
+
+Result<std::string> sample(const SampleOptions &o)
+{
+    configureThreads(o.threads);
+    Result<LoadedCheckpoint> checkpoint = readCheckpoint(checkpointFile(o.checkpointDir));
+    if (!checkpoint)
+        return checkpoint.error();
+    Gpt model(checkpoint->config);
+    if (Result<void> r = restoreModel(*checkpoint, *model); !r)
+        return r.error();
+    model->eval();
+
+    Result<std::vector<std::int32_t>> prompt = checkpoint->tokenizer.encode(o.prompt);
+    if (!prompt)
+        return makeError("the prompt cannot be encoded: " + prompt.error().message);
+    std::vector<std::int32_t> tokens = std::move(prompt).value();
+    if (tokens.empty())
+        return makeError("the prompt is empty");
+
+    torch::NoGradGuard noGrad;
+    auto generator = at::detail::createCPUGenerator(o.seed);
+    const int block = checkpoint->config.blockSize;
+    const std::size_t promptLength = tokens.size();
+    for (int i = 0; i < o.tokens; ++i) {
+        const std::size_t begin = tokens.size() > std::size_t(block) ? tokens.size() - std::size_t(block) : 0;
+        std::vector<std::int64_t> context(tokens.begin() + std::ptrdiff_t(begin), tokens.end());
+        const torch::Tensor input = torch::tensor(context, torch::kLong).unsqueeze(0);
+        torch::Tensor logits = model->forward(input).select(1, -1).squeeze(0) / o.temperature;
+        if (o.topK > 0 && o.topK < logits.size(0)) {
+            const torch::Tensor kth = std::get<0>(logits.topk(o.topK)).select(0, -1);
+            logits = logits.masked_fill(logits < kth, -std::numeric_limits<float>::infinity());
+        }
+        const torch::Tensor probabilities = torch::softmax(logits, -1);
+        tokens.push_back(std::int32_t(torch::multinomial(probabilities, 1, false, generator).item<std::int64_t>()));
+    }
+    return checkpoint->tokenizer.decode(std::span(tokens).subspan(promptLength));
+}
+
+} // namespace swarmtrain
