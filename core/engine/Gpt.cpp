@@ -3,6 +3,7 @@
 #include "kernels/CpuKernels.h"
 
 #include <cmath>
+#include <dlfcn.h>
 #include <limits>
 
 namespace swarmtrain {
@@ -87,6 +88,93 @@ torch::Tensor causalSoftmax(const torch::Tensor &scores, double scale)
     return torch::softmax((scores * scale).masked_fill(future, -std::numeric_limits<float>::infinity()), -1);
 }
 
+// The CBLAS sgemm of the BLAS LibTorch is linked to (OpenBLAS on Debian), found at run time:
+// for the many small per-head products ATen's bmm costs more in dispatch than in arithmetic.
+using CblasSgemm = void (*)(int order, int transA, int transB, int m, int n, int k, float alpha, const float *a,
+                            int lda, const float *b, int ldb, float beta, float *c, int ldc);
+
+CblasSgemm cblasSgemm()
+{
+    static const auto function = reinterpret_cast<CblasSgemm>(dlsym(RTLD_DEFAULT, "cblas_sgemm"));
+    return function;
+}
+
+// C = op(A) op(B) on row-major matrices.
+void gemmRowMajor(bool transA, bool transB, std::int64_t m, std::int64_t n, std::int64_t k, const float *a,
+                  std::int64_t lda, const float *b, std::int64_t ldb, float *c, std::int64_t ldc)
+{
+    constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
+    cblasSgemm()(kRowMajor, transA ? kTrans : kNoTrans, transB ? kTrans : kNoTrans, int(m), int(n), int(k), 1.f, a,
+                 int(lda), b, int(ldb), 0.f, c, int(ldc));
+}
+
+// Causal self-attention core on the fused projection: qkv [B, T, 3C] -> y [B, T, C]. Each
+// head's Q, K, V are read in place from qkv (row stride 3C) and y is written in place (row
+// stride C), so no permute or transpose copies; scale, mask and softmax are one kernel.
+class CausalAttentionFunction : public torch::autograd::Function<CausalAttentionFunction> {
+public:
+    static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &qkvInput,
+                                 std::int64_t nHead)
+    {
+        const torch::Tensor qkv = qkvInput.contiguous();
+        const std::int64_t B = qkv.size(0), T = qkv.size(1), C = qkv.size(2) / 3, hs = C / nHead;
+        const double scale = 1.0 / std::sqrt(double(hs));
+        torch::Tensor probs = torch::empty({B, nHead, T, T}, qkv.options());
+        torch::Tensor scores = torch::empty({T, T}, qkv.options());
+        torch::Tensor y = torch::empty({B, T, C}, qkv.options());
+        const float *base = qkv.data_ptr<float>();
+        float *s = scores.data_ptr<float>();
+        for (std::int64_t b = 0; b < B; ++b) {
+            for (std::int64_t h = 0; h < nHead; ++h) {
+                const float *q = base + b * T * 3 * C + h * hs;
+                const float *k = q + C;
+                const float *v = q + 2 * C;
+                float *p = probs.data_ptr<float>() + (b * nHead + h) * T * T;
+                gemmRowMajor(false, true, T, T, hs, q, 3 * C, k, 3 * C, s, T);
+                kernels::causalSoftmaxForward(s, p, T, T, float(scale));
+                gemmRowMajor(false, false, T, hs, T, p, T, v, 3 * C, y.data_ptr<float>() + b * T * C + h * hs, C);
+            }
+        }
+        ctx->save_for_backward({qkv, probs});
+        ctx->saved_data["nHead"] = nHead;
+        return y;
+    }
+
+    static torch::autograd::tensor_list backward(torch::autograd::AutogradContext *ctx,
+                                                 torch::autograd::tensor_list gradOutputs)
+    {
+        const auto saved = ctx->get_saved_variables();
+        const torch::Tensor &qkv = saved[0], &probs = saved[1];
+        const std::int64_t nHead = ctx->saved_data["nHead"].toInt();
+        const std::int64_t B = qkv.size(0), T = qkv.size(1), C = qkv.size(2) / 3, hs = C / nHead;
+        const double scale = 1.0 / std::sqrt(double(hs));
+        const torch::Tensor gradY = gradOutputs[0].contiguous();
+        torch::Tensor gradQkv = torch::empty_like(qkv);
+        torch::Tensor gradProbs = torch::empty({T, T}, qkv.options());
+        torch::Tensor gradScores = torch::empty({T, T}, qkv.options());
+        float *gp = gradProbs.data_ptr<float>();
+        float *gs = gradScores.data_ptr<float>();
+        for (std::int64_t b = 0; b < B; ++b) {
+            for (std::int64_t h = 0; h < nHead; ++h) {
+                const float *q = qkv.data_ptr<float>() + b * T * 3 * C + h * hs;
+                const float *k = q + C;
+                const float *v = q + 2 * C;
+                const float *p = probs.data_ptr<float>() + (b * nHead + h) * T * T;
+                const float *gy = gradY.data_ptr<float>() + b * T * C + h * hs;
+                float *gq = gradQkv.data_ptr<float>() + b * T * 3 * C + h * hs;
+                float *gk = gq + C;
+                float *gv = gq + 2 * C;
+                gemmRowMajor(false, true, T, T, hs, gy, C, v, 3 * C, gp, T);   // dP = dY V^T
+                gemmRowMajor(true, false, T, hs, T, p, T, gy, C, gv, 3 * C);   // dV = P^T dY
+                kernels::causalSoftmaxBackward(p, gp, gs, T, T, float(scale));      // dS (scaled)
+                gemmRowMajor(false, false, T, hs, T, gs, T, k, 3 * C, gq, 3 * C); // dQ = dS K
+                gemmRowMajor(true, false, T, hs, T, gs, T, q, 3 * C, gk, 3 * C);  // dK = dS^T Q
+            }
+        }
+        return {gradQkv, torch::Tensor()};
+    }
+};
+
 // LayerNorm with an optional bias (torch::nn::LayerNorm has no switch for it).
 class LayerNormImpl : public torch::nn::Module {
 public:
@@ -125,22 +213,18 @@ public:
 
     torch::Tensor forward(const torch::Tensor &x)
     {
-        const std::int64_t B = x.size(0), T = x.size(1), C = x.size(2), hs = C / m_nHead;
-        const torch::Tensor qkv = m_attn->forward(x).view({B, T, 3, m_nHead, hs}).permute({2, 0, 3, 1, 4});
-        const torch::Tensor q = qkv[0].reshape({B * m_nHead, T, hs});
-        const torch::Tensor k = qkv[1].reshape({B * m_nHead, T, hs});
-        const torch::Tensor v = qkv[2].reshape({B * m_nHead, T, hs});
-        torch::Tensor att = causalSoftmax(torch::bmm(q, k.transpose(1, 2)), 1.0 / std::sqrt(double(hs)));
-        if (m_dropout > 0.0)
-            att = torch::dropout(att, m_dropout, is_training());
-        const torch::Tensor y = torch::bmm(att, v).view({B, m_nHead, T, hs}).transpose(1, 2).reshape({B, T, C});
-        torch::Tensor out = m_proj->forward(y);
-        return m_dropout > 0.0 ? torch::dropout(out, m_dropout, is_training()) : out;
+        const double attentionDropout = is_training() ? m_dropout : 0.0;
+        return dropoutIfTraining(m_proj->forward(causalSelfAttention(m_attn->forward(x), m_nHead, attentionDropout)));
     }
 
     torch::nn::Linear &projection() { return m_proj; }
 
 private:
+    torch::Tensor dropoutIfTraining(const torch::Tensor &x)
+    {
+        return m_dropout > 0.0 ? torch::dropout(x, m_dropout, is_training()) : x;
+    }
+
     std::int64_t m_nHead;
     double m_dropout;
     torch::nn::Linear m_attn;
@@ -254,6 +338,22 @@ torch::Tensor fastGelu(const torch::Tensor &x)
     if (x.device().is_cpu() && x.scalar_type() == torch::kFloat)
         return GeluFunction::apply(x);
     return torch::gelu(x);
+}
+
+torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t nHead, double dropout)
+{
+    if (qkv.device().is_cpu() && qkv.scalar_type() == torch::kFloat && dropout == 0.0 && cblasSgemm())
+        return CausalAttentionFunction::apply(qkv, nHead);
+
+    const std::int64_t B = qkv.size(0), T = qkv.size(1), C = qkv.size(2) / 3, hs = C / nHead;
+    const torch::Tensor heads = qkv.view({B, T, 3, nHead, hs}).permute({2, 0, 3, 1, 4});
+    const torch::Tensor q = heads[0].reshape({B * nHead, T, hs});
+    const torch::Tensor k = heads[1].reshape({B * nHead, T, hs});
+    const torch::Tensor v = heads[2].reshape({B * nHead, T, hs});
+    torch::Tensor att = causalSoftmax(torch::bmm(q, k.transpose(1, 2)), 1.0 / std::sqrt(double(hs)));
+    if (dropout > 0.0)
+        att = torch::dropout(att, dropout, true);
+    return torch::bmm(att, v).view({B, nHead, T, hs}).transpose(1, 2).reshape({B, T, C});
 }
 
 torch::Tensor StageRun::backward(const torch::Tensor &gradOutput)

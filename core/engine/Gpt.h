@@ -58,6 +58,10 @@ private:
 };
 TORCH_MODULE(Gpt);
 
+// Causal self-attention on the fused projection qkv [B, T, 3C] -> [B, T, C], `dropout` on
+// the attention weights (0 outside training). Fused kernels for float32 on the CPU.
+torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t nHead, double dropout);
+
 // GELU through the fast vectorized kernels (float32 on the CPU; torch::gelu otherwise).
 torch::Tensor fastGelu(const torch::Tensor &x);
 

@@ -53,3 +53,27 @@ TEST(CpuKernelsTest, CausalSoftmaxMatchesMaskedSoftmaxAndItsGradient)
     kernels::causalSoftmaxBackward(p.data_ptr<float>(), g.data_ptr<float>(), grads.data(), 3 * t, t, float(scale));
     EXPECT_TRUE(torch::allclose(torch::from_blob(grads.data(), {3, t, t}), referenceGrad, 1e-4, 1e-6));
 }
+
+TEST(CpuKernelsTest, FusedAttentionMatchesLibTorchAttention)
+{
+    torch::manual_seed(2);
+    const std::int64_t B = 3, T = 9, C = 12, nHead = 3, hs = C / nHead;
+    const torch::Tensor qkv = torch::randn({B, T, 3 * C}).requires_grad_(true);
+    const torch::Tensor gradOut = torch::randn({B, T, C});
+
+    const torch::Tensor mine = causalSelfAttention(qkv, nHead, 0.0);
+    const torch::Tensor mineGrad = torch::autograd::grad({mine}, {qkv}, {gradOut})[0];
+
+    const auto parts = qkv.split(C, 2);
+    const auto heads = [&](const torch::Tensor &t) { return t.view({B, T, nHead, hs}).transpose(1, 2); };
+    const torch::Tensor q = heads(parts[0]), k = heads(parts[1]), v = heads(parts[2]);
+    const torch::Tensor future = torch::ones({T, T}, torch::kBool).triu(1);
+    const torch::Tensor att = torch::softmax(
+        torch::matmul(q, k.transpose(-2, -1)).div(std::sqrt(double(hs))).masked_fill(future, -INFINITY), -1);
+    const torch::Tensor reference = torch::matmul(att, v).transpose(1, 2).reshape({B, T, C});
+    const torch::Tensor referenceGrad = torch::autograd::grad({reference}, {qkv}, {gradOut})[0];
+
+    EXPECT_TRUE(torch::allclose(mine, reference, 1e-5, 1e-6));
+    EXPECT_TRUE(torch::allclose(mineGrad, referenceGrad, 1e-4, 1e-6));
+    EXPECT_GT(mineGrad.abs().sum().item<double>(), 0.0);
+}
