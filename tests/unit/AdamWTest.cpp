@@ -1,6 +1,7 @@
 #include "AdamW.h"
 #include "FlatParameters.h"
 #include "Gpt.h"
+#include "TinyGpt.h"
 
 #include <gtest/gtest.h>
 
@@ -8,16 +9,7 @@ using namespace swarmtrain;
 
 namespace {
 
-GptConfig tinyConfig()
-{
-    GptConfig c;
-    c.vocabSize = 11;
-    c.nLayer = 2;
-    c.nHead = 2;
-    c.nEmbd = 8;
-    c.blockSize = 6;
-    return c;
-}
+GptConfig tinyConfig() { return test::tinyGptConfig(11, 2, 2, 8, 6); }
 
 } // namespace
 

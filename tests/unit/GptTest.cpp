@@ -1,6 +1,7 @@
 #include "AdamW.h"
 #include "FlatParameters.h"
 #include "Gpt.h"
+#include "TinyGpt.h"
 
 #include <gtest/gtest.h>
 
@@ -8,16 +9,7 @@ using namespace swarmtrain;
 
 namespace {
 
-GptConfig tinyConfig()
-{
-    GptConfig c;
-    c.vocabSize = 13;
-    c.nLayer = 3;
-    c.nHead = 2;
-    c.nEmbd = 16;
-    c.blockSize = 8;
-    return c;
-}
+GptConfig tinyConfig() { return test::tinyGptConfig(13, 3, 2, 16, 8); }
 
 } // namespace
 
