@@ -15,8 +15,6 @@ public:
     static Result<CommandLine> parse(const std::vector<std::string> &args, const std::set<std::string> &valueFlags,
                                      const std::set<std::string> &switches);
 
-    bool has(const std::string &name) const { return m_values.count(name) || m_switches.count(name); }
-
     // Each reads the flag if given (leaving `out` alone otherwise) and reports nonsense.
     Result<void> readInt(const std::string &name, long long min, long long max, long long &out) const;
     Result<void> readDouble(const std::string &name, double min, double max, double &out) const;

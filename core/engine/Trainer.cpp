@@ -10,7 +10,9 @@
 #include <chrono>
 #include <cmath>
 #include <dlfcn.h>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sched.h>
 #include <sstream>
 #include <sys/resource.h>
@@ -72,6 +74,36 @@ std::string rngToString(const std::mt19937_64 &rng)
     std::ostringstream out;
     out << rng;
     return out.str();
+}
+
+// Continues `o.prompt` by `o.tokens` tokens, sampled with temperature and top-k.
+Result<std::string> generate(GptImpl &model, const Tokenizer &tokenizer, const SampleOptions &o)
+{
+    Result<std::vector<std::int32_t>> prompt = tokenizer.encode(o.prompt);
+    if (!prompt)
+        return makeError("the prompt cannot be encoded: " + prompt.error().message);
+    std::vector<std::int32_t> tokens = std::move(prompt).value();
+    if (tokens.empty())
+        return makeError("the prompt is empty");
+
+    torch::NoGradGuard noGrad;
+    model.eval();
+    auto generator = at::detail::createCPUGenerator(o.seed);
+    const int block = model.config().blockSize;
+    const std::size_t promptLength = tokens.size();
+    for (int i = 0; i < o.tokens; ++i) {
+        const std::size_t begin = tokens.size() > std::size_t(block) ? tokens.size() - std::size_t(block) : 0;
+        std::vector<std::int64_t> context(tokens.begin() + std::ptrdiff_t(begin), tokens.end());
+        const torch::Tensor input = torch::tensor(context, torch::kLong).unsqueeze(0);
+        torch::Tensor logits = model.forward(input).select(1, -1).squeeze(0) / o.temperature;
+        if (o.topK > 0 && o.topK < logits.size(0)) {
+            const torch::Tensor kth = std::get<0>(logits.topk(o.topK)).select(0, -1);
+            logits = logits.masked_fill(logits < kth, -std::numeric_limits<float>::infinity());
+        }
+        const torch::Tensor probabilities = torch::softmax(logits, -1);
+        tokens.push_back(std::int32_t(torch::multinomial(probabilities, 1, false, generator).item<std::int64_t>()));
+    }
+    return tokenizer.decode(std::span(tokens).subspan(promptLength));
 }
 
 } // namespace
@@ -222,13 +254,11 @@ Result<TrainReport> train(const TrainOptions &o, const std::function<void(const 
     report.tokensPerS = report.msPerIter > 0 ? tokensPerIter / (report.msPerIter / 1000.0) : 0.0;
     report.modelFlopsPerS = report.tokensPerS * config.flopsPerToken();
     report.peakRssMb = peakRssMb();
-    if (o.sampleTokens > 0 && !o.outDir.empty()) {
+    if (o.sampleTokens > 0) {
         SampleOptions sampleOptions;
-        sampleOptions.checkpointDir = o.outDir;
         sampleOptions.tokens = o.sampleTokens;
         sampleOptions.seed = o.seed;
-        sampleOptions.threads = o.threads;
-        Result<std::string> text = sample(sampleOptions);
+        Result<std::string> text = generate(*model, *tokenizer, sampleOptions);
         if (!text)
             return text.error();
         report.sample = *text;
@@ -245,32 +275,7 @@ Result<std::string> sample(const SampleOptions &o)
     Gpt model(checkpoint->config);
     if (Result<void> r = restoreModel(*checkpoint, *model); !r)
         return r.error();
-    model->eval();
-
-    Result<std::vector<std::int32_t>> prompt = checkpoint->tokenizer.encode(o.prompt);
-    if (!prompt)
-        return makeError("the prompt cannot be encoded: " + prompt.error().message);
-    std::vector<std::int32_t> tokens = std::move(prompt).value();
-    if (tokens.empty())
-        return makeError("the prompt is empty");
-
-    torch::NoGradGuard noGrad;
-    auto generator = at::detail::createCPUGenerator(o.seed);
-    const int block = checkpoint->config.blockSize;
-    const std::size_t promptLength = tokens.size();
-    for (int i = 0; i < o.tokens; ++i) {
-        const std::size_t begin = tokens.size() > std::size_t(block) ? tokens.size() - std::size_t(block) : 0;
-        std::vector<std::int64_t> context(tokens.begin() + std::ptrdiff_t(begin), tokens.end());
-        const torch::Tensor input = torch::tensor(context, torch::kLong).unsqueeze(0);
-        torch::Tensor logits = model->forward(input).select(1, -1).squeeze(0) / o.temperature;
-        if (o.topK > 0 && o.topK < logits.size(0)) {
-            const torch::Tensor kth = std::get<0>(logits.topk(o.topK)).select(0, -1);
-            logits = logits.masked_fill(logits < kth, -std::numeric_limits<float>::infinity());
-        }
-        const torch::Tensor probabilities = torch::softmax(logits, -1);
-        tokens.push_back(std::int32_t(torch::multinomial(probabilities, 1, false, generator).item<std::int64_t>()));
-    }
-    return checkpoint->tokenizer.decode(std::span(tokens).subspan(promptLength));
+    return generate(*model, checkpoint->tokenizer, o);
 }
 
 } // namespace swarmtrain

@@ -92,9 +92,11 @@ TEST(GptTest, TiedHeadSharesTheEmbeddingWeight)
 {
     Gpt model(tinyConfig());
     FlatParameters flat(model->namedParameters());
-    const torch::Tensor x = torch::randint(0, 13, {2, 8}, torch::kLong);
-    // Only the head reads wte for position-independent logits; its gradient must land there.
-    GptImpl::loss(model->forward(x), torch::randint(0, 13, {2, 8}, torch::kLong)).backward();
+    // Backpropagate through the head stage alone: with the weight tied, its gradient must
+    // land on the token embedding, which the head stage does not own.
+    const int head = model->stageCount() - 1;
+    StageRun run = model->runStages(head, head, torch::randn({2, 8, 16}));
+    GptImpl::loss(run.output, torch::randint(0, 13, {2, 8}, torch::kLong)).backward();
     const auto &slot = flat.slots().front();
     ASSERT_EQ(slot.name, "transformer.wte.weight");
     EXPECT_GT(flat.grads().narrow(0, slot.offset, slot.numel).abs().sum().item<double>(), 0.0);
