@@ -3,7 +3,9 @@
 # alternately on the same machine, so the ratio comes from one run. Prints JSON lines:
 #   {"bench":"matmul", ...}                       FLOP/s of a 2048^3 fp32 product (same LibTorch/BLAS)
 #   {"bench":"train","impl":"engine"|"python-pytorch","config":..., ...}   per run
-#   {"bench":"ratio","config":..., "speedup":...} median python ms/iter over median engine ms/iter
+#   {"bench":"ratio","config":..., "speedup":...} median over rounds of python ms/iter / engine ms/iter,
+#     each round's two runs back to back (shared machines drift between fast and slow phases over
+#     minutes; pairing cancels that), plus the ratio of the medians
 # Usage: bench/engine_vs_python.sh DATA.txt [rounds] [iters]   (the large config runs iters/10)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,7 +43,7 @@ import json, statistics, sys
 name, e, p = sys.argv[1], [float(x) for x in sys.argv[2].split()], [float(x) for x in sys.argv[3].split()]
 me, mp = statistics.median(e), statistics.median(p)
 print(json.dumps({"bench": "ratio", "config": name, "engine_ms_per_iter": me, "python_ms_per_iter": mp,
-                  "speedup": mp / me}))
+                  "speedup": statistics.median(b / a for a, b in zip(e, p)), "speedup_of_medians": mp / me}))
 PY
 }
 

@@ -1,6 +1,7 @@
 #include "Gpt.h"
 
 #include "kernels/CpuKernels.h"
+#include "kernels/ParallelFor.h"
 
 #include <cmath>
 #include <dlfcn.h>
@@ -19,7 +20,7 @@ public:
         torch::Tensor y = torch::empty_like(x);
         const float *in = x.data_ptr<float>();
         float *out = y.data_ptr<float>();
-        at::parallel_for(0, x.numel(), 1 << 15, [&](std::int64_t begin, std::int64_t end) {
+        kernels::parallelFor(x.numel(), 1 << 14, [&](std::int64_t begin, std::int64_t end) {
             kernels::geluForward(in + begin, out + begin, end - begin);
         });
         return y;
@@ -34,7 +35,7 @@ public:
         const float *in = x.data_ptr<float>();
         const float *gy = gradY.data_ptr<float>();
         float *gx = gradX.data_ptr<float>();
-        at::parallel_for(0, x.numel(), 1 << 15, [&](std::int64_t begin, std::int64_t end) {
+        kernels::parallelFor(x.numel(), 1 << 14, [&](std::int64_t begin, std::int64_t end) {
             kernels::geluBackward(in + begin, gy + begin, gx + begin, end - begin);
         });
         return {gradX};
@@ -51,7 +52,7 @@ public:
         const float *src = in.data_ptr<float>();
         float *dst = probs.data_ptr<float>();
         // Chunks of whole [t, t] matrices, so each row's position in its matrix is r mod t.
-        at::parallel_for(0, rows / t, 16, [&](std::int64_t begin, std::int64_t end) {
+        kernels::parallelFor(rows / t, 16, [&](std::int64_t begin, std::int64_t end) {
             kernels::causalSoftmaxForward(src + begin * t * t, dst + begin * t * t, (end - begin) * t, t, float(scale));
         });
         ctx->save_for_backward({probs});
@@ -70,7 +71,7 @@ public:
         const float *p = probs.data_ptr<float>();
         const float *gp = gradProbs.data_ptr<float>();
         float *gs = gradScores.data_ptr<float>();
-        at::parallel_for(0, rows / t, 16, [&](std::int64_t begin, std::int64_t end) {
+        kernels::parallelFor(rows / t, 16, [&](std::int64_t begin, std::int64_t end) {
             kernels::causalSoftmaxBackward(p + begin * t * t, gp + begin * t * t, gs + begin * t * t,
                                            (end - begin) * t, t, float(scale));
         });
@@ -120,21 +121,24 @@ public:
         const std::int64_t B = qkv.size(0), T = qkv.size(1), C = qkv.size(2) / 3, hs = C / nHead;
         const double scale = 1.0 / std::sqrt(double(hs));
         torch::Tensor probs = torch::empty({B, nHead, T, T}, qkv.options());
-        torch::Tensor scores = torch::empty({T, T}, qkv.options());
         torch::Tensor y = torch::empty({B, T, C}, qkv.options());
         const float *base = qkv.data_ptr<float>();
-        float *s = scores.data_ptr<float>();
-        for (std::int64_t b = 0; b < B; ++b) {
-            for (std::int64_t h = 0; h < nHead; ++h) {
+        float *probsBase = probs.data_ptr<float>();
+        float *yBase = y.data_ptr<float>();
+        // The per-head products are too small for BLAS to split, so the heads are split instead.
+        kernels::parallelFor(B * nHead, 4, [&](std::int64_t begin, std::int64_t end) {
+            std::vector<float> scores(std::size_t(T * T));
+            for (std::int64_t bh = begin; bh < end; ++bh) {
+                const std::int64_t b = bh / nHead, h = bh % nHead;
                 const float *q = base + b * T * 3 * C + h * hs;
                 const float *k = q + C;
                 const float *v = q + 2 * C;
-                float *p = probs.data_ptr<float>() + (b * nHead + h) * T * T;
-                gemmRowMajor(false, true, T, T, hs, q, 3 * C, k, 3 * C, s, T);
-                kernels::causalSoftmaxForward(s, p, T, T, float(scale));
-                gemmRowMajor(false, false, T, hs, T, p, T, v, 3 * C, y.data_ptr<float>() + b * T * C + h * hs, C);
+                float *p = probsBase + bh * T * T;
+                gemmRowMajor(false, true, T, T, hs, q, 3 * C, k, 3 * C, scores.data(), T);
+                kernels::causalSoftmaxForward(scores.data(), p, T, T, float(scale));
+                gemmRowMajor(false, false, T, hs, T, p, T, v, 3 * C, yBase + b * T * C + h * hs, C);
             }
-        }
+        });
         ctx->save_for_backward({qkv, probs});
         ctx->saved_data["nHead"] = nHead;
         return y;
@@ -150,18 +154,22 @@ public:
         const double scale = 1.0 / std::sqrt(double(hs));
         const torch::Tensor gradY = gradOutputs[0].contiguous();
         torch::Tensor gradQkv = torch::empty_like(qkv);
-        torch::Tensor gradProbs = torch::empty({T, T}, qkv.options());
-        torch::Tensor gradScores = torch::empty({T, T}, qkv.options());
-        float *gp = gradProbs.data_ptr<float>();
-        float *gs = gradScores.data_ptr<float>();
-        for (std::int64_t b = 0; b < B; ++b) {
-            for (std::int64_t h = 0; h < nHead; ++h) {
-                const float *q = qkv.data_ptr<float>() + b * T * 3 * C + h * hs;
+        const float *base = qkv.data_ptr<float>();
+        const float *probsBase = probs.data_ptr<float>();
+        const float *gradYBase = gradY.data_ptr<float>();
+        float *gradBase = gradQkv.data_ptr<float>();
+        kernels::parallelFor(B * nHead, 4, [&](std::int64_t begin, std::int64_t end) {
+            std::vector<float> gradProbs(std::size_t(T * T)), gradScores(std::size_t(T * T));
+            float *gp = gradProbs.data();
+            float *gs = gradScores.data();
+            for (std::int64_t bh = begin; bh < end; ++bh) {
+                const std::int64_t b = bh / nHead, h = bh % nHead;
+                const float *q = base + b * T * 3 * C + h * hs;
                 const float *k = q + C;
                 const float *v = q + 2 * C;
-                const float *p = probs.data_ptr<float>() + (b * nHead + h) * T * T;
-                const float *gy = gradY.data_ptr<float>() + b * T * C + h * hs;
-                float *gq = gradQkv.data_ptr<float>() + b * T * 3 * C + h * hs;
+                const float *p = probsBase + bh * T * T;
+                const float *gy = gradYBase + b * T * C + h * hs;
+                float *gq = gradBase + b * T * 3 * C + h * hs;
                 float *gk = gq + C;
                 float *gv = gq + 2 * C;
                 gemmRowMajor(false, true, T, T, hs, gy, C, v, 3 * C, gp, T);   // dP = dY V^T
@@ -170,7 +178,7 @@ public:
                 gemmRowMajor(false, false, T, hs, T, gs, T, k, 3 * C, gq, 3 * C); // dQ = dS K
                 gemmRowMajor(true, false, T, hs, T, gs, T, q, 3 * C, gk, 3 * C);  // dK = dS^T Q
             }
-        }
+        });
         return {gradQkv, torch::Tensor()};
     }
 };

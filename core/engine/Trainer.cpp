@@ -4,7 +4,9 @@
 #include "Checkpoint.h"
 #include "FlatParameters.h"
 #include "Gpt.h"
+#include "ParallelStep.h"
 #include "TextDataset.h"
+#include "kernels/ParallelFor.h"
 
 #include <algorithm>
 #include <chrono>
@@ -119,10 +121,9 @@ int configureThreads(int requested)
     // BLAS gets every thread for the matrix products, where the time goes. LibTorch's own
     // OpenMP pool is kept to one thread: with both pools awake on few cores, OpenMP's
     // spinning workers steal the cores BLAS needs (measured 2x slower on 2 cores).
-    using SetThreads = void (*)(int);
-    if (auto setBlasThreads = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
-        setBlasThreads(threads);
+    kernels::setBlasThreads(threads);
     at::set_num_threads(1);
+    kernels::setParallelThreads(threads);
     return threads;
 }
 
@@ -228,11 +229,9 @@ Result<TrainReport> train(const TrainOptions &o, const std::function<void(const 
         auto [x, y] = batchTensors(*dataset, Split::Train, o.batchSize, config.blockSize, rng);
         const auto started = std::chrono::steady_clock::now();
         const double lr = o.schedule.at(iter);
-        const torch::Tensor loss = GptImpl::loss(model->forward(x), y);
-        loss.backward();
+        const double lossValue = forwardBackward(*model, x, y);
         optimizer.step(lr, o.gradClip);
         parameters.zeroGrad();
-        const double lossValue = loss.item<double>();
         iterMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
 
         if (!std::isfinite(lossValue)) {
