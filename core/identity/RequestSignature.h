@@ -1,0 +1,65 @@
+#pragma once
+
+#include "Identity.h"
+#include "Result.h"
+
+#include <QByteArray>
+#include <QByteArrayView>
+#include <QSet>
+#include <QString>
+
+#include <map>
+
+namespace swarmtrain {
+
+// Control-plane request authentication (DESIGN.md, "Swarm protocol"): every request carries the
+// peer's key id, a timestamp and an Ed25519 signature over method, path, timestamp and the
+// SHA-256 of the body, in these HTTP headers.
+inline constexpr char kKeyIdHeader[] = "X-Swarm-Key";
+inline constexpr char kTimestampHeader[] = "X-Swarm-Timestamp";
+inline constexpr char kSignatureHeader[] = "X-Swarm-Signature";
+
+struct RequestSignature {
+    QString keyId;
+    qint64 timestampMs = 0;
+    QByteArray signature; // raw 64 bytes; base64 in the header
+};
+
+// The exact bytes that are signed.
+QByteArray signedRequestMessage(QByteArrayView method, QByteArrayView path, qint64 timestampMs, QByteArrayView body);
+
+// Signs a peer's requests. Timestamps only go up, so two identical requests in the same
+// millisecond still differ and neither looks like a replay.
+class RequestSigner {
+public:
+    explicit RequestSigner(const Identity &identity) : m_identity(identity) {}
+
+    RequestSignature sign(QByteArrayView method, QByteArrayView path, QByteArrayView body, qint64 nowMs);
+
+private:
+    const Identity &m_identity;
+    qint64 m_lastTimestampMs = 0;
+};
+
+// The coordinator's check: the key id matches the registered key, the signature is good, the
+// timestamp is within the allowed clock skew, and the signature has not been seen before.
+class RequestVerifier {
+public:
+    explicit RequestVerifier(qint64 maxSkewMs = 60'000) : m_maxSkewMs(maxSkewMs) {}
+
+    Result<void> verify(QByteArrayView publicKey, QByteArrayView method, QByteArrayView path, QByteArrayView body,
+                        const RequestSignature &request, qint64 nowMs);
+
+    // How many accepted signatures are remembered for replay checks (bounded by the window).
+    qsizetype rememberedSignatures() const { return m_seen.size(); }
+
+private:
+    void forgetOlderThan(qint64 timestampMs);
+
+    qint64 m_maxSkewMs;
+    // Signatures accepted within the skew window; older requests are refused as stale anyway.
+    QSet<QByteArray> m_seen;
+    std::multimap<qint64, QByteArray> m_seenByTime;
+};
+
+} // namespace swarmtrain
