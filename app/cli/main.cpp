@@ -1,4 +1,5 @@
 // swarmtrain-cli: drives the engine directly (reference training, sampling).
+#include "GpuProbe.h"
 #include "Trainer.h"
 
 #include <cstdio>
@@ -16,6 +17,7 @@ constexpr const char *kUsage = "usage: swarmtrain-cli <command> [options]\n"
                                "commands:\n"
                                "  train    train a GPT on a text file or folder (single machine)\n"
                                "  sample   generate text from a checkpoint\n"
+                               "  gpus     list this machine's GPUs [--json]\n"
                                "run 'swarmtrain-cli <command> --help' for a command's options\n";
 
 int fail(const std::string &message)
@@ -88,6 +90,52 @@ int runSample(const std::vector<std::string> &args)
     return 0;
 }
 
+void markGpusUsableByTorch(std::vector<GpuInfo> &gpus)
+{
+    const int cudaDevices = torchCudaDeviceCount();
+    int nvidiaIndex = 0;
+    for (GpuInfo &g : gpus) {
+        if (g.vendor != "nvidia") {
+            g.unusableReason = g.name + " found, but this build's LibTorch supports NVIDIA GPUs only";
+        } else if (cudaDevices == 0) {
+            g.unusableReason = g.name + " found, but this build's LibTorch has no CUDA";
+        } else {
+            g.usable = nvidiaIndex < cudaDevices;
+            if (!g.usable)
+                g.unusableReason = g.name + " found, but CUDA does not see it (CUDA_VISIBLE_DEVICES?)";
+        }
+        nvidiaIndex += g.vendor == "nvidia";
+    }
+}
+
+int runGpus(const std::vector<std::string> &args, const char *self)
+{
+    const bool json = !args.empty() && args[0] == "--json";
+    if (!args.empty() && !json) {
+        std::cout << "usage: swarmtrain-cli gpus [--json]\n";
+        return wantsHelp(args) ? 0 : fail("unknown option '" + args[0] + "'");
+    }
+    Result<GpuReport> report = probeGpus({self, "gpu-probe-child"}, GpuProbeOptions{});
+    if (!report)
+        return fail(report.error().message);
+    markGpusUsableByTorch(report->gpus);
+    if (json) {
+        std::cout << gpuReportToJson(*report) << std::endl;
+        return 0;
+    }
+    if (report->gpus.empty())
+        std::cout << "no GPUs found\n";
+    for (const GpuInfo &g : report->gpus) {
+        std::printf("%s  %.1f GiB (%.1f GiB free)  driver %s  %s\n", g.name.c_str(),
+                    double(g.memoryTotalBytes) / double(1ull << 30), double(g.memoryFreeBytes) / double(1ull << 30),
+                    g.driverVersion.empty() ? "?" : g.driverVersion.c_str(),
+                    g.usable ? "usable" : ("not usable: " + g.unusableReason).c_str());
+    }
+    for (const std::string &warning : report->warnings)
+        std::cerr << "swarmtrain-cli: warning: " << warning << "\n";
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -103,6 +151,10 @@ int main(int argc, char **argv)
             return runTrain(args);
         if (command == "sample")
             return runSample(args);
+        if (command == "gpus")
+            return runGpus(args, "/proc/self/exe");
+        if (command == "gpu-probe-child") // hidden: the probe's child process
+            return runGpuProbeChild(argc - 2, argv + 2);
         if (command == "--help" || command == "-h" || command == "help") {
             std::cout << kUsage;
             return 0;

@@ -110,6 +110,8 @@ Result<std::string> generate(GptImpl &model, const Tokenizer &tokenizer, const S
 
 } // namespace
 
+int torchCudaDeviceCount() { return torch::cuda::is_available() ? int(torch::cuda::device_count()) : 0; }
+
 int configureThreads(int requested)
 {
     int threads = requested;
