@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <dlfcn.h>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
