@@ -212,10 +212,12 @@ Result<GpuReport> probeGpus(const std::vector<std::string> &childCommand, const 
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
 
-    const auto seconds = std::to_string(double(options.timeout.count()) / 1000.0);
-    if (timedOut)
-        return GpuReport{{}, {"GPU probe gave no answer within " + seconds.substr(0, seconds.find('.') + 2)
+    if (timedOut) {
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%.1f", double(options.timeout.count()) / 1000.0);
+        return GpuReport{{}, {"GPU probe gave no answer within " + std::string(seconds)
                                   + " s (a GPU driver library hung); GPUs unknown"}};
+    }
     if (WIFSIGNALED(status))
         return GpuReport{{}, {"GPU probe crashed (" + signalName(WTERMSIG(status)) + "); GPUs unknown"}};
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
