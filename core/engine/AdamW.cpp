@@ -12,8 +12,7 @@ AdamW::AdamW(FlatParameters &parameters, const AdamWOptions &options)
     , m_expAvg(torch::zeros_like(parameters.values()))
     , m_expAvgSq(torch::zeros_like(parameters.values()))
 {
-    TORCH_CHECK(parameters.values().is_cpu() && parameters.values().scalar_type() == torch::kFloat,
-                "the fused AdamW runs on float32 CPU buffers");
+    TORCH_CHECK(parameters.values().scalar_type() == torch::kFloat, "AdamW keeps float32 master weights");
 }
 
 double AdamW::step(double lr, double maxNorm)
@@ -35,6 +34,10 @@ double AdamW::step(double lr, double maxNorm)
     s.biasCorrection1 = float(1.0 - std::pow(m_options.beta1, double(m_step)));
     s.biasCorrection2 = float(1.0 - std::pow(m_options.beta2, double(m_step)));
 
+    if (!m_parameters.values().is_cpu() || !m_options.fusedCpuKernel) {
+        stepWithTensorOps(s);
+        return norm;
+    }
     float *param = m_parameters.values().data_ptr<float>();
     const float *grad = m_parameters.grads().data_ptr<float>();
     float *expAvg = m_expAvg.data_ptr<float>();
@@ -52,6 +55,25 @@ double AdamW::step(double lr, double maxNorm)
     update(0, decayEnd, float(m_options.weightDecay));
     update(decayEnd, total, 0.f);
     return norm;
+}
+
+// The fused kernel's arithmetic as tensor operations, for buffers on a GPU.
+void AdamW::stepWithTensorOps(const kernels::AdamWStep &s)
+{
+    const auto update = [&](std::int64_t begin, std::int64_t end, double weightDecay) {
+        if (end <= begin)
+            return;
+        torch::Tensor param = m_parameters.values().narrow(0, begin, end - begin);
+        torch::Tensor expAvg = m_expAvg.narrow(0, begin, end - begin);
+        torch::Tensor expAvgSq = m_expAvgSq.narrow(0, begin, end - begin);
+        const torch::Tensor grad = m_parameters.grads().narrow(0, begin, end - begin) * s.gradScale;
+        expAvg.mul_(s.beta1).add_(grad, 1.0 - s.beta1);
+        expAvgSq.mul_(s.beta2).addcmul_(grad, grad, 1.0 - s.beta2);
+        const torch::Tensor denom = (expAvgSq.sqrt() / std::sqrt(double(s.biasCorrection2))).add_(s.eps);
+        param.mul_(1.0 - double(s.lr) * weightDecay).addcdiv_(expAvg, denom, -double(s.lr) / s.biasCorrection1);
+    };
+    update(0, m_parameters.decayCount(), m_options.weightDecay);
+    update(m_parameters.decayCount(), m_parameters.numel(), 0.0);
 }
 
 void AdamW::restore(std::int64_t stepCount, const torch::Tensor &expAvg, const torch::Tensor &expAvgSq)

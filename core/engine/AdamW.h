@@ -1,6 +1,7 @@
 #pragma once
 
 #include "FlatParameters.h"
+#include "kernels/CpuKernels.h"
 
 #include <torch/torch.h>
 
@@ -11,10 +12,13 @@ struct AdamWOptions {
     double beta2 = 0.95;
     double eps = 1e-8;
     double weightDecay = 0.1;
+    // On the CPU, the fused kernel; false runs the tensor operations GPUs use (for tests).
+    bool fusedCpuKernel = true;
 };
 
 // AdamW over FlatParameters in two groups (decay on 2-D weights only, as nanoGPT), fused
-// into one pass over the buffers per group; gradient-norm clipping is folded into the pass.
+// into one pass over the buffers per group on the CPU (tensor operations on a GPU);
+// gradient-norm clipping is folded into the pass.
 class AdamW {
 public:
     AdamW(FlatParameters &parameters, const AdamWOptions &options);
@@ -29,6 +33,8 @@ public:
     void restore(std::int64_t stepCount, const torch::Tensor &expAvg, const torch::Tensor &expAvgSq);
 
 private:
+    void stepWithTensorOps(const kernels::AdamWStep &s);
+
     FlatParameters &m_parameters;
     AdamWOptions m_options;
     torch::Tensor m_expAvg;

@@ -4,7 +4,7 @@
 
 namespace swarmtrain {
 
-FlatParameters::FlatParameters(std::vector<std::pair<std::string, torch::Tensor>> namedParameters)
+FlatParameters::FlatParameters(std::vector<std::pair<std::string, torch::Tensor>> namedParameters, bool pinMemory)
 {
     std::stable_partition(namedParameters.begin(), namedParameters.end(),
                           [](const auto &item) { return item.second.dim() >= 2; });
@@ -17,7 +17,9 @@ FlatParameters::FlatParameters(std::vector<std::pair<std::string, torch::Tensor>
             m_decayCount = total;
     }
 
-    const auto options = namedParameters.empty() ? torch::TensorOptions() : namedParameters.front().second.options();
+    auto options = namedParameters.empty() ? torch::TensorOptions() : namedParameters.front().second.options();
+    if (pinMemory)
+        options = options.pinned_memory(true);
     m_values = torch::empty({total}, options.requires_grad(false));
     m_grads = torch::zeros({total}, options.requires_grad(false));
 
@@ -29,6 +31,15 @@ FlatParameters::FlatParameters(std::vector<std::pair<std::string, torch::Tensor>
         // Autograd accumulates into an existing .grad in place, so gradients land here.
         slot.parameter.mutable_grad() = m_grads.narrow(0, slot.offset, slot.numel).view(slot.parameter.sizes());
     }
+}
+
+int FlatParameters::findSlot(const std::string &name) const
+{
+    for (std::size_t i = 0; i < m_slots.size(); ++i) {
+        if (m_slots[i].name == name)
+            return int(i);
+    }
+    return -1;
 }
 
 } // namespace swarmtrain

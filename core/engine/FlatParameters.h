@@ -22,11 +22,14 @@ public:
         bool decay;
     };
 
-    explicit FlatParameters(std::vector<std::pair<std::string, torch::Tensor>> namedParameters);
+    // With `pinMemory`, the buffers are page-locked so that copies to a GPU run asynchronously.
+    explicit FlatParameters(std::vector<std::pair<std::string, torch::Tensor>> namedParameters, bool pinMemory = false);
 
     torch::Tensor &values() { return m_values; }
     torch::Tensor &grads() { return m_grads; }
     const std::vector<Slot> &slots() const { return m_slots; }
+    // The slot of the parameter called `name`; -1 when there is none.
+    int findSlot(const std::string &name) const;
     std::int64_t numel() const { return m_values.numel(); }
     // Elements [0, decayCount) take weight decay; the rest do not.
     std::int64_t decayCount() const { return m_decayCount; }

@@ -334,6 +334,15 @@ public:
     torch::Tensor forward(const torch::Tensor &x) override { return torch::linear(m_lnF->forward(x), m_weight); }
     std::string parameterPrefix() const override { return "transformer."; }
 
+    std::vector<std::pair<std::string, torch::Tensor>> weights() override
+    {
+        std::vector<std::pair<std::string, torch::Tensor>> named = StageImpl::weights();
+        named.emplace_back("transformer.wte.weight", m_weight);
+        return named;
+    }
+
+    void untie() { m_weight = m_weight.detach().clone().requires_grad_(true); }
+
 private:
     LayerNorm m_lnF;
     torch::Tensor m_weight;
@@ -362,6 +371,14 @@ torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t nHead, 
     if (dropout > 0.0)
         att = torch::dropout(att, dropout, true);
     return torch::bmm(att, v).view({B, nHead, T, hs}).transpose(1, 2).reshape({B, T, C});
+}
+
+std::vector<std::pair<std::string, torch::Tensor>> StageImpl::weights()
+{
+    std::vector<std::pair<std::string, torch::Tensor>> named;
+    for (const auto &item : named_parameters(/*recurse=*/true))
+        named.emplace_back(parameterPrefix() + item.key(), item.value());
+    return named;
 }
 
 torch::Tensor StageRun::backward(const torch::Tensor &gradOutput)
@@ -424,6 +441,8 @@ std::vector<std::pair<std::string, torch::Tensor>> GptImpl::namedParameters()
     }
     return named;
 }
+
+void GptImpl::untieHead() { static_cast<HeadStage &>(*m_stages.back()).untie(); }
 
 torch::Tensor GptImpl::loss(const torch::Tensor &logits, const torch::Tensor &targets)
 {

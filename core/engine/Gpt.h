@@ -17,6 +17,9 @@ public:
     virtual torch::Tensor forward(const torch::Tensor &input) = 0;
     // Prefix that turns the stage's own parameter names into nanoGPT's state-dict names.
     virtual std::string parameterPrefix() const = 0;
+    // Every tensor the stage's forward reads, with nanoGPT names: its own parameters and, for
+    // the head, the tied token embedding (so a stage moved to another device takes it along).
+    virtual std::vector<std::pair<std::string, torch::Tensor>> weights();
 };
 
 // The activations of one run through a contiguous range of stages, as its own autograd
@@ -49,6 +52,11 @@ public:
 
     // Every parameter once (the tied head weight is the embedding's), with nanoGPT names.
     std::vector<std::pair<std::string, torch::Tensor>> namedParameters();
+
+    // Gives the head its own copy of the token embedding instead of sharing the embedding
+    // stage's tensor. A swapped copy of the model needs this: its embedding and head move to
+    // the device at different times. Their two gradients add up to the tied one.
+    void untieHead();
 
     static torch::Tensor loss(const torch::Tensor &logits, const torch::Tensor &targets);
 

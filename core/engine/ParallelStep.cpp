@@ -7,34 +7,32 @@
 
 namespace swarmtrain {
 
-double forwardBackward(GptImpl &model, const torch::Tensor &tokens, const torch::Tensor &targets)
+std::int64_t batchShares(const GptImpl &model, const torch::Tensor &tokens)
 {
-    const std::int64_t rows = tokens.size(0);
-    const std::int64_t shares = std::min<std::int64_t>(kernels::parallelThreads(), rows);
-    if (shares < 2 || !tokens.device().is_cpu() || (model.is_training() && model.config().dropout > 0.0)) {
-        const torch::Tensor loss = GptImpl::loss(model.forward(tokens), targets);
-        loss.backward();
-        return loss.item<double>();
-    }
+    if (!tokens.device().is_cpu() || (model.is_training() && model.config().dropout > 0.0))
+        return 1;
+    return std::max<std::int64_t>(1, std::min<std::int64_t>(kernels::parallelThreads(), tokens.size(0)));
+}
 
-    const std::vector<torch::Tensor> parameters = model.parameters();
-    std::vector<std::vector<torch::Tensor>> gradients(static_cast<std::size_t>(shares));
-    std::vector<double> losses(static_cast<std::size_t>(shares), 0.0);
+std::pair<std::int64_t, std::int64_t> shareRows(std::int64_t rows, std::int64_t share, std::int64_t shares)
+{
+    return {rows * share / shares, rows * (share + 1) / shares};
+}
+
+void forEachShare(std::int64_t shares, const std::function<void(std::int64_t)> &body)
+{
+    if (shares == 1) {
+        body(0);
+        return;
+    }
     std::vector<std::exception_ptr> errors(static_cast<std::size_t>(shares));
     kernels::setBlasThreads(1);
     kernels::parallelFor(shares, 1, [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t share = begin; share < end; ++share) {
-            const auto i = std::size_t(share);
             try {
-                const std::int64_t first = rows * share / shares, last = rows * (share + 1) / shares;
-                const double weight = double(last - first) / double(rows);
-                const torch::Tensor loss = GptImpl::loss(model.forward(tokens.slice(0, first, last)),
-                                                         targets.slice(0, first, last));
-                gradients[i] = torch::autograd::grad({loss * weight}, parameters, {}, /*retain_graph=*/false,
-                                                     /*create_graph=*/false, /*allow_unused=*/true);
-                losses[i] = loss.item<double>() * weight;
+                body(share);
             } catch (...) {
-                errors[i] = std::current_exception();
+                errors[std::size_t(share)] = std::current_exception();
             }
         }
     });
@@ -43,6 +41,31 @@ double forwardBackward(GptImpl &model, const torch::Tensor &tokens, const torch:
         if (error)
             std::rethrow_exception(error);
     }
+}
+
+double forwardBackward(GptImpl &model, const torch::Tensor &tokens, const torch::Tensor &targets, double lossScale)
+{
+    const std::int64_t rows = tokens.size(0);
+    const std::int64_t shares = batchShares(model, tokens);
+    if (shares == 1) {
+        const torch::Tensor loss = GptImpl::loss(model.forward(tokens), targets);
+        (lossScale == 1.0 ? loss : loss * lossScale).backward();
+        return loss.item<double>();
+    }
+
+    const std::vector<torch::Tensor> parameters = model.parameters();
+    std::vector<std::vector<torch::Tensor>> gradients(static_cast<std::size_t>(shares));
+    std::vector<double> losses(static_cast<std::size_t>(shares), 0.0);
+    forEachShare(shares, [&](std::int64_t share) {
+        const auto [first, last] = shareRows(rows, share, shares);
+        const double weight = double(last - first) / double(rows);
+        const torch::Tensor loss =
+            GptImpl::loss(model.forward(tokens.slice(0, first, last)), targets.slice(0, first, last));
+        gradients[std::size_t(share)] = torch::autograd::grad({loss * (weight * lossScale)}, parameters, {},
+                                                              /*retain_graph=*/false, /*create_graph=*/false,
+                                                              /*allow_unused=*/true);
+        losses[std::size_t(share)] = loss.item<double>() * weight;
+    });
 
     // Added in share order, whichever thread finished first, so a run repeats bit for bit.
     torch::NoGradGuard noGrad;

@@ -2,6 +2,7 @@
 
 #include "CommandLine.h"
 
+
 namespace swarmtrain {
 
 namespace {
@@ -15,7 +16,53 @@ constexpr long long kMaxCount = 1'000'000'000'000LL;
             return result_.error();                                                                                    \
     } while (false)
 
+Result<void> parseByteCount(const std::string &text, std::int64_t &out)
+{
+    // "auto", or a count of bytes with an optional K/M/G suffix (powers of 1024).
+    if (text == "auto") {
+        out = 0;
+        return {};
+    }
+    std::size_t used = 0;
+    double value = 0.0;
+    try {
+        value = std::stod(text, &used);
+    } catch (const std::exception &) {
+        used = 0;
+    }
+    const std::string suffix = text.substr(used);
+    const double scale = suffix.empty() || suffix == "B" ? 1.0
+                         : suffix == "K" || suffix == "KiB" ? 1024.0
+                         : suffix == "M" || suffix == "MiB" ? 1024.0 * 1024.0
+                         : suffix == "G" || suffix == "GiB" ? 1024.0 * 1024.0 * 1024.0
+                                                            : 0.0;
+    if (used == 0 || scale == 0.0 || !(value >= 1.0) || value * scale > 1e15)
+        return makeError("--device-memory-budget must be 'auto' or a size such as 12000000, 512M or 6G, got '" + text + "'");
+    out = std::int64_t(value * scale);
+    return {};
+}
+
 } // namespace
+
+std::string computeDtypeName(ComputeDtype dtype)
+{
+    switch (dtype) {
+    case ComputeDtype::Auto: return "auto";
+    case ComputeDtype::Float32: return "float32";
+    case ComputeDtype::BFloat16: return "bfloat16";
+    case ComputeDtype::Float16: return "float16";
+    }
+    return "?";
+}
+
+Result<ComputeDtype> parseComputeDtype(const std::string &name)
+{
+    for (const ComputeDtype dtype : {ComputeDtype::Auto, ComputeDtype::Float32, ComputeDtype::BFloat16, ComputeDtype::Float16}) {
+        if (name == computeDtypeName(dtype))
+            return dtype;
+    }
+    return makeError("--dtype must be auto, float32, bfloat16 or float16, got '" + name + "'");
+}
 
 std::string trainUsage()
 {
@@ -23,7 +70,9 @@ std::string trainUsage()
            "       [--n-embd N] [--block-size N] [--batch-size N] [--max-iters N] [--lr X] [--min-lr X]\n"
            "       [--warmup-iters N] [--lr-decay-iters N] [--beta2 X] [--weight-decay X] [--grad-clip X]\n"
            "       [--dropout X] [--bias] [--eval-interval N] [--eval-iters N] [--seed N] [--threads N]\n"
-           "       [--out DIR] [--resume] [--sample-tokens N] [--quiet] [--profile TRACE.json]\n";
+           "       [--device auto|cpu|cuda[:N]] [--dtype auto|float32|bfloat16|float16] [--swap off|on|auto]\n"
+           "       [--device-memory-budget BYTES|auto] [--out DIR] [--resume] [--sample-tokens N] [--quiet]\n"
+           "       [--profile TRACE.json]\n";
 }
 
 std::string sampleUsage()
@@ -38,14 +87,15 @@ Result<TrainOptions> parseTrainOptions(const std::vector<std::string> &args)
         args,
         {"data", "tokenizer", "n-layer", "n-head", "n-embd", "block-size", "batch-size", "max-iters", "lr", "min-lr",
          "warmup-iters", "lr-decay-iters", "beta2", "weight-decay", "grad-clip", "dropout", "eval-interval",
-         "eval-iters", "seed", "threads", "out", "sample-tokens", "profile"},
+         "eval-iters", "seed", "threads", "device", "dtype", "swap", "device-memory-budget", "out", "sample-tokens",
+         "profile"},
         {"resume", "bias", "quiet"});
     if (!parsed)
         return parsed.error();
     const CommandLine &line = *parsed;
 
     TrainOptions o;
-    std::string data, tokenizer = "char", out, profile;
+    std::string data, tokenizer = "char", out, profile, dtype = "auto", swap = "auto", budget = "auto";
     SWARMTRAIN_TRY(line.readString("data", data));
     SWARMTRAIN_TRY(line.readString("tokenizer", tokenizer));
     SWARMTRAIN_TRY(line.read("n-layer", 1, 1024, o.model.nLayer));
@@ -67,6 +117,11 @@ Result<TrainOptions> parseTrainOptions(const std::vector<std::string> &args)
     SWARMTRAIN_TRY(line.read("eval-iters", 1, 1 << 20, o.evalIters));
     SWARMTRAIN_TRY(line.read("seed", 0, kMaxCount, o.seed));
     SWARMTRAIN_TRY(line.read("threads", 0, 1024, o.threads));
+    SWARMTRAIN_TRY(line.readString("device", o.device));
+    SWARMTRAIN_TRY(line.readString("dtype", dtype));
+    SWARMTRAIN_TRY(line.readString("swap", swap));
+    SWARMTRAIN_TRY(line.readString("device-memory-budget", budget));
+    SWARMTRAIN_TRY(parseByteCount(budget, o.deviceMemoryBudget));
     SWARMTRAIN_TRY(line.readString("out", out));
     SWARMTRAIN_TRY(line.read("sample-tokens", 0, 1 << 20, o.sampleTokens));
     SWARMTRAIN_TRY(line.readString("profile", profile));
@@ -86,6 +141,13 @@ Result<TrainOptions> parseTrainOptions(const std::vector<std::string> &args)
         return makeError("--n-embd (" + std::to_string(o.model.nEmbd) + ") must be divisible by --n-head ("
                          + std::to_string(o.model.nHead) + ")");
     }
+    Result<ComputeDtype> parsedDtype = parseComputeDtype(dtype);
+    if (!parsedDtype)
+        return parsedDtype.error();
+    o.dtype = *parsedDtype;
+    if (swap != "off" && swap != "on" && swap != "auto")
+        return makeError("--swap must be off, on or auto, got '" + swap + "'");
+    o.swap = swap == "on" ? SwapMode::On : swap == "off" ? SwapMode::Off : SwapMode::Auto;
     o.data = data;
     o.tokenizer = tokenizer == "char" ? TokenizerKind::Char : TokenizerKind::Byte;
     o.outDir = out;

@@ -12,6 +12,16 @@
 
 namespace swarmtrain {
 
+// The precision of the matrix products; master weights and optimizer state stay float32.
+enum class ComputeDtype { Auto, Float32, BFloat16, Float16 };
+std::string computeDtypeName(ComputeDtype dtype);
+// "auto", "float32", "bfloat16" or "float16"; anything else is an error naming --dtype.
+Result<ComputeDtype> parseComputeDtype(const std::string &name);
+
+// Off: the model lives on the device. On: stages are swapped through it. Auto: swapped
+// only when the model does not fit the device-memory budget.
+enum class SwapMode { Off, On, Auto };
+
 // Everything `swarmtrain-cli train` takes; defaults are nanoGPT's shakespeare_char on a CPU.
 struct TrainOptions {
     std::filesystem::path data;
@@ -28,6 +38,10 @@ struct TrainOptions {
     int evalIters = 20;
     std::uint64_t seed = 1;
     int threads = 0; // 0: the cores available
+    std::string device = "auto";
+    ComputeDtype dtype = ComputeDtype::Auto;
+    SwapMode swap = SwapMode::Auto;
+    std::int64_t deviceMemoryBudget = 0; // bytes of stages the device holds at once; 0: auto
     std::filesystem::path outDir;
     bool resume = false;
     int sampleTokens = 0; // a sample printed after training

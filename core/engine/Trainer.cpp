@@ -1,11 +1,11 @@
 #include "Trainer.h"
 
-#include "AdamW.h"
 #include "Checkpoint.h"
-#include "FlatParameters.h"
+#include "Device.h"
+#include "DeviceBench.h"
 #include "Gpt.h"
-#include "ParallelStep.h"
 #include "TextDataset.h"
+#include "TrainingStep.h"
 #include "kernels/ParallelFor.h"
 
 #include <algorithm>
@@ -51,22 +51,20 @@ std::pair<torch::Tensor, torch::Tensor> batchTensors(const TextDataset &dataset,
 
 // Mean loss over evalIters batches of each split, with dropout off. A separate RNG seeded
 // by the iteration keeps the training batches independent of how often we evaluate.
-std::pair<double, double> evaluate(GptImpl &model, const TextDataset &dataset, const TrainOptions &o,
+std::pair<double, double> evaluate(TrainingStep &step, const TextDataset &dataset, const TrainOptions &o,
                                    std::int64_t iter)
 {
     torch::NoGradGuard noGrad;
-    model.eval();
     double means[2] = {0.0, 0.0};
     for (Split split : {Split::Train, Split::Val}) {
         std::mt19937_64 rng(o.seed * 1000003ull + std::uint64_t(iter) * 2 + (split == Split::Val));
         double sum = 0.0;
         for (int i = 0; i < o.evalIters; ++i) {
             auto [x, y] = batchTensors(dataset, split, o.batchSize, o.model.blockSize, rng);
-            sum += GptImpl::loss(model.forward(x), y).item<double>();
+            sum += GptImpl::loss(step.logits(x).to(torch::kFloat), y.to(step.device())).item<double>();
         }
         means[split == Split::Val] = sum / o.evalIters;
     }
-    model.train();
     return {means[0], means[1]};
 }
 
@@ -89,14 +87,15 @@ Result<std::string> generate(GptImpl &model, const Tokenizer &tokenizer, const S
 
     torch::NoGradGuard noGrad;
     model.eval();
+    const torch::Device device = model.parameters().front().device();
     auto generator = at::detail::createCPUGenerator(o.seed);
     const int block = model.config().blockSize;
     const std::size_t promptLength = tokens.size();
     for (int i = 0; i < o.tokens; ++i) {
         const std::size_t begin = tokens.size() > std::size_t(block) ? tokens.size() - std::size_t(block) : 0;
         std::vector<std::int64_t> context(tokens.begin() + std::ptrdiff_t(begin), tokens.end());
-        const torch::Tensor input = torch::tensor(context, torch::kLong).unsqueeze(0);
-        torch::Tensor logits = model.forward(input).select(1, -1).squeeze(0) / o.temperature;
+        const torch::Tensor input = torch::tensor(context, torch::kLong).unsqueeze(0).to(device);
+        torch::Tensor logits = model.forward(input).select(1, -1).squeeze(0).to(torch::kCPU, torch::kFloat) / o.temperature;
         if (o.topK > 0 && o.topK < logits.size(0)) {
             const torch::Tensor kth = std::get<0>(logits.topk(o.topK)).select(0, -1);
             logits = logits.masked_fill(logits < kth, -std::numeric_limits<float>::infinity());
@@ -141,7 +140,15 @@ std::string TrainReport::toJson() const
         {"peak_rss_mb", peakRssMb},
         {"threads", threads},
         {"device", device},
+        {"dtype", dtype},
+        {"swapped", swapped},
+        {"swapped_bytes_per_iter", swappedBytesPerIter},
+        {"matmul_flops_per_s", matmulFlopsPerS},
+        {"mfu", mfu},
+        {"skipped_steps", skippedSteps},
     };
+    if (swapped)
+        json["swap_plan"] = swapPlan;
     return json.dump();
 }
 
@@ -179,27 +186,55 @@ Result<TrainReport> train(const TrainOptions &o, const std::function<void(const 
     if (!dataset)
         return makeError(dataPath.string() + ": " + dataset.error().message);
 
+    Result<DeviceChoice> choice = resolveDeviceAndDtype(o.device, o.dtype);
+    if (!choice)
+        return choice.error();
+    const torch::Device device = choice->device;
+    const ComputeDtype dtype = choice->dtype;
+
     torch::manual_seed(o.seed);
     Gpt model(config);
-    FlatParameters parameters(model->namedParameters());
-    AdamW optimizer(parameters, {o.beta1, o.beta2, 1e-8, o.weightDecay});
     std::mt19937_64 rng(o.seed);
     std::int64_t startIter = 0;
     if (checkpoint) {
         if (Result<void> r = restoreModel(*checkpoint, *model); !r)
             return r.error();
-        if (Result<void> r = restoreOptimizer(*checkpoint, parameters, optimizer); !r)
-            return r.error();
         std::istringstream(checkpoint->state.dataRngState) >> rng;
         startIter = checkpoint->state.iter;
     }
-    report.params = parameters.numel();
+    StepOptions stepOptions;
+    stepOptions.device = device;
+    stepOptions.dtype = dtype;
+    stepOptions.swap = o.swap;
+    stepOptions.deviceMemoryBudget = o.deviceMemoryBudget;
+    stepOptions.batchSize = o.batchSize;
+    stepOptions.adamw = {o.beta1, o.beta2, 1e-8, o.weightDecay};
+    stepOptions.gradClip = o.gradClip;
+    Result<std::unique_ptr<TrainingStep>> created = TrainingStep::create(model, stepOptions);
+    if (!created)
+        return created.error();
+    TrainingStep &step = **created;
+    if (checkpoint) {
+        if (Result<void> r = restoreOptimizer(*checkpoint, step.parameters(), step.optimizer()); !r)
+            return r.error();
+    }
+    report.params = step.parameters().numel();
+    report.device = device.str();
+    report.dtype = computeDtypeName(dtype);
+    report.swapped = step.swapped();
+    if (const SwappingExecutor *executor = step.executor())
+        report.swapPlan = executor->plan().why;
+    // MFU's denominator: what a large matrix product reaches on this device in this dtype.
+    const torch::ScalarType matmulType = dtype == ComputeDtype::BFloat16 ? torch::kBFloat16
+                                         : dtype == ComputeDtype::Float16 ? torch::kHalf
+                                                                           : torch::kFloat;
+    report.matmulFlopsPerS = measureMatmulFlops(device, matmulType, benchMatmulSize(device));
 
     const auto save = [&](std::int64_t iter, double valLoss) -> Result<void> {
         if (o.outDir.empty())
             return {};
         const TrainingState state{iter, rngToString(rng), std::filesystem::absolute(dataPath).string(), valLoss};
-        return saveCheckpoint(checkpointFile(o.outDir), *model, &optimizer, *tokenizer, state);
+        return saveCheckpoint(checkpointFile(o.outDir), *model, &step.optimizer(), *tokenizer, state);
     };
 
     std::optional<torch::autograd::profiler::RecordProfile> profiler;
@@ -208,6 +243,7 @@ Result<TrainReport> train(const TrainOptions &o, const std::function<void(const 
 
     const double tokensPerIter = double(o.batchSize) * config.blockSize;
     std::vector<double> iterMs;
+    std::int64_t swappedBytes = 0;
     TrainProgress progress;
     progress.maxIters = o.maxIters;
     model->train();
@@ -215,7 +251,7 @@ Result<TrainReport> train(const TrainOptions &o, const std::function<void(const 
         progress.iter = iter;
         progress.evaluated = false;
         if (iter % o.evalInterval == 0 || iter == o.maxIters) {
-            std::tie(progress.trainLoss, progress.valLoss) = evaluate(*model, *dataset, o, iter);
+            std::tie(progress.trainLoss, progress.valLoss) = evaluate(step, *dataset, o, iter);
             progress.evaluated = true;
             report.trainLoss = progress.trainLoss;
             report.valLoss = progress.valLoss;
@@ -228,12 +264,14 @@ Result<TrainReport> train(const TrainOptions &o, const std::function<void(const 
             break;
 
         auto [x, y] = batchTensors(*dataset, Split::Train, o.batchSize, config.blockSize, rng);
+        const std::int64_t bytesBefore =
+            step.executor() ? step.executor()->traffic().bytesToDevice + step.executor()->traffic().bytesToHost : 0;
         const auto started = std::chrono::steady_clock::now();
         const double lr = o.schedule.at(iter);
-        const double lossValue = forwardBackward(*model, x, y);
-        optimizer.step(lr, o.gradClip);
-        parameters.zeroGrad();
+        const double lossValue = step.run(x, y, lr);
         iterMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
+        if (step.executor())
+            swappedBytes = step.executor()->traffic().bytesToDevice + step.executor()->traffic().bytesToHost - bytesBefore;
 
         if (!std::isfinite(lossValue)) {
             return makeError("training diverged: the loss became " + std::to_string(lossValue) + " at iteration "
@@ -253,6 +291,9 @@ Result<TrainReport> train(const TrainOptions &o, const std::function<void(const 
     report.msPerIter = median(iterMs);
     report.tokensPerS = report.msPerIter > 0 ? tokensPerIter / (report.msPerIter / 1000.0) : 0.0;
     report.modelFlopsPerS = report.tokensPerS * config.flopsPerToken();
+    report.mfu = report.matmulFlopsPerS > 0 ? report.modelFlopsPerS / report.matmulFlopsPerS : 0.0;
+    report.swappedBytesPerIter = swappedBytes;
+    report.skippedSteps = step.skippedSteps();
     report.peakRssMb = peakRssMb();
     if (o.sampleTokens > 0) {
         SampleOptions sampleOptions;

@@ -32,6 +32,13 @@ struct TrainReport {
     double peakRssMb = 0.0;
     int threads = 0;
     std::string device = "cpu";
+    std::string dtype = "float32";
+    bool swapped = false;
+    std::string swapPlan;                  // the planner's reasoning, when swapped
+    std::int64_t swappedBytesPerIter = 0;  // host <-> device copies per iteration
+    double matmulFlopsPerS = 0.0;          // measured on the device in the compute dtype
+    double mfu = 0.0;                      // modelFlopsPerS / matmulFlopsPerS
+    std::int64_t skippedSteps = 0;         // float16 steps whose gradients overflowed
     std::string sample;
 
     std::string toJson() const;

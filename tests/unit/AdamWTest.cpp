@@ -77,3 +77,26 @@ TEST(AdamWTest, MatchesLibTorchAdamWWithClipping)
     for (std::size_t i = 0; i < a.size(); ++i)
         EXPECT_TRUE(torch::allclose(a[i].second, b[i].second, 1e-4, 1e-6)) << a[i].first;
 }
+
+// The tensor-operation update GPUs run gives the fused CPU kernel's numbers.
+TEST(AdamWTest, TensorOperationPathMatchesTheFusedKernel)
+{
+    std::vector<torch::Tensor> results;
+    for (const bool fused : {true, false}) {
+        torch::manual_seed(0);
+        Gpt model(tinyConfig());
+        FlatParameters flat(model->namedParameters());
+        AdamWOptions options{0.9, 0.95, 1e-8, 0.1};
+        options.fusedCpuKernel = fused;
+        AdamW optimizer(flat, options);
+        for (int step = 0; step < 5; ++step) {
+            flat.grads().copy_(torch::randn({flat.numel()}));
+            optimizer.step(1e-2, 1.0);
+        }
+        results.push_back(flat.values().clone());
+        results.push_back(optimizer.expAvgSq().clone());
+    }
+    EXPECT_TRUE(torch::allclose(results[0], results[2], 1e-5, 1e-7));
+    EXPECT_TRUE(torch::allclose(results[1], results[3], 1e-5, 1e-9));
+    EXPECT_FALSE(torch::equal(results[0], torch::zeros_like(results[0])));
+}

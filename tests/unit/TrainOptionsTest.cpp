@@ -66,3 +66,28 @@ TEST(TrainOptionsTest, SampleOptionsNeedACheckpoint)
     EXPECT_EQ(o.topK, 5);
     EXPECT_FALSE(parseSampleOptions({"--checkpoint", "c", "--temperature", "0"}).ok());
 }
+
+TEST(TrainOptionsTest, DeviceDtypeSwapAndBudget)
+{
+    const Result<TrainOptions> o = parseTrainOptions({"--data", "x.txt", "--device", "cuda:1", "--dtype", "bfloat16",
+                                                      "--swap", "on", "--device-memory-budget", "1.5G"});
+    ASSERT_TRUE(o) << o.error().message;
+    EXPECT_EQ(o->device, "cuda:1");
+    EXPECT_EQ(o->dtype, ComputeDtype::BFloat16);
+    EXPECT_EQ(o->swap, SwapMode::On);
+    EXPECT_EQ(o->deviceMemoryBudget, std::int64_t(1.5 * 1024 * 1024 * 1024));
+
+    const Result<TrainOptions> defaults = parseTrainOptions({"--data", "x.txt"});
+    ASSERT_TRUE(defaults);
+    EXPECT_EQ(defaults->device, "auto");
+    EXPECT_EQ(defaults->swap, SwapMode::Auto);
+    EXPECT_EQ(defaults->deviceMemoryBudget, 0);
+
+    for (const auto &[flag, value] : std::vector<std::pair<std::string, std::string>>{
+             {"--dtype", "fp8"}, {"--swap", "maybe"}, {"--device-memory-budget", "lots"},
+             {"--device-memory-budget", "-5M"}, {"--device-memory-budget", "12Q"}}) {
+        const Result<TrainOptions> bad = parseTrainOptions({"--data", "x.txt", flag, value});
+        ASSERT_FALSE(bad) << flag << " " << value;
+        EXPECT_NE(bad.error().message.find(flag), std::string::npos) << bad.error().message;
+    }
+}

@@ -1,0 +1,51 @@
+#pragma once
+
+#include "Result.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace swarmtrain {
+
+// What one stage costs, measured on the device with the training batch's shape.
+struct StageCost {
+    std::int64_t bytes = 0;   // device bytes while in flight: weights and their gradients
+    double forwardMs = 0.0;
+    double backwardMs = 0.0;
+    double uploadMs = 0.0;    // host -> device copy of the weights
+    double downloadMs = 0.0;  // device -> host copy of the gradients
+};
+
+// A contiguous range of stages that moves to the device and back as one.
+struct SwapGroup {
+    int firstStage = 0;
+    int lastStage = 0;
+    std::int64_t bytes = 0;
+};
+
+struct SwapPlan {
+    std::vector<SwapGroup> groups;
+    // The next group is copied while this one computes (the budget holds two groups).
+    bool prefetch = false;
+    double estimatedMs = 0.0;       // one forward and backward, copies included
+    double computeOnlyMs = 0.0;     // the same with every copy free
+    std::string why;                // the reasoning, for the log
+
+    // One group per stage, without prefetching: what the measuring pass runs.
+    static SwapPlan stageByStage(const std::vector<std::int64_t> &stageBytes);
+};
+
+// Picks group boundaries for a device that holds `budgetBytes` of stages at once. Every
+// candidate cap on a group's size is simulated with the measured times (a compute queue and
+// a copy queue; the last group stays resident across the forward/backward turn) and the
+// fastest wins. A budget below the largest stage is an error.
+Result<SwapPlan> planSwapping(const std::vector<StageCost> &stages, std::int64_t budgetBytes);
+
+// The simulated time of one forward and backward under `groups`.
+double simulateSwappedStep(const std::vector<StageCost> &stages, const std::vector<SwapGroup> &groups, bool prefetch);
+
+// "12.5 MiB" and the like, for messages.
+std::string formatBytes(std::int64_t bytes);
+
+} // namespace swarmtrain

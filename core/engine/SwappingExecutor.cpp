@@ -1,0 +1,391 @@
+#include "SwappingExecutor.h"
+
+#include "ParallelStep.h"
+#include "kernels/ParallelFor.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <chrono>
+#include <mutex>
+
+namespace swarmtrain {
+
+namespace {
+
+// A group's device buffers hold memory only while the group is in flight. The device model's
+// weights and the autograd graph keep views of them; freeing and refilling the storage under
+// those views (as PyTorch's FSDP does) keeps the graph valid without keeping the memory.
+void freeStorage(const torch::Tensor &buffer)
+{
+    c10::Storage storage = buffer.storage();
+    storage.set_nbytes(0);
+    storage.set_data_ptr_noswap(storage.allocator()->allocate(0));
+}
+
+void allocateStorage(const torch::Tensor &buffer)
+{
+    const std::size_t bytes = std::size_t(buffer.numel()) * buffer.element_size();
+    c10::Storage storage = buffer.storage();
+    if (storage.nbytes() == bytes)
+        return;
+    storage.set_data_ptr_noswap(storage.allocator()->allocate(bytes));
+    storage.set_nbytes(bytes);
+}
+
+// Building the device copy initialises weights it never uses; the default random stream is
+// put back afterwards, so dropout draws the same masks as in a resident run.
+Gpt buildDeviceModel(const GptImpl &host)
+{
+    at::Generator generator = at::detail::getDefaultCPUGenerator();
+    torch::Tensor state;
+    {
+        std::lock_guard<std::mutex> lock(generator.mutex());
+        state = generator.get_state();
+    }
+    Gpt model(host.config());
+    {
+        std::lock_guard<std::mutex> lock(generator.mutex());
+        generator.set_state(state);
+    }
+    model->untieHead();
+    model->train(host.is_training());
+    return model;
+}
+
+constexpr std::int64_t kBytesPerElement = sizeof(float);
+
+} // namespace
+
+SwappingExecutor::SwappingExecutor(GptImpl &host, FlatParameters &hostParameters, const torch::Device &device,
+                                   ComputeDtype dtype)
+    : m_hostParameters(hostParameters)
+    , m_device(device)
+    , m_dtype(dtype)
+    , m_model(buildDeviceModel(host))
+    , m_slotUses(hostParameters.slots().size(), 0)
+    , m_copies(device)
+{
+    for (int s = 0; s < m_model->stageCount(); ++s) {
+        std::int64_t bytes = 0;
+        for (const auto &[name, weight] : m_model->stage(s).weights()) {
+            const int slot = hostParameters.findSlot(name);
+            TORCH_CHECK(slot >= 0, "the swapped model reads '", name, "', which the host model lacks");
+            ++m_slotUses[std::size_t(slot)];
+            bytes += weight.numel() * kBytesPerElement * 2; // weights and gradients
+        }
+        m_stageBytes.push_back(bytes);
+    }
+    setPlan(SwapPlan::stageByStage(m_stageBytes));
+}
+
+void SwappingExecutor::setPlan(const SwapPlan &plan)
+{
+    TORCH_CHECK(!plan.groups.empty() && plan.groups.front().firstStage == 0
+                    && plan.groups.back().lastStage == m_model->stageCount() - 1,
+                "a swap plan must cover every stage");
+    m_plan = plan;
+    m_groups.clear();
+    const auto deviceOptions = torch::TensorOptions().dtype(torch::kFloat).device(m_device);
+    for (const SwapGroup &range : plan.groups) {
+        Group group;
+        group.range = range;
+        // Shared weights go last: their gradients come back per share (see accumulate), so
+        // the gradient buffer covers only the rest.
+        std::vector<Binding> shared;
+        for (int s = range.firstStage; s <= range.lastStage; ++s) {
+            for (const auto &[name, weight] : m_model->stage(s).weights()) {
+                Binding binding;
+                binding.weight = weight;
+                binding.slot = m_hostParameters.findSlot(name);
+                binding.numel = weight.numel();
+                binding.shared = m_slotUses[std::size_t(binding.slot)] > 1;
+                (binding.shared ? shared : group.bindings).push_back(binding);
+            }
+        }
+        for (Binding &binding : group.bindings) {
+            binding.offset = group.gradNumel;
+            group.gradNumel += binding.numel;
+        }
+        group.numel = group.gradNumel;
+        for (Binding &binding : shared) {
+            binding.offset = group.numel;
+            group.numel += binding.numel;
+            group.bindings.push_back(binding);
+        }
+        group.weights = torch::empty({group.numel}, deviceOptions);
+        group.grads = torch::empty({group.gradNumel}, deviceOptions);
+        group.returned = torch::empty({group.gradNumel}, torch::TensorOptions().dtype(torch::kFloat).pinned_memory(m_device.is_cuda()));
+        for (Binding &binding : group.bindings) {
+            const std::vector<std::int64_t> shape = binding.weight.sizes().vec();
+            binding.weight.set_data(group.weights.narrow(0, binding.offset, binding.numel).view(shape));
+        }
+        freeStorage(group.weights);
+        freeStorage(group.grads);
+        m_groups.push_back(std::move(group));
+    }
+}
+
+std::vector<torch::Tensor> SwappingExecutor::groupWeights(const Group &group) const
+{
+    std::vector<torch::Tensor> weights;
+    for (const Binding &binding : group.bindings)
+        weights.push_back(binding.weight);
+    return weights;
+}
+
+template <typename Work>
+void SwappingExecutor::timed(double StageCost::*field, const Group &group, Work &&work)
+{
+    if (!m_measuring) {
+        work();
+        return;
+    }
+    m_copies.synchronize();
+    const auto started = std::chrono::steady_clock::now();
+    work();
+    m_copies.synchronize();
+    (*m_measuring)[std::size_t(group.range.firstStage)].*field =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+}
+
+void SwappingExecutor::upload(Group &group)
+{
+    allocateStorage(group.weights);
+    timed(&StageCost::uploadMs, group, [&] {
+        m_copies.copyAfterCompute(
+            [&] {
+                for (const Binding &binding : group.bindings) {
+                    const FlatParameters::Slot &slot = m_hostParameters.slots()[std::size_t(binding.slot)];
+                    group.weights.narrow(0, binding.offset, binding.numel)
+                        .copy_(m_hostParameters.values().narrow(0, slot.offset, slot.numel), /*non_blocking=*/true);
+                }
+            },
+            group.uploaded);
+    });
+    m_traffic.bytesToDevice += group.numel * kBytesPerElement;
+}
+
+void SwappingExecutor::downloadGradients(Group &group)
+{
+    timed(&StageCost::downloadMs, group, [&] {
+        CopyEvent copied;
+        m_copies.copyAfterCompute([&] { group.returned.copy_(group.grads, /*non_blocking=*/true); }, copied);
+        m_copies.keepUntilCopied(group.grads);
+    });
+    m_traffic.bytesToHost += group.gradNumel * kBytesPerElement;
+}
+
+void SwappingExecutor::release(Group &group)
+{
+    freeStorage(group.weights);
+    freeStorage(group.grads);
+}
+
+// Each share's gradients are added in share order, as forwardBackward() adds them. A weight
+// two stages read (the tied embedding) gets one gradient from each; they are summed per share
+// on the host before the shares are, which is the order autograd sums them in a resident run.
+void SwappingExecutor::accumulate(Group &group, const std::vector<std::vector<torch::Tensor>> &shareGrads,
+                                  SharedGradients &sharedGrads)
+{
+    torch::NoGradGuard noGrad;
+    allocateStorage(group.grads);
+    group.grads.zero_();
+    const auto addBinding = [&](std::int64_t i) {
+        const Binding &binding = group.bindings[std::size_t(i)];
+        if (binding.shared)
+            return;
+        torch::Tensor target = group.grads.narrow(0, binding.offset, binding.numel);
+        for (const std::vector<torch::Tensor> &grads : shareGrads) {
+            if (grads[std::size_t(i)].defined())
+                target.add_(grads[std::size_t(i)].reshape({-1}));
+        }
+    };
+    const auto count = std::int64_t(group.bindings.size());
+    if (m_device.is_cpu()) {
+        kernels::parallelFor(count, 1, [&](std::int64_t begin, std::int64_t end) {
+            for (std::int64_t i = begin; i < end; ++i)
+                addBinding(i);
+        });
+    } else {
+        for (std::int64_t i = 0; i < count; ++i)
+            addBinding(i);
+    }
+    for (std::size_t i = 0; i < group.bindings.size(); ++i) {
+        const Binding &binding = group.bindings[i];
+        if (!binding.shared)
+            continue;
+        for (std::size_t share = 0; share < shareGrads.size(); ++share) {
+            const torch::Tensor &grad = shareGrads[share][i];
+            if (!grad.defined())
+                continue;
+            sharedGrads[std::size_t(binding.slot)][share].push_back(grad.to(torch::kCPU));
+            m_traffic.bytesToHost += binding.numel * kBytesPerElement;
+        }
+    }
+}
+
+void SwappingExecutor::addReturnedGradients(SharedGradients &sharedGrads)
+{
+    torch::NoGradGuard noGrad;
+    m_copies.hostWaitsForCopies();
+    torch::Tensor &hostGrads = m_hostParameters.grads();
+    std::vector<std::pair<const Group *, const Binding *>> returned;
+    for (const Group &group : m_groups) {
+        for (const Binding &binding : group.bindings) {
+            if (!binding.shared)
+                returned.emplace_back(&group, &binding);
+        }
+    }
+    kernels::parallelFor(std::int64_t(returned.size()), 1, [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t i = begin; i < end; ++i) {
+            const auto [group, binding] = returned[std::size_t(i)];
+            const FlatParameters::Slot &slot = m_hostParameters.slots()[std::size_t(binding->slot)];
+            hostGrads.narrow(0, slot.offset, slot.numel).add_(group->returned.narrow(0, binding->offset, binding->numel));
+        }
+    });
+    for (std::size_t slotIndex = 0; slotIndex < sharedGrads.size(); ++slotIndex) {
+        const FlatParameters::Slot &slot = m_hostParameters.slots()[slotIndex];
+        for (const std::vector<torch::Tensor> &uses : sharedGrads[slotIndex]) {
+            if (uses.empty())
+                continue;
+            torch::Tensor sum = uses.front();
+            for (std::size_t u = 1; u < uses.size(); ++u)
+                sum = sum + uses[u];
+            hostGrads.narrow(0, slot.offset, slot.numel).add_(sum.reshape({-1}));
+        }
+    }
+}
+
+// Forward: each group's weights come in (the next one's while this one computes, when
+// prefetching), its stages run, and its weights go; an autograd graph keeps the activations.
+void SwappingExecutor::forwardGroups(bool keepLast, const std::function<void(Group &, int)> &compute)
+{
+    const int k = int(m_groups.size());
+    upload(m_groups[0]);
+    for (int g = 0; g < k; ++g) {
+        Group &group = m_groups[std::size_t(g)];
+        if (m_plan.prefetch && g + 1 < k)
+            upload(m_groups[std::size_t(g + 1)]);
+        m_copies.computeWaitsFor(group.uploaded);
+        compute(group, g);
+        if (g + 1 < k || !keepLast)
+            release(group);
+        if (!m_plan.prefetch && g + 1 < k)
+            upload(m_groups[std::size_t(g + 1)]);
+    }
+}
+
+double SwappingExecutor::forwardBackward(const torch::Tensor &tokens, const torch::Tensor &targets, double lossScale)
+{
+    const int k = int(m_groups.size());
+    const std::int64_t rows = tokens.size(0);
+    const std::int64_t shares = batchShares(*m_model, tokens);
+    const auto shareCount = std::size_t(shares);
+    const std::vector<StageRun> emptyRuns(shareCount);
+    std::vector<std::vector<StageRun>> runs(std::size_t(k), emptyRuns);
+    std::vector<torch::Tensor> gradIn(shareCount);
+    std::vector<double> losses(shareCount, 0.0);
+    SharedGradients sharedGrads(m_hostParameters.slots().size(), std::vector<std::vector<torch::Tensor>>(shareCount));
+    AutocastScope autocast(m_device, m_dtype);
+
+    forwardGroups(/*keepLast=*/true, [&](Group &group, int g) {
+        timed(&StageCost::forwardMs, group, [&] {
+            forEachShare(shares, [&](std::int64_t s) {
+                const auto [first, last] = shareRows(rows, s, shares);
+                const torch::Tensor input = g == 0 ? tokens.slice(0, first, last)
+                                                   : runs[std::size_t(g - 1)][std::size_t(s)].output;
+                runs[std::size_t(g)][std::size_t(s)] =
+                    m_model->runStages(group.range.firstStage, group.range.lastStage, input);
+            });
+        });
+    });
+
+    // Backward, last group first; the last group is still on the device.
+    if (m_plan.prefetch && k >= 2)
+        upload(m_groups[std::size_t(k - 2)]);
+    for (int g = k - 1; g >= 0; --g) {
+        Group &group = m_groups[std::size_t(g)];
+        if (g < k - 1) {
+            if (!m_plan.prefetch)
+                upload(group);
+            else if (g >= 1)
+                upload(m_groups[std::size_t(g - 1)]);
+            m_copies.computeWaitsFor(group.uploaded);
+        }
+        const std::vector<torch::Tensor> weights = groupWeights(group);
+        std::vector<std::vector<torch::Tensor>> grads(shareCount);
+        timed(&StageCost::backwardMs, group, [&] {
+            forEachShare(shares, [&](std::int64_t s) {
+                StageRun &run = runs[std::size_t(g)][std::size_t(s)];
+                std::vector<torch::Tensor> inputs = weights;
+                const bool wantInput = run.input.requires_grad();
+                if (wantInput)
+                    inputs.push_back(run.input);
+                std::vector<torch::Tensor> &shareGrads = grads[std::size_t(s)];
+                if (g == k - 1) {
+                    const auto [first, last] = shareRows(rows, s, shares);
+                    const double weight = double(last - first) / double(rows);
+                    const torch::Tensor loss = GptImpl::loss(run.output, targets.slice(0, first, last));
+                    shareGrads = torch::autograd::grad({loss * (weight * lossScale)}, inputs, {}, false, false, true);
+                    losses[std::size_t(s)] = loss.item<double>() * weight;
+                } else {
+                    shareGrads = torch::autograd::grad({run.output}, inputs, {gradIn[std::size_t(s)]}, false, false,
+                                                       true);
+                }
+                gradIn[std::size_t(s)] = wantInput ? shareGrads.back() : torch::Tensor();
+                run = StageRun{};
+            });
+            accumulate(group, grads, sharedGrads);
+        });
+        downloadGradients(group);
+        release(group);
+    }
+    addReturnedGradients(sharedGrads);
+
+    double loss = 0.0;
+    for (double share : losses)
+        loss += share;
+    return loss;
+}
+
+torch::Tensor SwappingExecutor::forward(const torch::Tensor &tokens)
+{
+    torch::NoGradGuard noGrad;
+    AutocastScope autocast(m_device, m_dtype);
+    const bool training = m_model->is_training();
+    m_model->eval();
+    torch::Tensor x = tokens;
+    forwardGroups(/*keepLast=*/false, [&](Group &group, int) {
+        x = m_model->forwardStages(group.range.firstStage, group.range.lastStage, x);
+    });
+    m_model->train(training);
+    return x;
+}
+
+std::vector<StageCost> SwappingExecutor::measureStages(std::int64_t batch, std::int64_t block)
+{
+    const SwapPlan plan = m_plan;
+    const SwapTraffic traffic = m_traffic;
+    setPlan(SwapPlan::stageByStage(m_stageBytes));
+    const torch::Tensor kept = m_hostParameters.grads().clone();
+    const bool training = m_model->is_training();
+    m_model->eval(); // no dropout, so no random numbers are drawn
+
+    const auto options = torch::TensorOptions().dtype(torch::kLong).device(m_device);
+    const torch::Tensor tokens = torch::zeros({batch, block}, options);
+    std::vector<StageCost> costs(m_stageBytes.size());
+    for (int round = 0; round < 2; ++round) { // the first round warms allocators and kernels up
+        m_measuring = &costs;
+        forwardBackward(tokens, tokens);
+        m_measuring = nullptr;
+    }
+    for (std::size_t s = 0; s < costs.size(); ++s)
+        costs[s].bytes = m_stageBytes[s];
+
+    m_model->train(training);
+    m_hostParameters.grads().copy_(kept);
+    m_traffic = traffic;
+    setPlan(plan);
+    return costs;
+}
+
+} // namespace swarmtrain

@@ -1,0 +1,105 @@
+#pragma once
+
+#include "Device.h"
+#include "FlatParameters.h"
+#include "Gpt.h"
+#include "SwapPlanner.h"
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include <torch/torch.h>
+
+namespace swarmtrain {
+
+struct SwapTraffic {
+    std::int64_t bytesToDevice = 0;
+    std::int64_t bytesToHost = 0;
+};
+
+// ATOM's swapped execution: the master weights, their gradients and the optimizer state stay
+// in host memory (`hostParameters`, pinned where CUDA is present); the executor keeps its own
+// copy of the model's modules whose weights exist on the device only while their group of
+// stages is in flight. Groups are copied in on a copy stream while the previous group computes,
+// the last group stays through the forward/backward turn, and gradients go back on the copy
+// stream and are added into hostParameters.grads(), where the host optimizer takes them.
+// On the CPU the "device" copies are host copies and every copy is synchronous, so CPU tests
+// prove that swapped training gives the resident numbers; the CPU batch is split across the
+// cores exactly as forwardBackward() splits it, so they agree bit for bit.
+class SwappingExecutor {
+public:
+    SwappingExecutor(GptImpl &host, FlatParameters &hostParameters, const torch::Device &device, ComputeDtype dtype);
+
+    // Device bytes each stage needs in flight (its weights and their gradients, float32).
+    const std::vector<std::int64_t> &stageBytes() const { return m_stageBytes; }
+
+    // Times each stage alone on the device (compute, copy in, copy out) with a batch of this
+    // shape, to plan from. Touches neither the host gradients nor any random stream.
+    std::vector<StageCost> measureStages(std::int64_t batch, std::int64_t block);
+
+    void setPlan(const SwapPlan &plan);
+    const SwapPlan &plan() const { return m_plan; }
+
+    // One training batch's forward and backward, group by group. The gradients of the
+    // loss times `lossScale` are added into hostParameters.grads(); the mean loss is returned.
+    double forwardBackward(const torch::Tensor &tokens, const torch::Tensor &targets, double lossScale = 1.0);
+
+    // Logits for `tokens`, without gradients (evaluation).
+    torch::Tensor forward(const torch::Tensor &tokens);
+
+    const SwapTraffic &traffic() const { return m_traffic; }
+    const torch::Device &device() const { return m_device; }
+
+private:
+    // One tensor a stage reads: the device model's tensor, whose data is a view of its group's
+    // buffer, and the host slot it comes from and returns gradients to.
+    struct Binding {
+        torch::Tensor weight;
+        int slot = 0;
+        std::int64_t offset = 0; // in the group's buffers
+        std::int64_t numel = 0;
+        bool shared = false;     // read by two stages (the tied embedding)
+    };
+    struct Group {
+        SwapGroup range;
+        std::vector<Binding> bindings; // those with gradients on the device first, then shared ones
+        std::int64_t numel = 0;
+        std::int64_t gradNumel = 0;
+        torch::Tensor weights;  // device; storage only while in flight
+        torch::Tensor grads;    // device; storage only during backward
+        torch::Tensor returned; // host (pinned on CUDA): the gradients copied back
+        CopyEvent uploaded;
+    };
+
+    // Per host slot, per share: the gradients of each stage that reads a shared weight.
+    using SharedGradients = std::vector<std::vector<std::vector<torch::Tensor>>>;
+
+    void upload(Group &group);
+    // Runs compute(group, index) for every group in order with its weights on the device;
+    // the last group stays there when `keepLast` (the forward/backward turn).
+    void forwardGroups(bool keepLast, const std::function<void(Group &, int)> &compute);
+    void accumulate(Group &group, const std::vector<std::vector<torch::Tensor>> &shareGrads,
+                    SharedGradients &sharedGrads);
+    void downloadGradients(Group &group);
+    void release(Group &group);
+    void addReturnedGradients(SharedGradients &sharedGrads);
+    std::vector<torch::Tensor> groupWeights(const Group &group) const;
+    // Runs `work`; while measuring, synchronized and timed into the group's first stage.
+    template <typename Work>
+    void timed(double StageCost::*field, const Group &group, Work &&work);
+
+    FlatParameters &m_hostParameters;
+    torch::Device m_device;
+    ComputeDtype m_dtype;
+    Gpt m_model{nullptr}; // the device copy: same modules, head untied
+    std::vector<std::int64_t> m_stageBytes;
+    std::vector<int> m_slotUses; // how many stages read each host slot
+    SwapPlan m_plan;
+    std::vector<Group> m_groups;
+    CopyStream m_copies;
+    SwapTraffic m_traffic;
+    std::vector<StageCost> *m_measuring = nullptr;
+};
+
+} // namespace swarmtrain

@@ -1,0 +1,61 @@
+#pragma once
+
+#include "AdamW.h"
+#include "Device.h"
+#include "FlatParameters.h"
+#include "Gpt.h"
+#include "LossScaler.h"
+#include "Result.h"
+#include "SwappingExecutor.h"
+
+#include <memory>
+#include <optional>
+
+namespace swarmtrain {
+
+struct StepOptions {
+    torch::Device device{torch::kCPU};
+    ComputeDtype dtype = ComputeDtype::Float32; // resolved: not Auto
+    SwapMode swap = SwapMode::Off;
+    std::int64_t deviceMemoryBudget = 0; // 0: half the device's free memory (the rest is for activations)
+    std::int64_t batchSize = 12;         // the shape stages are measured with, for the swap planner
+    AdamWOptions adamw;
+    double gradClip = 1.0;
+};
+
+// One optimizer step of a model on a device, resident or swapped (SwappingExecutor), in
+// float32 or mixed precision (float16 with loss scaling). train() and the device benchmark
+// both run this.
+class TrainingStep {
+public:
+    // `model` holds its starting weights on the CPU; it is moved to the device when resident
+    // and stays in host memory as the master copy when swapped.
+    static Result<std::unique_ptr<TrainingStep>> create(Gpt model, const StepOptions &options);
+
+    // Forward, backward and the AdamW step at `lr` for one batch (token ids on the CPU);
+    // returns the loss. A float16 step whose gradients overflowed is skipped.
+    double run(const torch::Tensor &tokens, const torch::Tensor &targets, double lr);
+    // Logits without gradients, on the device.
+    torch::Tensor logits(const torch::Tensor &tokens);
+
+    GptImpl &model() { return *m_model; }
+    FlatParameters &parameters() { return *m_parameters; }
+    AdamW &optimizer() { return *m_optimizer; }
+    const torch::Device &device() const { return m_options.device; }
+    ComputeDtype dtype() const { return m_options.dtype; }
+    bool swapped() const { return m_executor != nullptr; }
+    const SwappingExecutor *executor() const { return m_executor.get(); }
+    std::int64_t skippedSteps() const { return m_scaler.skippedSteps(); }
+
+private:
+    TrainingStep(Gpt model, const StepOptions &options);
+
+    Gpt m_model;
+    StepOptions m_options;
+    std::unique_ptr<FlatParameters> m_parameters;
+    std::unique_ptr<AdamW> m_optimizer;
+    std::unique_ptr<SwappingExecutor> m_executor;
+    LossScaler m_scaler;
+};
+
+} // namespace swarmtrain

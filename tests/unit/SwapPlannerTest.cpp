@@ -1,0 +1,88 @@
+#include "SwapPlanner.h"
+
+#include <gtest/gtest.h>
+
+using namespace swarmtrain;
+
+namespace {
+
+std::vector<StageCost> uniformStages(int count, std::int64_t bytes, double computeMs, double copyMs)
+{
+    return std::vector<StageCost>(std::size_t(count), StageCost{bytes, computeMs / 3, computeMs * 2 / 3, copyMs, copyMs});
+}
+
+void expectCovers(const SwapPlan &plan, int stages, std::int64_t capacity)
+{
+    ASSERT_FALSE(plan.groups.empty());
+    EXPECT_EQ(plan.groups.front().firstStage, 0);
+    EXPECT_EQ(plan.groups.back().lastStage, stages - 1);
+    for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+        EXPECT_LE(plan.groups[g].bytes, capacity) << "group " << g;
+        if (g > 0)
+            EXPECT_EQ(plan.groups[g].firstStage, plan.groups[g - 1].lastStage + 1);
+    }
+}
+
+} // namespace
+
+TEST(SwapPlannerTest, BudgetBelowTheLargestStageIsAnError)
+{
+    std::vector<StageCost> stages = uniformStages(4, 100, 1.0, 1.0);
+    stages[2].bytes = 300;
+    const Result<SwapPlan> plan = planSwapping(stages, 299);
+    ASSERT_FALSE(plan);
+    EXPECT_NE(plan.error().message.find("smaller than the largest stage"), std::string::npos) << plan.error().message;
+    EXPECT_NE(plan.error().message.find("stage 2"), std::string::npos) << plan.error().message;
+    EXPECT_TRUE(planSwapping(stages, 300));
+}
+
+TEST(SwapPlannerTest, PrefetchesWhenTwoGroupsFitAndStaysInTheBudget)
+{
+    const auto stages = uniformStages(8, 100, 4.0, 1.0);
+    const Result<SwapPlan> plan = planSwapping(stages, 400);
+    ASSERT_TRUE(plan) << plan.error().message;
+    EXPECT_TRUE(plan->prefetch);
+    expectCovers(*plan, 8, 200);
+    EXPECT_NE(plan->why.find("copied while one computes"), std::string::npos) << plan->why;
+    // Copies hide behind compute: only the first group's copy in and the last's copy out show.
+    EXPECT_LT(plan->estimatedMs, plan->computeOnlyMs * 1.2);
+}
+
+TEST(SwapPlannerTest, WithoutRoomForTwoStagesCopiesWaitForCompute)
+{
+    const auto stages = uniformStages(4, 100, 4.0, 1.0);
+    const Result<SwapPlan> plan = planSwapping(stages, 150);
+    ASSERT_TRUE(plan) << plan.error().message;
+    EXPECT_FALSE(plan->prefetch);
+    expectCovers(*plan, 4, 150);
+    EXPECT_NE(plan->why.find("no room for two"), std::string::npos) << plan->why;
+    // Serial: every copy adds to the step, except the last group's, which stays for the turn.
+    EXPECT_NEAR(plan->estimatedMs, 16.0 + 4 * 1.0 + 3 * 1.0 + 4 * 1.0, 1e-9);
+}
+
+TEST(SwapPlannerTest, FreeCopiesMeanFewerLargerGroups)
+{
+    const auto stages = uniformStages(6, 100, 2.0, 0.0);
+    const Result<SwapPlan> plan = planSwapping(stages, 600);
+    ASSERT_TRUE(plan) << plan.error().message;
+    EXPECT_EQ(plan->groups.size(), 1u);
+    EXPECT_NEAR(plan->estimatedMs, plan->computeOnlyMs, 1e-9);
+}
+
+TEST(SwapPlannerTest, SimulationChargesExposedCopies)
+{
+    // Copies slower than compute cannot hide: the copy queue sets the pace.
+    const auto stages = uniformStages(4, 100, 1.0, 5.0);
+    const std::vector<SwapGroup> groups = {{0, 0, 100}, {1, 1, 100}, {2, 2, 100}, {3, 3, 100}};
+    const double prefetched = simulateSwappedStep(stages, groups, true);
+    const double serial = simulateSwappedStep(stages, groups, false);
+    EXPECT_LT(prefetched, serial);
+    // 7 copies in, 4 out, all on one copy queue: at least 55 ms whatever overlaps.
+    EXPECT_GE(prefetched, 55.0);
+}
+
+TEST(SwapPlannerTest, FormatsBytes)
+{
+    EXPECT_EQ(formatBytes(512), "512 B");
+    EXPECT_EQ(formatBytes(3 * 1024 * 1024 / 2), "1.5 MiB");
+}

@@ -1,0 +1,239 @@
+#include "SwappingExecutor.h"
+
+#include "AdamW.h"
+#include "ParallelStep.h"
+#include "TinyGpt.h"
+#include "TrainingStep.h"
+#include "kernels/ParallelFor.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <thread>
+
+using namespace swarmtrain;
+
+namespace {
+
+constexpr int kVocab = 13;
+constexpr int kBatch = 6;
+constexpr int kSteps = 4;
+
+GptConfig config(double dropout = 0.0)
+{
+    GptConfig c = test::tinyGptConfig(kVocab, 3, 2, 16, 8);
+    c.dropout = dropout;
+    return c;
+}
+
+struct Trajectory {
+    std::vector<double> losses;
+    torch::Tensor parameters;
+    torch::Tensor expAvgSq;
+};
+
+// The same few AdamW steps on the same batches; `forwardBackward` is resident or swapped.
+Trajectory train(const GptConfig &c, const std::function<double(Gpt &, FlatParameters &, const torch::Tensor &,
+                                                                const torch::Tensor &)> &forwardBackwardStep)
+{
+    torch::manual_seed(3);
+    Gpt model(c);
+    FlatParameters flat(model->namedParameters());
+    AdamW optimizer(flat, {0.9, 0.95, 1e-8, 0.1});
+    at::Generator batches = at::detail::createCPUGenerator(11);
+    Trajectory t;
+    for (int step = 0; step < kSteps; ++step) {
+        const torch::Tensor x = torch::randint(0, kVocab, {kBatch, c.blockSize}, batches, torch::kLong);
+        const torch::Tensor y = torch::randint(0, kVocab, {kBatch, c.blockSize}, batches, torch::kLong);
+        t.losses.push_back(forwardBackwardStep(model, flat, x, y));
+        optimizer.step(1e-2, 1.0);
+        flat.zeroGrad();
+    }
+    t.parameters = flat.values().clone();
+    t.expAvgSq = optimizer.expAvgSq().clone();
+    return t;
+}
+
+Trajectory trainResident(const GptConfig &c)
+{
+    return train(c, [](Gpt &model, FlatParameters &, const torch::Tensor &x, const torch::Tensor &y) {
+        return forwardBackward(*model, x, y);
+    });
+}
+
+// Swapped on `device` with the plan `makePlan` gives for the executor.
+Trajectory trainSwapped(const GptConfig &c, const torch::Device &device,
+                        const std::function<SwapPlan(SwappingExecutor &)> &makePlan, SwapTraffic *traffic = nullptr)
+{
+    std::unique_ptr<SwappingExecutor> executor;
+    Trajectory t = train(c, [&](Gpt &model, FlatParameters &flat, const torch::Tensor &x, const torch::Tensor &y) {
+        if (!executor) {
+            executor = std::make_unique<SwappingExecutor>(*model, flat, device, ComputeDtype::Float32);
+            executor->setPlan(makePlan(*executor));
+        }
+        return executor->forwardBackward(x.to(device), y.to(device));
+    });
+    if (traffic)
+        *traffic = executor->traffic();
+    return t;
+}
+
+void expectSameTrajectory(const Trajectory &swapped, const Trajectory &resident, const std::string &what)
+{
+    ASSERT_EQ(swapped.losses.size(), resident.losses.size());
+    for (std::size_t i = 0; i < swapped.losses.size(); ++i)
+        EXPECT_EQ(swapped.losses[i], resident.losses[i]) << what << ", step " << i;
+    EXPECT_TRUE(torch::equal(swapped.parameters, resident.parameters))
+        << what << ": max difference " << (swapped.parameters - resident.parameters).abs().max().item<float>();
+    EXPECT_TRUE(torch::equal(swapped.expAvgSq, resident.expAvgSq)) << what;
+}
+
+SwapPlan twoGroupsPrefetching(SwappingExecutor &executor)
+{
+    const std::vector<std::int64_t> &bytes = executor.stageBytes();
+    SwapPlan plan;
+    const int stages = int(bytes.size());
+    plan.groups = {{0, stages / 2 - 1, 0}, {stages / 2, stages - 1, 0}};
+    plan.prefetch = true;
+    return plan;
+}
+
+class SwappingExecutorTest : public ::testing::Test {
+protected:
+    void TearDown() override { kernels::setParallelThreads(int(std::max(1u, std::thread::hardware_concurrency()))); }
+};
+
+} // namespace
+
+TEST_F(SwappingExecutorTest, SwappedTrainingGivesTheResidentNumbersBitForBit)
+{
+    for (const int threads : {1, 3}) {
+        kernels::setParallelThreads(threads);
+        const Trajectory resident = trainResident(config());
+        const std::string on = " on " + std::to_string(threads) + " threads";
+        expectSameTrajectory(trainSwapped(config(), torch::kCPU,
+                                          [](SwappingExecutor &e) { return SwapPlan::stageByStage(e.stageBytes()); }),
+                             resident, "stage by stage" + on);
+        expectSameTrajectory(trainSwapped(config(), torch::kCPU, twoGroupsPrefetching), resident,
+                             "two groups, prefetching" + on);
+    }
+}
+
+TEST_F(SwappingExecutorTest, PlannedFromMeasurementsInAQuarterOfTheModel)
+{
+    kernels::setParallelThreads(2);
+    const Trajectory resident = trainResident(config());
+    SwapPlan used;
+    const Trajectory swapped = trainSwapped(config(), torch::kCPU, [&](SwappingExecutor &e) {
+        const std::vector<StageCost> costs = e.measureStages(kBatch, config().blockSize);
+        std::int64_t total = 0, largest = 0;
+        for (const StageCost &c : costs) {
+            EXPECT_GT(c.forwardMs + c.backwardMs, 0.0);
+            total += c.bytes;
+            largest = std::max(largest, c.bytes);
+        }
+        const Result<SwapPlan> plan = planSwapping(costs, std::max(total / 4, largest));
+        EXPECT_TRUE(plan) << plan.error().message;
+        used = *plan;
+        return *plan;
+    });
+    EXPECT_GE(used.groups.size(), 2u) << used.why;
+    expectSameTrajectory(swapped, resident, used.why);
+}
+
+TEST_F(SwappingExecutorTest, DropoutDrawsTheSameMasks)
+{
+    const Trajectory resident = trainResident(config(0.2));
+    expectSameTrajectory(trainSwapped(config(0.2), torch::kCPU, twoGroupsPrefetching), resident, "dropout 0.2");
+}
+
+TEST_F(SwappingExecutorTest, CountsTheBytesItMoves)
+{
+    SwapTraffic traffic;
+    std::int64_t weightBytes = 0, lastStageWeights = 0, gradientBytes = 0;
+    trainSwapped(
+        config(), torch::kCPU,
+        [&](SwappingExecutor &e) {
+            for (const std::int64_t bytes : e.stageBytes())
+                weightBytes += bytes / 2;
+            lastStageWeights = e.stageBytes().back() / 2;
+            return SwapPlan::stageByStage(e.stageBytes());
+        },
+        &traffic);
+    // Weights go in for the forward and again for the backward, except the last group's,
+    // which stays; every gradient comes back once (the tied embedding's from both stages).
+    EXPECT_EQ(traffic.bytesToDevice, kSteps * (2 * weightBytes - lastStageWeights));
+    gradientBytes = weightBytes;
+    EXPECT_GE(traffic.bytesToHost, kSteps * gradientBytes);
+}
+
+TEST_F(SwappingExecutorTest, EvaluationMatchesTheResidentModel)
+{
+    torch::manual_seed(3);
+    Gpt model(config());
+    FlatParameters flat(model->namedParameters());
+    SwappingExecutor executor(*model, flat, torch::kCPU, ComputeDtype::Float32);
+    executor.setPlan(twoGroupsPrefetching(executor));
+    const torch::Tensor tokens = torch::randint(0, kVocab, {kBatch, 8}, torch::kLong);
+    torch::NoGradGuard noGrad;
+    model->eval();
+    EXPECT_TRUE(torch::equal(executor.forward(tokens), model->forward(tokens)));
+}
+
+TEST_F(SwappingExecutorTest, MeasuringLeavesGradientsAndTrafficAlone)
+{
+    torch::manual_seed(3);
+    Gpt model(config());
+    FlatParameters flat(model->namedParameters());
+    flat.grads().fill_(0.5);
+    SwappingExecutor executor(*model, flat, torch::kCPU, ComputeDtype::Float32);
+    const std::vector<StageCost> costs = executor.measureStages(kBatch, 8);
+    EXPECT_EQ(costs.size(), std::size_t(model->stageCount()));
+    EXPECT_TRUE(torch::equal(flat.grads(), torch::full_like(flat.grads(), 0.5)));
+    EXPECT_EQ(executor.traffic().bytesToDevice, 0);
+}
+
+TEST_F(SwappingExecutorTest, BudgetBelowTheLargestStageIsAClearError)
+{
+    torch::manual_seed(3);
+    StepOptions options;
+    options.swap = SwapMode::On;
+    options.deviceMemoryBudget = 1000; // bytes; a block of this model needs ~26 KB
+    const Result<std::unique_ptr<TrainingStep>> step = TrainingStep::create(Gpt(config()), options);
+    ASSERT_FALSE(step);
+    EXPECT_NE(step.error().message.find("smaller than the largest stage"), std::string::npos) << step.error().message;
+}
+
+TEST_F(SwappingExecutorTest, CudaSwappedMatchesCpuResident)
+{
+    if (!torch::cuda::is_available())
+        GTEST_SKIP() << "no CUDA device: this build's LibTorch has no CUDA or the machine has no GPU";
+    kernels::setParallelThreads(1); // one share on the CPU, as on the GPU
+    const Trajectory resident = trainResident(config());
+    const Trajectory swapped = trainSwapped(config(), torch::Device(torch::kCUDA, 0), twoGroupsPrefetching);
+    for (std::size_t i = 0; i < resident.losses.size(); ++i)
+        EXPECT_NEAR(swapped.losses[i], resident.losses[i], 1e-4) << "step " << i;
+    EXPECT_TRUE(torch::allclose(swapped.parameters, resident.parameters, 1e-3, 1e-5));
+}
+
+TEST_F(SwappingExecutorTest, CudaBfloat16SwappedTrainingLearns)
+{
+    if (!torch::cuda::is_available())
+        GTEST_SKIP() << "no CUDA device: this build's LibTorch has no CUDA or the machine has no GPU";
+    StepOptions options;
+    options.device = torch::Device(torch::kCUDA, 0);
+    options.dtype = ComputeDtype::BFloat16;
+    options.swap = SwapMode::On;
+    options.batchSize = kBatch;
+    torch::manual_seed(3);
+    Result<std::unique_ptr<TrainingStep>> step = TrainingStep::create(Gpt(config()), options);
+    ASSERT_TRUE(step) << step.error().message;
+    // One fixed batch, learned by heart: the loss must fall.
+    const torch::Tensor x = torch::randint(0, kVocab, {kBatch, 8}, torch::kLong);
+    const torch::Tensor y = torch::randint(0, kVocab, {kBatch, 8}, torch::kLong);
+    const double first = (*step)->run(x, y, 1e-2);
+    double last = first;
+    for (int i = 0; i < 30; ++i)
+        last = (*step)->run(x, y, 1e-2);
+    EXPECT_LT(last, first * 0.7);
+}
