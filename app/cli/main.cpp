@@ -1,6 +1,9 @@
-// swarmtrain-cli: drives the engine directly (reference training, sampling).
+// swarmtrain-cli: drives the engine directly (reference training, sampling, device benchmark, GPUs).
+#include "DeviceBench.h"
 #include "GpuProbe.h"
 #include "Trainer.h"
+
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <exception>
@@ -18,6 +21,7 @@ constexpr const char *kUsage = "usage: swarmtrain-cli <command> [options]\n"
                                "  train    train a GPT on a text file or folder (single machine)\n"
                                "  sample   generate text from a checkpoint\n"
                                "  gpus     list this machine's GPUs [--json]\n"
+                               "  bench    measure this machine's device: FLOP/s, copy bandwidth, training speed\n"
                                "run 'swarmtrain-cli <command> --help' for a command's options\n";
 
 int fail(const std::string &message)
@@ -90,6 +94,45 @@ int runSample(const std::vector<std::string> &args)
     return 0;
 }
 
+int runBench(const std::vector<std::string> &args)
+{
+    if (wantsHelp(args)) {
+        std::cout << benchUsage();
+        return 0;
+    }
+    Result<BenchOptions> options = parseBenchOptions(args);
+    if (!options) {
+        std::cerr << benchUsage();
+        return fail(options.error().message);
+    }
+    Result<std::string> report = runDeviceBench(*options);
+    if (!report)
+        return fail(report.error().message);
+    if (options->json) {
+        std::cout << *report << std::endl;
+        return 0;
+    }
+    const nlohmann::json r = nlohmann::json::parse(*report);
+    std::printf("device %s, %s\n", r["device"].get<std::string>().c_str(), r["dtype"].get<std::string>().c_str());
+    for (const auto &[dtype, flops] : r["matmul_flops_per_s"].items()) {
+        if (dtype != "size")
+            std::printf("matrix product %-9s %8.1f GFLOP/s\n", dtype.c_str(), flops.get<double>() / 1e9);
+    }
+    const nlohmann::json &b = r["bandwidth_bytes_per_s"];
+    std::printf("copies: to device %.2f GB/s, to host %.2f GB/s, both at once %.2f + %.2f GB/s\n",
+                b["host_to_device"].get<double>() / 1e9, b["device_to_host"].get<double>() / 1e9,
+                b["both_host_to_device"].get<double>() / 1e9, b["both_device_to_host"].get<double>() / 1e9);
+    const nlohmann::json &t = r["training"];
+    for (const char *mode : {"resident", "swapped"}) {
+        std::printf("training %-8s %9.1f ms/iter  %10.0f tokens/s  MFU %.1f%%\n", mode,
+                    t[mode]["ms_per_iter"].get<double>(), t[mode]["tokens_per_s"].get<double>(),
+                    100.0 * t[mode]["mfu"].get<double>());
+    }
+    std::printf("swapped/resident %.2f (%s)\n", t["swapped_over_resident"].get<double>(),
+                t["swapped"]["swap_plan"].get<std::string>().c_str());
+    return 0;
+}
+
 void markGpusUsableByTorch(std::vector<GpuInfo> &gpus)
 {
     const int cudaDevices = torchCudaDeviceCount();
@@ -151,6 +194,8 @@ int main(int argc, char **argv)
             return runTrain(args);
         if (command == "sample")
             return runSample(args);
+        if (command == "bench")
+            return runBench(args);
         if (command == "gpus")
             return runGpus(args, "/proc/self/exe");
         if (command == "gpu-probe-child") // hidden: the probe's child process

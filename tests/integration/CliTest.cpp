@@ -145,3 +145,73 @@ TEST_F(CliTest, DamagedCheckpointsAreRefused)
     expectCleanFailure({"sample", "--checkpoint", out.string()}, "truncated");
     expectCleanFailure({"sample", "--checkpoint", (dir.path() / "nothing").string()}, "cannot open");
 }
+
+// The CPU acceptance of swapped execution in small: the same run, resident and swapped
+// through a budget of about a quarter of the model, ends at the same validation loss.
+TEST_F(CliTest, SwappedTrainingEndsWhereResidentTrainingEnds)
+{
+    const std::filesystem::path data = dir.write("corpus.txt", swarmtrain::test::generatedText(40000));
+    std::vector<std::string> args = tinyModel(data);
+    args.insert(args.end(), {"--n-layer", "4", "--max-iters", "30"});
+    const Outcome resident = run(args);
+    ASSERT_EQ(resident.exitCode, 0) << resident.err;
+    const nlohmann::json residentReport = lastJsonLine(resident.out);
+    EXPECT_EQ(residentReport["swapped"], false);
+    EXPECT_EQ(residentReport["swapped_bytes_per_iter"], 0);
+    EXPECT_EQ(residentReport["device"], "cpu");
+    EXPECT_EQ(residentReport["dtype"], "float32");
+    EXPECT_GT(residentReport["mfu"].get<double>(), 0.0);
+
+    // A block of this model: 12 * 16^2 + 2 * 16 = 3104 parameters, 8 bytes each in flight (24832).
+    args.insert(args.end(), {"--swap", "on", "--device-memory-budget", "27000"});
+    const Outcome swapped = run(args);
+    ASSERT_EQ(swapped.exitCode, 0) << swapped.err;
+    const nlohmann::json swappedReport = lastJsonLine(swapped.out);
+    EXPECT_EQ(swappedReport["swapped"], true);
+    EXPECT_GT(swappedReport["swapped_bytes_per_iter"].get<std::int64_t>(), 0);
+    EXPECT_NE(swappedReport["swap_plan"].get<std::string>().find("groups"), std::string::npos);
+    EXPECT_NEAR(swappedReport["val_loss"].get<double>(), residentReport["val_loss"].get<double>(), 1e-4);
+
+    args.back() = "20000";
+    expectCleanFailure(args, "smaller than the largest stage");
+}
+
+TEST_F(CliTest, DeviceAndDtypeThisBuildCannotUseAreOneLineErrors)
+{
+    const std::filesystem::path data = dir.write("corpus.txt", swarmtrain::test::generatedText(4000));
+    std::vector<std::string> args = tinyModel(data);
+    args.insert(args.end(), {"--device", "tpu"});
+    expectCleanFailure(args, "--device must be");
+    args = tinyModel(data);
+    args.insert(args.end(), {"--device", "cpu", "--dtype", "bfloat16"});
+    expectCleanFailure(args, "needs a GPU");
+    const Outcome gpus = run({"gpus", "--json"});
+    ASSERT_EQ(gpus.exitCode, 0) << gpus.err;
+    bool usableGpu = false;
+    for (const nlohmann::json &gpu : nlohmann::json::parse(gpus.out)["gpus"])
+        usableGpu = usableGpu || gpu.value("usable", false);
+    if (!usableGpu) {
+        args = tinyModel(data);
+        args.insert(args.end(), {"--device", "cuda:0"});
+        expectCleanFailure(args, "no CUDA");
+    }
+}
+
+TEST_F(CliTest, BenchReportsEveryFigureAsJson)
+{
+    const Outcome outcome = run({"bench", "--json", "--device", "cpu", "--n-layer", "2", "--n-head", "2", "--n-embd",
+                                 "32", "--block-size", "16", "--vocab-size", "40", "--batch-size", "4", "--iters", "3"});
+    ASSERT_EQ(outcome.exitCode, 0) << outcome.err;
+    const nlohmann::json r = nlohmann::json::parse(outcome.out);
+    EXPECT_EQ(r["device"], "cpu");
+    EXPECT_GT(r["matmul_flops_per_s"]["float32"].get<double>(), 1e8);
+    for (const char *key : {"host_to_device", "device_to_host", "both_host_to_device", "both_device_to_host"})
+        EXPECT_GT(r["bandwidth_bytes_per_s"][key].get<double>(), 1e6) << key;
+    const nlohmann::json &t = r["training"];
+    EXPECT_GT(t["resident"]["tokens_per_s"].get<double>(), 0.0);
+    EXPECT_GT(t["swapped"]["tokens_per_s"].get<double>(), 0.0);
+    EXPECT_GT(t["swapped"]["swapped_bytes_per_iter"].get<std::int64_t>(), 0);
+    EXPECT_GT(t["swapped_over_resident"].get<double>(), 0.0);
+    EXPECT_NEAR(t["swapped_over_resident"].get<double>(),
+                t["swapped"]["tokens_per_s"].get<double>() / t["resident"]["tokens_per_s"].get<double>(), 1e-9);
+}
