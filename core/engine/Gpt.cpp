@@ -6,6 +6,7 @@
 #include <cmath>
 #include <dlfcn.h>
 #include <limits>
+#include <torch/version.h>
 
 namespace swarmtrain {
 
@@ -364,6 +365,13 @@ torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t nHead, 
 
     const std::int64_t B = qkv.size(0), T = qkv.size(1), C = qkv.size(2) / 3, hs = C / nHead;
     const torch::Tensor heads = qkv.view({B, T, 3, nHead, hs}).permute({2, 0, 3, 1, 4});
+#if TORCH_VERSION_MAJOR >= 2
+    // LibTorch 2 has the fused scaled-dot-product attention (flash or memory-efficient kernels on
+    // GPUs); Debian's 1.13 does not, and takes the composite below.
+    return at::scaled_dot_product_attention(heads[0], heads[1], heads[2], {}, dropout, /*is_causal=*/true)
+        .transpose(1, 2)
+        .reshape({B, T, C});
+#endif
     const torch::Tensor q = heads[0].reshape({B * nHead, T, hs});
     const torch::Tensor k = heads[1].reshape({B * nHead, T, hs});
     const torch::Tensor v = heads[2].reshape({B * nHead, T, hs});

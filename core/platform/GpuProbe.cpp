@@ -20,6 +20,8 @@ extern char **environ;
 namespace swarmtrain {
 
 void probeNvidia(const GpuProbeOptions &options, GpuReport &report); // NvmlProbe.cpp
+void probeApple(GpuReport &report);                                   // AppleGpuProbe.cpp (macOS only)
+bool probeRocmSmi(const GpuProbeOptions &options, GpuReport &report); // RocmSmiProbe.cpp
 
 namespace {
 
@@ -83,7 +85,9 @@ GpuReport probeGpusInProcess(const GpuProbeOptions &options)
 {
     GpuReport report;
     probeNvidia(options, report);
-    probeAmd(options, report);
+    if (!probeRocmSmi(options, report))
+        probeAmd(options, report);
+    probeApple(report);
     return report;
 }
 
@@ -151,6 +155,8 @@ int runGpuProbeChild(int argc, char **argv)
             options.nvmlLibrary = argv[++i];
         else if (flag == "--drm")
             options.drmRoot = argv[++i];
+        else if (flag == "--rocm-smi")
+            options.rocmSmiLibrary = argv[++i];
     }
     std::cout << gpuReportToJson(probeGpusInProcess(options)) << std::endl;
     return 0;
@@ -159,7 +165,8 @@ int runGpuProbeChild(int argc, char **argv)
 Result<GpuReport> probeGpus(const std::vector<std::string> &childCommand, const GpuProbeOptions &options)
 {
     std::vector<std::string> args = childCommand;
-    args.insert(args.end(), {"--nvml", options.nvmlLibrary, "--drm", options.drmRoot});
+    args.insert(args.end(),
+                {"--nvml", options.nvmlLibrary, "--drm", options.drmRoot, "--rocm-smi", options.rocmSmiLibrary});
     std::vector<char *> argv;
     for (std::string &a : args)
         argv.push_back(a.data());

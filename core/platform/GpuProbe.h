@@ -15,7 +15,7 @@ struct GpuProcess {
 };
 
 struct GpuInfo {
-    std::string vendor; // "nvidia", "amd"
+    std::string vendor; // "nvidia", "amd", "apple", "intel"
     std::string name;
     std::string uuid;
     std::string driverVersion;
@@ -38,6 +38,7 @@ struct GpuReport {
 struct GpuProbeOptions {
     std::string nvmlLibrary = "libnvidia-ml.so.1";
     std::string drmRoot = "/sys/class/drm";
+    std::string rocmSmiLibrary = "librocm_smi64.so.1"; // used instead of sysfs for AMD when it loads
     std::chrono::milliseconds timeout{5000};
 };
 
@@ -49,11 +50,15 @@ struct GpuProbeOptions {
 Result<GpuReport> probeGpus(const std::vector<std::string> &childCommand, const GpuProbeOptions &options);
 
 // The child's side: probes in this process and writes the report as JSON to stdout.
-// Arguments: --nvml PATH --drm PATH. Returns the exit status.
+// Arguments: --nvml PATH --drm PATH --rocm-smi PATH. Returns the exit status.
 int runGpuProbeChild(int argc, char **argv);
 
 // In-process probing (what the child runs).
 GpuReport probeGpusInProcess(const GpuProbeOptions &options);
+
+// macOS: the GPUs `system_profiler SPDisplaysDataType -json` lists (Apple silicon reports the
+// machine's unified memory as its own). Parsed on every OS, so tests run anywhere.
+std::vector<GpuInfo> parseSystemProfilerDisplays(const std::string &json, std::uint64_t unifiedMemoryBytes);
 
 std::string gpuReportToJson(const GpuReport &report);
 Result<GpuReport> gpuReportFromJson(const std::string &json);
