@@ -1,13 +1,16 @@
 #include "DeviceBench.h"
 
+#include "CommandLine.h"
 #include "Device.h"
 #include "Gpt.h"
+#include "Trainer.h"
 #include "TrainingStep.h"
 
 #include <algorithm>
 #include <c10/core/StreamGuard.h>
 #include <c10/core/impl/VirtualGuardImpl.h>
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <thread>
 #include <vector>
 
@@ -145,15 +148,6 @@ Result<Throughput> measureTrainingThroughput(const ThroughputOptions &o)
     }
     return result;
 }
-
-} // namespace swarmtrain
-
-#include "CommandLine.h"
-#include "Trainer.h"
-
-#include <nlohmann/json.hpp>
-
-namespace swarmtrain {
 
 std::string benchUsage()
 {

@@ -52,10 +52,6 @@ Result<Throughput> measureTrainingThroughput(const ThroughputOptions &options);
 // The matrix-product size benchmarks use on this device: large enough to reach peak.
 std::int64_t benchMatmulSize(const torch::Device &device);
 
-} // namespace swarmtrain
-
-namespace swarmtrain {
-
 struct BenchOptions {
     std::string device = "auto";
     ComputeDtype dtype = ComputeDtype::Auto;
