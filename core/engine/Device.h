@@ -63,8 +63,6 @@ class CopyStream {
 public:
     explicit CopyStream(const torch::Device &device);
 
-    bool asynchronous() const { return m_copy.has_value(); }
-
     // Queues the copies `enqueue` issues on the copy stream, after everything queued so far on
     // the compute stream (they may write memory the compute stream just freed), and records
     // `done` after them.

@@ -2,109 +2,41 @@
 
 #include "CommandLine.h"
 #include "Device.h"
+#include "DeviceMeasure.h"
 #include "Gpt.h"
+#include "Statistics.h"
+#include "SwappingExecutor.h"
 #include "Trainer.h"
 #include "TrainingStep.h"
 
 #include <algorithm>
-#include <c10/core/StreamGuard.h>
-#include <c10/core/impl/VirtualGuardImpl.h>
 #include <chrono>
 #include <nlohmann/json.hpp>
-#include <thread>
 #include <vector>
 
 namespace swarmtrain {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+struct ThroughputOptions {
+    GptConfig model;
+    int batchSize = 8;
+    int iters = 10;  // timed, after two warm-up steps
+    torch::Device device{torch::kCPU};
+    ComputeDtype dtype = ComputeDtype::Float32;
+    SwapMode swap = SwapMode::Off;
+    std::int64_t deviceMemoryBudget = 0;
+};
 
-double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+struct Throughput {
+    double msPerIter = 0.0; // median
+    double tokensPerS = 0.0;
+    double modelFlopsPerS = 0.0;
+    std::int64_t swappedBytesPerIter = 0;
+    std::string swapPlan;
+};
 
-void synchronize(const torch::Device &device)
-{
-    if (device.is_cuda())
-        torch::cuda::synchronize(device.index());
-}
-
-double median(std::vector<double> values)
-{
-    std::sort(values.begin(), values.end());
-    return values.empty() ? 0.0 : values[values.size() / 2];
-}
-
-} // namespace
-
-std::int64_t benchMatmulSize(const torch::Device &device) { return device.is_cuda() ? 8192 : 2048; }
-
-double measureMatmulFlops(const torch::Device &device, torch::ScalarType dtype, std::int64_t n, double minSeconds)
-{
-    torch::NoGradGuard noGrad;
-    const auto options = torch::TensorOptions().dtype(dtype).device(device);
-    const torch::Tensor a = torch::randn({n, n}, options), b = torch::randn({n, n}, options);
-    torch::Tensor c = torch::empty({n, n}, options);
-    torch::mm_out(c, a, b); // warm-up: kernels chosen, memory touched
-    synchronize(device);
-    int products = 0;
-    const auto started = Clock::now();
-    do {
-        torch::mm_out(c, a, b);
-        ++products;
-        synchronize(device);
-    } while (secondsSince(started) < minSeconds);
-    return 2.0 * double(n) * double(n) * double(n) * products / secondsSince(started);
-}
-
-Bandwidth measureBandwidth(const torch::Device &device, std::int64_t bytes, int repeats)
-{
-    const auto hostOptions = torch::TensorOptions().dtype(torch::kUInt8).pinned_memory(device.is_cuda());
-    const torch::Tensor hostIn = torch::ones({bytes}, hostOptions), hostOut = torch::empty({bytes}, hostOptions);
-    const torch::Tensor deviceIn = torch::ones({bytes}, torch::TensorOptions().dtype(torch::kUInt8).device(device));
-    const torch::Tensor deviceOut = torch::empty_like(deviceIn);
-
-    const auto rate = [&](const std::function<void()> &copy) {
-        copy();
-        synchronize(device);
-        std::vector<double> seconds;
-        for (int i = 0; i < repeats; ++i) {
-            const auto started = Clock::now();
-            copy();
-            synchronize(device);
-            seconds.push_back(secondsSince(started));
-        }
-        return double(bytes) / median(seconds);
-    };
-    Bandwidth result;
-    result.hostToDevice = rate([&] { deviceOut.copy_(hostIn, true); });
-    result.deviceToHost = rate([&] { hostOut.copy_(deviceIn, true); });
-
-    // Both directions at once: on two streams of a GPU, on two threads of the CPU. Each
-    // direction's rate is its bytes over the time both took.
-    double both = 0.0;
-    if (device.is_cuda()) {
-        c10::impl::VirtualGuardImpl impl(device.type());
-        const c10::Stream up = impl.getStreamFromGlobalPool(device), down = impl.getStreamFromGlobalPool(device);
-        both = rate([&] {
-            {
-                c10::StreamGuard guard(up);
-                deviceOut.copy_(hostIn, true);
-            }
-            c10::StreamGuard guard(down);
-            hostOut.copy_(deviceIn, true);
-        });
-    } else {
-        both = rate([&] {
-            std::thread other([&] { deviceOut.copy_(hostIn); });
-            hostOut.copy_(deviceIn);
-            other.join();
-        });
-    }
-    result.bothHostToDevice = both;
-    result.bothDeviceToHost = both;
-    return result;
-}
-
+// Training steps of a model of this configuration on random tokens.
 Result<Throughput> measureTrainingThroughput(const ThroughputOptions &o)
 {
     GptConfig config = o.model;
@@ -128,32 +60,32 @@ Result<Throughput> measureTrainingThroughput(const ThroughputOptions &o)
     std::int64_t bytesBefore = 0;
     for (int i = 0; i < o.iters + 2; ++i) {
         if (i == 2 && step.executor())
-            bytesBefore = step.executor()->traffic().bytesToDevice + step.executor()->traffic().bytesToHost;
-        const auto started = Clock::now();
+            bytesBefore = step.executor()->traffic().total();
+        const auto started = std::chrono::steady_clock::now();
         step.run(tokens, targets, 1e-4);
-        synchronize(o.device);
+        synchronizeDevice(o.device);
         if (i >= 2)
-            ms.push_back(secondsSince(started) * 1000.0);
+            ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
     }
 
     Throughput result;
     result.msPerIter = median(ms);
     result.tokensPerS = double(o.batchSize) * config.blockSize / (result.msPerIter / 1000.0);
     result.modelFlopsPerS = result.tokensPerS * config.flopsPerToken();
-    result.swapped = step.swapped();
     if (const SwappingExecutor *executor = step.executor()) {
-        const std::int64_t bytes = executor->traffic().bytesToDevice + executor->traffic().bytesToHost;
-        result.swappedBytesPerIter = (bytes - bytesBefore) / std::max(1, o.iters);
+        result.swappedBytesPerIter = (executor->traffic().total() - bytesBefore) / std::max(1, o.iters);
         result.swapPlan = executor->plan().why;
     }
     return result;
 }
 
+} // namespace
+
 std::string benchUsage()
 {
     return "usage: swarmtrain-cli bench [--json] [--device auto|cpu|cuda[:N]] [--dtype auto|float32|bfloat16|float16]\n"
            "       [--n-layer N] [--n-head N] [--n-embd N] [--block-size N] [--vocab-size N] [--batch-size N]\n"
-           "       [--iters N] [--device-memory-budget BYTES] [--threads N]\n";
+           "       [--iters N] [--device-memory-budget BYTES|auto] [--threads N]\n";
 }
 
 Result<BenchOptions> parseBenchOptions(const std::vector<std::string> &args)
@@ -168,18 +100,20 @@ Result<BenchOptions> parseBenchOptions(const std::vector<std::string> &args)
     const CommandLine &line = *parsed;
     BenchOptions o;
     o.model.nLayer = o.model.nHead = o.model.nEmbd = o.model.blockSize = o.model.vocabSize = 0;
-    std::string dtype = "auto";
+    std::string dtype = "auto", budget = "auto";
     for (Result<void> r : {line.readString("device", o.device), line.readString("dtype", dtype),
                            line.read("n-layer", 1, 1024, o.model.nLayer), line.read("n-head", 1, 1024, o.model.nHead),
                            line.read("n-embd", 1, 65536, o.model.nEmbd),
                            line.read("block-size", 1, 1 << 20, o.model.blockSize),
                            line.read("vocab-size", 2, 1 << 24, o.model.vocabSize),
                            line.read("batch-size", 1, 1 << 20, o.batchSize), line.read("iters", 1, 100000, o.iters),
-                           line.read("device-memory-budget", 1, 1LL << 50, o.deviceMemoryBudget),
+                           line.readString("device-memory-budget", budget),
                            line.read("threads", 0, 1024, o.threads)}) {
         if (!r)
             return r.error();
     }
+    if (Result<void> r = parseByteCount(budget, o.deviceMemoryBudget); !r)
+        return r.error();
     Result<ComputeDtype> parsedDtype = parseComputeDtype(dtype);
     if (!parsedDtype)
         return parsedDtype.error();
@@ -239,17 +173,11 @@ Result<std::string> runDeviceBench(const BenchOptions &options)
     t.dtype = dtype;
     if (o.deviceMemoryBudget <= 0) {
         torch::manual_seed(0);
-        Gpt sizes(m);
-        sizes->untieHead();
-        std::int64_t total = 0, largest = 0;
-        for (int s = 0; s < sizes->stageCount(); ++s) {
-            std::int64_t bytes = 0;
-            for (const auto &[name, w] : sizes->stage(s).weights())
-                bytes += w.numel() * 8;
+        const std::vector<std::int64_t> stageBytes = swapStageBytes(*Gpt(m));
+        std::int64_t total = 0;
+        for (const std::int64_t bytes : stageBytes)
             total += bytes;
-            largest = std::max(largest, bytes);
-        }
-        o.deviceMemoryBudget = std::max(total / 4, largest);
+        o.deviceMemoryBudget = std::max(total / 4, *std::max_element(stageBytes.begin(), stageBytes.end()));
     }
     nlohmann::json training = {{"n_layer", m.nLayer}, {"n_head", m.nHead}, {"n_embd", m.nEmbd},
                                {"block_size", m.blockSize}, {"vocab_size", m.vocabSize}, {"batch_size", o.batchSize},

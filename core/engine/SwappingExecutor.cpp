@@ -55,24 +55,34 @@ constexpr std::int64_t kBytesPerElement = sizeof(float);
 
 } // namespace
 
+std::vector<std::int64_t> swapStageBytes(GptImpl &model)
+{
+    std::vector<std::int64_t> bytes;
+    for (int s = 0; s < model.stageCount(); ++s) {
+        std::int64_t stage = 0;
+        for (const auto &[name, weight] : model.stage(s).weights())
+            stage += weight.numel() * kBytesPerElement * 2; // weights and gradients
+        bytes.push_back(stage);
+    }
+    return bytes;
+}
+
 SwappingExecutor::SwappingExecutor(GptImpl &host, FlatParameters &hostParameters, const torch::Device &device,
                                    ComputeDtype dtype)
     : m_hostParameters(hostParameters)
     , m_device(device)
     , m_dtype(dtype)
     , m_model(buildDeviceModel(host))
+    , m_stageBytes(swapStageBytes(*m_model))
     , m_slotUses(hostParameters.slots().size(), 0)
     , m_copies(device)
 {
     for (int s = 0; s < m_model->stageCount(); ++s) {
-        std::int64_t bytes = 0;
         for (const auto &[name, weight] : m_model->stage(s).weights()) {
             const int slot = hostParameters.findSlot(name);
             TORCH_CHECK(slot >= 0, "the swapped model reads '", name, "', which the host model lacks");
             ++m_slotUses[std::size_t(slot)];
-            bytes += weight.numel() * kBytesPerElement * 2; // weights and gradients
         }
-        m_stageBytes.push_back(bytes);
     }
     setPlan(SwapPlan::stageByStage(m_stageBytes));
 }

@@ -16,7 +16,13 @@ namespace swarmtrain {
 struct SwapTraffic {
     std::int64_t bytesToDevice = 0;
     std::int64_t bytesToHost = 0;
+
+    std::int64_t total() const { return bytesToDevice + bytesToHost; }
 };
+
+// Device bytes each stage of `model` needs in flight: every tensor it reads (the head counts
+// the tied embedding too) as float32 weights and their gradients.
+std::vector<std::int64_t> swapStageBytes(GptImpl &model);
 
 // ATOM's swapped execution: the master weights, their gradients and the optimizer state stay
 // in host memory (`hostParameters`, pinned where CUDA is present); the executor keeps its own
@@ -31,7 +37,7 @@ class SwappingExecutor {
 public:
     SwappingExecutor(GptImpl &host, FlatParameters &hostParameters, const torch::Device &device, ComputeDtype dtype);
 
-    // Device bytes each stage needs in flight (its weights and their gradients, float32).
+    // swapStageBytes of the model.
     const std::vector<std::int64_t> &stageBytes() const { return m_stageBytes; }
 
     // Times each stage alone on the device (compute, copy in, copy out) with a batch of this
@@ -49,7 +55,6 @@ public:
     torch::Tensor forward(const torch::Tensor &tokens);
 
     const SwapTraffic &traffic() const { return m_traffic; }
-    const torch::Device &device() const { return m_device; }
 
 private:
     // One tensor a stage reads: the device model's tensor, whose data is a view of its group's

@@ -2,6 +2,7 @@
 
 #include "CommandLine.h"
 
+#include <exception>
 
 namespace swarmtrain {
 
@@ -16,9 +17,21 @@ constexpr long long kMaxCount = 1'000'000'000'000LL;
             return result_.error();                                                                                    \
     } while (false)
 
+} // namespace
+
+std::string computeDtypeName(ComputeDtype dtype)
+{
+    switch (dtype) {
+    case ComputeDtype::Auto: return "auto";
+    case ComputeDtype::Float32: return "float32";
+    case ComputeDtype::BFloat16: return "bfloat16";
+    case ComputeDtype::Float16: return "float16";
+    }
+    return "?";
+}
+
 Result<void> parseByteCount(const std::string &text, std::int64_t &out)
 {
-    // "auto", or a count of bytes with an optional K/M/G suffix (powers of 1024).
     if (text == "auto") {
         out = 0;
         return {};
@@ -40,19 +53,6 @@ Result<void> parseByteCount(const std::string &text, std::int64_t &out)
         return makeError("--device-memory-budget must be 'auto' or a size such as 12000000, 512M or 6G, got '" + text + "'");
     out = std::int64_t(value * scale);
     return {};
-}
-
-} // namespace
-
-std::string computeDtypeName(ComputeDtype dtype)
-{
-    switch (dtype) {
-    case ComputeDtype::Auto: return "auto";
-    case ComputeDtype::Float32: return "float32";
-    case ComputeDtype::BFloat16: return "bfloat16";
-    case ComputeDtype::Float16: return "float16";
-    }
-    return "?";
 }
 
 Result<ComputeDtype> parseComputeDtype(const std::string &name)

@@ -17,6 +17,8 @@ enum class ComputeDtype { Auto, Float32, BFloat16, Float16 };
 std::string computeDtypeName(ComputeDtype dtype);
 // "auto", "float32", "bfloat16" or "float16"; anything else is an error naming --dtype.
 Result<ComputeDtype> parseComputeDtype(const std::string &name);
+// --device-memory-budget: "auto" (0) or bytes with an optional K, M or G suffix (powers of 1024).
+Result<void> parseByteCount(const std::string &text, std::int64_t &out);
 
 // Off: the model lives on the device. On: stages are swapped through it. Auto: swapped
 // only when the model does not fit the device-memory budget.

@@ -2,8 +2,9 @@
 
 #include "Checkpoint.h"
 #include "Device.h"
-#include "DeviceBench.h"
+#include "DeviceMeasure.h"
 #include "Gpt.h"
+#include "Statistics.h"
 #include "TextDataset.h"
 #include "TrainingStep.h"
 #include "kernels/ParallelFor.h"
@@ -29,15 +30,6 @@ double peakRssMb()
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     return double(usage.ru_maxrss) / 1024.0;
-}
-
-double median(std::vector<double> values)
-{
-    if (values.empty())
-        return 0.0;
-    const auto mid = values.begin() + std::ptrdiff_t(values.size() / 2);
-    std::nth_element(values.begin(), mid, values.end());
-    return *mid;
 }
 
 std::pair<torch::Tensor, torch::Tensor> batchTensors(const TextDataset &dataset, Split split, int batch, int block,
@@ -264,14 +256,13 @@ Result<TrainReport> train(const TrainOptions &o, const std::function<void(const 
             break;
 
         auto [x, y] = batchTensors(*dataset, Split::Train, o.batchSize, config.blockSize, rng);
-        const std::int64_t bytesBefore =
-            step.executor() ? step.executor()->traffic().bytesToDevice + step.executor()->traffic().bytesToHost : 0;
+        const std::int64_t bytesBefore = step.executor() ? step.executor()->traffic().total() : 0;
         const auto started = std::chrono::steady_clock::now();
         const double lr = o.schedule.at(iter);
         const double lossValue = step.run(x, y, lr);
         iterMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
         if (step.executor())
-            swappedBytes = step.executor()->traffic().bytesToDevice + step.executor()->traffic().bytesToHost - bytesBefore;
+            swappedBytes = step.executor()->traffic().total() - bytesBefore;
 
         if (!std::isfinite(lossValue)) {
             return makeError("training diverged: the loss became " + std::to_string(lossValue) + " at iteration "

@@ -42,7 +42,6 @@ public:
     FlatParameters &parameters() { return *m_parameters; }
     AdamW &optimizer() { return *m_optimizer; }
     const torch::Device &device() const { return m_options.device; }
-    ComputeDtype dtype() const { return m_options.dtype; }
     bool swapped() const { return m_executor != nullptr; }
     const SwappingExecutor *executor() const { return m_executor.get(); }
     std::int64_t skippedSteps() const { return m_scaler.skippedSteps(); }

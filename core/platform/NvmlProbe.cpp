@@ -1,5 +1,6 @@
 // NVIDIA GPUs through NVML, loaded at run time: a machine without the NVIDIA driver has no
 // libnvidia-ml, and the client must still start.
+#include "DynamicLibrary.h"
 #include "GpuProbe.h"
 
 #include <dlfcn.h>
@@ -44,13 +45,6 @@ struct Nvml {
     NvmlReturn (*processes)(NvmlDevice, unsigned int *, NvmlProcessInfoV1 *);
 };
 
-template <typename F>
-bool bind(void *library, const char *symbol, F &function)
-{
-    function = reinterpret_cast<F>(dlsym(library, symbol));
-    return function != nullptr;
-}
-
 std::string describe(const Nvml &nvml, NvmlReturn code)
 {
     const char *text = nvml.errorString ? nvml.errorString(code) : nullptr;
@@ -66,23 +60,24 @@ void probeNvidia(const GpuProbeOptions &options, GpuReport &report)
         return; // no NVIDIA driver: not a warning, most machines have none
 
     Nvml nvml{};
-    bind(library, "nvmlErrorString", nvml.errorString);
-    const bool complete = bind(library, "nvmlInit_v2", nvml.init) && bind(library, "nvmlShutdown", nvml.shutdown)
-                          && bind(library, "nvmlDeviceGetCount_v2", nvml.deviceCount)
-                          && bind(library, "nvmlDeviceGetHandleByIndex_v2", nvml.deviceByIndex)
-                          && bind(library, "nvmlDeviceGetName", nvml.name)
-                          && bind(library, "nvmlDeviceGetMemoryInfo", nvml.memory);
+    bindSymbol(library, "nvmlErrorString", nvml.errorString);
+    const bool complete = bindSymbol(library, "nvmlInit_v2", nvml.init)
+                          && bindSymbol(library, "nvmlShutdown", nvml.shutdown)
+                          && bindSymbol(library, "nvmlDeviceGetCount_v2", nvml.deviceCount)
+                          && bindSymbol(library, "nvmlDeviceGetHandleByIndex_v2", nvml.deviceByIndex)
+                          && bindSymbol(library, "nvmlDeviceGetName", nvml.name)
+                          && bindSymbol(library, "nvmlDeviceGetMemoryInfo", nvml.memory);
     if (!complete) {
         report.warnings.push_back(options.nvmlLibrary + " lacks NVML functions this client needs (driver too old?)");
         dlclose(library);
         return;
     }
-    bind(library, "nvmlDeviceGetUUID", nvml.uuid);
-    bind(library, "nvmlSystemGetDriverVersion", nvml.driverVersion);
-    bind(library, "nvmlDeviceGetUtilizationRates", nvml.utilization);
-    bind(library, "nvmlDeviceGetTemperature", nvml.temperature);
-    bind(library, "nvmlDeviceGetCudaComputeCapability", nvml.computeCapability);
-    bind(library, "nvmlDeviceGetComputeRunningProcesses", nvml.processes);
+    bindSymbol(library, "nvmlDeviceGetUUID", nvml.uuid);
+    bindSymbol(library, "nvmlSystemGetDriverVersion", nvml.driverVersion);
+    bindSymbol(library, "nvmlDeviceGetUtilizationRates", nvml.utilization);
+    bindSymbol(library, "nvmlDeviceGetTemperature", nvml.temperature);
+    bindSymbol(library, "nvmlDeviceGetCudaComputeCapability", nvml.computeCapability);
+    bindSymbol(library, "nvmlDeviceGetComputeRunningProcesses", nvml.processes);
 
     if (const NvmlReturn r = nvml.init(); r != kNvmlSuccess) {
         report.warnings.push_back("NVIDIA driver found, but NVML did not start: " + describe(nvml, r));

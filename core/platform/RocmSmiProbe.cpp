@@ -1,6 +1,7 @@
 // AMD GPUs through ROCm SMI (librocm_smi64), loaded at run time when ROCm is installed. It
 // gives the same figures as amdgpu's sysfs files plus the driver's own version; without it
 // the sysfs probe answers.
+#include "DynamicLibrary.h"
 #include "GpuProbe.h"
 
 #include <cstdint>
@@ -24,12 +25,6 @@ struct RocmSmi {
     int (*version)(int, char *, std::uint32_t) = nullptr;
 };
 
-template <typename F>
-void bind(void *library, const char *symbol, F &function)
-{
-    function = reinterpret_cast<F>(dlsym(library, symbol));
-}
-
 constexpr int kSuccess = 0, kVram = 0, kEdgeSensor = 0, kCurrent = 0, kDriver = 0;
 
 } // namespace
@@ -41,16 +36,16 @@ bool probeRocmSmi(const GpuProbeOptions &options, GpuReport &report)
     if (!library)
         return false; // no ROCm: the sysfs probe answers
     RocmSmi smi;
-    bind(library, "rsmi_init", smi.init);
-    bind(library, "rsmi_shut_down", smi.shutDown);
-    bind(library, "rsmi_num_monitor_devices", smi.deviceCount);
-    bind(library, "rsmi_dev_name_get", smi.name);
-    bind(library, "rsmi_dev_memory_total_get", smi.memoryTotal);
-    bind(library, "rsmi_dev_memory_usage_get", smi.memoryUsed);
-    bind(library, "rsmi_dev_busy_percent_get", smi.busyPercent);
-    bind(library, "rsmi_dev_temp_metric_get", smi.temperature);
-    bind(library, "rsmi_dev_unique_id_get", smi.uniqueId);
-    bind(library, "rsmi_version_str_get", smi.version);
+    bindSymbol(library, "rsmi_init", smi.init);
+    bindSymbol(library, "rsmi_shut_down", smi.shutDown);
+    bindSymbol(library, "rsmi_num_monitor_devices", smi.deviceCount);
+    bindSymbol(library, "rsmi_dev_name_get", smi.name);
+    bindSymbol(library, "rsmi_dev_memory_total_get", smi.memoryTotal);
+    bindSymbol(library, "rsmi_dev_memory_usage_get", smi.memoryUsed);
+    bindSymbol(library, "rsmi_dev_busy_percent_get", smi.busyPercent);
+    bindSymbol(library, "rsmi_dev_temp_metric_get", smi.temperature);
+    bindSymbol(library, "rsmi_dev_unique_id_get", smi.uniqueId);
+    bindSymbol(library, "rsmi_version_str_get", smi.version);
     if (!smi.init || !smi.deviceCount || !smi.name) {
         report.warnings.push_back(options.rocmSmiLibrary + " lacks the ROCm SMI functions; using sysfs");
         dlclose(library);
