@@ -41,7 +41,7 @@ Result<torch::Tensor> floatTensor(const TensorContainer &container, const std::s
 std::filesystem::path checkpointFile(const std::filesystem::path &dir) { return dir / "checkpoint.safetensors"; }
 
 Result<void> saveCheckpoint(const std::filesystem::path &file, GptImpl &model, AdamW *optimizer,
-                            const Tokenizer &tokenizer, const TrainingState &state)
+                            const Tokenizer &tokenizer, const TrainingState &state, const OuterState *outer)
 {
     TensorContainerWriter writer;
     writer.setMetadata("format", kFormat);
@@ -58,6 +58,10 @@ Result<void> saveCheckpoint(const std::filesystem::path &file, GptImpl &model, A
         writer.setMetadata("optimizer_step", std::to_string(optimizer->stepCount()));
         addFloatTensor(writer, "optimizer.exp_avg", optimizer->expAvg());
         addFloatTensor(writer, "optimizer.exp_avg_sq", optimizer->expAvgSq());
+    }
+    if (outer) {
+        writer.setMetadata("round", std::to_string(outer->round));
+        addFloatTensor(writer, "outer.momentum", outer->momentum);
     }
     if (tokenizer.kind() == TokenizerKind::Char) {
         const std::vector<char32_t> &vocab = tokenizer.vocabulary();
@@ -137,6 +141,23 @@ Result<void> restoreModel(const LoadedCheckpoint &checkpoint, GptImpl &model)
         }
     }
     return {};
+}
+
+Result<OuterState> readOuterState(const LoadedCheckpoint &checkpoint, std::int64_t parameterCount)
+{
+    OuterState outer;
+    try {
+        outer.round = std::stoll(checkpoint.container.meta("round").value_or("-1"));
+    } catch (const std::exception &) {
+        outer.round = -1;
+    }
+    if (outer.round < 0)
+        return makeError("checkpoint has no valid swarm round");
+    Result<torch::Tensor> momentum = floatTensor(checkpoint.container, "outer.momentum", {parameterCount});
+    if (!momentum)
+        return momentum.error();
+    outer.momentum = std::move(momentum).value();
+    return outer;
 }
 
 Result<void> restoreOptimizer(const LoadedCheckpoint &checkpoint, FlatParameters &parameters, AdamW &optimizer)

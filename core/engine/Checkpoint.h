@@ -20,6 +20,13 @@ struct TrainingState {
     double valLoss = 0.0;
 };
 
+// What swarm training adds to a checkpoint: the round its parameters belong to and DiLoCo's
+// outer Nesterov momentum (flat, in FlatParameters order).
+struct OuterState {
+    std::int64_t round = 0;
+    torch::Tensor momentum;
+};
+
 struct LoadedCheckpoint {
     GptConfig config;
     Tokenizer tokenizer;
@@ -30,10 +37,12 @@ struct LoadedCheckpoint {
 // One safetensors file: the model under nanoGPT's names, the optimizer's flat moments, the
 // tokenizer's vocabulary and the RNG states; written atomically, SHA-256 checked on load.
 Result<void> saveCheckpoint(const std::filesystem::path &file, GptImpl &model, AdamW *optimizer,
-                            const Tokenizer &tokenizer, const TrainingState &state);
+                            const Tokenizer &tokenizer, const TrainingState &state, const OuterState *outer = nullptr);
 Result<LoadedCheckpoint> readCheckpoint(const std::filesystem::path &file);
 // Copies the checkpoint's parameters into `model`; names, shapes and finiteness are checked.
 Result<void> restoreModel(const LoadedCheckpoint &checkpoint, GptImpl &model);
+// The outer state of a swarm checkpoint; `parameterCount` is the model's flat size.
+Result<OuterState> readOuterState(const LoadedCheckpoint &checkpoint, std::int64_t parameterCount);
 Result<void> restoreOptimizer(const LoadedCheckpoint &checkpoint, FlatParameters &parameters, AdamW &optimizer);
 
 std::filesystem::path checkpointFile(const std::filesystem::path &dir);

@@ -1,5 +1,7 @@
 #include "FlatParameters.h"
 
+#include "Sha256.h"
+
 #include <algorithm>
 
 namespace swarmtrain {
@@ -31,6 +33,12 @@ FlatParameters::FlatParameters(std::vector<std::pair<std::string, torch::Tensor>
         // Autograd accumulates into an existing .grad in place, so gradients land here.
         slot.parameter.mutable_grad() = m_grads.narrow(0, slot.offset, slot.numel).view(slot.parameter.sizes());
     }
+}
+
+std::string FlatParameters::valuesHash() const
+{
+    const torch::Tensor values = m_values.detach().to(torch::kCPU, torch::kFloat).contiguous();
+    return Sha256::hexOf({static_cast<const std::byte *>(values.data_ptr()), values.nbytes()});
 }
 
 int FlatParameters::findSlot(const std::string &name) const

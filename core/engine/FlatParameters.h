@@ -36,6 +36,10 @@ public:
 
     void zeroGrad() { m_grads.zero_(); }
 
+    // Hex SHA-256 of the float32 parameter values in slot order: how swarm peers check that
+    // their replicas agree after a round.
+    std::string valuesHash() const;
+
 private:
     std::vector<Slot> m_slots;
     torch::Tensor m_values;

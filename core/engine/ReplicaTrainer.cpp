@@ -1,0 +1,233 @@
+#include "ReplicaTrainer.h"
+
+#include "Checkpoint.h"
+#include "Device.h"
+#include "OuterOptimizer.h"
+#include "Sha256.h"
+#include "TrainingStep.h"
+#include "WindowLoss.h"
+
+#include <chrono>
+#include <cmath>
+#include <random>
+
+namespace swarmtrain {
+
+namespace {
+
+std::span<float> spanOf(torch::Tensor &cpuContiguous)
+{
+    return {cpuContiguous.data_ptr<float>(), std::size_t(cpuContiguous.numel())};
+}
+
+// A state file's parameters as one flat float32 vector in FlatParameters order.
+struct FlatState {
+    LoadedCheckpoint checkpoint;
+    OuterState outer;
+    torch::Tensor values;
+};
+
+Result<FlatState> readFlatState(const std::filesystem::path &file)
+{
+    Result<LoadedCheckpoint> checkpoint = readCheckpoint(file);
+    if (!checkpoint)
+        return checkpoint.error();
+    Gpt model(checkpoint->config);
+    if (Result<void> r = restoreModel(*checkpoint, *model); !r)
+        return makeError(file.string() + ": " + r.error().message);
+    FlatParameters flat(model->namedParameters());
+    Result<OuterState> outer = readOuterState(*checkpoint, flat.numel());
+    if (!outer)
+        return makeError(file.string() + ": " + outer.error().message);
+    return FlatState{std::move(checkpoint).value(), std::move(outer).value(), flat.values().clone()};
+}
+
+} // namespace
+
+struct ReplicaTrainer::State {
+    ReplicaOptions options;
+    GptConfig config;
+    Tokenizer tokenizer;
+    std::unique_ptr<TrainingStep> step;
+    torch::Tensor global;   // CPU float32, FlatParameters order
+    torch::Tensor momentum; // CPU float32, the outer Nesterov buffer
+    std::int64_t round = 0;
+    std::int64_t innerDone = 0;
+    std::vector<std::int32_t> tokens;
+    std::mt19937_64 rng;
+
+    void setLocalToGlobal()
+    {
+        torch::NoGradGuard noGrad;
+        step->parameters().values().copy_(global);
+    }
+};
+
+ReplicaTrainer::ReplicaTrainer(std::unique_ptr<State> state) : m_state(std::move(state)) {}
+ReplicaTrainer::~ReplicaTrainer() = default;
+
+Result<std::unique_ptr<ReplicaTrainer>> ReplicaTrainer::create(const std::filesystem::path &stateFile,
+                                                               const ReplicaOptions &options)
+{
+    if (options.batchSize <= 0 || options.innerSteps <= 0)
+        return makeError("the batch size and the inner steps per round must be positive");
+    Result<FlatState> loaded = readFlatState(stateFile);
+    if (!loaded)
+        return loaded.error();
+    Result<DeviceChoice> choice = resolveDeviceAndDtype(options.device, options.dtype);
+    if (!choice)
+        return choice.error();
+
+    auto state = std::make_unique<State>(State{options, loaded->checkpoint.config, loaded->checkpoint.tokenizer,
+                                               nullptr, loaded->values, loaded->outer.momentum, loaded->outer.round,
+                                               0, {}, std::mt19937_64(options.seed)});
+    StepOptions stepOptions;
+    stepOptions.device = choice->device;
+    stepOptions.dtype = choice->dtype;
+    stepOptions.swap = options.swap;
+    stepOptions.deviceMemoryBudget = options.deviceMemoryBudget;
+    stepOptions.batchSize = options.batchSize;
+    stepOptions.adamw = {options.beta1, options.beta2, 1e-8, options.weightDecay};
+    stepOptions.gradClip = options.gradClip;
+    Result<std::unique_ptr<TrainingStep>> step = TrainingStep::create(Gpt(state->config), stepOptions);
+    if (!step)
+        return step.error();
+    state->step = std::move(step).value();
+    if (state->step->parameters().numel() != state->global.numel())
+        return makeError("the state file's parameters do not fit its model config");
+    state->setLocalToGlobal();
+    state->step->model().train();
+    return std::unique_ptr<ReplicaTrainer>(new ReplicaTrainer(std::move(state)));
+}
+
+std::int64_t ReplicaTrainer::round() const { return m_state->round; }
+std::int64_t ReplicaTrainer::parameterCount() const { return m_state->global.numel(); }
+const GptConfig &ReplicaTrainer::config() const { return m_state->config; }
+const Tokenizer &ReplicaTrainer::tokenizer() const { return m_state->tokenizer; }
+std::string ReplicaTrainer::deviceName() const { return m_state->step->device().str(); }
+std::int64_t ReplicaTrainer::innerStepsDone() const { return m_state->innerDone; }
+
+Result<void> ReplicaTrainer::setTrainingTokens(std::vector<std::int32_t> tokens)
+{
+    if (std::int64_t(tokens.size()) < m_state->config.blockSize + 1)
+        return makeError("this peer's data shards hold fewer tokens than one training window");
+    for (std::int32_t token : tokens) {
+        if (token < 0 || token >= m_state->config.vocabSize)
+            return makeError("a training token is outside the model's vocabulary");
+    }
+    m_state->tokens = std::move(tokens);
+    return {};
+}
+
+Result<InnerReport> ReplicaTrainer::trainInner(const std::function<bool()> &shouldStop)
+{
+    State &s = *m_state;
+    if (s.tokens.empty())
+        return makeError("no training tokens were set");
+    const int batch = s.options.batchSize;
+    const std::int64_t block = s.config.blockSize;
+    std::uniform_int_distribution<std::int64_t> start(0, std::int64_t(s.tokens.size()) - block - 1);
+    InnerReport report;
+    double lossSum = 0.0;
+    const auto started = std::chrono::steady_clock::now();
+    while (s.innerDone < s.options.innerSteps) {
+        if (shouldStop && shouldStop()) {
+            report.interrupted = true;
+            break;
+        }
+        torch::Tensor x = torch::empty({batch, block}, torch::kLong);
+        torch::Tensor y = torch::empty({batch, block}, torch::kLong);
+        std::int64_t *px = x.data_ptr<std::int64_t>(), *py = y.data_ptr<std::int64_t>();
+        for (int row = 0; row < batch; ++row) {
+            const std::int64_t first = start(s.rng);
+            for (std::int64_t t = 0; t < block; ++t) {
+                px[row * block + t] = s.tokens[std::size_t(first + t)];
+                py[row * block + t] = s.tokens[std::size_t(first + t + 1)];
+            }
+        }
+        // The schedule runs over inner steps counted across rounds, the same on every peer.
+        const double lr = s.options.schedule.at(s.round * s.options.innerSteps + s.innerDone);
+        const double loss = s.step->run(x, y, lr);
+        if (!std::isfinite(loss))
+            return makeError("inner training diverged: the loss became " + std::to_string(loss));
+        lossSum += loss;
+        ++s.innerDone;
+        ++report.steps;
+    }
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    report.tokens = report.steps * batch * block;
+    report.flops = double(report.tokens) * s.config.flopsPerToken();
+    report.meanLoss = report.steps > 0 ? lossSum / double(report.steps) : 0.0;
+    return report;
+}
+
+std::vector<float> ReplicaTrainer::pseudoGradient() const
+{
+    torch::NoGradGuard noGrad;
+    const torch::Tensor local = m_state->step->parameters().values().to(torch::kCPU);
+    const torch::Tensor delta = (m_state->global - local).contiguous();
+    const float *data = delta.data_ptr<float>();
+    return std::vector<float>(data, data + delta.numel());
+}
+
+Result<void> ReplicaTrainer::applyOuterStep(std::span<const float> averagedPseudoGradient)
+{
+    State &s = *m_state;
+    if (std::int64_t(averagedPseudoGradient.size()) != s.global.numel())
+        return makeError("the averaged pseudo-gradient has " + std::to_string(averagedPseudoGradient.size())
+                         + " values, the model " + std::to_string(s.global.numel()));
+    const OuterOptimizer outer({s.options.outerLr, s.options.outerMomentum});
+    if (Result<void> r = outer.step(spanOf(s.global), spanOf(s.momentum), averagedPseudoGradient); !r)
+        return r;
+    s.setLocalToGlobal();
+    ++s.round;
+    s.innerDone = 0;
+    return {};
+}
+
+Result<void> ReplicaTrainer::loadGlobalState(const std::filesystem::path &stateFile)
+{
+    Result<FlatState> loaded = readFlatState(stateFile);
+    if (!loaded)
+        return loaded.error();
+    if (loaded->checkpoint.config.toJson() != m_state->config.toJson())
+        return makeError(stateFile.string() + " holds another model");
+    m_state->global = loaded->values;
+    m_state->momentum = loaded->outer.momentum;
+    m_state->round = loaded->outer.round;
+    m_state->innerDone = 0;
+    m_state->setLocalToGlobal();
+    return {};
+}
+
+Result<void> ReplicaTrainer::saveGlobalState(const std::filesystem::path &stateFile) const
+{
+    Gpt model(m_state->config);
+    FlatParameters flat(model->namedParameters());
+    {
+        torch::NoGradGuard noGrad;
+        flat.values().copy_(m_state->global);
+    }
+    const OuterState outer{m_state->round, m_state->momentum};
+    return saveCheckpoint(stateFile, *model, nullptr, m_state->tokenizer, TrainingState{}, &outer);
+}
+
+std::string ReplicaTrainer::globalHash() const
+{
+    const torch::Tensor &g = m_state->global;
+    return Sha256::hexOf({static_cast<const std::byte *>(g.data_ptr()), g.nbytes()});
+}
+
+Result<double> ReplicaTrainer::globalLoss(const std::vector<std::int32_t> &tokens, int evalIters,
+                                          std::uint64_t seed) const
+{
+    Gpt model(m_state->config);
+    FlatParameters flat(model->namedParameters());
+    {
+        torch::NoGradGuard noGrad;
+        flat.values().copy_(m_state->global);
+    }
+    return windowLoss(*model, tokens, m_state->options.batchSize, evalIters, seed);
+}
+
+} // namespace swarmtrain

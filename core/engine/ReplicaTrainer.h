@@ -1,0 +1,95 @@
+#pragma once
+
+#include "GptConfig.h"
+#include "LrSchedule.h"
+#include "Result.h"
+#include "Tokenizer.h"
+#include "TrainOptions.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace swarmtrain {
+
+// How a peer trains its replica between rounds (DiLoCo's inner loop).
+struct ReplicaOptions {
+    int batchSize = 12;
+    std::int64_t innerSteps = 50;    // H: inner steps per round
+    LrSchedule schedule{1e-3, 1e-4, 100, 5000}; // over inner steps counted across rounds
+    double beta1 = 0.9;
+    double beta2 = 0.99;
+    double weightDecay = 0.1;
+    double gradClip = 1.0;
+    double outerLr = 0.7;            // DiLoCo's outer Nesterov step
+    double outerMomentum = 0.9;
+    std::uint64_t seed = 1;          // this peer's data order
+    std::string device = "cpu";
+    ComputeDtype dtype = ComputeDtype::Auto;
+    SwapMode swap = SwapMode::Auto;
+    std::int64_t deviceMemoryBudget = 0;
+};
+
+struct InnerReport {
+    std::int64_t steps = 0;
+    std::int64_t tokens = 0;
+    double flops = 0.0;
+    double seconds = 0.0;
+    double meanLoss = 0.0;
+    bool interrupted = false; // shouldStop() said so before all steps ran
+};
+
+// A peer's full replica in full-model mode (ATOM + DiLoCo), behind a header without LibTorch
+// so the swarm worker (Qt) can drive it. It holds the round's global parameters and outer
+// momentum, and a local copy that trains H inner steps (resident or swapped through the
+// device, TrainingStep); the round then averages every member's pseudo-gradient
+// (global - local) and each member applies the same outer Nesterov step to the global copy.
+class ReplicaTrainer {
+public:
+    // From a swarm state file (SwarmState.h): the round, the model, the outer momentum.
+    static Result<std::unique_ptr<ReplicaTrainer>> create(const std::filesystem::path &stateFile,
+                                                          const ReplicaOptions &options);
+    ~ReplicaTrainer();
+
+    std::int64_t round() const;
+    std::int64_t parameterCount() const;
+    const GptConfig &config() const;
+    const Tokenizer &tokenizer() const;
+    std::string deviceName() const;
+
+    // The tokens this peer trains on (its data shards, encoded).
+    Result<void> setTrainingTokens(std::vector<std::int32_t> tokens);
+
+    // Runs the round's inner steps that have not run yet (up to options.innerSteps in all),
+    // checking `shouldStop` before each; a stopped run continues on the next call.
+    Result<InnerReport> trainInner(const std::function<bool()> &shouldStop = {});
+    // Inner steps done in this round.
+    std::int64_t innerStepsDone() const;
+
+    // global - local, float32, in parameter order (FlatParameters).
+    std::vector<float> pseudoGradient() const;
+    // The outer step with the round's averaged pseudo-gradient; the local copy becomes the new
+    // global one and the round advances. Nothing changes when the average is rejected.
+    Result<void> applyOuterStep(std::span<const float> averagedPseudoGradient);
+    // Replaces global and local parameters, momentum and round by a downloaded state (a late
+    // or mismatched member catching up). The inner optimizer's moments are kept.
+    Result<void> loadGlobalState(const std::filesystem::path &stateFile);
+    // Writes the global state (what the coordinator serves) atomically.
+    Result<void> saveGlobalState(const std::filesystem::path &stateFile) const;
+
+    // FlatParameters::valuesHash of the global parameters.
+    std::string globalHash() const;
+    // Mean loss of the global parameters on `tokens` (seeded windows), for benchmarks and logs.
+    Result<double> globalLoss(const std::vector<std::int32_t> &tokens, int evalIters, std::uint64_t seed) const;
+
+private:
+    struct State;
+    explicit ReplicaTrainer(std::unique_ptr<State> state);
+    std::unique_ptr<State> m_state;
+};
+
+} // namespace swarmtrain

@@ -1,0 +1,38 @@
+#pragma once
+
+#include "GptConfig.h"
+#include "Result.h"
+#include "Tokenizer.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace swarmtrain {
+
+// The swarm's global state, for code that must not include LibTorch (the coordinator).
+// It is a checkpoint file (Checkpoint.h) whose OuterState is set: the model's tensors under
+// nanoGPT's names, the tokenizer, metadata "round", and the flat float32 tensor
+// "outer.momentum" (DiLoCo's Nesterov buffer); SHA-256 checked as every checkpoint.
+struct SwarmStateInfo {
+    std::int64_t round = 0;
+    GptConfig config;
+    std::int64_t parameterCount = 0;
+    std::string parametersHash; // FlatParameters::valuesHash of the model
+};
+
+// Round 0: a freshly initialized model (seeded) and zero momentum, written atomically.
+Result<void> writeInitialSwarmState(const std::filesystem::path &file, const GptConfig &config,
+                                    const Tokenizer &tokenizer, std::uint64_t seed);
+
+// Reads and fully checks a state file: container checksum, config, tokenizer, every tensor's
+// shape, and that no value is NaN or infinite.
+Result<SwarmStateInfo> inspectSwarmState(const std::filesystem::path &file);
+
+// Mean cross-entropy of the state's model on `tokens`: evalIters batches of `batch` windows of
+// the model's block size, at offsets drawn from `seed`, so the same call gives the same number.
+Result<double> swarmStateLoss(const std::filesystem::path &file, const std::vector<std::int32_t> &tokens, int batch,
+                              int evalIters, std::uint64_t seed);
+
+} // namespace swarmtrain

@@ -1,0 +1,145 @@
+#include "ReplicaTrainer.h"
+#include "SwarmState.h"
+#include "TempDir.h"
+#include "TinyGpt.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+#include <limits>
+
+using namespace swarmtrain;
+
+namespace {
+
+class ReplicaTrainerTest : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        ASSERT_TRUE(writeInitialSwarmState(stateFile, config, tokenizer, 5).ok());
+    }
+
+    std::unique_ptr<ReplicaTrainer> replica(std::uint64_t seed, unsigned textSeed)
+    {
+        ReplicaOptions o;
+        o.batchSize = 2;
+        o.innerSteps = 3;
+        o.schedule = {1e-2, 1e-3, 0, 30};
+        o.seed = seed;
+        o.device = "cpu";
+        Result<std::unique_ptr<ReplicaTrainer>> r = ReplicaTrainer::create(stateFile, o);
+        EXPECT_TRUE(r.ok()) << (r ? "" : r.error().message);
+        EXPECT_TRUE((*r)->setTrainingTokens(tokenizer.encode(test::generatedText(3000, textSeed)).value()).ok());
+        return std::move(r).value();
+    }
+
+    static std::vector<float> average(const std::vector<float> &a, const std::vector<float> &b)
+    {
+        std::vector<float> out(a.size());
+        for (std::size_t i = 0; i < a.size(); ++i)
+            out[i] = (a[i] + b[i]) / 2.0f;
+        return out;
+    }
+
+    test::TempDir dir;
+    Tokenizer tokenizer = Tokenizer::buildCharacter(test::generatedText(3000)).value();
+    GptConfig config = test::tinyGptConfig(tokenizer.vocabSize(), 2, 2, 16, 8);
+    std::filesystem::path stateFile = dir.path() / "round-0.safetensors";
+};
+
+} // namespace
+
+TEST_F(ReplicaTrainerTest, PeersThatApplyTheSameAverageEndWithTheSameParameters)
+{
+    auto a = replica(1, 1), b = replica(2, 2);
+    ASSERT_EQ(a->globalHash(), b->globalHash());
+    ASSERT_TRUE(a->trainInner().ok());
+    ASSERT_TRUE(b->trainInner().ok());
+    const std::vector<float> ga = a->pseudoGradient(), gb = b->pseudoGradient();
+    ASSERT_EQ(std::int64_t(ga.size()), a->parameterCount());
+    EXPECT_NE(ga, gb); // different data, different pseudo-gradients
+
+    const std::string before = a->globalHash();
+    const std::vector<float> mean = average(ga, gb);
+    ASSERT_TRUE(a->applyOuterStep(mean).ok());
+    ASSERT_TRUE(b->applyOuterStep(mean).ok());
+    EXPECT_EQ(a->round(), 1);
+    EXPECT_NE(a->globalHash(), before);
+    EXPECT_EQ(a->globalHash(), b->globalHash());
+    // After the outer step the local copy is the new global one: no pseudo-gradient is left.
+    for (float v : a->pseudoGradient())
+        ASSERT_EQ(v, 0.0f);
+}
+
+TEST_F(ReplicaTrainerTest, SavedGlobalStateCarriesRoundAndHash)
+{
+    auto a = replica(1, 1);
+    ASSERT_TRUE(a->trainInner().ok());
+    ASSERT_TRUE(a->applyOuterStep(a->pseudoGradient()).ok());
+    const std::filesystem::path saved = dir.path() / "round-1.safetensors";
+    ASSERT_TRUE(a->saveGlobalState(saved).ok());
+    const Result<SwarmStateInfo> info = inspectSwarmState(saved);
+    ASSERT_TRUE(info.ok()) << info.error().message;
+    EXPECT_EQ(info->round, 1);
+    EXPECT_EQ(info->parametersHash, a->globalHash());
+}
+
+TEST_F(ReplicaTrainerTest, ALateMemberCatchesUpByLoadingTheGlobalState)
+{
+    auto a = replica(1, 1), late = replica(3, 3);
+    ASSERT_TRUE(a->trainInner().ok());
+    ASSERT_TRUE(a->applyOuterStep(a->pseudoGradient()).ok());
+    ASSERT_TRUE(late->trainInner().ok()); // trained on round 0 but missed the round
+    const std::filesystem::path saved = dir.path() / "round-1.safetensors";
+    ASSERT_TRUE(a->saveGlobalState(saved).ok());
+
+    ASSERT_TRUE(late->loadGlobalState(saved).ok());
+    EXPECT_EQ(late->round(), 1);
+    EXPECT_EQ(late->innerStepsDone(), 0);
+    EXPECT_EQ(late->globalHash(), a->globalHash());
+    // Both continue identically from here: the same average gives the same parameters.
+    ASSERT_TRUE(a->trainInner().ok());
+    ASSERT_TRUE(late->trainInner().ok());
+    const std::vector<float> mean = average(a->pseudoGradient(), late->pseudoGradient());
+    ASSERT_TRUE(a->applyOuterStep(mean).ok());
+    ASSERT_TRUE(late->applyOuterStep(mean).ok());
+    EXPECT_EQ(late->globalHash(), a->globalHash());
+}
+
+TEST_F(ReplicaTrainerTest, ABadAverageIsRefusedAndChangesNothing)
+{
+    auto a = replica(1, 1);
+    ASSERT_TRUE(a->trainInner().ok());
+    const std::string before = a->globalHash();
+    std::vector<float> g = a->pseudoGradient();
+
+    EXPECT_FALSE(a->applyOuterStep(std::span<const float>(g.data(), g.size() - 1)).ok());
+    g[g.size() / 2] = std::numeric_limits<float>::quiet_NaN();
+    EXPECT_FALSE(a->applyOuterStep(g).ok());
+    EXPECT_EQ(a->globalHash(), before);
+    EXPECT_EQ(a->round(), 0);
+    EXPECT_EQ(a->innerStepsDone(), 3);
+}
+
+TEST_F(ReplicaTrainerTest, AStoppedInnerRunContinuesWhereItStopped)
+{
+    auto a = replica(1, 1);
+    int asked = 0;
+    const Result<InnerReport> first = a->trainInner([&] { return ++asked > 1; });
+    ASSERT_TRUE(first.ok());
+    EXPECT_TRUE(first->interrupted);
+    EXPECT_EQ(first->steps, 1);
+    EXPECT_EQ(first->tokens, 2 * config.blockSize);
+    const Result<InnerReport> rest = a->trainInner();
+    ASSERT_TRUE(rest.ok());
+    EXPECT_FALSE(rest->interrupted);
+    EXPECT_EQ(rest->steps, 2);
+    EXPECT_EQ(a->innerStepsDone(), 3);
+    EXPECT_TRUE(std::isfinite(rest->meanLoss));
+}
+
+TEST_F(ReplicaTrainerTest, TooLittleTrainingTextIsAnError)
+{
+    auto a = replica(1, 1);
+    EXPECT_FALSE(a->setTrainingTokens(std::vector<std::int32_t>(std::size_t(config.blockSize), 0)).ok());
+    EXPECT_FALSE(a->setTrainingTokens(std::vector<std::int32_t>(100, config.vocabSize)).ok());
+}
