@@ -10,11 +10,13 @@ packages=(
     libtorch-dev libopenblas0-pthread libopenblas-dev python3-torch
     # Qt 6: widgets, charts, translations, HTTP server
     qt6-base-dev qt6-charts-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
-    qt6-httpserver-dev
+    qt6-httpserver-dev qt6-websockets-dev libqt6sql6-sqlite
     # networking, crypto, storage, wire format
     libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libsqlite3-dev libprotobuf-dev protobuf-compiler
     # tests and benchmarks
     libgtest-dev libgmock-dev libbenchmark-dev xvfb xauth
+    # libFuzzer targets (SWARMTRAIN_FUZZ)
+    clang libclang-rt-dev
     # the demo corpus
     fortunes fortunes-min
 )
