@@ -1,0 +1,73 @@
+// swarmtrain-coordinator: hosts a training swarm (REST API, rounds, credit, checkpoints).
+#include "CoordinatorConfig.h"
+#include "CoordinatorServer.h"
+#include "CoordinatorSetup.h"
+#include "SignalQuit.h"
+#include "TlsIdentity.h"
+
+#include <QCoreApplication>
+#include <QHostAddress>
+
+#include <cstdio>
+#include <iostream>
+#include <optional>
+
+using namespace swarmtrain;
+
+namespace {
+
+int fail(const std::string &message)
+{
+    std::cerr << "swarmtrain-coordinator: error: " << message << std::endl;
+    return 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
+        std::cout << coordinatorUsage();
+        return 0;
+    }
+    Result<CoordinatorConfig> config = parseCoordinatorArguments(args);
+    if (!config)
+        return fail(config.error().message);
+
+    QCoreApplication app(argc, argv);
+    Result<CoordinatorSetup> setup = CoordinatorSetup::prepare(*config);
+    if (!setup)
+        return fail(setup.error().message);
+
+    std::optional<TlsIdentity> tls;
+    if (config->tls()) {
+        Result<TlsIdentity> identity = config->tlsSelfSigned
+                                           ? TlsIdentity::loadOrCreateSelfSigned(config->stateDir)
+                                           : TlsIdentity::load(config->tlsCert, config->tlsKey);
+        if (!identity)
+            return fail(identity.error().message);
+        tls = std::move(identity).value();
+    }
+
+    const QString host = QString::fromStdString(config->listenHost);
+    QHostAddress address(host);
+    if (host == QLatin1StringView("localhost"))
+        address = QHostAddress(QHostAddress::LocalHost);
+    if (address.isNull())
+        return fail("--listen needs an IP address, got '" + config->listenHost + "'");
+
+    CoordinatorServer server(*setup, CoordinatorServerOptions::from(*config, setup->parameterCount));
+    Result<quint16> port = server.start(address, quint16(config->listenPort), tls);
+    if (!port)
+        return fail(port.error().message);
+    if (Result<void> signals = quitOnTerminationSignals(app); !signals)
+        return fail(signals.error().message);
+
+    const std::string shownHost = address.protocol() == QAbstractSocket::IPv6Protocol ? "[" + config->listenHost + "]"
+                                                                                      : config->listenHost;
+    std::cout << "listening on " << (tls ? "https" : "http") << "://" << shownHost << ":" << *port << std::endl;
+    if (tls)
+        std::cout << "fingerprint " << tls->fingerprint.toStdString() << std::endl;
+    return app.exec();
+}

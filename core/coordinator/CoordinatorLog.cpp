@@ -1,0 +1,7 @@
+#include "CoordinatorLog.h"
+
+namespace swarmtrain {
+
+Q_LOGGING_CATEGORY(lcCoordinator, "swarmtrain.coordinator")
+
+} // namespace swarmtrain

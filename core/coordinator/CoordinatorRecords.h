@@ -1,0 +1,88 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+#include <vector>
+
+namespace swarmtrain {
+
+// What the coordinator knows about one peer; keyed by its key id (Identity::keyIdOf).
+struct PeerRecord {
+    QString keyId;
+    QByteArray publicKey;   // raw 32 bytes
+    QByteArray deviceJson;  // the device report as the peer sent it (compact JSON)
+    QString endpoint;       // "host:port" of its data plane, empty when outbound-only
+    bool reachable = false; // the coordinator could open a TCP connection to `endpoint`
+    QString clientVersion;
+    qint64 ordinal = 0; // join order, for spreading peers over the shards
+    QStringList assignedShards;
+    qint64 joinedMs = 0;
+    qint64 lastSeenMs = 0;
+    QString state = QStringLiteral("idle"); // training | paused | ready | idle
+    QString pauseReason;
+    double tokensPerSecond = 0;
+    qint64 baseRound = -1; // the global state the peer holds
+    qint64 rejectedRequests = 0;
+    double credit = 0;
+    qint64 tokens = 0; // tokens of accepted contributions
+};
+
+// A member of a running round and the part of the flat parameter vector it owns in the
+// all-reduce; outbound-only members own nothing (begin == end).
+struct RoundMember {
+    QString keyId;
+    bool reachable = false;
+    qint64 begin = 0;
+    qint64 end = 0;
+};
+
+enum class RoundState { Gathering, Running, Done };
+QString roundStateName(RoundState state);
+std::optional<RoundState> roundStateFromName(const QString &name);
+
+// Round `number` turns global state `number` into `number + 1`. A round that ends without an
+// agreed result is gathered again with the next attempt number.
+struct RoundRecord {
+    qint64 number = 0;
+    int attempt = 0;
+    RoundState state = RoundState::Gathering;
+    qint64 gatheringSinceMs = 0;
+    qint64 startedMs = 0;
+    qint64 deadlineMs = 0;
+    qint64 finishedMs = 0;
+    std::vector<RoundMember> members;
+    QString agreedHash;
+    QString uploaderKeyId; // the accepted member asked to upload state number + 1
+    std::optional<double> validationLoss; // of state number + 1
+};
+
+struct ContributionRecord {
+    qint64 round = 0;
+    int attempt = 0;
+    QString keyId;
+    qint64 tokens = 0;
+    double flops = 0;
+    double seconds = 0;
+    double loss = 0;
+    QString paramsHash;
+    qint64 bytesUp = 0;
+    qint64 bytesDown = 0;
+    std::optional<bool> accepted; // unset while the round is open
+    double credit = 0;
+    qint64 receivedMs = 0;
+};
+
+// A global state file the coordinator holds and serves.
+struct CheckpointRecord {
+    qint64 round = 0;
+    QString fileName; // inside STATE/checkpoints
+    QString sha256;   // hex, of the whole file
+    qint64 bytes = 0;
+    QString parametersHash;
+    std::optional<double> validationLoss;
+};
+
+} // namespace swarmtrain

@@ -1,0 +1,255 @@
+#include "CoordinatorRounds.h"
+
+#include "CoordinatorLog.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace swarmtrain {
+
+CoordinatorRounds::CoordinatorRounds(CoordinatorStore &store, RoundSettings settings, Clock clock)
+    : m_store(store), m_settings(settings), m_clock(std::move(clock))
+{
+}
+
+std::vector<RoundMember> CoordinatorRounds::assignRanges(std::vector<RoundMember> members, qint64 parameterCount)
+{
+    const auto owners = qint64(std::count_if(members.begin(), members.end(), [](const RoundMember &m) {
+        return m.reachable;
+    }));
+    if (owners == 0 && members.size() == 1) {
+        members.front().begin = 0;
+        members.front().end = parameterCount;
+        return members;
+    }
+    qint64 index = 0;
+    for (RoundMember &member : members) {
+        member.begin = member.end = 0;
+        if (!member.reachable)
+            continue;
+        // The first (parameterCount % owners) owners take one extra element.
+        const qint64 base = parameterCount / owners;
+        const qint64 extra = parameterCount % owners;
+        member.begin = index * base + std::min(index, extra);
+        member.end = member.begin + base + (index < extra ? 1 : 0);
+        ++index;
+    }
+    return members;
+}
+
+std::optional<QString> CoordinatorRounds::majorityHash(const std::vector<QString> &hashes)
+{
+    std::map<QString, std::size_t> votes;
+    for (const QString &hash : hashes)
+        ++votes[hash];
+    for (const auto &[hash, count] : votes) {
+        if (2 * count > hashes.size())
+            return hash;
+    }
+    return std::nullopt;
+}
+
+bool CoordinatorRounds::isOnline(const PeerRecord &peer) const
+{
+    return m_clock() - peer.lastSeenMs <= m_settings.missedHeartbeats * m_settings.heartbeatIntervalMs;
+}
+
+Result<RoundRecord> CoordinatorRounds::initialize(qint64 firstRound)
+{
+    Result<std::optional<RoundRecord>> existing = m_store.currentRound();
+    if (!existing)
+        return existing.error();
+    if (*existing)
+        return **existing;
+    RoundRecord round;
+    round.number = firstRound;
+    round.gatheringSinceMs = m_clock();
+    if (Result<void> saved = m_store.saveRound(round); !saved)
+        return saved.error();
+    return round;
+}
+
+Result<RoundRecord> CoordinatorRounds::current()
+{
+    Result<std::optional<RoundRecord>> round = m_store.currentRound();
+    if (!round)
+        return round.error();
+    if (!*round)
+        return makeError("the coordinator has no round yet");
+    return **round;
+}
+
+Result<void> CoordinatorRounds::advance()
+{
+    // A round can finish and the next one start at the same moment.
+    for (int step = 0; step < 3; ++step) {
+        Result<RoundRecord> round = current();
+        if (!round)
+            return round.error();
+        const RoundState before = round->state;
+        const qint64 number = round->number;
+        const qint64 nowMs = m_clock();
+        Result<void> done = before == RoundState::Gathering ? maybeStart(*round, nowMs)
+                            : before == RoundState::Running ? maybeFinish(*round, nowMs)
+                                                            : Result<void>();
+        if (!done)
+            return done;
+        Result<RoundRecord> after = current();
+        if (!after)
+            return after.error();
+        if (after->state == before && after->number == number)
+            return {};
+    }
+    return {};
+}
+
+Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
+{
+    Result<std::vector<PeerRecord>> peers = m_store.peers();
+    if (!peers)
+        return peers.error();
+    std::vector<RoundMember> ready;
+    std::size_t online = 0;
+    for (const PeerRecord &peer : *peers) {
+        if (!isOnline(peer))
+            continue;
+        ++online;
+        if (peer.state == QLatin1StringView("ready") && peer.baseRound == round.number)
+            ready.push_back({peer.keyId, peer.reachable, 0, 0});
+    }
+    const bool everyoneReady = online > 0 && ready.size() == online;
+    const bool gatheredLongEnough = nowMs - round.gatheringSinceMs >= m_settings.gatherTimeoutMs
+                                    && ready.size() >= std::size_t(std::max(m_settings.minPeers, 1));
+    if (!everyoneReady && !gatheredLongEnough)
+        return {};
+    const bool anyOwner = std::any_of(ready.begin(), ready.end(), [](const RoundMember &m) { return m.reachable; });
+    if (!anyOwner && ready.size() > 1) {
+        qCWarning(lcCoordinator) << "round" << round.number << "waits: none of the" << ready.size()
+                                 << "ready peers accepts connections, so no one can own a range";
+        return {};
+    }
+    round.state = RoundState::Running;
+    round.startedMs = nowMs;
+    round.deadlineMs = nowMs + m_settings.roundDeadlineMs;
+    round.members = assignRanges(std::move(ready), m_settings.parameterCount);
+    qCInfo(lcCoordinator) << "round" << round.number << "attempt" << round.attempt << "runs with"
+                          << round.members.size() << "members";
+    return m_store.saveRound(round);
+}
+
+Result<void> CoordinatorRounds::maybeFinish(RoundRecord round, qint64 nowMs)
+{
+    Result<std::vector<ContributionRecord>> reports = m_store.contributions(round.number, round.attempt);
+    if (!reports)
+        return reports.error();
+    std::set<QString> reported;
+    std::vector<QString> hashes;
+    for (const ContributionRecord &report : *reports) {
+        reported.insert(report.keyId);
+        hashes.push_back(report.paramsHash);
+    }
+    const bool everyoneReported = std::all_of(round.members.begin(), round.members.end(), [&](const RoundMember &m) {
+        return reported.count(m.keyId) > 0;
+    });
+    if (!everyoneReported && nowMs < round.deadlineMs)
+        return {};
+
+    const std::optional<QString> agreed = majorityHash(hashes);
+    std::vector<ContributionRecord> verdicts = *reports;
+    QString uploader;
+    for (ContributionRecord &verdict : verdicts) {
+        const bool accepted = agreed && verdict.paramsHash == *agreed;
+        verdict.accepted = accepted;
+        verdict.credit = accepted ? double(verdict.tokens) * m_settings.creditPerToken : 0.0;
+        if (accepted && uploader.isEmpty())
+            uploader = verdict.keyId;
+    }
+    if (!agreed) {
+        qCWarning(lcCoordinator) << "round" << round.number << "attempt" << round.attempt << "ended without a majority"
+                                 << "of" << hashes.size() << "reports; gathering it again";
+        RoundRecord again;
+        again.number = round.number;
+        again.attempt = round.attempt + 1;
+        again.gatheringSinceMs = nowMs;
+        return m_store.closeRound(again, verdicts, std::nullopt);
+    }
+    Result<std::optional<CheckpointRecord>> held = m_store.checkpoint(round.number + 1);
+    if (!held)
+        return held.error();
+    round.state = RoundState::Done;
+    round.finishedMs = nowMs;
+    round.agreedHash = *agreed;
+    round.uploaderKeyId = *held ? QString() : uploader;
+    RoundRecord next;
+    next.number = round.number + 1;
+    next.gatheringSinceMs = nowMs;
+    qCInfo(lcCoordinator) << "round" << round.number << "done:" << reports->size() << "reports, agreed hash"
+                          << agreed->left(16);
+    return m_store.closeRound(round, verdicts, next);
+}
+
+Result<ContributionVerdict> CoordinatorRounds::contribute(ContributionRecord contribution)
+{
+    if (Result<void> advanced = advance(); !advanced)
+        return advanced.error();
+    Result<RoundRecord> round = current();
+    if (!round)
+        return round.error();
+    if (contribution.round != round->number || round->state != RoundState::Running) {
+        return makeError("round " + std::to_string(contribution.round) + " is not running (the current round is "
+                         + std::to_string(round->number) + ", " + roundStateName(round->state).toStdString() + ")");
+    }
+    const bool member = std::any_of(round->members.begin(), round->members.end(), [&](const RoundMember &m) {
+        return m.keyId == contribution.keyId;
+    });
+    if (!member)
+        return makeError("not a member of round " + std::to_string(round->number));
+    contribution.attempt = round->attempt;
+    contribution.receivedMs = m_clock();
+    contribution.accepted.reset();
+    contribution.credit = 0;
+    if (Result<void> added = m_store.addContribution(contribution); !added)
+        return makeError("already reported for round " + std::to_string(round->number));
+    if (Result<void> advanced = advance(); !advanced)
+        return advanced.error();
+    return verdictFor(contribution);
+}
+
+Result<ContributionVerdict> CoordinatorRounds::verdictFor(const ContributionRecord &contribution)
+{
+    Result<std::vector<ContributionRecord>> reports = m_store.contributions(contribution.round, contribution.attempt);
+    if (!reports)
+        return reports.error();
+    const auto stored = std::find_if(reports->begin(), reports->end(), [&](const ContributionRecord &c) {
+        return c.keyId == contribution.keyId;
+    });
+    if (stored == reports->end())
+        return makeError("no such contribution");
+    ContributionVerdict verdict{stored->accepted, stored->credit, false};
+    if (verdict.accepted.value_or(false)) {
+        Result<std::optional<RoundRecord>> round = m_store.round(contribution.round);
+        Result<std::optional<CheckpointRecord>> held = m_store.checkpoint(contribution.round + 1);
+        if (!round || !held)
+            return makeError("cannot read the round");
+        verdict.uploadCheckpoint = *round && (*round)->uploaderKeyId == contribution.keyId && !*held;
+    }
+    return verdict;
+}
+
+Result<std::optional<std::pair<ContributionRecord, ContributionVerdict>>>
+CoordinatorRounds::lastVerdict(const QString &keyId)
+{
+    using Answer = std::optional<std::pair<ContributionRecord, ContributionVerdict>>;
+    Result<std::optional<ContributionRecord>> last = m_store.lastContribution(keyId);
+    if (!last)
+        return last.error();
+    if (!*last)
+        return Answer();
+    Result<ContributionVerdict> verdict = verdictFor(**last);
+    if (!verdict)
+        return verdict.error();
+    return Answer(std::make_pair(**last, *verdict));
+}
+
+} // namespace swarmtrain

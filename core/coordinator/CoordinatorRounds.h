@@ -1,0 +1,74 @@
+#pragma once
+
+#include "CoordinatorStore.h"
+#include "Result.h"
+
+#include <QString>
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace swarmtrain {
+
+struct RoundSettings {
+    qint64 parameterCount = 0;
+    qint64 heartbeatIntervalMs = 10'000;
+    int missedHeartbeats = 3; // a peer not seen for this many intervals is offline
+    qint64 gatherTimeoutMs = 60'000;
+    qint64 roundDeadlineMs = 600'000;
+    int minPeers = 1;
+    double creditPerToken = 0.001;
+};
+
+// What a contribution earned, as far as it is known yet.
+struct ContributionVerdict {
+    std::optional<bool> accepted; // unset while the round is open
+    double credit = 0;
+    bool uploadCheckpoint = false; // the coordinator asks this peer for state round + 1
+};
+
+// The round lifecycle (DESIGN.md, full-model mode): round r turns global state r into r + 1.
+// "gathering" until every online peer is ready on state r (or the gather timeout passes with
+// --min-peers ready), then "running" with ranges of the flat parameter vector split among the
+// reachable members, then "done" when every member reported or the deadline passed. The
+// majority params hash is the result; matching contributions are accepted and credited. A
+// round without a majority is gathered again. All state lives in the store, so a restarted
+// coordinator carries on.
+class CoordinatorRounds {
+public:
+    using Clock = std::function<qint64()>;
+
+    CoordinatorRounds(CoordinatorStore &store, RoundSettings settings, Clock clock);
+
+    // Makes sure there is a current round; a new swarm starts at `firstRound`.
+    Result<RoundRecord> initialize(qint64 firstRound);
+    Result<RoundRecord> current();
+    // Takes the transitions that are due now.
+    Result<void> advance();
+    // Records a member's report for the running round and advances.
+    Result<ContributionVerdict> contribute(ContributionRecord contribution);
+    // The verdict on the peer's latest contribution (for heartbeats).
+    Result<std::optional<std::pair<ContributionRecord, ContributionVerdict>>> lastVerdict(const QString &keyId);
+
+    bool isOnline(const PeerRecord &peer) const;
+    const RoundSettings &settings() const { return m_settings; }
+
+    // [0, parameterCount) split into contiguous, nearly equal ranges among the reachable
+    // members (in the given order); unreachable members get none. A lone unreachable member
+    // owns everything, since it exchanges nothing.
+    static std::vector<RoundMember> assignRanges(std::vector<RoundMember> members, qint64 parameterCount);
+    // The hash reported by more than half of the reports, if any.
+    static std::optional<QString> majorityHash(const std::vector<QString> &hashes);
+
+private:
+    Result<void> maybeStart(RoundRecord round, qint64 nowMs);
+    Result<void> maybeFinish(RoundRecord round, qint64 nowMs);
+    Result<ContributionVerdict> verdictFor(const ContributionRecord &contribution);
+
+    CoordinatorStore &m_store;
+    RoundSettings m_settings;
+    Clock m_clock;
+};
+
+} // namespace swarmtrain

@@ -1,0 +1,60 @@
+#pragma once
+
+#include "CoordinatorRecords.h"
+#include "Result.h"
+
+#include <QString>
+
+#include <optional>
+#include <vector>
+
+namespace swarmtrain {
+
+// The coordinator's durable state: peers, rounds, contributions, credit and checkpoints.
+// Every call that changes something has committed it when it returns, so an HTTP answer sent
+// afterwards never promises what a kill -9 could lose. An interface because a large public
+// swarm runs several coordinators on one PostgreSQL database (DESIGN.md, "Platforms and
+// scale"); SqliteCoordinatorStore is the embedded default.
+class CoordinatorStore {
+public:
+    virtual ~CoordinatorStore() = default;
+
+    // Small settings of the swarm (the model config, the data's hash, ...).
+    virtual Result<std::optional<QString>> meta(const QString &key) = 0;
+    virtual Result<void> setMeta(const QString &key, const QString &value) = 0;
+
+    // Inserts the peer or replaces everything stored about it.
+    virtual Result<void> savePeer(const PeerRecord &peer) = 0;
+    virtual Result<std::optional<PeerRecord>> peer(const QString &keyId) = 0;
+    virtual Result<std::vector<PeerRecord>> peers() = 0; // in join order
+    virtual Result<void> recordHeartbeat(const QString &keyId, const QString &state, const QString &reason,
+                                         double tokensPerSecond, qint64 baseRound, qint64 nowMs) = 0;
+    virtual Result<void> countRejectedRequest(const QString &keyId) = 0;
+    // Peers by credit, highest first.
+    virtual Result<std::vector<PeerRecord>> leaderboard(int limit) = 0;
+
+    // The round with the highest number, if any.
+    virtual Result<std::optional<RoundRecord>> currentRound() = 0;
+    virtual Result<std::optional<RoundRecord>> round(qint64 number) = 0;
+    // Inserts the round or replaces the stored one with the same number.
+    virtual Result<void> saveRound(const RoundRecord &round) = 0;
+
+    // Fails when the peer already reported for this round and attempt.
+    virtual Result<void> addContribution(const ContributionRecord &contribution) = 0;
+    virtual Result<std::vector<ContributionRecord>> contributions(qint64 round, int attempt) = 0;
+    virtual Result<std::optional<ContributionRecord>> lastContribution(const QString &keyId) = 0;
+
+    // Ends a round in one transaction: the verdicts on its contributions, the credit and
+    // tokens they earn their peers, the round row itself and, when given, the next round.
+    virtual Result<void> closeRound(const RoundRecord &closed, const std::vector<ContributionRecord> &verdicts,
+                                    const std::optional<RoundRecord> &next) = 0;
+
+    virtual Result<void> addCheckpoint(const CheckpointRecord &checkpoint) = 0;
+    virtual Result<std::optional<CheckpointRecord>> latestCheckpoint() = 0;
+    virtual Result<std::optional<CheckpointRecord>> checkpoint(qint64 round) = 0;
+    virtual Result<std::vector<CheckpointRecord>> checkpoints() = 0; // oldest first
+    // Records the validation loss of state `round` (in its checkpoint and in round `round - 1`).
+    virtual Result<void> setValidationLoss(qint64 round, double loss) = 0;
+};
+
+} // namespace swarmtrain

@@ -1,0 +1,71 @@
+#pragma once
+
+#include "CoordinatorStore.h"
+
+#include <QSqlDatabase>
+#include <QString>
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+
+class QSqlQuery;
+
+namespace swarmtrain {
+
+// CoordinatorStore on one SQLite file (Qt's QSQLITE driver) in WAL mode with synchronous=FULL:
+// a commit is on disk before the call returns, and a kill -9 or power cut at any moment leaves
+// the database readable. Used from one thread.
+class SqliteCoordinatorStore final : public CoordinatorStore {
+public:
+    static constexpr int kSchemaVersion = 1;
+
+    static Result<std::unique_ptr<SqliteCoordinatorStore>> open(const std::filesystem::path &file);
+    ~SqliteCoordinatorStore() override;
+    SqliteCoordinatorStore(const SqliteCoordinatorStore &) = delete;
+    SqliteCoordinatorStore &operator=(const SqliteCoordinatorStore &) = delete;
+
+    Result<std::optional<QString>> meta(const QString &key) override;
+    Result<void> setMeta(const QString &key, const QString &value) override;
+
+    Result<void> savePeer(const PeerRecord &peer) override;
+    Result<std::optional<PeerRecord>> peer(const QString &keyId) override;
+    Result<std::vector<PeerRecord>> peers() override;
+    Result<void> recordHeartbeat(const QString &keyId, const QString &state, const QString &reason,
+                                 double tokensPerSecond, qint64 baseRound, qint64 nowMs) override;
+    Result<void> countRejectedRequest(const QString &keyId) override;
+    Result<std::vector<PeerRecord>> leaderboard(int limit) override;
+
+    Result<std::optional<RoundRecord>> currentRound() override;
+    Result<std::optional<RoundRecord>> round(qint64 number) override;
+    Result<void> saveRound(const RoundRecord &round) override;
+
+    Result<void> addContribution(const ContributionRecord &contribution) override;
+    Result<std::vector<ContributionRecord>> contributions(qint64 round, int attempt) override;
+    Result<std::optional<ContributionRecord>> lastContribution(const QString &keyId) override;
+
+    Result<void> closeRound(const RoundRecord &closed, const std::vector<ContributionRecord> &verdicts,
+                            const std::optional<RoundRecord> &next) override;
+
+    Result<void> addCheckpoint(const CheckpointRecord &checkpoint) override;
+    Result<std::optional<CheckpointRecord>> latestCheckpoint() override;
+    Result<std::optional<CheckpointRecord>> checkpoint(qint64 round) override;
+    Result<std::vector<CheckpointRecord>> checkpoints() override;
+    Result<void> setValidationLoss(qint64 round, double loss) override;
+
+private:
+    explicit SqliteCoordinatorStore(QString connectionName);
+    Result<void> migrate();
+    QSqlQuery query(const QString &sql);
+    Result<void> exec(QSqlQuery &query, const char *what);
+    Result<std::vector<PeerRecord>> selectPeers(const QString &sql, int limit);
+    Result<std::vector<RoundRecord>> selectRounds(const QString &where, qint64 value);
+    Result<std::vector<CheckpointRecord>> selectCheckpoints(const QString &where, qint64 value);
+    Result<void> writeRound(const RoundRecord &round);
+    Result<void> inTransaction(const std::function<Result<void>()> &work);
+
+    QString m_connectionName;
+    QSqlDatabase m_db;
+};
+
+} // namespace swarmtrain

@@ -1,0 +1,16 @@
+# Coordinator tests: store, rounds, shards, config and the REST API in-process (unit), and the
+# real swarmtrain-coordinator process killed and restarted (integration).
+add_executable(swarmtrain_coordinator_tests
+    unit/CoordinatorConfigTest.cpp unit/CoordinatorRoundsTest.cpp unit/CoordinatorServerTest.cpp
+    unit/CoordinatorStoreTest.cpp unit/ShardManifestTest.cpp)
+target_link_libraries(swarmtrain_coordinator_tests PRIVATE
+    swarmtrain_coordinator swarmtrain_test_support GTest::gtest_main)
+gtest_discover_tests(swarmtrain_coordinator_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)
+
+add_executable(swarmtrain_coordinator_process_tests integration/CoordinatorProcessTest.cpp)
+target_link_libraries(swarmtrain_coordinator_process_tests PRIVATE
+    swarmtrain_core swarmtrain_test_support Qt6::Network GTest::gtest_main)
+target_compile_definitions(swarmtrain_coordinator_process_tests PRIVATE
+    SWARMTRAIN_COORDINATOR="$<TARGET_FILE:swarmtrain-coordinator>")
+add_dependencies(swarmtrain_coordinator_process_tests swarmtrain-coordinator)
+gtest_discover_tests(swarmtrain_coordinator_process_tests PROPERTIES LABELS integration DISCOVERY_TIMEOUT 60)

@@ -1,0 +1,242 @@
+// Runs the real swarmtrain-coordinator, talks to it as a peer does, kills it with SIGKILL and
+// checks that a restart on the same state dir carries on where it was.
+#include "Identity.h"
+#include "RequestSignature.h"
+#include "TempDir.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QEventLoop>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QTimer>
+
+#include <csignal>
+#include <fcntl.h>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace swarmtrain;
+using swarmtrain::test::TempDir;
+
+namespace {
+
+QCoreApplication &application()
+{
+    static int argc = 1;
+    static char name[] = "swarmtrain_coordinator_process_tests";
+    static char *argv[] = {name, nullptr};
+    static QCoreApplication *app = new QCoreApplication(argc, argv);
+    return *app;
+}
+
+// A coordinator child process; its first stdout line tells where it listens.
+class CoordinatorProcess {
+public:
+    ~CoordinatorProcess() { stop(SIGKILL); }
+
+    // Returns the "listening on ..." line, or an empty string when the process failed.
+    std::string start(const std::vector<std::string> &args, const std::filesystem::path &errFile)
+    {
+        int out[2];
+        if (::pipe(out) != 0)
+            return {};
+        m_pid = ::fork();
+        if (m_pid == 0) {
+            ::dup2(out[1], STDOUT_FILENO);
+            const int err = ::open(errFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            ::dup2(err, STDERR_FILENO);
+            ::close(out[0]);
+            std::vector<char *> argv{const_cast<char *>(SWARMTRAIN_COORDINATOR)};
+            for (const std::string &arg : args)
+                argv.push_back(const_cast<char *>(arg.c_str()));
+            argv.push_back(nullptr);
+            ::execv(SWARMTRAIN_COORDINATOR, argv.data());
+            ::_exit(127);
+        }
+        ::close(out[1]);
+        std::string line;
+        pollfd fd{out[0], POLLIN, 0};
+        while (line.find('\n') == std::string::npos && ::poll(&fd, 1, 30'000) > 0) {
+            char buffer[256];
+            const ssize_t got = ::read(out[0], buffer, sizeof buffer);
+            if (got <= 0)
+                break;
+            line.append(buffer, std::size_t(got));
+        }
+        ::close(out[0]);
+        return line.substr(0, line.find('\n'));
+    }
+
+    int stop(int signal)
+    {
+        if (m_pid <= 0)
+            return -1;
+        ::kill(m_pid, signal);
+        int status = 0;
+        ::waitpid(m_pid, &status, 0);
+        m_pid = -1;
+        return status;
+    }
+
+    int wait()
+    {
+        int status = 0;
+        ::waitpid(m_pid, &status, 0);
+        m_pid = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+
+private:
+    pid_t m_pid = -1;
+};
+
+class CoordinatorProcessTest : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        application();
+        dir.write("data.txt", swarmtrain::test::generatedText(30000));
+    }
+
+    std::vector<std::string> args(const std::string &nLayer = "1") const
+    {
+        return {"--listen", "127.0.0.1:0", "--state-dir", (dir.path() / "state").string(), "--data",
+                (dir.path() / "data.txt").string(), "--n-layer", nLayer, "--n-head", "2", "--n-embd", "16",
+                "--block-size", "16", "--batch-size", "4", "--eval-iters", "2", "--shard-bytes", "8192"};
+    }
+
+    void startCoordinator()
+    {
+        const std::string line = process.start(args(), dir.path() / "err");
+        const std::string prefix = "listening on http://127.0.0.1:";
+        ASSERT_EQ(line.rfind(prefix, 0), 0u) << "got '" << line << "'; stderr: " << slurp(dir.path() / "err");
+        base = QString::fromStdString("http://127.0.0.1:" + line.substr(prefix.size()));
+    }
+
+    std::string slurp(const std::filesystem::path &file) const
+    {
+        std::ifstream in(file);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    }
+
+    std::pair<int, QJsonObject> request(const QByteArray &method, const QByteArray &target, const QJsonObject &body,
+                                        bool sign)
+    {
+        const QByteArray bytes = method == "GET" ? QByteArray() : QJsonDocument(body).toJson(QJsonDocument::Compact);
+        QNetworkRequest request(QUrl(base + QString::fromLatin1(target)));
+        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArray("application/json"));
+        if (sign) {
+            const RequestSignature signature =
+                signer.sign(method, target, bytes, QDateTime::currentMSecsSinceEpoch());
+            request.setRawHeader(kKeyIdHeader, signature.keyId.toLatin1());
+            request.setRawHeader(kTimestampHeader, QByteArray::number(signature.timestampMs));
+            request.setRawHeader(kSignatureHeader, signature.signature.toBase64());
+        }
+        QNetworkReply *reply = method == "GET" ? network.get(request) : network.post(request, bytes);
+        QEventLoop loop;
+        QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+        QTimer::singleShot(10'000, &loop, &QEventLoop::quit);
+        loop.exec();
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        const QJsonObject json = QJsonDocument::fromJson(reply->readAll()).object();
+        reply->deleteLater();
+        return {status, json};
+    }
+
+    QJsonObject status() { return request("GET", "/v1/status", {}, false).second; }
+
+    TempDir dir;
+    CoordinatorProcess process;
+    QNetworkAccessManager network;
+    QString base;
+    Identity identity = Identity::generate().value();
+    RequestSigner signer{identity};
+};
+
+} // namespace
+
+TEST_F(CoordinatorProcessTest, SurvivesSigkillWithPeersRoundsAndCredit)
+{
+    ASSERT_NO_FATAL_FAILURE(startCoordinator());
+    const auto joined =
+        request("POST", "/v1/join",
+                QJsonObject{{QStringLiteral("public_key"), QString::fromLatin1(identity.publicKey().toBase64())},
+                            {QStringLiteral("device"), QJsonObject{{QStringLiteral("gpu"), QStringLiteral("none")}}},
+                            {QStringLiteral("endpoint"), QString()},
+                            {QStringLiteral("client_version"), QStringLiteral("test")}},
+                true);
+    ASSERT_EQ(joined.first, 200);
+    EXPECT_EQ(joined.second.value(QLatin1StringView("peer_id")).toString(), identity.keyId());
+    EXPECT_EQ(status().value(QLatin1StringView("peers_total")).toInt(), 1);
+
+    // A lone ready peer runs round 0 by itself; its report completes the round.
+    const auto beat = request("POST", "/v1/heartbeat",
+                              QJsonObject{{QStringLiteral("state"), QStringLiteral("ready")},
+                                          {QStringLiteral("base_round"), 0}},
+                              true);
+    ASSERT_EQ(beat.first, 200);
+    EXPECT_EQ(beat.second.value(QLatin1StringView("round_state")).toString(), QStringLiteral("running"));
+    const auto report = request("POST", "/v1/contribution",
+                                QJsonObject{{QStringLiteral("round"), 0},
+                                            {QStringLiteral("tokens"), 5000},
+                                            {QStringLiteral("flops"), 1e9},
+                                            {QStringLiteral("seconds"), 3.0},
+                                            {QStringLiteral("loss"), 2.9},
+                                            {QStringLiteral("params_hash"), QString(64, QLatin1Char('c'))}},
+                                true);
+    ASSERT_EQ(report.first, 200);
+    EXPECT_TRUE(report.second.value(QLatin1StringView("accepted")).toBool());
+    EXPECT_TRUE(report.second.value(QLatin1StringView("upload_checkpoint")).toBool());
+    const double credit = report.second.value(QLatin1StringView("credit")).toDouble();
+    EXPECT_GT(credit, 0.0);
+
+    const int killed = process.stop(SIGKILL);
+    EXPECT_TRUE(WIFSIGNALED(killed) && WTERMSIG(killed) == SIGKILL);
+    ASSERT_NO_FATAL_FAILURE(startCoordinator());
+
+    const QJsonObject after = status();
+    EXPECT_EQ(after.value(QLatin1StringView("peers_total")).toInt(), 1);
+    EXPECT_EQ(after.value(QLatin1StringView("round")).toInt(), 1) << "round 0 stays completed";
+    const QJsonArray leaders = after.value(QLatin1StringView("leaderboard")).toArray();
+    ASSERT_EQ(leaders.size(), 1);
+    EXPECT_EQ(leaders.at(0).toObject().value(QLatin1StringView("peer_id")).toString(), identity.keyId());
+    EXPECT_DOUBLE_EQ(leaders.at(0).toObject().value(QLatin1StringView("credit")).toDouble(), credit);
+    // Still a known peer: its signed requests are accepted without joining again.
+    const auto again = request("POST", "/v1/heartbeat",
+                               QJsonObject{{QStringLiteral("state"), QStringLiteral("idle")},
+                                           {QStringLiteral("base_round"), 1}},
+                               true);
+    EXPECT_EQ(again.first, 200);
+
+    // SIGTERM ends it cleanly.
+    const int terminated = process.stop(SIGTERM);
+    EXPECT_TRUE(WIFEXITED(terminated) && WEXITSTATUS(terminated) == 0) << terminated;
+}
+
+TEST_F(CoordinatorProcessTest, DifferentModelOnTheSameStateDirIsAClearError)
+{
+    ASSERT_NO_FATAL_FAILURE(startCoordinator());
+    process.stop(SIGTERM);
+    const std::string line = process.start(args("2"), dir.path() / "err");
+    EXPECT_EQ(line, "");
+    EXPECT_EQ(process.wait(), 1);
+    const std::string err = slurp(dir.path() / "err");
+    EXPECT_NE(err.find("swarmtrain-coordinator: error: the model"), std::string::npos) << err;
+}
+
+TEST_F(CoordinatorProcessTest, BadFlagIsAOneLineError)
+{
+    const std::string line = process.start({"--state-dir", "x", "--data", "y", "--listen", "oops"}, dir.path() / "err");
+    EXPECT_EQ(line, "");
+    EXPECT_EQ(process.wait(), 1);
+    const std::string err = slurp(dir.path() / "err");
+    EXPECT_EQ(err.rfind("swarmtrain-coordinator: error: --listen", 0), 0u) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+}

@@ -1,0 +1,229 @@
+#include "CoordinatorRounds.h"
+#include "SqliteCoordinatorStore.h"
+#include "TempDir.h"
+
+#include <gtest/gtest.h>
+
+using namespace swarmtrain;
+using swarmtrain::test::TempDir;
+
+namespace {
+
+const QString kHashA = QString(64, QLatin1Char('a'));
+const QString kHashB = QString(64, QLatin1Char('b'));
+
+class CoordinatorRoundsTest : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        settings.parameterCount = 1000;
+        settings.heartbeatIntervalMs = 1000;
+        settings.gatherTimeoutMs = 10'000;
+        settings.roundDeadlineMs = 60'000;
+        settings.minPeers = 2;
+        reopen();
+    }
+
+    void reopen()
+    {
+        rounds.reset();
+        store.reset();
+        store = std::move(SqliteCoordinatorStore::open(dir.path() / "c.db")).value();
+        rounds = std::make_unique<CoordinatorRounds>(*store, settings, [this]() { return now; });
+        ASSERT_TRUE(rounds->initialize(0).ok());
+    }
+
+    void addPeer(const QString &keyId, bool reachable, const QString &state, qint64 baseRound)
+    {
+        PeerRecord peer;
+        peer.keyId = keyId;
+        peer.reachable = reachable;
+        peer.ordinal = qint64(store->peers()->size());
+        peer.state = state;
+        peer.baseRound = baseRound;
+        peer.lastSeenMs = now;
+        ASSERT_TRUE(store->savePeer(peer).ok());
+    }
+
+    Result<ContributionVerdict> report(const QString &keyId, const QString &hash, qint64 tokens = 1000)
+    {
+        ContributionRecord c;
+        c.round = rounds->current()->number;
+        c.keyId = keyId;
+        c.tokens = tokens;
+        c.paramsHash = hash;
+        return rounds->contribute(c);
+    }
+
+    RoundRecord current() { return rounds->current().value(); }
+
+    TempDir dir;
+    qint64 now = 1'000'000;
+    RoundSettings settings;
+    std::unique_ptr<SqliteCoordinatorStore> store;
+    std::unique_ptr<CoordinatorRounds> rounds;
+};
+
+} // namespace
+
+TEST(CoordinatorRoundsRanges, SplitEvenlyAmongReachableMembers)
+{
+    const std::vector<RoundMember> members = CoordinatorRounds::assignRanges(
+        {{QStringLiteral("a"), true, 0, 0}, {QStringLiteral("nat"), false, 0, 0}, {QStringLiteral("b"), true, 0, 0},
+         {QStringLiteral("c"), true, 0, 0}},
+        10);
+    EXPECT_EQ(members[0].begin, 0);
+    EXPECT_EQ(members[0].end, 4);
+    EXPECT_EQ(members[1].begin, members[1].end);
+    EXPECT_EQ(members[2].begin, 4);
+    EXPECT_EQ(members[2].end, 7);
+    EXPECT_EQ(members[3].begin, 7);
+    EXPECT_EQ(members[3].end, 10);
+}
+
+TEST(CoordinatorRoundsRanges, LoneOutboundOnlyMemberOwnsEverything)
+{
+    const std::vector<RoundMember> members =
+        CoordinatorRounds::assignRanges({{QStringLiteral("nat"), false, 0, 0}}, 10);
+    EXPECT_EQ(members[0].begin, 0);
+    EXPECT_EQ(members[0].end, 10);
+}
+
+TEST(CoordinatorRoundsMajority, NeedsMoreThanHalf)
+{
+    EXPECT_EQ(CoordinatorRounds::majorityHash({kHashA, kHashB, kHashA}), std::optional<QString>(kHashA));
+    EXPECT_EQ(CoordinatorRounds::majorityHash({kHashA}), std::optional<QString>(kHashA));
+    EXPECT_FALSE(CoordinatorRounds::majorityHash({kHashA, kHashB}).has_value());
+    EXPECT_FALSE(CoordinatorRounds::majorityHash({}).has_value());
+}
+
+TEST_F(CoordinatorRoundsTest, StartsWhenEveryOnlinePeerIsReady)
+{
+    addPeer(QStringLiteral("a"), true, QStringLiteral("ready"), 0);
+    addPeer(QStringLiteral("b"), true, QStringLiteral("training"), 0);
+    ASSERT_TRUE(rounds->advance().ok());
+    EXPECT_EQ(current().state, RoundState::Gathering);
+    addPeer(QStringLiteral("b"), true, QStringLiteral("ready"), 0);
+    ASSERT_TRUE(rounds->advance().ok());
+    const RoundRecord round = current();
+    EXPECT_EQ(round.state, RoundState::Running);
+    EXPECT_EQ(round.members.size(), 2u);
+    EXPECT_EQ(round.deadlineMs, now + settings.roundDeadlineMs);
+}
+
+TEST_F(CoordinatorRoundsTest, ReadyOnAnOldStateDoesNotCount)
+{
+    addPeer(QStringLiteral("a"), true, QStringLiteral("ready"), 0);
+    addPeer(QStringLiteral("b"), true, QStringLiteral("ready"), 7);
+    ASSERT_TRUE(rounds->advance().ok());
+    EXPECT_EQ(current().state, RoundState::Gathering);
+}
+
+TEST_F(CoordinatorRoundsTest, GatherTimeoutStartsWithMinPeersAndIgnoresOfflinePeers)
+{
+    addPeer(QStringLiteral("a"), true, QStringLiteral("ready"), 0);
+    addPeer(QStringLiteral("b"), true, QStringLiteral("ready"), 0);
+    addPeer(QStringLiteral("slow"), true, QStringLiteral("training"), 0);
+    ASSERT_TRUE(rounds->advance().ok());
+    EXPECT_EQ(current().state, RoundState::Gathering);
+    now += settings.gatherTimeoutMs;
+    // "a" and "b" stay online by heartbeating; "slow" keeps training.
+    ASSERT_TRUE(store->recordHeartbeat(QStringLiteral("a"), QStringLiteral("ready"), {}, 0, 0, now).ok());
+    ASSERT_TRUE(store->recordHeartbeat(QStringLiteral("b"), QStringLiteral("ready"), {}, 0, 0, now).ok());
+    ASSERT_TRUE(store->recordHeartbeat(QStringLiteral("slow"), QStringLiteral("training"), {}, 0, 0, now).ok());
+    ASSERT_TRUE(rounds->advance().ok());
+    const RoundRecord round = current();
+    ASSERT_EQ(round.state, RoundState::Running);
+    ASSERT_EQ(round.members.size(), 2u);
+    EXPECT_EQ(round.members[1].keyId, QStringLiteral("b"));
+}
+
+TEST_F(CoordinatorRoundsTest, MajorityHashIsAcceptedAndCredited)
+{
+    for (const char *name : {"a", "b", "c"})
+        addPeer(QString::fromLatin1(name), true, QStringLiteral("ready"), 0);
+    ASSERT_TRUE(rounds->advance().ok());
+    ASSERT_EQ(current().state, RoundState::Running);
+
+    Result<ContributionVerdict> first = report(QStringLiteral("a"), kHashA, 2000);
+    ASSERT_TRUE(first.ok()) << first.error().message;
+    EXPECT_FALSE(first->accepted.has_value());
+    EXPECT_FALSE(report(QStringLiteral("a"), kHashA).ok()) << "a second report for the same round";
+    ASSERT_TRUE(report(QStringLiteral("b"), kHashB).ok());
+    Result<ContributionVerdict> last = report(QStringLiteral("c"), kHashA, 3000);
+    ASSERT_TRUE(last.ok());
+    EXPECT_EQ(last->accepted, std::optional<bool>(true));
+    EXPECT_DOUBLE_EQ(last->credit, 3.0);
+    EXPECT_FALSE(last->uploadCheckpoint) << "the first accepted member is asked to upload";
+
+    const RoundRecord done = store->round(0)->value();
+    EXPECT_EQ(done.state, RoundState::Done);
+    EXPECT_EQ(done.agreedHash, kHashA);
+    EXPECT_EQ(done.uploaderKeyId, QStringLiteral("a"));
+    EXPECT_EQ(current().number, 1);
+    EXPECT_EQ(current().state, RoundState::Gathering);
+
+    auto verdictOf = [&](const char *name) { return rounds->lastVerdict(QString::fromLatin1(name))->value().second; };
+    EXPECT_EQ(verdictOf("a").accepted, std::optional<bool>(true));
+    EXPECT_TRUE(verdictOf("a").uploadCheckpoint);
+    EXPECT_EQ(verdictOf("b").accepted, std::optional<bool>(false));
+    EXPECT_DOUBLE_EQ(verdictOf("b").credit, 0.0);
+    EXPECT_DOUBLE_EQ(store->peer(QStringLiteral("a"))->value().credit, 2.0);
+    EXPECT_EQ(store->peer(QStringLiteral("b"))->value().tokens, 0);
+}
+
+TEST_F(CoordinatorRoundsTest, DeadlineLeavesOutMembersThatDidNotReport)
+{
+    for (const char *name : {"a", "b"})
+        addPeer(QString::fromLatin1(name), true, QStringLiteral("ready"), 0);
+    ASSERT_TRUE(rounds->advance().ok());
+    ASSERT_TRUE(report(QStringLiteral("a"), kHashA).ok());
+    ASSERT_TRUE(rounds->advance().ok());
+    EXPECT_EQ(current().number, 0) << "waits for b until the deadline";
+    now += settings.roundDeadlineMs;
+    ASSERT_TRUE(rounds->advance().ok());
+    EXPECT_EQ(current().number, 1);
+    EXPECT_EQ(store->round(0)->value().agreedHash, kHashA);
+    EXPECT_FALSE(report(QStringLiteral("b"), kHashA).ok()) << "too late";
+}
+
+TEST_F(CoordinatorRoundsTest, NoMajorityGathersTheRoundAgain)
+{
+    for (const char *name : {"a", "b"})
+        addPeer(QString::fromLatin1(name), true, QStringLiteral("ready"), 0);
+    ASSERT_TRUE(rounds->advance().ok());
+    ASSERT_TRUE(report(QStringLiteral("a"), kHashA).ok());
+    Result<ContributionVerdict> last = report(QStringLiteral("b"), kHashB);
+    ASSERT_TRUE(last.ok());
+    EXPECT_EQ(last->accepted, std::optional<bool>(false));
+    const RoundRecord again = current();
+    EXPECT_EQ(again.number, 0);
+    EXPECT_EQ(again.attempt, 1);
+    EXPECT_EQ(again.state, RoundState::Running) << "both peers are still ready on state 0, so it starts again";
+}
+
+TEST_F(CoordinatorRoundsTest, NonMemberCannotReport)
+{
+    addPeer(QStringLiteral("a"), true, QStringLiteral("ready"), 0);
+    ASSERT_TRUE(rounds->advance().ok());
+    addPeer(QStringLiteral("late"), true, QStringLiteral("ready"), 0);
+    Result<ContributionVerdict> verdict = report(QStringLiteral("late"), kHashA);
+    ASSERT_FALSE(verdict.ok());
+    EXPECT_NE(verdict.error().message.find("not a member"), std::string::npos);
+}
+
+TEST_F(CoordinatorRoundsTest, ResumesAfterReopen)
+{
+    for (const char *name : {"a", "b"})
+        addPeer(QString::fromLatin1(name), true, QStringLiteral("ready"), 0);
+    ASSERT_TRUE(rounds->advance().ok());
+    ASSERT_TRUE(report(QStringLiteral("a"), kHashA).ok());
+    reopen();
+    const RoundRecord round = current();
+    EXPECT_EQ(round.state, RoundState::Running);
+    EXPECT_EQ(round.members.size(), 2u);
+    Result<ContributionVerdict> last = report(QStringLiteral("b"), kHashA);
+    ASSERT_TRUE(last.ok()) << last.error().message;
+    EXPECT_EQ(last->accepted, std::optional<bool>(true));
+    EXPECT_EQ(current().number, 1);
+}

@@ -1,0 +1,456 @@
+// The coordinator's REST API in-process: real HTTP over loopback, signed like a peer signs.
+#include "CoordinatorServer.h"
+#include "CoordinatorSetup.h"
+#include "Identity.h"
+#include "RequestSignature.h"
+#include "Sha256.h"
+#include "SwarmState.h"
+#include "TempDir.h"
+#include "TensorContainer.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QEventLoop>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QTcpServer>
+#include <QTimer>
+
+#include <fstream>
+#include <gtest/gtest.h>
+
+using namespace swarmtrain;
+using swarmtrain::test::TempDir;
+
+namespace {
+
+QCoreApplication &application()
+{
+    static int argc = 1;
+    static char name[] = "swarmtrain_coordinator_tests";
+    static char *argv[] = {name, nullptr};
+    static QCoreApplication *app = QCoreApplication::instance() ? QCoreApplication::instance()
+                                                                : new QCoreApplication(argc, argv);
+    return *app;
+}
+
+struct HttpAnswer {
+    int status = 0;
+    QByteArray body;
+    QMap<QByteArray, QByteArray> headers;
+
+    QJsonObject json() const { return QJsonDocument::fromJson(body).object(); }
+};
+
+struct Peer {
+    Identity identity;
+    std::unique_ptr<RequestSigner> signer;
+
+    static Peer make()
+    {
+        Peer peer{Identity::generate().value(), nullptr};
+        return peer;
+    }
+};
+
+class CoordinatorServerTest : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        application();
+        dir.write("data.txt", swarmtrain::test::generatedText(30000));
+        config.stateDir = dir.path() / "state";
+        config.data = dir.path() / "data.txt";
+        config.model.nLayer = 1;
+        config.model.nHead = 2;
+        config.model.nEmbd = 16;
+        config.model.blockSize = 16;
+        config.shardBytes = 4096;
+        config.training.batchSize = 4;
+        config.evalIters = 2;
+        Result<CoordinatorSetup> prepared = CoordinatorSetup::prepare(config);
+        ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+        setup = std::make_unique<CoordinatorSetup>(std::move(prepared).value());
+        CoordinatorServerOptions options = CoordinatorServerOptions::from(config, setup->parameterCount);
+        options.tickMs = 0;
+        options.rounds.gatherTimeoutMs = 3'600'000;
+        server = std::make_unique<CoordinatorServer>(*setup, options, [this]() { return now; });
+        Result<quint16> port = server->start(QHostAddress(QHostAddress::LocalHost), 0, std::nullopt);
+        ASSERT_TRUE(port.ok()) << port.error().message;
+        base = QStringLiteral("http://127.0.0.1:%1").arg(*port);
+    }
+
+    void TearDown() override
+    {
+        server->waitForBackgroundWork();
+        QCoreApplication::processEvents();
+    }
+
+    HttpAnswer send(const QByteArray &method, const QByteArray &target, const QByteArray &body,
+                    const QList<QPair<QByteArray, QByteArray>> &headers)
+    {
+        QNetworkRequest request(QUrl(base + QString::fromLatin1(target)));
+        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArray("application/json"));
+        for (const auto &[name, value] : headers)
+            request.setRawHeader(name, value);
+        QNetworkReply *reply = method == "GET" ? network.get(request) : network.post(request, body);
+        QEventLoop loop;
+        QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+        QTimer::singleShot(10'000, &loop, &QEventLoop::quit);
+        loop.exec();
+        HttpAnswer answer;
+        EXPECT_TRUE(reply->isFinished()) << "no answer to " << target.constData();
+        answer.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        answer.body = reply->readAll();
+        for (const auto &[name, value] : reply->rawHeaderPairs())
+            answer.headers.insert(name.toLower(), value);
+        reply->deleteLater();
+        return answer;
+    }
+
+    QList<QPair<QByteArray, QByteArray>> signatureHeaders(Peer &peer, const QByteArray &method, const QByteArray &target,
+                                                          const QByteArray &body, qint64 atMs)
+    {
+        if (!peer.signer)
+            peer.signer = std::make_unique<RequestSigner>(peer.identity);
+        const RequestSignature signature = peer.signer->sign(method, target, body, atMs);
+        return {{kKeyIdHeader, signature.keyId.toLatin1()},
+                {kTimestampHeader, QByteArray::number(signature.timestampMs)},
+                {kSignatureHeader, signature.signature.toBase64()}};
+    }
+
+    HttpAnswer signedRequest(Peer &peer, const QByteArray &method, const QByteArray &target, const QByteArray &body)
+    {
+        return send(method, target, body, signatureHeaders(peer, method, target, body, now));
+    }
+
+    HttpAnswer post(Peer &peer, const QByteArray &target, const QJsonObject &body)
+    {
+        return signedRequest(peer, "POST", target, QJsonDocument(body).toJson(QJsonDocument::Compact));
+    }
+
+    HttpAnswer join(Peer &peer, const QString &endpoint)
+    {
+        return post(peer, "/v1/join",
+                    QJsonObject{{QStringLiteral("public_key"), QString::fromLatin1(peer.identity.publicKey().toBase64())},
+                                {QStringLiteral("device"), QJsonObject{{QStringLiteral("gpu"), QStringLiteral("test")}}},
+                                {QStringLiteral("endpoint"), endpoint},
+                                {QStringLiteral("client_version"), QStringLiteral("0.1.0")}});
+    }
+
+    HttpAnswer heartbeat(Peer &peer, const QString &state, qint64 baseRound)
+    {
+        return post(peer, "/v1/heartbeat",
+                    QJsonObject{{QStringLiteral("state"), state},
+                                {QStringLiteral("reason"), QString()},
+                                {QStringLiteral("tokens_per_s"), 1500.0},
+                                {QStringLiteral("base_round"), double(baseRound)}});
+    }
+
+    HttpAnswer contribute(Peer &peer, qint64 round, const QString &hash, qint64 tokens)
+    {
+        return post(peer, "/v1/contribution",
+                    QJsonObject{{QStringLiteral("round"), double(round)},
+                                {QStringLiteral("tokens"), double(tokens)},
+                                {QStringLiteral("flops"), 1e12},
+                                {QStringLiteral("seconds"), 10.0},
+                                {QStringLiteral("loss"), 2.5},
+                                {QStringLiteral("params_hash"), hash},
+                                {QStringLiteral("bytes_up"), 1000.0},
+                                {QStringLiteral("bytes_down"), 1000.0}});
+    }
+
+    qint64 rejectedCount(const Peer &peer) { return setup->store->peer(peer.identity.keyId())->value().rejectedRequests; }
+
+    // Three members: two accept connections, one is outbound-only; round 0 starts.
+    void startRoundWithThreePeers()
+    {
+        for (QTcpServer *listener : {&listenerA, &listenerB})
+            ASSERT_TRUE(listener->listen(QHostAddress::LocalHost, 0));
+        ASSERT_EQ(join(a, QStringLiteral("127.0.0.1:%1").arg(listenerA.serverPort())).status, 200);
+        ASSERT_EQ(join(b, QStringLiteral("127.0.0.1:%1").arg(listenerB.serverPort())).status, 200);
+        ASSERT_EQ(join(nat, QString()).status, 200);
+        for (Peer *peer : {&a, &b, &nat})
+            ASSERT_EQ(heartbeat(*peer, QStringLiteral("ready"), 0).status, 200);
+    }
+
+    TempDir dir;
+    CoordinatorConfig config;
+    std::unique_ptr<CoordinatorSetup> setup;
+    std::unique_ptr<CoordinatorServer> server;
+    QNetworkAccessManager network;
+    QString base;
+    qint64 now = QDateTime::currentMSecsSinceEpoch();
+    QTcpServer listenerA;
+    QTcpServer listenerB;
+    Peer a = Peer::make();
+    Peer b = Peer::make();
+    Peer nat = Peer::make();
+};
+
+} // namespace
+
+TEST_F(CoordinatorServerTest, JoinAnswersWithTheSwarmsConfig)
+{
+    const HttpAnswer answer = join(a, QString());
+    ASSERT_EQ(answer.status, 200) << answer.body.constData();
+    const QJsonObject body = answer.json();
+    EXPECT_EQ(body.value(QLatin1StringView("peer_id")).toString(), a.identity.keyId());
+    EXPECT_EQ(body.value(QLatin1StringView("model")).toObject().value(QLatin1StringView("vocab_size")).toInt(),
+              setup->model.vocabSize);
+    const QJsonObject tokenizer = body.value(QLatin1StringView("tokenizer")).toObject();
+    EXPECT_EQ(tokenizer.value(QLatin1StringView("kind")).toString(), QStringLiteral("char"));
+    EXPECT_EQ(tokenizer.value(QLatin1StringView("vocabulary")).toString().size(), setup->model.vocabSize);
+    EXPECT_DOUBLE_EQ(body.value(QLatin1StringView("training")).toObject().value(QLatin1StringView("outer_lr")).toDouble(),
+                     0.7);
+    EXPECT_EQ(body.value(QLatin1StringView("shards")).toArray().size(), qsizetype(setup->manifest->shards().size()));
+    EXPECT_FALSE(body.value(QLatin1StringView("assigned_shards")).toArray().isEmpty());
+    EXPECT_EQ(body.value(QLatin1StringView("round")).toInt(), 0);
+    const QJsonObject checkpoint = body.value(QLatin1StringView("checkpoint")).toObject();
+    EXPECT_EQ(checkpoint.value(QLatin1StringView("sha256")).toString(), setup->checkpoint.sha256);
+    EXPECT_FALSE(body.value(QLatin1StringView("reachable")).toBool());
+
+    const Result<std::optional<PeerRecord>> stored = setup->store->peer(a.identity.keyId());
+    ASSERT_TRUE(stored.ok() && stored->has_value());
+    EXPECT_EQ((*stored)->publicKey, a.identity.publicKey());
+    EXPECT_EQ((*stored)->deviceJson, QByteArray(R"({"gpu":"test"})"));
+}
+
+TEST_F(CoordinatorServerTest, JoinWithAKeyThatIsNotTheSignersIsRefused)
+{
+    QJsonObject body{{QStringLiteral("public_key"), QString::fromLatin1(b.identity.publicKey().toBase64())},
+                     {QStringLiteral("device"), QJsonObject()},
+                     {QStringLiteral("endpoint"), QString()},
+                     {QStringLiteral("client_version"), QStringLiteral("0.1.0")}};
+    const HttpAnswer answer = post(a, "/v1/join", body);
+    EXPECT_EQ(answer.status, 401);
+    EXPECT_FALSE(setup->store->peer(b.identity.keyId())->has_value());
+}
+
+TEST_F(CoordinatorServerTest, RoundStartsWithRangesAmongReachablePeers)
+{
+    startRoundWithThreePeers();
+    const HttpAnswer answer = signedRequest(a, "GET", "/v1/round", {});
+    ASSERT_EQ(answer.status, 200) << answer.body.constData();
+    const QJsonObject round = answer.json();
+    EXPECT_EQ(round.value(QLatin1StringView("state")).toString(), QStringLiteral("running"));
+    const auto parameters = qint64(round.value(QLatin1StringView("parameter_count")).toDouble());
+    EXPECT_EQ(parameters, setup->parameterCount);
+    const QJsonArray members = round.value(QLatin1StringView("members")).toArray();
+    ASSERT_EQ(members.size(), 3);
+    qint64 covered = 0;
+    for (const QJsonValue &value : members) {
+        const QJsonObject member = value.toObject();
+        const QJsonArray range = member.value(QLatin1StringView("range")).toArray();
+        const auto begin = qint64(range.at(0).toDouble());
+        const auto end = qint64(range.at(1).toDouble());
+        if (member.value(QLatin1StringView("peer_id")).toString() == nat.identity.keyId()) {
+            EXPECT_FALSE(member.value(QLatin1StringView("reachable")).toBool());
+            EXPECT_EQ(begin, end) << "an outbound-only member owns no range";
+        } else {
+            EXPECT_TRUE(member.value(QLatin1StringView("reachable")).toBool());
+            EXPECT_EQ(begin, covered);
+            EXPECT_NEAR(double(end - begin), double(parameters) / 2, 1.0);
+            covered = end;
+        }
+        EXPECT_EQ(QByteArray::fromBase64(member.value(QLatin1StringView("public_key")).toString().toLatin1()).size(),
+                  Identity::kPublicKeyBytes);
+    }
+    EXPECT_EQ(covered, parameters);
+}
+
+TEST_F(CoordinatorServerTest, MajorityHashIsAcceptedAndMismatchIsNot)
+{
+    startRoundWithThreePeers();
+    const QString agreed = QString::fromStdString(setup->checkpoint.parametersHash.toStdString());
+    const QString other = QString(64, QLatin1Char('e'));
+    const HttpAnswer first = contribute(a, 0, agreed, 4000);
+    ASSERT_EQ(first.status, 200) << first.body.constData();
+    EXPECT_TRUE(first.json().value(QLatin1StringView("accepted")).isNull()) << "the round is still open";
+    ASSERT_EQ(contribute(nat, 0, other, 9000).status, 200);
+    const HttpAnswer last = contribute(b, 0, agreed, 2000);
+    ASSERT_EQ(last.status, 200);
+    EXPECT_TRUE(last.json().value(QLatin1StringView("accepted")).toBool());
+    EXPECT_DOUBLE_EQ(last.json().value(QLatin1StringView("credit")).toDouble(), 2.0);
+    EXPECT_EQ(contribute(b, 0, agreed, 2000).status, 409) << "the round is over";
+
+    const QJsonObject first2 = heartbeat(a, QStringLiteral("training"), 1).json();
+    EXPECT_EQ(first2.value(QLatin1StringView("round")).toInt(), 1);
+    const QJsonObject verdictA = first2.value(QLatin1StringView("last_contribution")).toObject();
+    EXPECT_TRUE(verdictA.value(QLatin1StringView("accepted")).toBool());
+    EXPECT_TRUE(verdictA.value(QLatin1StringView("upload_checkpoint")).toBool());
+    const QJsonObject verdictNat =
+        heartbeat(nat, QStringLiteral("idle"), 0).json().value(QLatin1StringView("last_contribution")).toObject();
+    EXPECT_FALSE(verdictNat.value(QLatin1StringView("accepted")).toBool());
+    EXPECT_FALSE(verdictNat.value(QLatin1StringView("upload_checkpoint")).toBool());
+
+    const QJsonObject status = send("GET", "/v1/status", {}, {}).json();
+    const QJsonArray leaders = status.value(QLatin1StringView("leaderboard")).toArray();
+    ASSERT_EQ(leaders.size(), 3);
+    EXPECT_EQ(leaders.at(0).toObject().value(QLatin1StringView("peer_id")).toString(), a.identity.keyId());
+    EXPECT_DOUBLE_EQ(leaders.at(0).toObject().value(QLatin1StringView("credit")).toDouble(), 4.0);
+    EXPECT_DOUBLE_EQ(leaders.at(2).toObject().value(QLatin1StringView("credit")).toDouble(), 0.0);
+    EXPECT_EQ(status.value(QLatin1StringView("peers")).toInt(), 3);
+}
+
+TEST_F(CoordinatorServerTest, UploadedStateBecomesCurrentAndGetsAValidationLoss)
+{
+    startRoundWithThreePeers();
+    const QString agreed = setup->checkpoint.parametersHash;
+    for (Peer *peer : {&a, &b, &nat})
+        ASSERT_EQ(contribute(*peer, 0, agreed, 1000).status, 200);
+
+    // State 1 with the agreed parameters: state 0 relabelled (re-encoded, so its checksum holds).
+    Result<TensorContainer> state0 = readTensorContainer(setup->checkpointsDir() / "round-0.safetensors");
+    ASSERT_TRUE(state0.ok());
+    TensorContainerWriter writer;
+    for (const auto &[key, value] : state0->metadata) {
+        if (key != "sha256")
+            writer.setMetadata(key, key == "round" ? "1" : value);
+    }
+    for (const auto &[name, tensor] : state0->tensors)
+        writer.addTensor(name, tensor.dtype, tensor.shape, tensor.bytes);
+    const std::vector<std::byte> bytes = writer.finish();
+    const QByteArray upload(reinterpret_cast<const char *>(bytes.data()), qsizetype(bytes.size()));
+
+    EXPECT_EQ(signedRequest(a, "POST", "/v1/checkpoint?round=2", upload).status, 409) << "no round 1 result yet";
+    QByteArray damaged = upload;
+    damaged[damaged.size() - 5] = char(damaged[damaged.size() - 5] ^ 0x40);
+    EXPECT_EQ(signedRequest(a, "POST", "/v1/checkpoint?round=1", damaged).status, 400);
+
+    // The validation loss of state 1 is computed off the HTTP thread.
+    QList<qint64> lossRounds;
+    QEventLoop waitForLoss;
+    QObject::connect(server.get(), &CoordinatorServer::validationLossRecorded, &waitForLoss,
+                     [&](qint64 round, double) {
+                         lossRounds.append(round);
+                         if (round == 1)
+                             waitForLoss.quit();
+                     });
+    const HttpAnswer accepted = signedRequest(a, "POST", "/v1/checkpoint?round=1", upload);
+    ASSERT_EQ(accepted.status, 200) << accepted.body.constData();
+    EXPECT_EQ(setup->checkpoint.round, 1);
+    EXPECT_EQ(signedRequest(b, "POST", "/v1/checkpoint?round=1", upload).status, 409) << "already held";
+
+    const HttpAnswer download = send("GET", "/v1/checkpoint", {}, {});
+    EXPECT_EQ(download.status, 200);
+    EXPECT_EQ(download.headers.value("x-swarm-round"), QByteArray("1"));
+    EXPECT_EQ(download.body, upload);
+    if (!lossRounds.contains(1)) {
+        QTimer::singleShot(30'000, &waitForLoss, &QEventLoop::quit);
+        waitForLoss.exec();
+    }
+    EXPECT_TRUE(lossRounds.contains(1));
+    EXPECT_TRUE(setup->store->round(0)->value().validationLoss.has_value());
+}
+
+TEST_F(CoordinatorServerTest, ForgedSignatureIsRefusedAndCounted)
+{
+    ASSERT_EQ(join(a, QString()).status, 200);
+    const QByteArray body = R"({"state":"idle","base_round":0})";
+    QList<QPair<QByteArray, QByteArray>> headers = signatureHeaders(a, "POST", "/v1/heartbeat", body, now);
+    const QByteArray tampered = R"({"state":"ready","base_round":0})";
+    const HttpAnswer answer = send("POST", "/v1/heartbeat", tampered, headers);
+    EXPECT_EQ(answer.status, 401);
+    EXPECT_EQ(answer.json().value(QLatin1StringView("error")).toString(), QStringLiteral("bad signature"));
+    EXPECT_EQ(rejectedCount(a), 1);
+    EXPECT_NE(setup->store->peer(a.identity.keyId())->value().state, QStringLiteral("ready"));
+}
+
+TEST_F(CoordinatorServerTest, ReplayedRequestIsRefused)
+{
+    ASSERT_EQ(join(a, QString()).status, 200);
+    const QByteArray body = R"({"state":"idle","base_round":0})";
+    const auto headers = signatureHeaders(a, "POST", "/v1/heartbeat", body, now);
+    EXPECT_EQ(send("POST", "/v1/heartbeat", body, headers).status, 200);
+    const HttpAnswer replay = send("POST", "/v1/heartbeat", body, headers);
+    EXPECT_EQ(replay.status, 401);
+    EXPECT_NE(replay.json().value(QLatin1StringView("error")).toString().indexOf(QLatin1StringView("replay")), -1);
+    EXPECT_EQ(rejectedCount(a), 1);
+}
+
+TEST_F(CoordinatorServerTest, StaleTimestampIsRefused)
+{
+    ASSERT_EQ(join(a, QString()).status, 200);
+    const QByteArray body = R"({"state":"idle","base_round":0})";
+    a.signer.reset(); // a signer's timestamps only go up
+    const HttpAnswer answer = send("POST", "/v1/heartbeat", body,
+                                   signatureHeaders(a, "POST", "/v1/heartbeat", body, now - 10 * 60'000));
+    EXPECT_EQ(answer.status, 401);
+    EXPECT_NE(answer.json().value(QLatin1StringView("error")).toString().indexOf(QLatin1StringView("stale")), -1);
+}
+
+TEST_F(CoordinatorServerTest, UnknownPeerAndUnsignedRequestsAreRefused)
+{
+    const HttpAnswer unknown = heartbeat(a, QStringLiteral("idle"), 0);
+    EXPECT_EQ(unknown.status, 401);
+    EXPECT_NE(unknown.json().value(QLatin1StringView("error")).toString().indexOf(QLatin1StringView("unknown peer")), -1);
+    EXPECT_EQ(send("GET", "/v1/round", {}, {}).status, 401);
+}
+
+TEST_F(CoordinatorServerTest, MalformedJsonAndMissingFieldsAreBadRequests)
+{
+    ASSERT_EQ(join(a, QString()).status, 200);
+    const HttpAnswer malformed = signedRequest(a, "POST", "/v1/heartbeat", "{\"state\": ");
+    EXPECT_EQ(malformed.status, 400);
+    EXPECT_TRUE(malformed.json().contains(QLatin1StringView("error")));
+    EXPECT_EQ(post(a, "/v1/heartbeat", QJsonObject{{QStringLiteral("state"), QStringLiteral("ready")}}).status, 400);
+    EXPECT_EQ(post(a, "/v1/heartbeat", QJsonObject{{QStringLiteral("state"), QStringLiteral("dancing")},
+                                                   {QStringLiteral("base_round"), 0}})
+                  .status,
+              400);
+    EXPECT_EQ(post(a, "/v1/contribution", QJsonObject{{QStringLiteral("round"), 0}}).status, 400);
+    EXPECT_EQ(signedRequest(b, "POST", "/v1/join", "[1, 2]").status, 400);
+}
+
+TEST_F(CoordinatorServerTest, OversizedBodyIsRefused)
+{
+    ASSERT_EQ(join(a, QString()).status, 200);
+    const QByteArray huge = "{\"state\":\"" + QByteArray(2 << 20, 'x') + "\"}";
+    const HttpAnswer answer = signedRequest(a, "POST", "/v1/heartbeat", huge);
+    EXPECT_EQ(answer.status, 413);
+    EXPECT_TRUE(answer.json().contains(QLatin1StringView("error")));
+}
+
+TEST_F(CoordinatorServerTest, ShardDownloadResumesWithRange)
+{
+    const ShardInfo &shard = setup->manifest->shards().front();
+    std::ifstream in(setup->manifest->shardPath(shard), std::ios::binary);
+    const QByteArray file = QByteArray::fromStdString(std::string(std::istreambuf_iterator<char>(in), {}));
+
+    const HttpAnswer whole = send("GET", "/v1/shards/" + QByteArray::fromStdString(shard.id), {}, {});
+    ASSERT_EQ(whole.status, 200);
+    EXPECT_EQ(whole.body, file);
+    EXPECT_EQ(whole.headers.value("x-content-sha256"), QByteArray::fromStdString(shard.sha256));
+
+    const HttpAnswer rest = send("GET", "/v1/shards/" + QByteArray::fromStdString(shard.id), {}, {{"Range", "bytes=100-"}});
+    ASSERT_EQ(rest.status, 206);
+    EXPECT_EQ(rest.body, file.mid(100));
+    EXPECT_EQ(rest.headers.value("content-range"),
+              "bytes 100-" + QByteArray::number(file.size() - 1) + "/" + QByteArray::number(file.size()));
+
+    const HttpAnswer beyond = send("GET", "/v1/shards/" + QByteArray::fromStdString(shard.id), {},
+                                   {{"Range", "bytes=" + QByteArray::number(file.size()) + "-"}});
+    EXPECT_EQ(beyond.status, 416);
+    EXPECT_EQ(send("GET", "/v1/shards/nope", {}, {}).status, 404);
+
+    const HttpAnswer checkpoint = send("GET", "/v1/checkpoint", {}, {{"Range", "bytes=8-"}});
+    ASSERT_EQ(checkpoint.status, 206);
+    EXPECT_EQ(checkpoint.headers.value("x-swarm-round"), QByteArray("0"));
+    EXPECT_EQ(checkpoint.headers.value("x-content-sha256"), setup->checkpoint.sha256.toLatin1());
+    EXPECT_EQ(checkpoint.body.size(), setup->checkpoint.bytes - 8);
+}
+
+TEST_F(CoordinatorServerTest, StatusIsPublic)
+{
+    const HttpAnswer answer = send("GET", "/v1/status", {}, {});
+    ASSERT_EQ(answer.status, 200);
+    const QJsonObject status = answer.json();
+    EXPECT_EQ(status.value(QLatin1StringView("round_state")).toString(), QStringLiteral("gathering"));
+    EXPECT_EQ(status.value(QLatin1StringView("peers_total")).toInt(), 0);
+    EXPECT_EQ(status.value(QLatin1StringView("model")).toObject().value(QLatin1StringView("n_embd")).toInt(), 16);
+    EXPECT_EQ(send("GET", "/v1/nothing", {}, {}).status, 404);
+}

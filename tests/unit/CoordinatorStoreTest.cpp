@@ -1,0 +1,203 @@
+#include "SqliteCoordinatorStore.h"
+#include "TempDir.h"
+
+#include <QSqlDatabase>
+#include <QSqlQuery>
+
+#include <gtest/gtest.h>
+
+using namespace swarmtrain;
+using swarmtrain::test::TempDir;
+
+namespace {
+
+PeerRecord samplePeer(const QString &keyId, qint64 ordinal)
+{
+    PeerRecord peer;
+    peer.keyId = keyId;
+    peer.publicKey = QByteArray(32, char(ordinal + 1));
+    peer.deviceJson = R"({"gpu":"RTX 4090","vram":25769803776})";
+    peer.endpoint = QStringLiteral("10.0.0.%1:7000").arg(ordinal + 1);
+    peer.reachable = ordinal % 2 == 0;
+    peer.clientVersion = QStringLiteral("0.1.0");
+    peer.ordinal = ordinal;
+    peer.assignedShards = {QStringLiteral("000000"), QStringLiteral("000008")};
+    peer.joinedMs = 1000 + ordinal;
+    peer.lastSeenMs = 2000 + ordinal;
+    return peer;
+}
+
+ContributionRecord sampleContribution(const QString &keyId, const QString &hash, qint64 tokens)
+{
+    ContributionRecord c;
+    c.round = 0;
+    c.keyId = keyId;
+    c.tokens = tokens;
+    c.flops = 1e12;
+    c.seconds = 30;
+    c.loss = 2.5;
+    c.paramsHash = hash;
+    c.bytesUp = 100;
+    c.bytesDown = 200;
+    c.receivedMs = 5000;
+    return c;
+}
+
+class CoordinatorStoreTest : public ::testing::Test {
+protected:
+    std::unique_ptr<SqliteCoordinatorStore> open()
+    {
+        Result<std::unique_ptr<SqliteCoordinatorStore>> store = SqliteCoordinatorStore::open(dir.path() / "c.db");
+        EXPECT_TRUE(store.ok()) << (store ? "" : store.error().message);
+        return store ? std::move(store).value() : nullptr;
+    }
+
+    TempDir dir;
+};
+
+} // namespace
+
+TEST_F(CoordinatorStoreTest, PeerRoundTripsAndSurvivesReopen)
+{
+    {
+        auto store = open();
+        ASSERT_TRUE(store->savePeer(samplePeer(QStringLiteral("aa"), 0)).ok());
+        ASSERT_TRUE(store->savePeer(samplePeer(QStringLiteral("bb"), 1)).ok());
+        ASSERT_TRUE(store->recordHeartbeat(QStringLiteral("bb"), QStringLiteral("paused"), QStringLiteral("on battery"),
+                                           123.5, 4, 9000)
+                        .ok());
+        ASSERT_TRUE(store->countRejectedRequest(QStringLiteral("bb")).ok());
+        ASSERT_TRUE(store->setMeta(QStringLiteral("swarm"), QStringLiteral("{}")).ok());
+    }
+    auto store = open();
+    Result<std::vector<PeerRecord>> peers = store->peers();
+    ASSERT_TRUE(peers.ok());
+    ASSERT_EQ(peers->size(), 2u);
+    const PeerRecord &a = peers->at(0);
+    const PeerRecord expected = samplePeer(QStringLiteral("aa"), 0);
+    EXPECT_EQ(a.keyId, expected.keyId);
+    EXPECT_EQ(a.publicKey, expected.publicKey);
+    EXPECT_EQ(a.deviceJson, expected.deviceJson);
+    EXPECT_EQ(a.endpoint, expected.endpoint);
+    EXPECT_TRUE(a.reachable);
+    EXPECT_EQ(a.assignedShards, expected.assignedShards);
+    EXPECT_EQ(a.joinedMs, 1000);
+    const PeerRecord &b = peers->at(1);
+    EXPECT_EQ(b.state, QStringLiteral("paused"));
+    EXPECT_EQ(b.pauseReason, QStringLiteral("on battery"));
+    EXPECT_DOUBLE_EQ(b.tokensPerSecond, 123.5);
+    EXPECT_EQ(b.baseRound, 4);
+    EXPECT_EQ(b.lastSeenMs, 9000);
+    EXPECT_EQ(b.rejectedRequests, 1);
+    EXPECT_EQ(store->meta(QStringLiteral("swarm"))->value_or(QString()), QStringLiteral("{}"));
+    EXPECT_FALSE(store->meta(QStringLiteral("missing"))->has_value());
+    EXPECT_FALSE(store->peer(QStringLiteral("cc"))->has_value());
+}
+
+TEST_F(CoordinatorStoreTest, RoundAndMembersRoundTrip)
+{
+    auto store = open();
+    EXPECT_FALSE(store->currentRound()->has_value());
+    RoundRecord round;
+    round.number = 3;
+    round.attempt = 1;
+    round.state = RoundState::Running;
+    round.startedMs = 10;
+    round.deadlineMs = 20;
+    round.members = {{QStringLiteral("aa"), true, 0, 50}, {QStringLiteral("bb"), false, 0, 0}};
+    ASSERT_TRUE(store->saveRound(round).ok());
+    Result<std::optional<RoundRecord>> loaded = store->currentRound();
+    ASSERT_TRUE(loaded.ok() && loaded->has_value());
+    const RoundRecord &r = **loaded;
+    EXPECT_EQ(r.number, 3);
+    EXPECT_EQ(r.attempt, 1);
+    EXPECT_EQ(r.state, RoundState::Running);
+    EXPECT_EQ(r.deadlineMs, 20);
+    ASSERT_EQ(r.members.size(), 2u);
+    EXPECT_EQ(r.members[0].keyId, QStringLiteral("aa"));
+    EXPECT_EQ(r.members[0].end, 50);
+    EXPECT_FALSE(r.members[1].reachable);
+    EXPECT_FALSE(r.validationLoss.has_value());
+}
+
+TEST_F(CoordinatorStoreTest, DuplicateContributionIsRefused)
+{
+    auto store = open();
+    const ContributionRecord c = sampleContribution(QStringLiteral("aa"), QString(64, QLatin1Char('a')), 1000);
+    ASSERT_TRUE(store->addContribution(c).ok());
+    EXPECT_FALSE(store->addContribution(c).ok());
+    Result<std::vector<ContributionRecord>> list = store->contributions(0, 0);
+    ASSERT_TRUE(list.ok());
+    ASSERT_EQ(list->size(), 1u);
+    EXPECT_FALSE(list->front().accepted.has_value());
+    EXPECT_EQ(list->front().bytesDown, 200);
+}
+
+TEST_F(CoordinatorStoreTest, CloseRoundCreditsAcceptedPeersInOneTransaction)
+{
+    auto store = open();
+    ASSERT_TRUE(store->savePeer(samplePeer(QStringLiteral("aa"), 0)).ok());
+    ASSERT_TRUE(store->savePeer(samplePeer(QStringLiteral("bb"), 1)).ok());
+    ContributionRecord good = sampleContribution(QStringLiteral("aa"), QString(64, QLatin1Char('a')), 4000);
+    ContributionRecord bad = sampleContribution(QStringLiteral("bb"), QString(64, QLatin1Char('b')), 9000);
+    ASSERT_TRUE(store->addContribution(good).ok());
+    ASSERT_TRUE(store->addContribution(bad).ok());
+    good.accepted = true;
+    good.credit = 4.0;
+    bad.accepted = false;
+    RoundRecord closed;
+    closed.state = RoundState::Done;
+    closed.agreedHash = good.paramsHash;
+    RoundRecord next;
+    next.number = 1;
+    ASSERT_TRUE(store->closeRound(closed, {good, bad}, next).ok());
+
+    EXPECT_EQ(store->currentRound()->value().number, 1);
+    EXPECT_EQ(store->round(0)->value().agreedHash, good.paramsHash);
+    Result<std::vector<PeerRecord>> board = store->leaderboard(20);
+    ASSERT_TRUE(board.ok());
+    EXPECT_EQ(board->front().keyId, QStringLiteral("aa"));
+    EXPECT_DOUBLE_EQ(board->front().credit, 4.0);
+    EXPECT_EQ(board->front().tokens, 4000);
+    EXPECT_DOUBLE_EQ(board->back().credit, 0.0);
+    EXPECT_EQ(store->lastContribution(QStringLiteral("bb"))->value().accepted, std::optional<bool>(false));
+}
+
+TEST_F(CoordinatorStoreTest, ValidationLossGoesToCheckpointAndProducingRound)
+{
+    auto store = open();
+    RoundRecord round;
+    round.state = RoundState::Done;
+    ASSERT_TRUE(store->saveRound(round).ok());
+    ASSERT_TRUE(store->addCheckpoint({1, QStringLiteral("round-1.safetensors"), QString(64, QLatin1Char('c')), 77,
+                                      QString(64, QLatin1Char('d')), std::nullopt})
+                    .ok());
+    ASSERT_TRUE(store->setValidationLoss(1, 2.25).ok());
+    EXPECT_EQ(store->latestCheckpoint()->value().validationLoss, std::optional<double>(2.25));
+    EXPECT_EQ(store->round(0)->value().validationLoss, std::optional<double>(2.25));
+}
+
+TEST_F(CoordinatorStoreTest, NewerSchemaIsAnError)
+{
+    {
+        auto store = open();
+    }
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("bump"));
+        db.setDatabaseName(QString::fromStdString((dir.path() / "c.db").string()));
+        ASSERT_TRUE(db.open());
+        QSqlQuery(db).exec(QStringLiteral("PRAGMA user_version = 99"));
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("bump"));
+    Result<std::unique_ptr<SqliteCoordinatorStore>> store = SqliteCoordinatorStore::open(dir.path() / "c.db");
+    ASSERT_FALSE(store.ok());
+    EXPECT_NE(store.error().message.find("newer"), std::string::npos);
+}
+
+TEST_F(CoordinatorStoreTest, DamagedDatabaseIsAnError)
+{
+    dir.write("c.db", std::string(4096, 'x'));
+    Result<std::unique_ptr<SqliteCoordinatorStore>> store = SqliteCoordinatorStore::open(dir.path() / "c.db");
+    EXPECT_FALSE(store.ok());
+}
