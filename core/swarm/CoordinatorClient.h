@@ -1,0 +1,114 @@
+#pragma once
+
+#include "RequestSignature.h"
+#include "Result.h"
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QString>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <random>
+
+namespace swarmtrain {
+
+class Identity;
+struct HttpRequest;
+struct HttpResponse;
+
+struct CoordinatorClientOptions {
+    QString baseUrl;         // http://host:port or https://host:port
+    QString pinnedPublicKey; // "" or "sha256//BASE64": SHA-256 of the server certificate's
+                             // SubjectPublicKeyInfo DER, base64 (libcurl's CURLOPT_PINNEDPUBLICKEY);
+                             // when set, a self-signed certificate is accepted only if it matches.
+    int maxAttempts = 5;
+    int initialBackoffMs = 250; // exponential, full jitter
+    int maxBackoffMs = 30000;
+    int connectTimeoutMs = 5000;
+    // The whole exchange for JSON calls; for postBytes() and download(), which move large
+    // files, the longest time without a byte moving.
+    int requestTimeoutMs = 30000;
+};
+
+// The client's control plane (DESIGN.md, "Swarm protocol"): signed HTTP(S) calls to the
+// coordinator through libcurl. Calls block the calling thread (the swarm worker's), retry
+// connection failures, timeouts, 429 and 5xx with backoff, and fail with one clear line.
+// `identity` must outlive the client.
+class CoordinatorClient {
+public:
+    struct Counters {
+        qint64 bytesUp = 0;
+        qint64 bytesDown = 0;
+        qint64 retries = 0;
+    };
+
+    CoordinatorClient(const Identity &identity, CoordinatorClientOptions options);
+    CoordinatorClient(const CoordinatorClient &) = delete;
+    CoordinatorClient &operator=(const CoordinatorClient &) = delete;
+
+    Result<QJsonObject> getJson(const QString &pathAndQuery);
+    Result<QJsonObject> postJson(const QString &pathAndQuery, const QJsonObject &body);
+    Result<QJsonObject> postBytes(const QString &pathAndQuery, const QByteArray &body); // e.g. a checkpoint upload
+
+    // Downloads to `file` through FILE.part, resuming an existing .part with a Range request,
+    // verifies the SHA-256 of the whole file against expectedSha256Hex, or when that is empty
+    // against the X-Content-SHA256 answer header, then renames it into place atomically. A
+    // mismatch deletes the .part; a failed or cancelled transfer keeps it for the next try.
+    // progress(done, total) counts bytes of the whole file; total is -1 when unknown.
+    Result<void> download(const QString &path, const std::filesystem::path &file, const QString &expectedSha256Hex,
+                          const std::function<void(qint64 done, qint64 total)> &progress = {});
+
+    // Thread-safe: running and later calls fail promptly with the error "cancelled" until
+    // resetCancel(), so a cancel that lands between two calls is not lost.
+    void cancel();
+    void resetCancel();
+    static bool isCancelled(const Error &error) { return error.message == kCancelled; }
+
+    Counters counters() const;
+
+private:
+    static constexpr const char *kCancelled = "cancelled";
+
+    // What one attempt of a call came to.
+    struct Attempt {
+        enum Kind { Done, Retry, Fail } kind;
+        std::string error;
+        std::int64_t retryAfterMs = -1;
+    };
+
+    Result<QJsonObject> requestJson(QByteArrayView method, const QString &pathAndQuery, const QByteArray &body,
+                                    QByteArrayView contentType, bool largeTransfer);
+    Result<void> withRetries(const std::string &what, const std::function<Attempt()> &attempt);
+    Result<QByteArray> requestTarget(const QString &pathAndQuery) const;
+    HttpRequest signedRequest(QByteArrayView method, const QByteArray &target, const QByteArray &body,
+                              bool largeTransfer);
+    std::string describeHttpError(QByteArrayView method, const QByteArray &target, int status,
+                                  const QByteArray &body) const;
+    Attempt transferFailure(const HttpResponse &response, const std::string &what, const std::string &task) const;
+    bool cancelled() const { return m_cancelled.load(std::memory_order_relaxed); }
+    bool waitUnlessCancelled(std::int64_t delayMs);
+
+    CoordinatorClientOptions m_options;
+    QByteArray m_origin;     // scheme://host:port
+    QByteArray m_basePath;   // a path prefix of baseUrl, without the trailing '/'
+    std::string m_setupError; // a bad baseUrl or pin, reported by every call
+
+    std::mutex m_signerMutex;
+    RequestSigner m_signer;
+
+    std::mutex m_waitMutex;
+    std::condition_variable m_wake;
+    std::mt19937_64 m_random; // jitter; guarded by m_waitMutex
+    std::atomic<bool> m_cancelled{false};
+
+    std::atomic<qint64> m_bytesUp{0};
+    std::atomic<qint64> m_bytesDown{0};
+    std::atomic<qint64> m_retries{0};
+};
+
+} // namespace swarmtrain
