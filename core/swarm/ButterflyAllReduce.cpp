@@ -1,0 +1,351 @@
+#include "ButterflyAllReduce.h"
+
+#include "OuterOptimizer.h"
+#include "PeerTransport.h"
+#include "Quantization.h"
+
+#include <QLoggingCategory>
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+#include <utility>
+
+Q_LOGGING_CATEGORY(lcAllReduce, "swarmtrain.allreduce")
+
+namespace swarmtrain {
+
+namespace {
+
+constexpr int kMaxEarlyFrames = 256;
+
+QByteArray toBytes(const std::vector<std::byte> &bytes)
+{
+    return QByteArray(reinterpret_cast<const char *>(bytes.data()), qsizetype(bytes.size()));
+}
+
+FrameHeader tensorHeader(quint64 round, quint32 tag, const AllReduceMember &owner, qsizetype bytes, double tokens)
+{
+    FrameHeader header;
+    header.set_type(wire::FRAME_TYPE_TENSOR);
+    header.set_round(round);
+    header.set_tag(tag);
+    header.set_range_begin(quint64(owner.begin));
+    header.set_range_end(quint64(owner.end));
+    header.set_dtype("U8");
+    header.add_shape(bytes);
+    header.set_tokens(tokens);
+    return header;
+}
+
+} // namespace
+
+ButterflyAllReduce::ButterflyAllReduce(PeerTransport &transport, QString selfKeyId, QObject *parent)
+    : QObject(parent)
+    , m_transport(transport)
+    , m_self(std::move(selfKeyId))
+{
+    m_ownerTimer.setSingleShot(true);
+    m_deadline.setSingleShot(true);
+    connect(&m_ownerTimer, &QTimer::timeout, this, [this] {
+        averageOwnRange();
+        finishIfDone();
+    });
+    connect(&m_deadline, &QTimer::timeout, this, &ButterflyAllReduce::finish);
+    connect(&transport, &PeerTransport::frameReceived, this, &ButterflyAllReduce::onFrame);
+    connect(&transport, &PeerTransport::peerConnected, this, &ButterflyAllReduce::onPeerConnected);
+}
+
+const AllReduceMember *ButterflyAllReduce::member(const QString &keyId) const
+{
+    for (const AllReduceMember &m : m_members) {
+        if (m.keyId == keyId)
+            return &m;
+    }
+    return nullptr;
+}
+
+Result<void> ButterflyAllReduce::start(quint64 round, QList<AllReduceMember> members, std::vector<float> pseudoGradient,
+                                       double tokens, AllReduceOptions options)
+{
+    if (m_running)
+        return makeError("an all-reduce is already running");
+    const auto count = std::int64_t(pseudoGradient.size());
+    std::sort(members.begin(), members.end(), [](const auto &a, const auto &b) { return a.keyId < b.keyId; });
+    std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
+    bool self = false;
+    for (qsizetype i = 0; i < members.size(); ++i) {
+        const AllReduceMember &m = members[i];
+        if (i > 0 && members[i - 1].keyId == m.keyId)
+            return makeError("the member list names " + m.keyId.toStdString() + " twice");
+        if (m.begin < 0 || m.end < m.begin || m.end > count)
+            return makeError("member " + m.keyId.toStdString() + " has a range outside the parameter vector");
+        if (m.end > m.begin)
+            ranges.emplace_back(m.begin, m.end);
+        self = self || m.keyId == m_self;
+    }
+    std::sort(ranges.begin(), ranges.end());
+    std::int64_t covered = 0;
+    for (const auto &[begin, end] : ranges) {
+        if (begin != covered)
+            return makeError("the members' ranges do not tile the parameter vector");
+        covered = end;
+    }
+    if (covered != count)
+        return makeError("the members' ranges do not tile the parameter vector");
+    if (!self)
+        return makeError("this peer is not a member of the round");
+    if (!(tokens > 0.0) || !std::isfinite(tokens))
+        return makeError("this peer's token count must be positive");
+
+    m_round = round;
+    m_tokens = tokens;
+    m_members = std::move(members);
+    m_options = options;
+    m_count = count;
+    m_own = member(m_self);
+    if (m_own->end == m_own->begin)
+        m_own = nullptr;
+    m_pieces.clear();
+    m_pendingPieces.clear();
+    m_rangeDone.clear();
+    m_ownAveraged = m_own == nullptr;
+    m_ownAverage.clear();
+    m_outcome = AllReduceOutcome{std::vector<float>(std::size_t(count), 0.0f), {}, {}, 0};
+    if (m_residual.size() != pseudoGradient.size())
+        m_residual.assign(pseudoGradient.size(), 0.0f);
+
+    // Error feedback per owner's range: add what the last rounds dropped, quantize, keep the rest.
+    for (const AllReduceMember &owner : m_members) {
+        if (owner.end == owner.begin)
+            continue;
+        const std::size_t begin = std::size_t(owner.begin), n = std::size_t(owner.end - owner.begin);
+        std::vector<float> corrected(n);
+        for (std::size_t i = 0; i < n; ++i)
+            corrected[i] = pseudoGradient[begin + i] + m_residual[begin + i];
+        Result<Quantized> quantized = quantize(corrected);
+        if (!quantized)
+            return makeError("cannot compress this peer's pseudo-gradient: " + quantized.error().message);
+        const std::vector<float> sent = dequantize(*quantized);
+        for (std::size_t i = 0; i < n; ++i)
+            m_residual[begin + i] = corrected[i] - sent[i];
+        if (owner.keyId == m_self) {
+            m_pieces[m_self] = Piece{sent, tokens};
+            continue;
+        }
+        m_pendingPieces.insert(owner.keyId, toBytes(encodeQuantized(*quantized)));
+        m_rangeDone.insert(owner.keyId, false);
+    }
+    m_running = true;
+    qCInfo(lcAllReduce).noquote() << "round" << round << "all-reduce with" << m_members.size() << "members";
+
+    // Between two owners only the one with the smaller key id dials (the transport would keep
+    // that connection anyway, and a piece sent on the other one would be lost with it).
+    const bool reachable = !member(m_self)->endpoint.isEmpty();
+    for (auto it = m_pendingPieces.keyBegin(); it != m_pendingPieces.keyEnd(); ++it) {
+        if (m_transport.isConnected(*it) || (reachable && *it < m_self))
+            continue;
+        const AllReduceMember *owner = member(*it);
+        if (Result<void> r = m_transport.connectToPeer(owner->endpoint, owner->keyId); !r)
+            qCWarning(lcAllReduce).noquote() << "cannot dial" << owner->keyId << ":" << QString::fromStdString(r.error().message);
+    }
+    const QStringList owners = m_pendingPieces.keys();
+    for (const QString &owner : owners) {
+        if (m_transport.isConnected(owner))
+            sendPending(owner);
+    }
+    m_ownerTimer.start(int(m_options.timeoutMs * m_options.ownerWaitShare));
+    m_deadline.start(m_options.timeoutMs);
+
+    // Frames that arrived before this peer started the round.
+    const QList<std::pair<QString, Frame>> early = std::exchange(m_early, {});
+    for (const auto &[sender, frame] : early) {
+        if (frame.header.round() == m_round)
+            onFrame(sender, frame.header, frame.payload);
+        else if (frame.header.round() > m_round)
+            m_early.append({sender, frame});
+    }
+    if (m_own && m_pieces.size() == std::size_t(m_members.size()))
+        averageOwnRange();
+    finishIfDone();
+    return {};
+}
+
+void ButterflyAllReduce::onPeerConnected(const QString &peerKeyId)
+{
+    if (m_running)
+        sendPending(peerKeyId);
+}
+
+void ButterflyAllReduce::sendPending(const QString &peerKeyId)
+{
+    const auto it = m_pendingPieces.constFind(peerKeyId);
+    if (it == m_pendingPieces.constEnd())
+        return;
+    const AllReduceMember *owner = member(peerKeyId);
+    const QByteArray bytes = *it;
+    m_pendingPieces.erase(it);
+    if (Result<void> r = m_transport.send(peerKeyId, tensorHeader(m_round, PieceTag, *owner, bytes.size(), m_tokens), bytes); !r)
+        qCWarning(lcAllReduce).noquote() << "cannot send a piece to" << peerKeyId << ":" << QString::fromStdString(r.error().message);
+}
+
+void ButterflyAllReduce::onFrame(const QString &peerKeyId, const FrameHeader &header, const QByteArray &payload)
+{
+    if (header.type() != wire::FRAME_TYPE_TENSOR || (header.tag() != PieceTag && header.tag() != AverageTag))
+        return;
+    if (!m_running || header.round() > m_round) {
+        if (header.round() >= m_round && m_early.size() < kMaxEarlyFrames)
+            m_early.append({peerKeyId, Frame{header, payload}});
+        return;
+    }
+    if (header.round() != m_round)
+        return; // a finished round's straggler
+    if (header.tag() == PieceTag)
+        handlePiece(peerKeyId, header, payload);
+    else
+        handleAverage(peerKeyId, header, payload);
+    finishIfDone();
+}
+
+std::optional<std::vector<float>> ButterflyAllReduce::decodePiece(const QString &sender, const FrameHeader &header,
+                                                                   const QByteArray &payload, std::int64_t count)
+{
+    const auto reject = [&](const std::string &why) {
+        rejectPiece(sender, why);
+        return std::nullopt;
+    };
+    if (header.dtype() != "U8")
+        return reject("dtype " + header.dtype() + " is not an 8-bit encoding");
+    Result<Quantized> quantized = decodeQuantized(
+        std::span(reinterpret_cast<const std::byte *>(payload.constData()), std::size_t(payload.size())), std::size_t(count));
+    if (!quantized)
+        return reject(quantized.error().message);
+    std::vector<float> values = dequantize(*quantized);
+    if (Result<void> r = validateUpdate(values, m_options.maxUpdateRms * std::sqrt(double(count))); !r)
+        return reject(r.error().message);
+    return values;
+}
+
+void ButterflyAllReduce::rejectPiece(const QString &sender, const std::string &why)
+{
+    qCWarning(lcAllReduce).noquote() << "round" << m_round << ": refused a piece from" << sender << ":"
+                                     << QString::fromStdString(why);
+    if (!m_outcome.rejectedSenders.contains(sender))
+        m_outcome.rejectedSenders.append(sender);
+}
+
+void ButterflyAllReduce::handlePiece(const QString &sender, const FrameHeader &header, const QByteArray &payload)
+{
+    if (!m_own || std::int64_t(header.range_begin()) != m_own->begin || std::int64_t(header.range_end()) != m_own->end
+        || !member(sender)) {
+        qCWarning(lcAllReduce).noquote() << "round" << m_round << ": a piece from" << sender
+                                         << "for a range this peer does not own";
+        return;
+    }
+    if (m_ownAveraged) {
+        sendAverage(sender); // late: the average the others got (a second copy is ignored)
+        return;
+    }
+    if (m_pieces.count(sender))
+        return;
+    if (!(header.tokens() > 0.0))
+        return rejectPiece(sender, "a piece must carry a positive token count");
+    std::optional<std::vector<float>> values = decodePiece(sender, header, payload, m_own->end - m_own->begin);
+    if (!values)
+        return;
+    m_pieces[sender] = Piece{std::move(*values), header.tokens()};
+    if (m_pieces.size() == std::size_t(m_members.size()))
+        averageOwnRange(); // onFrame finishes the round when this was the last piece missing
+}
+
+void ButterflyAllReduce::averageOwnRange()
+{
+    if (!m_running || m_ownAveraged)
+        return;
+    m_ownAveraged = true;
+    m_ownerTimer.stop();
+    // Pieces in key-id order (std::map), so the sum is the same whatever order they came in.
+    std::vector<WeightedPiece> weighted;
+    for (const auto &[sender, piece] : m_pieces)
+        weighted.push_back({piece.values, piece.tokens});
+    const std::size_t n = std::size_t(m_own->end - m_own->begin);
+    std::vector<float> average(n, 0.0f);
+    Result<Quantized> quantized = makeError("no pieces");
+    if (Result<void> r = weightedAverage(weighted, average); r)
+        quantized = quantize(average);
+    if (!quantized) {
+        qCWarning(lcAllReduce).noquote() << "round" << m_round << ": cannot average this peer's range:"
+                                         << QString::fromStdString(quantized.error().message);
+        m_outcome.skippedRanges.emplace_back(m_own->begin, m_own->end);
+        m_ownAverage.clear();
+    } else {
+        const std::vector<float> decoded = dequantize(*quantized);
+        std::copy(decoded.begin(), decoded.end(), m_outcome.average.begin() + m_own->begin);
+        m_ownAverage = toBytes(encodeQuantized(*quantized));
+        m_outcome.ownPieceContributors = int(m_pieces.size());
+        // Every member gets it, also one whose piece was refused, so all replicas stay equal.
+        for (const AllReduceMember &m : std::as_const(m_members)) {
+            if (m.keyId != m_self && m_transport.isConnected(m.keyId))
+                sendAverage(m.keyId);
+        }
+    }
+}
+
+void ButterflyAllReduce::sendAverage(const QString &peerKeyId)
+{
+    if (m_ownAverage.isEmpty())
+        return;
+    if (Result<void> r = m_transport.send(peerKeyId, tensorHeader(m_round, AverageTag, *m_own, m_ownAverage.size(), 0.0),
+                                          m_ownAverage);
+        !r)
+        qCWarning(lcAllReduce).noquote() << "cannot return the average to" << peerKeyId << ":"
+                                         << QString::fromStdString(r.error().message);
+}
+
+void ButterflyAllReduce::handleAverage(const QString &sender, const FrameHeader &header, const QByteArray &payload)
+{
+    const AllReduceMember *owner = member(sender);
+    const auto done = m_rangeDone.find(sender);
+    if (!owner || done == m_rangeDone.end() || *done || std::int64_t(header.range_begin()) != owner->begin
+        || std::int64_t(header.range_end()) != owner->end)
+        return;
+    std::optional<std::vector<float>> values = decodePiece(sender, header, payload, owner->end - owner->begin);
+    if (!values)
+        return;
+    std::copy(values->begin(), values->end(), m_outcome.average.begin() + owner->begin);
+    *done = true;
+}
+
+void ButterflyAllReduce::finishIfDone()
+{
+    if (!m_running || !m_ownAveraged)
+        return;
+    for (bool done : std::as_const(m_rangeDone)) {
+        if (!done)
+            return;
+    }
+    finish();
+}
+
+void ButterflyAllReduce::finish()
+{
+    if (!m_running)
+        return;
+    if (!m_ownAveraged)
+        averageOwnRange(); // the deadline came first: average what arrived
+    for (auto it = m_rangeDone.cbegin(); it != m_rangeDone.cend(); ++it) {
+        if (it.value())
+            continue;
+        const AllReduceMember *owner = member(it.key());
+        qCWarning(lcAllReduce).noquote() << "round" << m_round << ": owner" << it.key()
+                                         << "sent no average; its range is skipped";
+        m_outcome.skippedRanges.emplace_back(owner->begin, owner->end);
+    }
+    std::sort(m_outcome.skippedRanges.begin(), m_outcome.skippedRanges.end());
+    m_running = false;
+    m_ownerTimer.stop();
+    m_deadline.stop();
+    Q_EMIT finished(m_round);
+}
+
+} // namespace swarmtrain

@@ -1,0 +1,206 @@
+#include "ButterflyAllReduce.h"
+#include "Identity.h"
+#include "PeerTransport.h"
+
+#include <gtest/gtest.h>
+
+#include <QCoreApplication>
+#include <QHostAddress>
+#include <QSignalSpy>
+
+#include <cmath>
+#include <memory>
+#include <random>
+
+using namespace swarmtrain;
+
+namespace {
+
+QCoreApplication &application()
+{
+    static int argc = 1;
+    static char name[] = "swarmtrain_allreduce_tests";
+    static char *argv[] = {name, nullptr};
+    static QCoreApplication app(argc, argv);
+    return app;
+}
+
+struct Peer {
+    Identity identity;
+    std::unique_ptr<PeerTransport> transport;
+    std::unique_ptr<ButterflyAllReduce> allReduce;
+    QString endpoint;
+};
+
+class ButterflyAllReduceTest : public ::testing::Test {
+protected:
+    void SetUp() override { application(); }
+
+    // Peers on loopback that know each other's keys; `reachable` ones listen.
+    void makePeers(const std::vector<bool> &reachable)
+    {
+        for (std::size_t i = 0; i < reachable.size(); ++i)
+            peers.push_back(std::make_unique<Peer>(Peer{Identity::generate().value(), nullptr, nullptr, {}}));
+        const PeerKeyRegistry registry = [this](const QString &keyId) -> std::optional<QByteArray> {
+            for (const auto &peer : peers) {
+                if (peer->identity.keyId() == keyId)
+                    return peer->identity.publicKey();
+            }
+            return std::nullopt;
+        };
+        for (std::size_t i = 0; i < peers.size(); ++i) {
+            Peer &peer = *peers[i];
+            peer.transport = std::make_unique<PeerTransport>(peer.identity, registry);
+            peer.allReduce = std::make_unique<ButterflyAllReduce>(*peer.transport, peer.identity.keyId());
+            if (reachable[i]) {
+                const Result<quint16> port = peer.transport->listen(QHostAddress::LocalHost);
+                ASSERT_TRUE(port.ok());
+                peer.endpoint = QStringLiteral("127.0.0.1:%1").arg(*port);
+            }
+        }
+    }
+
+    // Reachable peers own equal ranges of `count` values, in the order given.
+    QList<AllReduceMember> members(std::int64_t count) const
+    {
+        QList<AllReduceMember> list;
+        std::int64_t owners = 0;
+        for (const auto &peer : peers)
+            owners += !peer->endpoint.isEmpty();
+        std::int64_t next = 0, index = 0;
+        for (const auto &peer : peers) {
+            AllReduceMember m{peer->identity.keyId(), peer->endpoint, 0, 0};
+            if (!peer->endpoint.isEmpty()) {
+                m.begin = next;
+                m.end = ++index == owners ? count : next + count / owners;
+                next = m.end;
+            }
+            list.append(m);
+        }
+        return list;
+    }
+
+    static std::vector<float> randomVector(std::size_t n, unsigned seed)
+    {
+        std::mt19937 rng(seed);
+        std::normal_distribution<float> normal(0.0f, 0.01f);
+        std::vector<float> v(n);
+        for (float &x : v)
+            x = normal(rng);
+        return v;
+    }
+
+    // Starts every peer in `running` and waits until each has finished.
+    void runRound(const std::vector<std::size_t> &running, const QList<AllReduceMember> &list,
+                  const std::vector<std::vector<float>> &vectors, const std::vector<double> &tokens, int timeoutMs)
+    {
+        std::vector<std::unique_ptr<QSignalSpy>> spies;
+        for (std::size_t i : running) {
+            spies.push_back(std::make_unique<QSignalSpy>(peers[i]->allReduce.get(), &ButterflyAllReduce::finished));
+            const Result<void> started = peers[i]->allReduce->start(7, list, vectors[i], tokens[i], {timeoutMs, 0.6, 1.0});
+            ASSERT_TRUE(started.ok()) << started.error().message;
+        }
+        for (auto &spy : spies) {
+            if (spy->count() == 0) {
+                ASSERT_TRUE(spy->wait(timeoutMs + 5000));
+            }
+        }
+    }
+
+    std::vector<std::unique_ptr<Peer>> peers;
+};
+
+} // namespace
+
+TEST_F(ButterflyAllReduceTest, EveryMemberGetsTheSameTokenWeightedAverage)
+{
+    makePeers({true, true, false}); // the third accepts no connections and owns nothing
+    const std::size_t n = 5000;
+    const std::vector<std::vector<float>> vectors = {randomVector(n, 1), randomVector(n, 2), randomVector(n, 3)};
+    const std::vector<double> tokens = {100, 200, 700};
+    runRound({0, 1, 2}, members(n), vectors, tokens, 10000);
+
+    const AllReduceOutcome &first = peers[0]->allReduce->outcome();
+    EXPECT_TRUE(first.skippedRanges.empty());
+    EXPECT_TRUE(first.rejectedSenders.isEmpty());
+    EXPECT_EQ(first.ownPieceContributors, 3);
+    for (std::size_t p = 1; p < peers.size(); ++p)
+        EXPECT_EQ(peers[p]->allReduce->outcome().average, first.average) << "peer " << p;
+    // Two 8-bit quantizations (the piece and the average) stay within a few percent of the
+    // largest value of a block.
+    double worst = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double exact = (100 * vectors[0][i] + 200 * vectors[1][i] + 700 * vectors[2][i]) / 1000.0;
+        worst = std::max(worst, std::abs(first.average[i] - exact));
+    }
+    EXPECT_LT(worst, 0.01 * 4.0 * 2.0 / 127.0);
+    EXPECT_GT(peers[2]->transport->bytesSent(), 0);
+}
+
+TEST_F(ButterflyAllReduceTest, ErrorFeedbackCarriesWhatQuantizationDroppedIntoTheNextRound)
+{
+    makePeers({true});
+    const std::size_t n = 512;
+    std::vector<float> v(n, 0.0f);
+    v[0] = 1.0f;
+    v[1] = 0.003f; // below half a step of the block's scale (1/127): alone, it rounds to zero
+    float sent = 0.0f;
+    for (int round = 0; round < 10; ++round) {
+        runRound({0}, members(n), {v}, {1.0}, 5000);
+        sent += peers[0]->allReduce->outcome().average[1];
+    }
+    EXPECT_EQ(peers[0]->allReduce->outcome().average[0], 1.0f);
+    // What went out over ten rounds is what came in, up to the residual still held back.
+    EXPECT_NEAR(sent, 10 * 0.003f, 0.5f / 127.0f);
+    EXPECT_GT(sent, 0.0f);
+}
+
+TEST_F(ButterflyAllReduceTest, ARangeWhoseOwnerIsGoneIsSkippedByEveryone)
+{
+    makePeers({true, true, true});
+    const std::size_t n = 3000;
+    const QList<AllReduceMember> list = members(n);
+    const std::vector<std::vector<float>> vectors = {randomVector(n, 1), randomVector(n, 2), randomVector(n, 3)};
+    peers[1]->allReduce.reset();
+    peers[1]->transport.reset(); // the owner of the middle range vanished
+    runRound({0, 2}, list, vectors, {1, 1, 1}, 1500);
+
+    const AllReduceOutcome &a = peers[0]->allReduce->outcome();
+    const AllReduceOutcome &c = peers[2]->allReduce->outcome();
+    ASSERT_EQ(a.skippedRanges.size(), 1u);
+    EXPECT_EQ(a.skippedRanges[0].first, list[1].begin);
+    EXPECT_EQ(a.skippedRanges, c.skippedRanges);
+    EXPECT_EQ(a.average, c.average);
+    EXPECT_EQ(a.ownPieceContributors, 2);
+    for (std::int64_t i = list[1].begin; i < list[1].end; ++i)
+        ASSERT_EQ(a.average[std::size_t(i)], 0.0f);
+    EXPECT_NE(a.average[0], 0.0f);
+}
+
+TEST_F(ButterflyAllReduceTest, AnOutlandishPieceIsRefusedAndCountedAgainstItsSender)
+{
+    makePeers({true, false});
+    const std::size_t n = 1000;
+    std::vector<float> huge = randomVector(n, 2);
+    for (float &x : huge)
+        x *= 1000.0f; // root-mean-square 10, over the limit of 1
+    runRound({0, 1}, members(n), {randomVector(n, 1), huge}, {1, 1}, 2000);
+    const AllReduceOutcome &owner = peers[0]->allReduce->outcome();
+    EXPECT_EQ(owner.rejectedSenders, QStringList{peers[1]->identity.keyId()});
+    EXPECT_EQ(owner.ownPieceContributors, 1);
+    // The sender still gets the average the others use, so every replica stays equal.
+    EXPECT_EQ(peers[1]->allReduce->outcome().average, owner.average);
+}
+
+TEST_F(ButterflyAllReduceTest, AnInconsistentMemberListIsRefusedAtOnce)
+{
+    makePeers({true, true});
+    QList<AllReduceMember> list = members(100);
+    list[1].begin += 1; // a gap
+    EXPECT_FALSE(peers[0]->allReduce->start(1, list, std::vector<float>(100), 1.0).ok());
+    list = members(100);
+    EXPECT_FALSE(peers[0]->allReduce->start(1, list, std::vector<float>(99), 1.0).ok());
+    list.removeAt(0); // not a member
+    list[0].begin = 0;
+    EXPECT_FALSE(peers[0]->allReduce->start(1, list, std::vector<float>(100), 1.0).ok());
+}
