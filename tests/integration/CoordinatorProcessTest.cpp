@@ -1,5 +1,6 @@
 // Runs the real swarmtrain-coordinator, talks to it as a peer does, kills it with SIGKILL and
 // checks that a restart on the same state dir carries on where it was.
+#include "TestApplication.h"
 #include "Identity.h"
 #include "RequestSignature.h"
 #include "TempDir.h"
@@ -27,14 +28,7 @@ using swarmtrain::test::TempDir;
 
 namespace {
 
-QCoreApplication &application()
-{
-    static int argc = 1;
-    static char name[] = "swarmtrain_coordinator_process_tests";
-    static char *argv[] = {name, nullptr};
-    static QCoreApplication *app = new QCoreApplication(argc, argv);
-    return *app;
-}
+using swarmtrain::test::application;
 
 // A coordinator child process; its first stdout line tells where it listens.
 class CoordinatorProcess {

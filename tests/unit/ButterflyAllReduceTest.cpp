@@ -1,3 +1,4 @@
+#include "TestApplication.h"
 #include "ButterflyAllReduce.h"
 #include "Identity.h"
 #include "PeerTransport.h"
@@ -16,14 +17,7 @@ using namespace swarmtrain;
 
 namespace {
 
-QCoreApplication &application()
-{
-    static int argc = 1;
-    static char name[] = "swarmtrain_allreduce_tests";
-    static char *argv[] = {name, nullptr};
-    static QCoreApplication app(argc, argv);
-    return app;
-}
+using swarmtrain::test::application;
 
 struct Peer {
     Identity identity;

@@ -1,4 +1,5 @@
 // The coordinator's REST API in-process: real HTTP over loopback, signed like a peer signs.
+#include "TestApplication.h"
 #include "CoordinatorServer.h"
 #include "CoordinatorSetup.h"
 #include "Identity.h"
@@ -27,15 +28,7 @@ using swarmtrain::test::TempDir;
 
 namespace {
 
-QCoreApplication &application()
-{
-    static int argc = 1;
-    static char name[] = "swarmtrain_coordinator_tests";
-    static char *argv[] = {name, nullptr};
-    static QCoreApplication *app = QCoreApplication::instance() ? QCoreApplication::instance()
-                                                                : new QCoreApplication(argc, argv);
-    return *app;
-}
+using swarmtrain::test::application;
 
 struct HttpAnswer {
     int status = 0;

@@ -1,3 +1,4 @@
+#include "TestApplication.h"
 #include "FrameCodec.h"
 #include "FrameDecoder.h"
 #include "Identity.h"
@@ -19,16 +20,9 @@ using namespace swarmtrain;
 
 namespace {
 
-constexpr int kWaitMs = 5000;
+using swarmtrain::test::application;
 
-QCoreApplication &application()
-{
-    static int argc = 1;
-    static char name[] = "swarmtrain_transport_tests";
-    static char *argv[] = {name, nullptr};
-    static QCoreApplication app(argc, argv);
-    return app;
-}
+constexpr int kWaitMs = 5000;
 
 bool waitFor(QSignalSpy &spy, int count = 1)
 {
