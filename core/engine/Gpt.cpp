@@ -427,8 +427,14 @@ torch::Tensor GptImpl::forward(const torch::Tensor &tokens) { return forwardStag
 torch::Tensor GptImpl::forwardStages(int first, int last, torch::Tensor input)
 {
     TORCH_CHECK(first >= 0 && first <= last && last < stageCount(), "stage range out of bounds");
-    for (int i = first; i <= last; ++i)
+    for (int i = first; i <= last; ++i) {
+        if (m_gate)
+            m_gate();
         input = m_stages[std::size_t(i)]->forward(input);
+        // The same gate before this stage's backward.
+        if (m_gate && input.requires_grad())
+            input.register_hook([gate = m_gate](const torch::Tensor &) { gate(); });
+    }
     return input;
 }
 

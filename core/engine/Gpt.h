@@ -1,6 +1,7 @@
 #pragma once
 
 #include "GptConfig.h"
+#include "StageGate.h"
 
 #include <memory>
 #include <string>
@@ -58,11 +59,15 @@ public:
     // the device at different times. Their two gradients add up to the tied one.
     void untieHead();
 
+    // Called between stages of every forward and backward pass (StageGate.h); empty: none.
+    void setStageGate(StageGate gate) { m_gate = std::move(gate); }
+
     static torch::Tensor loss(const torch::Tensor &logits, const torch::Tensor &targets);
 
 private:
     GptConfig m_config;
     std::vector<std::shared_ptr<StageImpl>> m_stages;
+    StageGate m_gate;
 };
 TORCH_MODULE(Gpt);
 

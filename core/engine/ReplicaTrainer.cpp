@@ -119,7 +119,8 @@ Result<void> ReplicaTrainer::setTrainingTokens(std::vector<std::int32_t> tokens)
     return {};
 }
 
-Result<InnerReport> ReplicaTrainer::trainInner(const std::function<bool()> &shouldStop)
+Result<InnerReport> ReplicaTrainer::trainInner(const std::function<bool()> &shouldStop,
+                                               const std::function<bool()> &interrupt)
 {
     State &s = *m_state;
     if (s.tokens.empty())
@@ -130,6 +131,17 @@ Result<InnerReport> ReplicaTrainer::trainInner(const std::function<bool()> &shou
     InnerReport report;
     double lossSum = 0.0;
     const auto started = std::chrono::steady_clock::now();
+    // Set for this call only: `interrupt` may refer to the caller's stack.
+    struct GateScope {
+        TrainingStep &step;
+        ~GateScope() { step.setStageGate({}); }
+    } gateScope{*s.step};
+    if (interrupt) {
+        s.step->setStageGate([&interrupt] {
+            if (interrupt())
+                throw StepInterrupted();
+        });
+    }
     while (s.innerDone < s.options.innerSteps) {
         if (shouldStop && shouldStop()) {
             report.interrupted = true;
@@ -147,7 +159,13 @@ Result<InnerReport> ReplicaTrainer::trainInner(const std::function<bool()> &shou
         }
         // The schedule runs over inner steps counted across rounds, the same on every peer.
         const double lr = s.options.schedule.at(s.round * s.options.innerSteps + s.innerDone);
-        const double loss = s.step->run(x, y, lr);
+        double loss = 0.0;
+        try {
+            loss = s.step->run(x, y, lr);
+        } catch (const StepInterrupted &) {
+            report.interrupted = true;
+            break;
+        }
         if (!std::isfinite(loss))
             return makeError("inner training diverged: the loss became " + std::to_string(loss));
         lossSum += loss;

@@ -65,8 +65,12 @@ public:
     Result<void> setTrainingTokens(std::vector<std::int32_t> tokens);
 
     // Runs the round's inner steps that have not run yet (up to options.innerSteps in all),
-    // checking `shouldStop` before each; a stopped run continues on the next call.
-    Result<InnerReport> trainInner(const std::function<bool()> &shouldStop = {});
+    // checking `shouldStop` before each, on this thread (it may block or do I/O). `interrupt`
+    // is checked between the stages of every step, from any of the engine's threads, so keep
+    // it cheap: when it says true the step is abandoned at once and changes nothing. A stopped
+    // run continues on the next call.
+    Result<InnerReport> trainInner(const std::function<bool()> &shouldStop = {},
+                                   const std::function<bool()> &interrupt = {});
     // Inner steps done in this round.
     std::int64_t innerStepsDone() const;
 

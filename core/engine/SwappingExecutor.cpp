@@ -286,6 +286,19 @@ void SwappingExecutor::forwardGroups(bool keepLast, const std::function<void(Gro
 
 double SwappingExecutor::forwardBackward(const torch::Tensor &tokens, const torch::Tensor &targets, double lossScale)
 {
+    try {
+        return runForwardBackward(tokens, targets, lossScale);
+    } catch (const StepInterrupted &) {
+        m_copies.synchronize();
+        for (Group &group : m_groups)
+            release(group);
+        throw;
+    }
+}
+
+double SwappingExecutor::runForwardBackward(const torch::Tensor &tokens, const torch::Tensor &targets,
+                                            double lossScale)
+{
     const int k = int(m_groups.size());
     const std::int64_t rows = tokens.size(0);
     const std::int64_t shares = batchShares(*m_model, tokens);

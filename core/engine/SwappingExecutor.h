@@ -49,7 +49,9 @@ public:
 
     // One training batch's forward and backward, group by group. The gradients of the
     // loss times `lossScale` are added into hostParameters.grads(); the mean loss is returned.
+    // A StepInterrupted from the stage gate leaves no group on the device.
     double forwardBackward(const torch::Tensor &tokens, const torch::Tensor &targets, double lossScale = 1.0);
+    void setStageGate(StageGate gate) { m_model->setStageGate(std::move(gate)); }
 
     // Logits for `tokens`, without gradients (evaluation).
     torch::Tensor forward(const torch::Tensor &tokens);
@@ -81,6 +83,7 @@ private:
     using SharedGradients = std::vector<std::vector<std::vector<torch::Tensor>>>;
 
     void upload(Group &group);
+    double runForwardBackward(const torch::Tensor &tokens, const torch::Tensor &targets, double lossScale);
     // Runs compute(group, index) for every group in order with its weights on the device;
     // the last group stays there when `keepLast` (the forward/backward turn).
     void forwardGroups(bool keepLast, const std::function<void(Group &, int)> &compute);

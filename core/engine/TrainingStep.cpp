@@ -45,11 +45,16 @@ double TrainingStep::run(const torch::Tensor &tokens, const torch::Tensor &targe
 {
     const torch::Tensor x = tokens.to(m_options.device), y = targets.to(m_options.device);
     double loss = 0.0;
-    if (m_executor) {
-        loss = m_executor->forwardBackward(x, y, m_scaler.scale());
-    } else {
-        AutocastScope autocast(m_options.device, m_options.dtype);
-        loss = forwardBackward(*m_model, x, y, m_scaler.scale());
+    try {
+        if (m_executor) {
+            loss = m_executor->forwardBackward(x, y, m_scaler.scale());
+        } else {
+            AutocastScope autocast(m_options.device, m_options.dtype);
+            loss = forwardBackward(*m_model, x, y, m_scaler.scale());
+        }
+    } catch (const StepInterrupted &) {
+        m_parameters->zeroGrad();
+        throw;
     }
     const bool finite = m_scaler.unscale(m_parameters->grads());
     m_scaler.update(finite);
@@ -57,6 +62,13 @@ double TrainingStep::run(const torch::Tensor &tokens, const torch::Tensor &targe
         m_optimizer->step(lr, m_options.gradClip);
     m_parameters->zeroGrad();
     return loss;
+}
+
+void TrainingStep::setStageGate(StageGate gate)
+{
+    if (m_executor)
+        m_executor->setStageGate(gate);
+    m_model->setStageGate(std::move(gate));
 }
 
 torch::Tensor TrainingStep::logits(const torch::Tensor &tokens)

@@ -33,8 +33,10 @@ public:
     static Result<std::unique_ptr<TrainingStep>> create(Gpt model, const StepOptions &options);
 
     // Forward, backward and the AdamW step at `lr` for one batch (token ids on the CPU);
-    // returns the loss. A float16 step whose gradients overflowed is skipped.
+    // returns the loss. A float16 step whose gradients overflowed is skipped. A step abandoned
+    // by the stage gate throws StepInterrupted and changes nothing.
     double run(const torch::Tensor &tokens, const torch::Tensor &targets, double lr);
+    void setStageGate(StageGate gate);
     // Logits without gradients, on the device.
     torch::Tensor logits(const torch::Tensor &tokens);
 

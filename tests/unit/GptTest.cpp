@@ -102,3 +102,25 @@ TEST(GptTest, TiedHeadSharesTheEmbeddingWeight)
     EXPECT_GT(flat.grads().narrow(0, slot.offset, slot.numel).abs().sum().item<double>(), 0.0);
     EXPECT_EQ(flat.numel(), tinyConfig().parameterCount());
 }
+
+// The stage gate runs before every stage going forward and again before every stage's
+// backward, and a throw from it abandons the pass.
+TEST(GptTest, StageGateRunsBetweenStagesBothWays)
+{
+    torch::manual_seed(0);
+    Gpt model(tinyConfig());
+    std::vector<std::string> seen;
+    int forwardCalls = 0;
+    bool inBackward = false;
+    model->setStageGate([&] { seen.push_back(inBackward ? "backward" : "forward"); ++forwardCalls; });
+    const torch::Tensor tokens = torch::randint(0, 13, {2, 8}, torch::kLong);
+    const torch::Tensor loss = GptImpl::loss(model->forward(tokens), tokens);
+    EXPECT_EQ(forwardCalls, model->stageCount());
+    inBackward = true;
+    loss.backward();
+    ASSERT_EQ(int(seen.size()), 2 * model->stageCount());
+    EXPECT_EQ(seen.back(), "backward");
+
+    model->setStageGate([] { throw StepInterrupted(); });
+    EXPECT_THROW(model->forward(tokens), StepInterrupted);
+}

@@ -3,6 +3,7 @@
 #include "TempDir.h"
 #include "TinyGpt.h"
 
+#include <atomic>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <limits>
@@ -135,6 +136,50 @@ TEST_F(ReplicaTrainerTest, AStoppedInnerRunContinuesWhereItStopped)
     EXPECT_EQ(rest->steps, 2);
     EXPECT_EQ(a->innerStepsDone(), 3);
     EXPECT_TRUE(std::isfinite(rest->meanLoss));
+}
+
+// A pause or stop lands between two stages of a step: the step is dropped and the replica is
+// exactly as it was after the previous step, resident or swapped.
+TEST_F(ReplicaTrainerTest, AnInterruptedStepIsAbandonedBetweenStagesAndChangesNothing)
+{
+    for (const SwapMode swap : {SwapMode::Off, SwapMode::On}) {
+        SCOPED_TRACE(swap == SwapMode::On ? "swapped" : "resident");
+        ReplicaOptions o;
+        o.batchSize = 2;
+        o.innerSteps = 3;
+        o.schedule = {1e-2, 1e-3, 0, 30};
+        o.swap = swap;
+        o.deviceMemoryBudget = std::int64_t(1) << 30;
+        auto make = [&] {
+            auto r = ReplicaTrainer::create(stateFile, o).value();
+            EXPECT_TRUE(r->setTrainingTokens(tokenizer.encode(test::generatedText(3000, 1)).value()).ok());
+            return r;
+        };
+
+        // One whole step, counting the gate's calls.
+        auto oneStep = make();
+        int steps = 0;
+        std::atomic<int> callsPerStep = 0;
+        ASSERT_TRUE(oneStep->trainInner([&] { return ++steps > 1; }, [&] { ++callsPerStep; return false; }).ok());
+        ASSERT_EQ(oneStep->innerStepsDone(), 1);
+        // Before each stage of the forward pass and of the backward pass.
+        EXPECT_GE(callsPerStep.load(), 2 * (config.nLayer + 2));
+
+        // The second step is interrupted halfway through its stages.
+        auto interrupted = make();
+        std::atomic<int> calls = 0;
+        const int stopAt = callsPerStep + callsPerStep / 2;
+        const Result<InnerReport> report = interrupted->trainInner({}, [&] { return ++calls > stopAt; });
+        ASSERT_TRUE(report.ok()) << report.error().message;
+        EXPECT_TRUE(report->interrupted);
+        EXPECT_EQ(report->steps, 1);
+        EXPECT_EQ(interrupted->innerStepsDone(), 1);
+        EXPECT_EQ(interrupted->pseudoGradient(), oneStep->pseudoGradient());
+
+        // And it goes on from there.
+        ASSERT_TRUE(interrupted->trainInner().ok());
+        EXPECT_EQ(interrupted->innerStepsDone(), 3);
+    }
 }
 
 TEST_F(ReplicaTrainerTest, TooLittleTrainingTextIsAnError)
