@@ -149,8 +149,17 @@ Result<void> CoordinatorRounds::maybeFinish(RoundRecord round, qint64 nowMs)
         reported.insert(report.keyId);
         hashes.push_back(report.paramsHash);
     }
+    // A member that stopped sending heartbeats (killed, unplugged) is not waited for.
+    Result<std::vector<PeerRecord>> peers = m_store.peers();
+    if (!peers)
+        return peers.error();
+    std::set<QString> online;
+    for (const PeerRecord &peer : *peers) {
+        if (isOnline(peer))
+            online.insert(peer.keyId);
+    }
     const bool everyoneReported = std::all_of(round.members.begin(), round.members.end(), [&](const RoundMember &m) {
-        return reported.count(m.keyId) > 0;
+        return reported.count(m.keyId) > 0 || online.count(m.keyId) == 0;
     });
     if (!everyoneReported && nowMs < round.deadlineMs)
         return {};

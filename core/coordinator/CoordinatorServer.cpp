@@ -368,11 +368,23 @@ void CoordinatorServer::handleJoin(const QHttpServerRequest &request, QTcpSocket
         return answerNow(failure);
     PeerRecord peer = *signedBy;
 
-    const QString endpoint = endpointValue.toString();
+    QString endpoint = endpointValue.toString();
+    // "*:PORT" from a peer that does not know its public address: the address its request came from.
+    if (endpoint.startsWith(QLatin1StringView("*:"))) {
+        QHostAddress from = request.remoteAddress();
+        bool mapped = false;
+        const QHostAddress v4(from.toIPv4Address(&mapped));
+        if (mapped)
+            from = v4;
+        const QString shown = from.protocol() == QAbstractSocket::IPv6Protocol
+                                  ? QStringLiteral("[%1]").arg(from.toString())
+                                  : from.toString();
+        endpoint = shown + endpoint.mid(1);
+    }
     QString host;
     quint16 port = 0;
     if (!endpoint.isEmpty() && !splitEndpoint(endpoint, host, port))
-        return answerNow(error(400, QStringLiteral("endpoint must be \"host:port\" or \"\"")));
+        return answerNow(error(400, QStringLiteral("endpoint must be \"host:port\", \"*:port\" or \"\"")));
     if (peer.joinedMs == 0) {
         Result<std::vector<PeerRecord>> all = m_store.peers();
         if (!all)

@@ -227,3 +227,22 @@ TEST_F(CoordinatorRoundsTest, ResumesAfterReopen)
     EXPECT_EQ(last->accepted, std::optional<bool>(true));
     EXPECT_EQ(current().number, 1);
 }
+
+TEST_F(CoordinatorRoundsTest, AMemberThatStopsSendingHeartbeatsIsNotWaitedFor)
+{
+    for (const char *name : {"a", "b", "c"})
+        addPeer(QString::fromLatin1(name), true, QStringLiteral("ready"), 0);
+    ASSERT_TRUE(rounds->advance().ok());
+    ASSERT_EQ(current().state, RoundState::Running);
+    ASSERT_TRUE(report(QStringLiteral("a"), kHashA).ok());
+    ASSERT_TRUE(report(QStringLiteral("c"), kHashA).ok());
+    EXPECT_EQ(current().number, 0) << "b is still online";
+
+    // b was killed: a and c go on sending heartbeats, b does not.
+    now += settings.missedHeartbeats * settings.heartbeatIntervalMs + 1;
+    for (const char *name : {"a", "c"})
+        ASSERT_TRUE(store->recordHeartbeat(QString::fromLatin1(name), QStringLiteral("training"), {}, 0, 1, now).ok());
+    ASSERT_TRUE(rounds->advance().ok());
+    EXPECT_EQ(current().number, 1) << "long before the deadline";
+    EXPECT_EQ(store->round(0)->value().agreedHash, kHashA);
+}
