@@ -18,6 +18,7 @@ namespace swarmtrain {
 namespace {
 
 constexpr int kMaxEarlyFrames = 256;
+constexpr int kRedialMs = 200;
 
 QByteArray toBytes(const std::vector<std::byte> &bytes)
 {
@@ -54,6 +55,8 @@ ButterflyAllReduce::ButterflyAllReduce(PeerTransport &transport, QString selfKey
     connect(&m_deadline, &QTimer::timeout, this, &ButterflyAllReduce::finish);
     connect(&transport, &PeerTransport::frameReceived, this, &ButterflyAllReduce::onFrame);
     connect(&transport, &PeerTransport::peerConnected, this, &ButterflyAllReduce::onPeerConnected);
+    connect(&transport, &PeerTransport::connectionFailed, this,
+            [this](const QString &peerKeyId, const QString &) { onConnectionFailed(peerKeyId); });
 }
 
 const AllReduceMember *ButterflyAllReduce::member(const QString &keyId) const
@@ -139,15 +142,10 @@ Result<void> ButterflyAllReduce::start(quint64 round, QList<AllReduceMember> mem
     m_running = true;
     qCInfo(lcAllReduce).noquote() << "round" << round << "all-reduce with" << m_members.size() << "members";
 
-    // Between two owners only the one with the smaller key id dials (the transport would keep
-    // that connection anyway, and a piece sent on the other one would be lost with it).
-    const bool reachable = !member(m_self)->endpoint.isEmpty();
-    for (auto it = m_pendingPieces.keyBegin(); it != m_pendingPieces.keyEnd(); ++it) {
-        if (m_transport.isConnected(*it) || (reachable && *it < m_self))
-            continue;
-        const AllReduceMember *owner = member(*it);
-        if (Result<void> r = m_transport.connectToPeer(owner->endpoint, owner->keyId); !r)
-            qCWarning(lcAllReduce).noquote() << "cannot dial" << owner->keyId << ":" << QString::fromStdString(r.error().message);
+    const QStringList pendingOwners = m_pendingPieces.keys();
+    for (const QString &owner : pendingOwners) {
+        if (dials(owner) && !m_transport.isConnected(owner))
+            dial(owner);
     }
     const QStringList owners = m_pendingPieces.keys();
     for (const QString &owner : owners) {
@@ -175,6 +173,33 @@ void ButterflyAllReduce::onPeerConnected(const QString &peerKeyId)
 {
     if (m_running)
         sendPending(peerKeyId);
+}
+
+bool ButterflyAllReduce::dials(const QString &ownerKeyId) const
+{
+    // Between two owners only the one with the smaller key id dials (the transport would keep
+    // that connection anyway, and a piece sent on the other one would be lost with it).
+    const bool reachable = !member(m_self)->endpoint.isEmpty();
+    return !(reachable && ownerKeyId < m_self);
+}
+
+void ButterflyAllReduce::dial(const QString &ownerKeyId)
+{
+    const AllReduceMember *owner = member(ownerKeyId);
+    if (Result<void> r = m_transport.connectToPeer(owner->endpoint, owner->keyId); !r)
+        qCWarning(lcAllReduce).noquote() << "cannot dial" << owner->keyId << ":" << QString::fromStdString(r.error().message);
+}
+
+void ButterflyAllReduce::onConnectionFailed(const QString &peerKeyId)
+{
+    // The owner may not have learned this round's members yet and refused us, or may still be
+    // starting: dial again shortly, until the deadline ends the round.
+    if (!m_running || !m_pendingPieces.contains(peerKeyId) || !dials(peerKeyId))
+        return;
+    QTimer::singleShot(kRedialMs, this, [this, peerKeyId, round = m_round] {
+        if (m_running && m_round == round && m_pendingPieces.contains(peerKeyId) && !m_transport.isConnected(peerKeyId))
+            dial(peerKeyId);
+    });
 }
 
 void ButterflyAllReduce::sendPending(const QString &peerKeyId)

@@ -81,6 +81,9 @@ private:
     void handlePiece(const QString &sender, const FrameHeader &header, const QByteArray &payload);
     void handleAverage(const QString &sender, const FrameHeader &header, const QByteArray &payload);
     void sendPending(const QString &peerKeyId);
+    bool dials(const QString &ownerKeyId) const; // this peer opens the connection to that owner
+    void dial(const QString &ownerKeyId);
+    void onConnectionFailed(const QString &peerKeyId);
     void rejectPiece(const QString &sender, const std::string &why);
     // Averages the pieces of this peer's range and returns the average to their senders.
     void averageOwnRange();

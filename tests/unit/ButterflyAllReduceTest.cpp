@@ -8,6 +8,7 @@
 #include <QCoreApplication>
 #include <QHostAddress>
 #include <QSignalSpy>
+#include <QTest>
 
 #include <cmath>
 #include <memory>
@@ -35,15 +36,14 @@ protected:
     {
         for (std::size_t i = 0; i < reachable.size(); ++i)
             peers.push_back(std::make_unique<Peer>(Peer{Identity::generate().value(), nullptr, nullptr, {}}));
-        const PeerKeyRegistry registry = [this](const QString &keyId) -> std::optional<QByteArray> {
-            for (const auto &peer : peers) {
-                if (peer->identity.keyId() == keyId)
-                    return peer->identity.publicKey();
-            }
-            return std::nullopt;
-        };
+        knowsKeys.assign(peers.size(), true);
         for (std::size_t i = 0; i < peers.size(); ++i) {
             Peer &peer = *peers[i];
+            const PeerKeyRegistry registry = [this, i](const QString &keyId) -> std::optional<QByteArray> {
+                if (!knowsKeys[i])
+                    return std::nullopt;
+                return keyOf(keyId);
+            };
             peer.transport = std::make_unique<PeerTransport>(peer.identity, registry);
             peer.allReduce = std::make_unique<ButterflyAllReduce>(*peer.transport, peer.identity.keyId());
             if (reachable[i]) {
@@ -52,6 +52,15 @@ protected:
                 peer.endpoint = QStringLiteral("127.0.0.1:%1").arg(*port);
             }
         }
+    }
+
+    std::optional<QByteArray> keyOf(const QString &keyId) const
+    {
+            for (const auto &peer : peers) {
+                if (peer->identity.keyId() == keyId)
+                    return peer->identity.publicKey();
+            }
+            return std::nullopt;
     }
 
     // Reachable peers own equal ranges of `count` values, in the order given.
@@ -102,6 +111,7 @@ protected:
     }
 
     std::vector<std::unique_ptr<Peer>> peers;
+    std::vector<bool> knowsKeys; // a peer that has not fetched the round's members refuses everyone
 };
 
 } // namespace
@@ -129,6 +139,44 @@ TEST_F(ButterflyAllReduceTest, EveryMemberGetsTheSameTokenWeightedAverage)
     }
     EXPECT_LT(worst, 0.01 * 4.0 * 2.0 / 127.0);
     EXPECT_GT(peers[2]->transport->bytesSent(), 0);
+}
+
+// Members learn the round from the coordinator at slightly different times; one that has not
+// yet refuses the others' handshakes, and they dial it again until it knows them.
+TEST_F(ButterflyAllReduceTest, AMemberThatLearnsTheRoundLateIsDialedAgain)
+{
+    makePeers({true, true, true});
+    const std::size_t n = 3000;
+    const std::vector<std::vector<float>> vectors = {randomVector(n, 1), randomVector(n, 2), randomVector(n, 3)};
+    const QList<AllReduceMember> list = members(n);
+    // The largest key id is dialed by both others.
+    std::size_t late = 0;
+    for (std::size_t i = 1; i < peers.size(); ++i) {
+        if (peers[i]->identity.keyId() > peers[late]->identity.keyId())
+            late = i;
+    }
+    knowsKeys[late] = false;
+
+    std::vector<std::unique_ptr<QSignalSpy>> spies;
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+        spies.push_back(std::make_unique<QSignalSpy>(peers[i]->allReduce.get(), &ButterflyAllReduce::finished));
+        if (i != late) {
+            ASSERT_TRUE(peers[i]->allReduce->start(7, list, vectors[i], 100, {10000, 0.6, 1.0}).ok());
+        }
+    }
+    QTest::qWait(600); // refused handshakes meanwhile
+    knowsKeys[late] = true;
+    ASSERT_TRUE(peers[late]->allReduce->start(7, list, vectors[late], 100, {10000, 0.6, 1.0}).ok());
+    for (auto &spy : spies) {
+        if (spy->count() == 0) {
+            ASSERT_TRUE(spy->wait(15000));
+        }
+    }
+    for (std::size_t p = 0; p < peers.size(); ++p) {
+        EXPECT_TRUE(peers[p]->allReduce->outcome().skippedRanges.empty()) << "peer " << p;
+        EXPECT_EQ(peers[p]->allReduce->outcome().average, peers[0]->allReduce->outcome().average) << "peer " << p;
+        EXPECT_EQ(peers[p]->allReduce->outcome().ownPieceContributors, 3) << "peer " << p;
+    }
 }
 
 TEST_F(ButterflyAllReduceTest, ErrorFeedbackCarriesWhatQuantizationDroppedIntoTheNextRound)
