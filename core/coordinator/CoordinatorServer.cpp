@@ -463,14 +463,16 @@ CoordinatorServer::Reply CoordinatorServer::handleHeartbeat(const PeerRecord &pe
     const QJsonValue rateValue = body.value(QLatin1StringView("tokens_per_s"));
     const std::optional<double> rate = rateValue.isUndefined() ? std::optional<double>(0.0)
                                                                : numberField(body, QLatin1StringView("tokens_per_s"));
+    // "left": the peer says goodbye, so no round waits for it.
     static const QStringList states = {QStringLiteral("training"), QStringLiteral("paused"), QStringLiteral("ready"),
-                                       QStringLiteral("idle")};
+                                       QStringLiteral("idle"), QStringLiteral("left")};
     if (!states.contains(state))
-        return error(400, QStringLiteral("state must be training, paused, ready or idle"));
+        return error(400, QStringLiteral("state must be training, paused, ready, idle or left"));
     if (!baseRound || !rate || *rate < 0 || !(reason.isUndefined() || reason.isString()))
         return error(400, QStringLiteral("heartbeat needs base_round (integer); tokens_per_s and reason are optional"));
+    const qint64 seenMs = state == QLatin1StringView("left") ? 0 : m_clock();
     if (Result<void> saved = m_store.recordHeartbeat(peer.keyId, state, reason.toString().left(200), *rate, *baseRound,
-                                                     m_clock());
+                                                     seenMs);
         !saved)
         return error(500, QString::fromStdString(saved.error().message));
     if (Result<void> advanced = m_rounds.advance(); !advanced)

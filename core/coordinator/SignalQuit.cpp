@@ -24,14 +24,18 @@ void onSignal(int signal)
 
 Result<void> quitOnTerminationSignals(QCoreApplication &app)
 {
+    return onTerminationSignals(app, [] { QCoreApplication::quit(); });
+}
+
+Result<void> onTerminationSignals(QCoreApplication &app, std::function<void()> handler)
+{
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, g_signalPipe) != 0)
         return makeError(std::string("cannot watch for signals: ") + std::strerror(errno));
     auto *notifier = new QSocketNotifier(g_signalPipe[1], QSocketNotifier::Read, &app);
-    QObject::connect(notifier, &QSocketNotifier::activated, &app, [notifier]() {
-        notifier->setEnabled(false);
+    QObject::connect(notifier, &QSocketNotifier::activated, &app, [handler = std::move(handler)]() {
         char byte = 0;
         [[maybe_unused]] const ssize_t got = ::read(g_signalPipe[1], &byte, 1);
-        QCoreApplication::quit();
+        handler();
     });
     struct sigaction action {};
     action.sa_handler = onSignal;
