@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 
 namespace swarmtrain {
 
@@ -139,11 +140,18 @@ HttpRequest CoordinatorClient::signedRequest(QByteArrayView method, const QByteA
 std::string CoordinatorClient::describeHttpError(QByteArrayView method, const QByteArray &target, int status,
                                                  const QByteArray &body) const
 {
-    std::string line = "coordinator answered HTTP " + std::to_string(status) + " to " + toStd(method) + " "
+    std::string line = std::string(kHttpErrorPrefix) + std::to_string(status) + " to " + toStd(method) + " "
                        + toStd(target);
     if (const std::string message = serverMessage(body); !message.empty())
         line += ": " + message;
     return line;
+}
+
+int CoordinatorClient::httpStatus(const Error &error)
+{
+    if (!error.message.starts_with(kHttpErrorPrefix))
+        return 0;
+    return std::atoi(error.message.c_str() + kHttpErrorPrefix.size());
 }
 
 Result<void> CoordinatorClient::withRetries(const std::string &what, const std::function<Attempt()> &attempt)

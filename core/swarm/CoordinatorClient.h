@@ -14,6 +14,7 @@
 #include <functional>
 #include <mutex>
 #include <random>
+#include <string_view>
 
 namespace swarmtrain {
 
@@ -68,11 +69,15 @@ public:
     void cancel();
     void resetCancel();
     static bool isCancelled(const Error &error) { return error.message == kCancelled; }
+    // The HTTP status of a call the coordinator answered with an error (4xx, or 5xx after the
+    // retries); 0 when it never answered.
+    static int httpStatus(const Error &error);
 
     Counters counters() const;
 
 private:
     static constexpr const char *kCancelled = "cancelled";
+    static constexpr std::string_view kHttpErrorPrefix = "coordinator answered HTTP ";
 
     // What one attempt of a call came to.
     struct Attempt {

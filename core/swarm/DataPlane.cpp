@@ -1,0 +1,124 @@
+#include "DataPlane.h"
+
+#include "Identity.h"
+#include "PeerTransport.h"
+
+#include <QMetaObject>
+#include <QThread>
+
+#include <chrono>
+#include <condition_variable>
+
+namespace swarmtrain {
+
+DataPlane::DataPlane(const Identity &identity)
+    : m_thread(std::make_unique<QThread>())
+    , m_context(std::make_unique<QObject>())
+{
+    m_thread->setObjectName(QStringLiteral("swarmtrain network"));
+    m_context->moveToThread(m_thread.get());
+    m_thread->start();
+    PeerKeyRegistry registry = [this](const QString &keyId) -> std::optional<QByteArray> {
+        std::lock_guard lock(m_keysMutex);
+        const auto found = m_keys.constFind(keyId);
+        if (found == m_keys.constEnd())
+            return std::nullopt;
+        return *found;
+    };
+    const QString self = identity.keyId();
+    onNetworkThread([&] {
+        m_transport = new PeerTransport(identity, std::move(registry));
+        m_allReduce = new ButterflyAllReduce(*m_transport, self, m_transport);
+    });
+}
+
+DataPlane::~DataPlane()
+{
+    onNetworkThread([this] { delete m_transport; });
+    m_thread->quit();
+    m_thread->wait();
+    m_context.reset();
+}
+
+void DataPlane::onNetworkThread(const std::function<void()> &work) const
+{
+    QMetaObject::invokeMethod(m_context.get(), work, Qt::BlockingQueuedConnection);
+}
+
+Result<quint16> DataPlane::listen(const QHostAddress &address, quint16 port)
+{
+    Result<quint16> result = makeError("not started");
+    onNetworkThread([&] { result = m_transport->listen(address, port); });
+    return result;
+}
+
+void DataPlane::setKnownPeers(const QHash<QString, QByteArray> &publicKeys)
+{
+    std::lock_guard lock(m_keysMutex);
+    m_keys = publicKeys;
+}
+
+Result<AllReduceOutcome> DataPlane::allReduce(quint64 round, QList<AllReduceMember> members,
+                                              std::vector<float> pseudoGradient, double tokens,
+                                              AllReduceOptions options, const std::function<bool()> &whileWaiting,
+                                              int tickMs)
+{
+    std::mutex mutex;
+    std::condition_variable wake;
+    bool done = false;
+    AllReduceOutcome outcome;
+    Result<void> started;
+    QMetaObject::Connection connection;
+    onNetworkThread([&] {
+        // Runs on the network thread, before start() can finish.
+        connection = QObject::connect(m_allReduce, &ButterflyAllReduce::finished, m_allReduce, [&](quint64 finished) {
+            if (finished != round)
+                return;
+            std::lock_guard lock(mutex);
+            outcome = m_allReduce->outcome();
+            done = true;
+            wake.notify_all();
+        });
+        started = m_allReduce->start(round, std::move(members), std::move(pseudoGradient), tokens, options);
+    });
+    auto disconnect = [&] { onNetworkThread([&] { QObject::disconnect(connection); }); };
+    if (!started) {
+        disconnect();
+        return started.error();
+    }
+    for (;;) {
+        {
+            std::unique_lock lock(mutex);
+            if (wake.wait_for(lock, std::chrono::milliseconds(tickMs), [&] { return done; }))
+                break;
+        }
+        if (whileWaiting && !whileWaiting()) {
+            // The all-reduce ends by its deadline anyway; the caller leaves before that.
+            disconnect();
+            return makeError("stopped during the all-reduce");
+        }
+    }
+    disconnect();
+    return outcome;
+}
+
+void DataPlane::resetErrorFeedback()
+{
+    onNetworkThread([this] { m_allReduce->resetErrorFeedback(); });
+}
+
+qint64 DataPlane::bytesSent() const
+{
+    qint64 bytes = 0;
+    onNetworkThread([&] { bytes = m_transport->bytesSent(); });
+    return bytes;
+}
+
+qint64 DataPlane::bytesReceived() const
+{
+    qint64 bytes = 0;
+    onNetworkThread([&] { bytes = m_transport->bytesReceived(); });
+    return bytes;
+}
+
+} // namespace swarmtrain

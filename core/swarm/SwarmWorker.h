@@ -1,0 +1,116 @@
+#pragma once
+
+#include "ButterflyAllReduce.h"
+#include "CoordinatorClient.h"
+#include "Result.h"
+#include "WorkController.h"
+#include "WorkStatus.h"
+
+#include <QJsonObject>
+#include <QObject>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+
+namespace swarmtrain {
+
+class DataPlane;
+class Identity;
+class ReplicaTrainer;
+class StatsStore;
+class WorkGate;
+
+// The swarm client's loop in full-model mode, run on WorkController's worker thread: join,
+// download, H inner steps, the round's all-reduce, the outer step, the contribution, repeat.
+// Calls block this thread; WorkGate's pause and stop reach it between two stages of a step,
+// and while it waits for the coordinator or the all-reduce.
+class SwarmWorker : public QObject {
+    Q_OBJECT
+
+public:
+    SwarmWorker(WorkerOptions options, std::shared_ptr<WorkGate> gate);
+    ~SwarmWorker() override;
+
+    // Runs until stopped or failed, then emits finished().
+    void run();
+
+Q_SIGNALS:
+    void statusChanged(const swarmtrain::WorkStatus &status);
+    void roundFinished(const swarmtrain::RoundReport &report);
+    void finished(bool ok, const QString &message);
+
+private:
+    // The coordinator's answer to a heartbeat.
+    struct Heartbeat {
+        qint64 round = 0;
+        QString roundState;
+        qint64 deadlineMs = 0;
+        bool member = false;
+        qint64 checkpointRound = 0;
+    };
+    enum class Outcome { Done, Stopped, CatchUp };
+
+    Result<void> setUp();
+    Result<void> join();
+    Result<void> prepareShards();
+    Result<void> prepareReplica();
+    Result<void> catchUp();
+    // Downloads the global state the coordinator serves; returns the file.
+    Result<std::filesystem::path> downloadState();
+    Result<Outcome> trainRound();
+    Result<Outcome> waitForRound();
+    Result<void> runRound();
+    Result<void> leave();
+
+    // Calls the coordinator until it answers: an unreachable or restarting coordinator is
+    // waited for with growing pauses, rejoining on the way. Fails only for a stop or an
+    // answer that will not change by asking again (a 4xx other than "join first").
+    Result<QJsonObject> ask(const char *what, const std::function<Result<QJsonObject>()> &call);
+    // `persist`: wait for an answer however long the coordinator is away (ask()).
+    Result<Heartbeat> heartbeat(const QString &state, const QString &reason, bool persist);
+    // Sends a heartbeat if one is due; sets m_catchUpNeeded from the answer.
+    void heartbeatIfDue(const QString &state);
+    bool needsCatchUp(const Heartbeat &answer) const;
+    // Sends the global state of `stateRound` the coordinator asked for, if we still hold it.
+    bool uploadState(qint64 stateRound);
+    void recordVerdict(const QJsonObject &lastContribution);
+    // Waits while paused, sending "paused" heartbeats; false when stopping.
+    bool holdWhilePaused();
+
+    void setStatus(WorkState state, const QString &detail);
+    // At most once a second while training.
+    void emitProgress(double tokensPerSecond);
+    std::filesystem::path replicaFile() const { return m_options.stateDir / "replica.safetensors"; }
+
+    WorkerOptions m_options;
+    std::shared_ptr<WorkGate> m_gate;
+    std::unique_ptr<Identity> m_identity;
+    std::unique_ptr<CoordinatorClient> m_client;
+    std::unique_ptr<DataPlane> m_dataPlane;
+    std::unique_ptr<StatsStore> m_stats;
+    std::unique_ptr<ReplicaTrainer> m_trainer;
+    QString m_endpoint;
+    QJsonObject m_join; // the coordinator's answer to /v1/join
+    int m_heartbeatMs = 10'000;
+    std::chrono::steady_clock::time_point m_lastHeartbeat;
+    bool m_catchUpNeeded = false;
+    std::optional<qint64> m_resyncAtRound;
+    std::optional<qint64> m_uploadRound; // the coordinator asked us for this state // a rejected contribution: resync once this state is served
+    std::string m_text; // the data shards, until the replica encodes them
+    qint64 m_tokensPerStep = 0;
+    WorkStatus m_status;
+    std::chrono::steady_clock::time_point m_lastProgress;
+
+    // This round's inner work, summed over interrupted runs.
+    struct RoundWork {
+        qint64 tokens = 0;
+        double flops = 0.0;
+        double seconds = 0.0;
+        double lossSum = 0.0;
+        qint64 steps = 0;
+        QDateTime startedAt;
+    } m_work;
+};
+
+} // namespace swarmtrain

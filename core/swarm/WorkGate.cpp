@@ -1,0 +1,49 @@
+#include "WorkGate.h"
+
+#include <chrono>
+
+namespace swarmtrain {
+
+void WorkGate::pause(const QString &reason)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_reason = reason;
+    }
+    m_paused = true;
+    changed();
+}
+
+void WorkGate::resume()
+{
+    m_paused = false;
+    changed();
+}
+
+void WorkGate::stop()
+{
+    m_stop = true;
+    changed();
+}
+
+QString WorkGate::pauseReason() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_reason;
+}
+
+void WorkGate::changed()
+{
+    std::lock_guard lock(m_mutex);
+    ++m_changes;
+    m_wake.notify_all();
+}
+
+void WorkGate::sleepFor(int ms)
+{
+    std::unique_lock lock(m_mutex);
+    const quint64 seen = m_changes;
+    m_wake.wait_for(lock, std::chrono::milliseconds(ms), [&] { return m_changes != seen; });
+}
+
+} // namespace swarmtrain

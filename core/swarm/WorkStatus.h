@@ -1,0 +1,53 @@
+#pragma once
+
+#include <QMetaType>
+#include <QString>
+
+namespace swarmtrain {
+
+// What the swarm worker is doing, for the tray, the dashboard and --headless.
+enum class WorkState {
+    Starting,
+    Joining,     // reaching the coordinator (and retrying while it cannot be reached)
+    Downloading, // the global state or data shards
+    Training,    // inner steps
+    Waiting,     // trained; waiting for the round to start
+    Averaging,   // the all-reduce
+    Paused,
+    Stopping,
+    Stopped,
+    Failed,
+};
+
+struct WorkStatus {
+    WorkState state = WorkState::Starting;
+    QString detail;            // why, in words for the person (translated)
+    qint64 round = 0;          // the round the replica is in
+    qint64 innerStepsDone = 0; // of this round
+    qint64 innerSteps = 0;
+    double tokensPerSecond = 0.0;
+};
+
+// One finished round, as this peer saw it.
+struct RoundReport {
+    qint64 round = 0;
+    int members = 0;
+    double loss = 0.0;   // mean inner-step loss
+    qint64 tokens = 0;
+    double flops = 0.0;
+    double computeSeconds = 0.0;
+    qint64 bytesUp = 0;  // this round: data plane and coordinator
+    qint64 bytesDown = 0;
+    int skippedRanges = 0;
+    int rejectedPieces = 0;
+    QString paramsHash;
+    bool accepted = false; // the coordinator's verdict, if it came with the contribution
+    bool verdictKnown = false;
+    double credit = 0.0;
+    bool uploadedState = false;
+};
+
+} // namespace swarmtrain
+
+Q_DECLARE_METATYPE(swarmtrain::WorkStatus)
+Q_DECLARE_METATYPE(swarmtrain::RoundReport)
