@@ -1,0 +1,252 @@
+// A real swarm on loopback: swarmtrain-coordinator and three `swarmtrain --headless` clients,
+// each its own process. Checks that the swarm learns, that every member ends each round with
+// the same parameters, and that it survives a client or the coordinator being killed.
+#include "ChildProcess.h"
+#include "CoordinatorClient.h"
+#include "Identity.h"
+#include "SqliteCoordinatorStore.h"
+#include "TempDir.h"
+#include "TestApplication.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <map>
+#include <memory>
+#include <regex>
+#include <set>
+
+using namespace swarmtrain;
+using namespace std::chrono_literals;
+using swarmtrain::test::ChildProcess;
+using swarmtrain::test::waitUntil;
+
+namespace {
+
+struct RoundLine {
+    int members = 0;
+    double loss = 0.0;
+    std::string hash;
+};
+
+class SwarmProcessTest : public ::testing::Test {
+protected:
+    static constexpr int kClients = 3;
+
+    void SetUp() override
+    {
+        test::application();
+        dir.write("data.txt", test::generatedText(120'000));
+        for (auto &client : clients)
+            client = std::make_unique<ChildProcess>();
+    }
+
+    void startCoordinator(int port = 0)
+    {
+        coordinator = std::make_unique<ChildProcess>();
+        const std::vector<std::string> args = {
+            "--listen", "127.0.0.1:" + std::to_string(port), "--state-dir", (dir.path() / "coordinator").string(),
+            "--data", (dir.path() / "data.txt").string(), "--n-layer", "1", "--n-head", "2", "--n-embd", "32",
+            "--block-size", "32", "--batch-size", "8", "--inner-steps", "20", "--lr", "3e-3", "--warmup-iters", "20",
+            "--eval-iters", "8", "--shard-bytes", "16384", "--heartbeat-interval", "1", "--gather-timeout", "5",
+            "--round-deadline", "20"};
+        ASSERT_TRUE(coordinator->start(SWARMTRAIN_COORDINATOR, args, dir.path() / "coordinator.out",
+                                       dir.path() / "coordinator.err"));
+        const std::regex listening("listening on http://127\\.0\\.0\\.1:(\\d+)");
+        std::smatch match;
+        std::string out;
+        ASSERT_TRUE(waitUntil(
+            [&] {
+                out = coordinator->output();
+                return std::regex_search(out, match, listening);
+            },
+            30s))
+            << coordinator->errors();
+        url = QStringLiteral("http://127.0.0.1:%1").arg(QString::fromStdString(match[1].str()));
+        coordinatorPort = std::stoi(match[1].str());
+        status = std::make_unique<CoordinatorClient>(watcher, CoordinatorClientOptions{url, {}, 20, 100, 1000});
+    }
+
+    void startClient(int i)
+    {
+        const std::vector<std::string> args = {"--headless", "--swarm", url.toStdString(), "--state-dir",
+                                               clientDir(i).string(), "--listen", "127.0.0.1:0", "--threads", "1"};
+        ASSERT_TRUE(clients[i]->start(SWARMTRAIN_CLIENT, args, dir.path() / ("client" + std::to_string(i) + ".out"),
+                                      dir.path() / ("client" + std::to_string(i) + ".err")));
+    }
+
+    std::filesystem::path clientDir(int i) const { return dir.path() / ("client" + std::to_string(i)); }
+
+    QJsonObject swarmStatus() const
+    {
+        Result<QJsonObject> answer = status->getJson(QStringLiteral("/v1/status"));
+        return answer ? *answer : QJsonObject();
+    }
+
+    qint64 currentRound() const { return qint64(swarmStatus().value(QLatin1StringView("round")).toDouble(-1)); }
+
+    bool waitForRound(qint64 round, std::chrono::milliseconds timeout) const
+    {
+        return waitUntil([&] { return currentRound() >= round; }, timeout);
+    }
+
+    // "round R done: ..." lines a client printed, by round.
+    std::map<qint64, RoundLine> roundsOf(int i) const
+    {
+        static const std::regex line("round (\\d+) done: (\\d+) members, loss ([0-9.]+), .* params ([0-9a-f]{64})");
+        std::map<qint64, RoundLine> rounds;
+        const std::string out = clients[i]->output();
+        for (auto it = std::sregex_iterator(out.begin(), out.end(), line); it != std::sregex_iterator(); ++it) {
+            const std::smatch &m = *it;
+            rounds[std::stoll(m[1].str())] = RoundLine{std::stoi(m[2].str()), std::stod(m[3].str()), m[4].str()};
+        }
+        return rounds;
+    }
+
+    // Every round any two clients both finished, they finished with the same parameters.
+    void expectHashesAgree() const
+    {
+        std::map<qint64, std::set<std::string>> hashes;
+        for (int i = 0; i < kClients; ++i) {
+            for (const auto &[round, line] : roundsOf(i))
+                hashes[round].insert(line.hash);
+        }
+        ASSERT_FALSE(hashes.empty());
+        for (const auto &[round, set] : hashes)
+            EXPECT_EQ(set.size(), 1u) << "round " << round << " ended with " << set.size() << " different parameters";
+    }
+
+    std::string logs() const
+    {
+        std::string all = "coordinator:\n" + coordinator->errors();
+        for (int i = 0; i < kClients; ++i)
+            all += "client " + std::to_string(i) + ":\n" + clients[i]->output() + clients[i]->errors();
+        return all;
+    }
+
+    test::TempDir dir;
+    Identity watcher = Identity::generate().value();
+    std::unique_ptr<ChildProcess> coordinator;
+    std::unique_ptr<ChildProcess> clients[kClients];
+    std::unique_ptr<CoordinatorClient> status;
+    QString url;
+    int coordinatorPort = 0;
+};
+
+} // namespace
+
+TEST_F(SwarmProcessTest, ThreeClientsLearnTogetherAndAgreeAfterEveryRound)
+{
+    startCoordinator();
+    for (int i = 0; i < kClients; ++i)
+        startClient(i);
+    ASSERT_TRUE(waitForRound(8, 180s)) << logs();
+
+    // Validation loss of the global state after each round, computed by the coordinator.
+    ASSERT_TRUE(waitUntil([&] { return swarmStatus().value(QLatin1StringView("val_loss_history")).toArray().size() >= 8; }, 60s));
+    const QJsonArray history = swarmStatus().value(QLatin1StringView("val_loss_history")).toArray();
+    std::vector<double> losses;
+    for (const QJsonValue &entry : history)
+        losses.push_back(entry.toObject().value(QLatin1StringView("val_loss")).toDouble());
+    std::cout << "validation loss by round:";
+    for (double loss : losses)
+        std::cout << ' ' << loss;
+    std::cout << std::endl;
+    for (std::size_t r = 1; r < 6; ++r)
+        EXPECT_LT(losses[r], losses[r - 1]) << "round " << r;
+    EXPECT_LT(losses.back(), losses.front() - 0.5);
+
+    expectHashesAgree();
+    int fullRounds = 0;
+    for (const auto &[round, line] : roundsOf(0))
+        fullRounds += line.members == kClients;
+    EXPECT_GE(fullRounds, 4) << logs();
+    EXPECT_EQ(swarmStatus().value(QLatin1StringView("peers")).toInt(), kClients);
+
+    // Ctrl-C: each client tells the coordinator it leaves, saves its replica and exits 0.
+    for (int i = 0; i < kClients; ++i) {
+        ASSERT_EQ(clients[i]->kill(SIGINT), 0) << logs();
+        EXPECT_TRUE(std::filesystem::exists(clientDir(i) / "replica.safetensors"));
+        EXPECT_TRUE(std::filesystem::exists(clientDir(i) / "stats.db"));
+    }
+    EXPECT_TRUE(waitUntil([&] { return swarmStatus().value(QLatin1StringView("peers")).toInt() == 0; }, 5s))
+        << "the clients said they left";
+}
+
+TEST_F(SwarmProcessTest, AClientKilledMidRoundIsLeftOutAndCatchesUpWhenRestarted)
+{
+    startCoordinator();
+    for (int i = 0; i < kClients; ++i)
+        startClient(i);
+    ASSERT_TRUE(waitForRound(3, 180s)) << logs();
+
+    // Kill client 2 while it averages a round with the others.
+    const std::regex averaging("status: Averaging round (\\d+)");
+    qint64 killedIn = -1;
+    ASSERT_TRUE(waitUntil(
+        [&] {
+            const std::string out = clients[2]->output();
+            std::smatch last;
+            for (auto it = std::sregex_iterator(out.begin(), out.end(), averaging); it != std::sregex_iterator(); ++it)
+                last = *it;
+            if (last.empty() || std::stoll(last[1].str()) < 3)
+                return false;
+            killedIn = std::stoll(last[1].str());
+            return true;
+        },
+        60s));
+    clients[2]->kill(SIGKILL);
+
+    // The swarm goes on without it.
+    ASSERT_TRUE(waitForRound(killedIn + 3, 120s)) << logs();
+    const std::map<qint64, RoundLine> survivor = roundsOf(0);
+    ASSERT_TRUE(survivor.count(killedIn + 1)) << logs();
+    EXPECT_EQ(survivor.at(killedIn + 1).members, kClients - 1);
+
+    // Restarted, it rejoins, catches up from the swarm's state and agrees again.
+    const qint64 restartedAt = currentRound();
+    startClient(2);
+    ASSERT_TRUE(waitUntil(
+        [&] {
+            const auto rounds = roundsOf(2);
+            return !rounds.empty() && rounds.rbegin()->first > restartedAt;
+        },
+        120s))
+        << logs();
+    expectHashesAgree();
+    const std::map<qint64, RoundLine> rejoined = roundsOf(2);
+    EXPECT_EQ(rejoined.rbegin()->second.members, kClients) << logs();
+}
+
+TEST_F(SwarmProcessTest, ACoordinatorKilledMidRunIsRejoinedAndLosesNoRound)
+{
+    startCoordinator();
+    for (int i = 0; i < kClients; ++i)
+        startClient(i);
+    ASSERT_TRUE(waitForRound(3, 180s)) << logs();
+
+    const qint64 killedAt = currentRound();
+    coordinator->kill(SIGKILL);
+    std::this_thread::sleep_for(2s);
+    startCoordinator(coordinatorPort);
+    ASSERT_TRUE(waitForRound(killedAt + 4, 180s)) << logs();
+    expectHashesAgree();
+
+    for (int i = 0; i < kClients; ++i)
+        ASSERT_EQ(clients[i]->kill(SIGTERM), 0) << logs();
+    const qint64 last = currentRound();
+    ASSERT_EQ(coordinator->kill(SIGTERM), 0);
+
+    // Every round before the current one is in the database, done, with its agreed hash.
+    auto store = SqliteCoordinatorStore::open(dir.path() / "coordinator" / "coordinator.db");
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    for (qint64 round = 0; round < last; ++round) {
+        Result<std::optional<RoundRecord>> record = (*store)->round(round);
+        ASSERT_TRUE(record.ok() && record->has_value()) << "round " << round << " is missing";
+        EXPECT_EQ((*record)->state, RoundState::Done) << "round " << round;
+        EXPECT_EQ((*record)->agreedHash.size(), 64) << "round " << round;
+    }
+}

@@ -1,0 +1,99 @@
+#pragma once
+
+#include <chrono>
+#include <csignal>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace swarmtrain::test {
+
+inline std::string readWholeFile(const std::filesystem::path &file)
+{
+    std::ifstream in(file);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Polls `condition` every 100 ms until it holds or `timeout` passes.
+inline bool waitUntil(const std::function<bool()> &condition, std::chrono::milliseconds timeout)
+{
+    const auto end = std::chrono::steady_clock::now() + timeout;
+    while (!condition()) {
+        if (std::chrono::steady_clock::now() > end)
+            return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return true;
+}
+
+// A real child process (a coordinator, a headless client) with stdout and stderr in files.
+class ChildProcess {
+public:
+    ChildProcess() = default;
+    ChildProcess(const ChildProcess &) = delete;
+    ChildProcess &operator=(const ChildProcess &) = delete;
+    ~ChildProcess() { kill(SIGKILL); }
+
+    bool start(const std::string &executable, const std::vector<std::string> &args, const std::filesystem::path &out,
+               const std::filesystem::path &err)
+    {
+        m_out = out;
+        m_err = err;
+        m_pid = ::fork();
+        if (m_pid < 0)
+            return false;
+        if (m_pid == 0) {
+            const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+            const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+            ::dup2(o, STDOUT_FILENO);
+            ::dup2(e, STDERR_FILENO);
+            std::vector<char *> argv{const_cast<char *>(executable.c_str())};
+            for (const std::string &arg : args)
+                argv.push_back(const_cast<char *>(arg.c_str()));
+            argv.push_back(nullptr);
+            ::execv(executable.c_str(), argv.data());
+            ::_exit(127);
+        }
+        return true;
+    }
+
+    // Sends `signal` and waits; returns the wait status (-1 when not running).
+    int kill(int signal)
+    {
+        if (m_pid <= 0)
+            return -1;
+        ::kill(m_pid, signal);
+        int status = 0;
+        ::waitpid(m_pid, &status, 0);
+        m_pid = -1;
+        return status;
+    }
+
+    // Waits up to `timeout` for the process to end by itself; its exit code, or -1.
+    int waitForExit(std::chrono::milliseconds timeout)
+    {
+        int status = 0;
+        const bool ended = waitUntil([&] { return m_pid > 0 && ::waitpid(m_pid, &status, WNOHANG) == m_pid; }, timeout);
+        if (!ended)
+            return -1;
+        m_pid = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+
+    bool running() const { return m_pid > 0; }
+    std::string output() const { return readWholeFile(m_out); }
+    std::string errors() const { return readWholeFile(m_err); }
+
+private:
+    pid_t m_pid = -1;
+    std::filesystem::path m_out;
+    std::filesystem::path m_err;
+};
+
+} // namespace swarmtrain::test
