@@ -1,0 +1,456 @@
+// Coordinator load: the real swarmtrain-coordinator process under many simulated peers sending
+// signed heartbeats through CoordinatorClient, as clients do. Prints JSON lines; figures only:
+//   swarmtrain_coordinator_load [--peers 1000] [--concurrency 16] [--seconds 10 | --requests N]
+//                               [--coordinator PATH]
+// Every peer joins once (no data-plane endpoint, so no reachability probe), then C threads
+// cycle through their share of the peers sending POST /v1/heartbeat back to back. Latency is
+// taken by the client around each whole call: signing, a fresh connection (the client opens
+// one per call, like real peers), the coordinator's work and its answer. Calls are not retried,
+// so every failure is counted; more than 1% failed calls in a phase makes the exit code 1.
+#include "CommandLine.h"
+#include "CoordinatorClient.h"
+#include "Identity.h"
+
+#include <QJsonObject>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cmath>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <poll.h>
+#include <random>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace swarmtrain;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr double kMaxErrorRate = 0.01;
+constexpr std::size_t kCorpusBytes = 300 * 1024;
+constexpr int kStartTimeoutMs = 60'000;
+constexpr auto kStopGrace = std::chrono::seconds(10);
+
+struct Options {
+    int peers = 1000;
+    int concurrency = 16;
+    double seconds = 10;
+    long long requests = 0; // when set, exactly this many heartbeats instead of `seconds`
+    std::string coordinator = SWARMTRAIN_COORDINATOR;
+};
+
+Result<Options> parseOptions(int argc, char **argv)
+{
+    Result<CommandLine> line = CommandLine::parse(std::vector<std::string>(argv + 1, argv + argc),
+                                                  {"peers", "concurrency", "seconds", "requests", "coordinator"}, {});
+    if (!line)
+        return line.error();
+    Options o;
+    for (Result<void> r : {line->read("peers", 1, 1'000'000, o.peers), line->read("concurrency", 1, 1024, o.concurrency),
+                           line->readDouble("seconds", 0.1, 86400, o.seconds),
+                           line->read("requests", 1, 1'000'000'000, o.requests),
+                           line->readString("coordinator", o.coordinator)}) {
+        if (!r)
+            return r.error();
+    }
+    return o;
+}
+
+// A fresh folder under the system temp dir, removed with everything in it on destruction.
+class ScratchDir {
+public:
+    ScratchDir()
+        : m_path(std::filesystem::temp_directory_path()
+                 / ("swarmtrain-coordinator-load-" + std::to_string(::getpid())))
+    {
+    }
+    ~ScratchDir()
+    {
+        std::error_code ignored;
+        std::filesystem::remove_all(m_path, ignored);
+    }
+    ScratchDir(const ScratchDir &) = delete;
+    ScratchDir &operator=(const ScratchDir &) = delete;
+
+    Result<void> create() const
+    {
+        std::error_code error;
+        std::filesystem::create_directories(m_path, error);
+        if (error)
+            return makeError("cannot create " + m_path.string() + ": " + error.message());
+        return {};
+    }
+    const std::filesystem::path &path() const { return m_path; }
+
+private:
+    std::filesystem::path m_path;
+};
+
+// English-like text for the coordinator's shards: the benchmark needs no corpus from outside.
+Result<void> writeCorpus(const std::filesystem::path &file, std::size_t bytes)
+{
+    static const char *words[] = {"the", "swarm", "trains", "a", "model", "on", "many", "small", "machines",
+                                  "while", "people", "play", "games", "and", "sleep", "every", "peer", "helps"};
+    std::mt19937 random(7);
+    std::string text;
+    while (text.size() < bytes) {
+        text += words[random() % std::size(words)];
+        text += random() % 9 == 0 ? ".\n" : " ";
+    }
+    std::ofstream out(file, std::ios::binary);
+    out << text;
+    if (!out.flush())
+        return makeError("cannot write " + file.string());
+    return {};
+}
+
+std::string slurp(const std::filesystem::path &file)
+{
+    std::ifstream in(file);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// The coordinator child process; the first line it prints says where it listens.
+class CoordinatorProcess {
+public:
+    CoordinatorProcess() = default;
+    ~CoordinatorProcess()
+    {
+        if (m_pid > 0) {
+            ::kill(m_pid, SIGKILL);
+            ::waitpid(m_pid, nullptr, 0);
+        }
+    }
+    CoordinatorProcess(const CoordinatorProcess &) = delete;
+    CoordinatorProcess &operator=(const CoordinatorProcess &) = delete;
+
+    // Returns the base URL, http://HOST:PORT.
+    Result<std::string> start(const std::string &program, const std::vector<std::string> &args,
+                              const std::filesystem::path &stderrFile)
+    {
+        int out[2];
+        if (::pipe(out) != 0)
+            return makeError("cannot make a pipe for the coordinator's output");
+        m_pid = ::fork();
+        if (m_pid < 0)
+            return makeError("cannot start " + program);
+        if (m_pid == 0)
+            execChild(program, args, stderrFile, out);
+        ::close(out[1]);
+        const std::string line = readFirstLine(out[0]);
+        ::close(out[0]);
+        const std::string prefix = "listening on http://";
+        if (line.rfind(prefix, 0) != 0)
+            return makeError(program + " did not start (it printed '" + line + "'): " + slurp(stderrFile));
+        return line.substr(std::string("listening on ").size());
+    }
+
+    // SIGTERM, then waits for a clean exit; returns the exit code.
+    Result<int> stop()
+    {
+        ::kill(m_pid, SIGTERM);
+        const Clock::time_point deadline = Clock::now() + kStopGrace;
+        int status = 0;
+        while (::waitpid(m_pid, &status, WNOHANG) == 0) {
+            if (Clock::now() > deadline) {
+                ::kill(m_pid, SIGKILL);
+                ::waitpid(m_pid, &status, 0);
+                m_pid = -1;
+                return makeError("the coordinator did not exit within 10 s of SIGTERM");
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        m_pid = -1;
+        if (!WIFEXITED(status))
+            return makeError("the coordinator died of signal " + std::to_string(WTERMSIG(status)));
+        return WEXITSTATUS(status);
+    }
+
+private:
+    [[noreturn]] static void execChild(const std::string &program, const std::vector<std::string> &args,
+                                       const std::filesystem::path &stderrFile, const int out[2])
+    {
+        ::dup2(out[1], STDOUT_FILENO);
+        const int err = ::open(stderrFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        ::dup2(err, STDERR_FILENO);
+        ::close(out[0]);
+        std::vector<char *> argv{const_cast<char *>(program.c_str())};
+        for (const std::string &arg : args)
+            argv.push_back(const_cast<char *>(arg.c_str()));
+        argv.push_back(nullptr);
+        ::execv(program.c_str(), argv.data());
+        ::_exit(127);
+    }
+
+    static std::string readFirstLine(int fd)
+    {
+        std::string text;
+        pollfd wait{fd, POLLIN, 0};
+        while (text.find('\n') == std::string::npos && ::poll(&wait, 1, kStartTimeoutMs) > 0) {
+            char buffer[256];
+            const ssize_t got = ::read(fd, buffer, sizeof buffer);
+            if (got <= 0)
+                break;
+            text.append(buffer, std::size_t(got));
+        }
+        return text.substr(0, text.find('\n'));
+    }
+
+    pid_t m_pid = -1;
+};
+
+// A tiny model: the benchmark loads the control plane, not training.
+std::vector<std::string> coordinatorArguments(const std::filesystem::path &dir)
+{
+    return {"--listen", "127.0.0.1:0", "--state-dir", (dir / "state").string(), "--data", (dir / "corpus.txt").string(),
+            "--n-layer", "1", "--n-head", "2", "--n-embd", "16", "--block-size", "16", "--batch-size", "4",
+            "--eval-iters", "2", "--shard-bytes", "65536"};
+}
+
+// The simulated peers. Each client keeps a reference to its identity, so both are built once.
+struct Swarm {
+    std::vector<Identity> identities;
+    std::vector<std::unique_ptr<CoordinatorClient>> clients;
+};
+
+Result<Swarm> makeSwarm(int peers, const std::string &baseUrl)
+{
+    Swarm swarm;
+    swarm.identities.reserve(std::size_t(peers));
+    for (int i = 0; i < peers; ++i) {
+        Result<Identity> identity = Identity::generate();
+        if (!identity)
+            return identity.error();
+        swarm.identities.push_back(std::move(identity).value());
+    }
+    CoordinatorClientOptions options;
+    options.baseUrl = QString::fromStdString(baseUrl);
+    options.maxAttempts = 1; // a retry would hide a failure and stretch the latency
+    for (const Identity &identity : swarm.identities)
+        swarm.clients.push_back(std::make_unique<CoordinatorClient>(identity, options));
+    return swarm;
+}
+
+// What one phase came to, over all its calls.
+struct Tally {
+    long long requests = 0;
+    long long errors = 0;
+    std::string firstError;
+    std::vector<double> latenciesMs; // of the calls that succeeded
+    double seconds = 0;
+
+    void add(Tally &&other)
+    {
+        requests += other.requests;
+        errors += other.errors;
+        if (firstError.empty())
+            firstError = std::move(other.firstError);
+        latenciesMs.insert(latenciesMs.end(), other.latenciesMs.begin(), other.latenciesMs.end());
+    }
+    double errorRate() const { return requests == 0 ? 0.0 : double(errors) / double(requests); }
+};
+
+// Which peer worker `worker` calls next (its `callNumber`-th call), or nothing when the phase
+// is over. Called from the worker threads at once.
+using NextPeer = std::function<std::optional<std::size_t>(int worker, long long callNumber)>;
+using PeerCall = std::function<Result<void>(std::size_t peer)>;
+
+Tally runWorker(int worker, const NextPeer &next, const PeerCall &call)
+{
+    Tally tally;
+    for (long long number = 0;; ++number) {
+        const std::optional<std::size_t> peer = next(worker, number);
+        if (!peer)
+            break;
+        const Clock::time_point start = Clock::now();
+        const Result<void> done = call(*peer);
+        const std::chrono::duration<double, std::milli> took = Clock::now() - start;
+        ++tally.requests;
+        if (done) {
+            tally.latenciesMs.push_back(took.count());
+        } else {
+            ++tally.errors;
+            if (tally.firstError.empty())
+                tally.firstError = done.error().message;
+        }
+    }
+    return tally;
+}
+
+Tally runPhase(int concurrency, const NextPeer &next, const PeerCall &call)
+{
+    std::vector<Tally> tallies(std::size_t(concurrency), Tally{});
+    const Clock::time_point start = Clock::now();
+    std::vector<std::thread> workers;
+    for (int w = 0; w < concurrency; ++w)
+        workers.emplace_back([&tallies, &next, &call, w] { tallies[std::size_t(w)] = runWorker(w, next, call); });
+    for (std::thread &worker : workers)
+        worker.join();
+    Tally total;
+    total.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    for (Tally &tally : tallies)
+        total.add(std::move(tally));
+    return total;
+}
+
+Result<void> join(CoordinatorClient &client, const Identity &identity)
+{
+    const QJsonObject body{
+        {QStringLiteral("public_key"), QString::fromLatin1(identity.publicKey().toBase64())},
+        {QStringLiteral("device"), QJsonObject{{QStringLiteral("gpu"), QStringLiteral("none")}}},
+        {QStringLiteral("endpoint"), QString()},
+        {QStringLiteral("client_version"), QStringLiteral("coordinator-load-bench")}};
+    Result<QJsonObject> answer = client.postJson(QStringLiteral("/v1/join"), body);
+    if (!answer)
+        return answer.error();
+    if (answer->value(QLatin1StringView("peer_id")).toString() != identity.keyId())
+        return makeError("the join answer names another peer_id");
+    return {};
+}
+
+Result<void> heartbeat(CoordinatorClient &client)
+{
+    const QJsonObject body{{QStringLiteral("state"), QStringLiteral("training")},
+                           {QStringLiteral("base_round"), 0},
+                           {QStringLiteral("tokens_per_s"), 1000}};
+    Result<QJsonObject> answer = client.postJson(QStringLiteral("/v1/heartbeat"), body);
+    if (!answer)
+        return answer.error();
+    if (!answer->value(QLatin1StringView("round_state")).isString())
+        return makeError("the heartbeat answer has no round_state");
+    return {};
+}
+
+Tally joinAll(Swarm &swarm, int concurrency)
+{
+    std::atomic<std::size_t> cursor{0};
+    const std::size_t peers = swarm.clients.size();
+    const NextPeer next = [&cursor, peers](int, long long) -> std::optional<std::size_t> {
+        const std::size_t peer = cursor.fetch_add(1);
+        return peer < peers ? std::optional<std::size_t>(peer) : std::nullopt;
+    };
+    return runPhase(concurrency, next, [&swarm](std::size_t peer) {
+        return join(*swarm.clients[peer], swarm.identities[peer]);
+    });
+}
+
+// Worker w owns peers w, w + C, w + 2C, ... and calls them in turn.
+Tally heartbeatLoad(Swarm &swarm, const Options &options, int concurrency)
+{
+    const auto peers = static_cast<long long>(swarm.clients.size());
+    std::atomic<long long> issued{0};
+    const Clock::time_point deadline =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.seconds));
+    const NextPeer next = [&, peers, concurrency](int worker, long long number) -> std::optional<std::size_t> {
+        const bool more = options.requests > 0 ? issued.fetch_add(1) < options.requests : Clock::now() < deadline;
+        if (!more)
+            return std::nullopt;
+        const long long share = (peers - worker + concurrency - 1) / concurrency;
+        return std::size_t(worker + (number % share) * concurrency);
+    };
+    return runPhase(concurrency, next, [&swarm](std::size_t peer) { return heartbeat(*swarm.clients[peer]); });
+}
+
+// Nearest-rank percentile of sorted values; null when there are none.
+nlohmann::json percentile(const std::vector<double> &sorted, double p)
+{
+    if (sorted.empty())
+        return nullptr;
+    const auto rank = std::size_t(std::ceil(p / 100.0 * double(sorted.size())));
+    return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
+}
+
+nlohmann::json figures(const std::string &phase, Tally &tally, int peers, int concurrency)
+{
+    std::sort(tally.latenciesMs.begin(), tally.latenciesMs.end());
+    nlohmann::json line{{"bench", "coordinator_load"},
+                        {"phase", phase},
+                        {"peers", peers},
+                        {"concurrency", concurrency},
+                        {"requests", tally.requests},
+                        {"errors", tally.errors},
+                        {"seconds", tally.seconds},
+                        {"requests_per_s", tally.seconds > 0 ? double(tally.requests) / tally.seconds : 0.0},
+                        {"p50_ms", percentile(tally.latenciesMs, 50)},
+                        {"p99_ms", percentile(tally.latenciesMs, 99)},
+                        {"max_ms", percentile(tally.latenciesMs, 100)}};
+    if (tally.errors > 0)
+        line["first_error"] = tally.firstError;
+    return line;
+}
+
+// Prints the phase's figures; false when too many of its calls failed.
+bool report(const std::string &phase, Tally &tally, int peers, int concurrency)
+{
+    std::cout << figures(phase, tally, peers, concurrency).dump() << std::endl;
+    if (tally.errorRate() <= kMaxErrorRate)
+        return true;
+    std::cerr << "swarmtrain_coordinator_load: " << tally.errors << " of " << tally.requests << " " << phase
+              << " calls failed; the first: " << tally.firstError << "\n";
+    return false;
+}
+
+int fail(const std::string &message)
+{
+    std::cerr << "swarmtrain_coordinator_load: error: " << message << "\n";
+    return 1;
+}
+
+int runMain(int argc, char **argv)
+{
+    Result<Options> options = parseOptions(argc, argv);
+    if (!options)
+        return fail(options.error().message);
+    ScratchDir dir;
+    if (Result<void> made = dir.create(); !made)
+        return fail(made.error().message);
+    if (Result<void> written = writeCorpus(dir.path() / "corpus.txt", kCorpusBytes); !written)
+        return fail(written.error().message);
+
+    CoordinatorProcess coordinator;
+    Result<std::string> baseUrl =
+        coordinator.start(options->coordinator, coordinatorArguments(dir.path()), dir.path() / "coordinator.err");
+    if (!baseUrl)
+        return fail(baseUrl.error().message);
+    Result<Swarm> swarm = makeSwarm(options->peers, *baseUrl);
+    if (!swarm)
+        return fail(swarm.error().message);
+    const int concurrency = std::min(options->concurrency, options->peers);
+
+    Tally joins = joinAll(*swarm, concurrency);
+    bool ok = report("join", joins, options->peers, concurrency);
+    if (ok) {
+        Tally beats = heartbeatLoad(*swarm, *options, concurrency);
+        ok = report("heartbeat", beats, options->peers, concurrency);
+    }
+
+    Result<int> exitCode = coordinator.stop();
+    if (!exitCode)
+        return fail(exitCode.error().message);
+    std::cout << nlohmann::json{{"bench", "coordinator_load"}, {"phase", "shutdown"}, {"exit_code", *exitCode}}.dump()
+              << std::endl;
+    if (*exitCode != 0)
+        return fail("the coordinator exited with code " + std::to_string(*exitCode) + ": "
+                    + slurp(dir.path() / "coordinator.err"));
+    return ok ? 0 : 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    return runMain(argc, argv);
+}
