@@ -1,7 +1,7 @@
 # The swarm end to end: a real coordinator and headless clients on loopback (integration).
 add_executable(swarmtrain_swarm_process_tests integration/SwarmProcessTest.cpp)
 target_link_libraries(swarmtrain_swarm_process_tests PRIVATE
-    swarmtrain_coordinator swarmtrain_swarm_client swarmtrain_test_support GTest::gtest_main)
+    swarmtrain_coordinator swarmtrain_swarm swarmtrain_test_support Qt6::Test GTest::gtest_main)
 target_compile_definitions(swarmtrain_swarm_process_tests PRIVATE
     SWARMTRAIN_COORDINATOR="$<TARGET_FILE:swarmtrain-coordinator>" SWARMTRAIN_CLIENT="$<TARGET_FILE:swarmtrain>")
 add_dependencies(swarmtrain_swarm_process_tests swarmtrain-coordinator swarmtrain)

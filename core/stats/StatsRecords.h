@@ -24,7 +24,7 @@ struct Contribution {
 // The coordinator's verdict on a contribution; it arrives rounds later, or never.
 enum class Verdict { Pending, Accepted, Rejected };
 
-struct ContributionRecord {
+struct RecordedContribution {
     Contribution contribution;
     Verdict verdict = Verdict::Pending;
     double credit = 0.0;

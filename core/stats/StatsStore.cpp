@@ -135,9 +135,9 @@ QString selectContributions(const QString &tail)
            tail;
 }
 
-ContributionRecord readContribution(const QSqlQuery &query)
+RecordedContribution readContribution(const QSqlQuery &query)
 {
-    ContributionRecord record;
+    RecordedContribution record;
     Contribution &c = record.contribution;
     c.swarm = query.value(0).toString();
     c.round = query.value(1).toLongLong();
@@ -417,20 +417,20 @@ Result<std::vector<StatsEvent>> StatsStore::recentEvents(int count) const
     return events;
 }
 
-Result<std::vector<ContributionRecord>> StatsStore::recentContributions(int count) const
+Result<std::vector<RecordedContribution>> StatsStore::recentContributions(int count) const
 {
     const QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
     Result<QSqlQuery> query = execute(db, selectContributions(QStringLiteral("ORDER BY finished_at DESC, round DESC LIMIT ?")),
                                       {std::max(count, 0)});
     if (!query.ok())
         return query.error();
-    std::vector<ContributionRecord> records;
+    std::vector<RecordedContribution> records;
     while (query->next())
         records.push_back(readContribution(*query));
     return records;
 }
 
-Result<std::optional<ContributionRecord>> StatsStore::contribution(const QString &swarm, std::int64_t round) const
+Result<std::optional<RecordedContribution>> StatsStore::contribution(const QString &swarm, std::int64_t round) const
 {
     const QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
     Result<QSqlQuery> query =
@@ -438,8 +438,8 @@ Result<std::optional<ContributionRecord>> StatsStore::contribution(const QString
     if (!query.ok())
         return query.error();
     if (!query->next())
-        return std::optional<ContributionRecord>();
-    return std::optional<ContributionRecord>(readContribution(*query));
+        return std::optional<RecordedContribution>();
+    return std::optional<RecordedContribution>(readContribution(*query));
 }
 
 Result<void> StatsStore::checkIntegrity() const

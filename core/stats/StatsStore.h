@@ -56,8 +56,8 @@ public:
     Result<std::vector<DailyStats>> daily(int days, const QDateTime &now) const;
     // Newest first.
     Result<std::vector<StatsEvent>> recentEvents(int count) const;
-    Result<std::vector<ContributionRecord>> recentContributions(int count) const;
-    Result<std::optional<ContributionRecord>> contribution(const QString &swarm, std::int64_t round) const;
+    Result<std::vector<RecordedContribution>> recentContributions(int count) const;
+    Result<std::optional<RecordedContribution>> contribution(const QString &swarm, std::int64_t round) const;
 
     // PRAGMA integrity_check; an error names what SQLite found.
     Result<void> checkIntegrity() const;

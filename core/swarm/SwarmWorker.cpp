@@ -622,7 +622,7 @@ void SwarmWorker::recordVerdict(const QJsonObject &last)
     // The coordinator asks one accepted member for the agreed state; the verdict came late.
     if (last.value(QLatin1StringView("upload_checkpoint")).toBool() && m_trainer && m_trainer->round() == round + 1)
         m_uploadRound = round + 1;
-    Result<std::optional<ContributionRecord>> stored = m_stats->contribution(m_options.swarmUrl, round);
+    Result<std::optional<RecordedContribution>> stored = m_stats->contribution(m_options.swarmUrl, round);
     if (!stored || !*stored || (*stored)->verdict != Verdict::Pending)
         return;
     (void)m_stats->markAccepted(m_options.swarmUrl, round, accepted.toBool(),

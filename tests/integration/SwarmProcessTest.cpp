@@ -5,11 +5,15 @@
 #include "CoordinatorClient.h"
 #include "Identity.h"
 #include "SqliteCoordinatorStore.h"
+#include "StatsStore.h"
 #include "TempDir.h"
 #include "TestApplication.h"
+#include "WorkController.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QSignalSpy>
+#include <QTest>
 
 #include <gtest/gtest.h>
 
@@ -249,4 +253,46 @@ TEST_F(SwarmProcessTest, ACoordinatorKilledMidRunIsRejoinedAndLosesNoRound)
         EXPECT_EQ((*record)->state, RoundState::Done) << "round " << round;
         EXPECT_EQ((*record)->agreedHash.size(), 64) << "round " << round;
     }
+}
+
+// The worker behind the desktop app, in this process: pause() holds it within a step and the
+// coordinator hears why, resume() carries on, stop() leaves and keeps every contribution.
+TEST_F(SwarmProcessTest, WorkControllerPausesResumesAndStops)
+{
+    startCoordinator();
+    WorkerOptions options;
+    options.swarmUrl = url;
+    options.stateDir = dir.path() / "in-process";
+    options.device = "cpu";
+    options.listenAddress = QStringLiteral("127.0.0.1");
+    options.threads = 1;
+    WorkController controller(options);
+    QSignalSpy rounds(&controller, &WorkController::roundFinished);
+    QSignalSpy finished(&controller, &WorkController::finished);
+    WorkStatus last;
+    QObject::connect(&controller, &WorkController::statusChanged, &controller,
+                     [&](const WorkStatus &status) { last = status; });
+
+    controller.start();
+    ASSERT_TRUE(rounds.wait(60'000)) << "a lone peer runs rounds by itself";
+    controller.pause(QStringLiteral("you are using the computer"));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return last.state == WorkState::Paused; }, 10'000));
+    EXPECT_EQ(last.detail, QStringLiteral("you are using the computer"));
+    EXPECT_TRUE(controller.isPaused());
+    const qsizetype whilePaused = rounds.count();
+    QTest::qWait(1500);
+    EXPECT_EQ(rounds.count(), whilePaused) << "no work while paused";
+
+    controller.resume();
+    ASSERT_TRUE(rounds.wait(60'000));
+    controller.stop();
+    ASSERT_TRUE(finished.count() > 0 || finished.wait(30'000));
+    EXPECT_TRUE(finished.first().at(0).toBool()) << finished.first().at(1).toString().toStdString();
+    EXPECT_FALSE(controller.isRunning());
+    EXPECT_EQ(last.state, WorkState::Stopped);
+
+    EXPECT_TRUE(std::filesystem::exists(options.stateDir / "replica.safetensors"));
+    auto stats = StatsStore::open(options.stateDir / "stats.db");
+    ASSERT_TRUE(stats.ok()) << stats.error().message;
+    EXPECT_EQ((*stats)->totals()->contributions, rounds.count());
 }

@@ -82,10 +82,10 @@ TEST_F(StatsStoreTest, ContributionRoundTrips)
     const Contribution c = sampleContribution(7);
     ASSERT_TRUE(store->recordContribution(c).ok());
 
-    const Result<std::optional<ContributionRecord>> read = store->contribution(c.swarm, 7);
+    const Result<std::optional<RecordedContribution>> read = store->contribution(c.swarm, 7);
     ASSERT_TRUE(read.ok()) << read.error().message;
     ASSERT_TRUE(read->has_value());
-    const ContributionRecord &record = **read;
+    const RecordedContribution &record = **read;
     EXPECT_EQ(record.contribution.round, 7);
     EXPECT_EQ(record.contribution.swarm, c.swarm);
     EXPECT_EQ(record.contribution.startedAt, c.startedAt);
