@@ -66,7 +66,10 @@ SwarmWorker::SwarmWorker(WorkerOptions options, std::shared_ptr<WorkGate> gate)
 {
 }
 
-SwarmWorker::~SwarmWorker() = default;
+SwarmWorker::~SwarmWorker()
+{
+    m_gate->setStopHook({}); // the client goes with us
+}
 
 void SwarmWorker::run()
 {
@@ -145,6 +148,7 @@ Result<void> SwarmWorker::setUp()
     clientOptions.baseUrl = m_options.swarmUrl;
     clientOptions.pinnedPublicKey = m_options.pinnedPublicKey;
     m_client = std::make_unique<CoordinatorClient>(*m_identity, clientOptions);
+    m_gate->setStopHook([client = m_client.get()] { client->cancel(); });
 
     m_dataPlane = std::make_unique<DataPlane>(*m_identity);
     if (!m_options.listenAddress.isEmpty()) {
@@ -637,6 +641,7 @@ void SwarmWorker::recordVerdict(const QJsonObject &last)
 Result<void> SwarmWorker::leave()
 {
     // Tell the coordinator at once, so no round waits for us; one try is enough.
+    m_client->resetCancel(); // a stop cancelled what was in flight; this one call is wanted
     const QJsonObject body{{QStringLiteral("state"), QStringLiteral("left")},
                            {QStringLiteral("base_round"), double(m_trainer->round())}};
     if (Result<QJsonObject> told = m_client->postJson(QStringLiteral("/v1/heartbeat"), body); !told)

@@ -23,7 +23,18 @@ void WorkGate::resume()
 void WorkGate::stop()
 {
     m_stop = true;
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_stopHook)
+            m_stopHook();
+    }
     changed();
+}
+
+void WorkGate::setStopHook(std::function<void()> hook)
+{
+    std::lock_guard lock(m_mutex);
+    m_stopHook = std::move(hook);
 }
 
 QString WorkGate::pauseReason() const

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 
 namespace swarmtrain {
@@ -15,6 +16,8 @@ public:
     void pause(const QString &reason);
     void resume();
     void stop();
+    // Runs on stop() (from the stopping thread), e.g. to cancel a transfer in flight.
+    void setStopHook(std::function<void()> hook);
 
     bool interrupted() const { return m_paused.load() || m_stop.load(); }
     bool paused() const { return m_paused.load(); }
@@ -32,6 +35,7 @@ private:
     mutable std::mutex m_mutex;
     std::condition_variable m_wake;
     QString m_reason;      // guarded by m_mutex
+    std::function<void()> m_stopHook; // guarded by m_mutex
     quint64 m_changes = 0; // guarded by m_mutex
 };
 
