@@ -1,11 +1,49 @@
 #!/usr/bin/env bash
-# Sets everything up on a fresh Debian 12 machine and runs the main job: swarmtrain-cli trains
-# a small character GPT on Debian's fortunes with a live progress line, then writes a sample.
+# Sets everything up on a fresh Debian 12 machine and runs the main job: the client on a local
+# demo swarm. It starts swarmtrain-coordinator on Debian's fortunes (a small character GPT),
+# one helper peer in the background, and `swarmtrain --headless` in the foreground, which prints
+# what it does and one line per round. Ctrl-C leaves the swarm cleanly and stops everything.
+# Extra arguments go to the foreground client (e.g. --device cuda).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./installer/build.sh release
-out=${SWARMTRAIN_DEMO_DIR:-$HOME/.local/share/swarmtrain/demo}
-exec ./build/release/app/cli/swarmtrain-cli train --data /usr/share/games/fortunes \
-    --n-layer 4 --n-head 4 --n-embd 128 --block-size 64 --batch-size 12 \
-    --max-iters 600 --lr-decay-iters 600 --eval-interval 100 --eval-iters 10 \
-    --out "$out" --sample-tokens 300 "$@"
+bin=./build/release/app
+demo=${SWARMTRAIN_DEMO_DIR:-$HOME/.local/share/swarmtrain/demo}
+port=${SWARMTRAIN_DEMO_PORT:-8470}
+mkdir -p "$demo"
+
+# The coordinator and the helper peer run in sessions of their own, so Ctrl-C reaches only the
+# foreground client; they are stopped after it has left.
+coordinator= helper=
+cleanup() {
+    [[ -n $helper ]] && kill -INT "$helper" 2>/dev/null && wait "$helper" 2>/dev/null
+    [[ -n $coordinator ]] && kill -INT "$coordinator" 2>/dev/null && wait "$coordinator" 2>/dev/null
+    return 0
+}
+trap cleanup EXIT
+
+setsid "$bin/coordinator/swarmtrain-coordinator" --listen "127.0.0.1:$port" --state-dir "$demo/coordinator" \
+    --data /usr/share/games/fortunes --n-layer 4 --n-head 4 --n-embd 128 --block-size 64 --batch-size 12 \
+    --inner-steps 50 --warmup-iters 50 --eval-iters 10 --heartbeat-interval 2 --gather-timeout 20 \
+    >"$demo/coordinator.log" 2>&1 &
+coordinator=$!
+for _ in $(seq 50); do
+    grep -q "^listening on" "$demo/coordinator.log" 2>/dev/null && break
+    sleep 0.2
+done
+if ! grep -q "^listening on" "$demo/coordinator.log"; then
+    cat "$demo/coordinator.log" >&2
+    exit 1
+fi
+echo "demo swarm: coordinator at http://127.0.0.1:$port (log $demo/coordinator.log), status: http://127.0.0.1:$port/v1/status"
+
+setsid "$bin/client/swarmtrain" --headless --swarm "http://127.0.0.1:$port" --state-dir "$demo/helper-peer" \
+    --listen 127.0.0.1:0 --threads 1 >"$demo/helper-peer.log" 2>&1 &
+helper=$!
+
+"$bin/client/swarmtrain" --headless --swarm "http://127.0.0.1:$port" --state-dir "$demo/peer" \
+    --listen 127.0.0.1:0 --threads 1 "$@" &
+client=$!
+# Ctrl-C reaches the client and this script: the client leaves the swarm and exits by itself.
+trap '' INT
+wait "$client" || true

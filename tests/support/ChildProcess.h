@@ -7,6 +7,7 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -49,6 +50,8 @@ public:
         if (m_pid < 0)
             return false;
         if (m_pid == 0) {
+            // The child dies with the test, even one that crashed before its destructors ran.
+            ::prctl(PR_SET_PDEATHSIG, SIGKILL);
             const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
             const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
             ::dup2(o, STDOUT_FILENO);
