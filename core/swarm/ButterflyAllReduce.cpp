@@ -19,6 +19,7 @@ namespace {
 
 constexpr int kMaxEarlyFrames = 256;
 constexpr int kRedialMs = 200;
+constexpr int kMaxFailedDials = 15; // about three seconds of refused connections
 
 QByteArray toBytes(const std::vector<std::byte> &bytes)
 {
@@ -57,6 +58,8 @@ ButterflyAllReduce::ButterflyAllReduce(PeerTransport &transport, QString selfKey
     connect(&transport, &PeerTransport::peerConnected, this, &ButterflyAllReduce::onPeerConnected);
     connect(&transport, &PeerTransport::connectionFailed, this,
             [this](const QString &peerKeyId, const QString &) { onConnectionFailed(peerKeyId); });
+    connect(&transport, &PeerTransport::peerDisconnected, this,
+            [this](const QString &peerKeyId, const QString &) { onDeparted(peerKeyId); });
 }
 
 const AllReduceMember *ButterflyAllReduce::member(const QString &keyId) const
@@ -112,6 +115,8 @@ Result<void> ButterflyAllReduce::start(quint64 round, QList<AllReduceMember> mem
     m_pieces.clear();
     m_pendingPieces.clear();
     m_rangeDone.clear();
+    m_departed.clear();
+    m_failedDials.clear();
     m_ownAveraged = m_own == nullptr;
     m_ownAverage.clear();
     m_outcome = AllReduceOutcome{std::vector<float>(std::size_t(count), 0.0f), {}, {}, 0};
@@ -196,9 +201,32 @@ void ButterflyAllReduce::onConnectionFailed(const QString &peerKeyId)
     // starting: dial again shortly, until the deadline ends the round.
     if (!m_running || !m_pendingPieces.contains(peerKeyId) || !dials(peerKeyId))
         return;
+    // A member that learns the round late does within a second or two; one that refuses
+    // connections for longer has gone (killed, unplugged).
+    if (++m_failedDials[peerKeyId] >= kMaxFailedDials)
+        return onDeparted(peerKeyId);
     QTimer::singleShot(kRedialMs, this, [this, peerKeyId, round = m_round] {
         if (m_running && m_round == round && m_pendingPieces.contains(peerKeyId) && !m_transport.isConnected(peerKeyId))
             dial(peerKeyId);
+    });
+}
+
+void ButterflyAllReduce::onDeparted(const QString &peerKeyId)
+{
+    if (!m_running || !member(peerKeyId) || m_departed.contains(peerKeyId))
+        return;
+    m_departed.insert(peerKeyId);
+    qCInfo(lcAllReduce).noquote() << "round" << m_round << ":" << peerKeyId << "has gone; not waiting for it";
+    // Its piece will not come, nor its average if it owned a range.
+    if (!m_ownAveraged && allPiecesIn())
+        averageOwnRange();
+    finishIfDone();
+}
+
+bool ButterflyAllReduce::allPiecesIn() const
+{
+    return std::all_of(m_members.begin(), m_members.end(), [&](const AllReduceMember &m) {
+        return m_pieces.count(m.keyId) > 0 || m_departed.contains(m.keyId);
     });
 }
 
@@ -279,7 +307,7 @@ void ButterflyAllReduce::handlePiece(const QString &sender, const FrameHeader &h
     if (!values)
         return;
     m_pieces[sender] = Piece{std::move(*values), header.tokens()};
-    if (m_pieces.size() == std::size_t(m_members.size()))
+    if (allPiecesIn())
         averageOwnRange(); // onFrame finishes the round when this was the last piece missing
 }
 
@@ -345,8 +373,8 @@ void ButterflyAllReduce::finishIfDone()
 {
     if (!m_running || !m_ownAveraged)
         return;
-    for (bool done : std::as_const(m_rangeDone)) {
-        if (!done)
+    for (auto it = m_rangeDone.cbegin(); it != m_rangeDone.cend(); ++it) {
+        if (!it.value() && !m_departed.contains(it.key()))
             return;
     }
     finish();

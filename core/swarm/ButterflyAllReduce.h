@@ -5,6 +5,7 @@
 
 #include <QHash>
 #include <QList>
+#include <QSet>
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -84,6 +85,10 @@ private:
     bool dials(const QString &ownerKeyId) const; // this peer opens the connection to that owner
     void dial(const QString &ownerKeyId);
     void onConnectionFailed(const QString &peerKeyId);
+    // A member disconnected mid-round, or could not be reached: its piece and its average are
+    // not waited for (its range is skipped, as at the deadline).
+    void onDeparted(const QString &peerKeyId);
+    bool allPiecesIn() const; // from every member that has not gone
     void rejectPiece(const QString &sender, const std::string &why);
     // Averages the pieces of this peer's range and returns the average to their senders.
     void averageOwnRange();
@@ -107,6 +112,8 @@ private:
     bool m_ownAveraged = false;
     QHash<QString, QByteArray> m_pendingPieces; // encoded pieces waiting for their owner's connection
     QHash<QString, bool> m_rangeDone;           // by owner: its average arrived (or was skipped)
+    QSet<QString> m_departed;                   // members gone this round
+    QHash<QString, int> m_failedDials;
     QList<std::pair<QString, Frame>> m_early;   // frames of a round that has not started here yet
     QByteArray m_ownAverage;                    // the encoded average of this peer's range
     QTimer m_ownerTimer;

@@ -1,5 +1,6 @@
 // Runs the real swarmtrain-coordinator, talks to it as a peer does, kills it with SIGKILL and
 // checks that a restart on the same state dir carries on where it was.
+#include "ChildProcess.h"
 #include "TestApplication.h"
 #include "Identity.h"
 #include "RequestSignature.h"
@@ -16,12 +17,9 @@
 #include <QTimer>
 
 #include <csignal>
-#include <fcntl.h>
 #include <fstream>
 #include <gtest/gtest.h>
-#include <poll.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 using namespace swarmtrain;
 using swarmtrain::test::TempDir;
@@ -33,62 +31,23 @@ using swarmtrain::test::application;
 // A coordinator child process; its first stdout line tells where it listens.
 class CoordinatorProcess {
 public:
-    ~CoordinatorProcess() { stop(SIGKILL); }
-
-    // Returns the "listening on ..." line, or an empty string when the process failed.
+    // Returns the first line it printed ("listening on ..."), or "" when it ended first.
     std::string start(const std::vector<std::string> &args, const std::filesystem::path &errFile)
     {
-        int out[2];
-        if (::pipe(out) != 0)
+        const std::filesystem::path outFile = errFile.string() + ".out";
+        if (!m_child.start(SWARMTRAIN_COORDINATOR, args, outFile, errFile))
             return {};
-        m_pid = ::fork();
-        if (m_pid == 0) {
-            ::dup2(out[1], STDOUT_FILENO);
-            const int err = ::open(errFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-            ::dup2(err, STDERR_FILENO);
-            ::close(out[0]);
-            std::vector<char *> argv{const_cast<char *>(SWARMTRAIN_COORDINATOR)};
-            for (const std::string &arg : args)
-                argv.push_back(const_cast<char *>(arg.c_str()));
-            argv.push_back(nullptr);
-            ::execv(SWARMTRAIN_COORDINATOR, argv.data());
-            ::_exit(127);
-        }
-        ::close(out[1]);
-        std::string line;
-        pollfd fd{out[0], POLLIN, 0};
-        while (line.find('\n') == std::string::npos && ::poll(&fd, 1, 30'000) > 0) {
-            char buffer[256];
-            const ssize_t got = ::read(out[0], buffer, sizeof buffer);
-            if (got <= 0)
-                break;
-            line.append(buffer, std::size_t(got));
-        }
-        ::close(out[0]);
-        return line.substr(0, line.find('\n'));
+        std::string out;
+        test::waitUntil([&] { return (out = m_child.output()).find('\n') != std::string::npos || m_child.exited(); },
+                        std::chrono::seconds(30));
+        return out.substr(0, out.find('\n'));
     }
 
-    int stop(int signal)
-    {
-        if (m_pid <= 0)
-            return -1;
-        ::kill(m_pid, signal);
-        int status = 0;
-        ::waitpid(m_pid, &status, 0);
-        m_pid = -1;
-        return status;
-    }
-
-    int wait()
-    {
-        int status = 0;
-        ::waitpid(m_pid, &status, 0);
-        m_pid = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    }
+    int stop(int signal) { return m_child.kill(signal); }
+    int wait() { return m_child.waitForExit(std::chrono::seconds(30)); }
 
 private:
-    pid_t m_pid = -1;
+    test::ChildProcess m_child;
 };
 
 class CoordinatorProcessTest : public ::testing::Test {
@@ -110,14 +69,8 @@ protected:
     {
         const std::string line = process.start(args(), dir.path() / "err");
         const std::string prefix = "listening on http://127.0.0.1:";
-        ASSERT_EQ(line.rfind(prefix, 0), 0u) << "got '" << line << "'; stderr: " << slurp(dir.path() / "err");
+        ASSERT_EQ(line.rfind(prefix, 0), 0u) << "got '" << line << "'; stderr: " << test::readWholeFile(dir.path() / "err");
         base = QString::fromStdString("http://127.0.0.1:" + line.substr(prefix.size()));
-    }
-
-    std::string slurp(const std::filesystem::path &file) const
-    {
-        std::ifstream in(file);
-        return std::string(std::istreambuf_iterator<char>(in), {});
     }
 
     std::pair<int, QJsonObject> request(const QByteArray &method, const QByteArray &target, const QJsonObject &body,
@@ -221,7 +174,7 @@ TEST_F(CoordinatorProcessTest, DifferentModelOnTheSameStateDirIsAClearError)
     const std::string line = process.start(args("2"), dir.path() / "err");
     EXPECT_EQ(line, "");
     EXPECT_EQ(process.wait(), 1);
-    const std::string err = slurp(dir.path() / "err");
+    const std::string err = test::readWholeFile(dir.path() / "err");
     EXPECT_NE(err.find("swarmtrain-coordinator: error: the model"), std::string::npos) << err;
 }
 
@@ -230,7 +183,7 @@ TEST_F(CoordinatorProcessTest, BadFlagIsAOneLineError)
     const std::string line = process.start({"--state-dir", "x", "--data", "y", "--listen", "oops"}, dir.path() / "err");
     EXPECT_EQ(line, "");
     EXPECT_EQ(process.wait(), 1);
-    const std::string err = slurp(dir.path() / "err");
+    const std::string err = test::readWholeFile(dir.path() / "err");
     EXPECT_EQ(err.rfind("swarmtrain-coordinator: error: --listen", 0), 0u) << err;
     EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
 }

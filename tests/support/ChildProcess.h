@@ -41,19 +41,25 @@ public:
     ChildProcess &operator=(const ChildProcess &) = delete;
     ~ChildProcess() { kill(SIGKILL); }
 
+    // Output files are truncated first.
     bool start(const std::string &executable, const std::vector<std::string> &args, const std::filesystem::path &out,
                const std::filesystem::path &err)
     {
         m_out = out;
         m_err = err;
+        m_exitStatus = -1;
+        // Gone before the child starts, so no one reads the last run's output as this one's.
+        std::error_code ec;
+        std::filesystem::remove(out, ec);
+        std::filesystem::remove(err, ec);
         m_pid = ::fork();
         if (m_pid < 0)
             return false;
         if (m_pid == 0) {
             // The child dies with the test, even one that crashed before its destructors ran.
             ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-            const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-            const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+            const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
             ::dup2(o, STDOUT_FILENO);
             ::dup2(e, STDERR_FILENO);
             std::vector<char *> argv{const_cast<char *>(executable.c_str())};
@@ -78,15 +84,22 @@ public:
         return status;
     }
 
-    // Waits up to `timeout` for the process to end by itself; its exit code, or -1.
-    int waitForExit(std::chrono::milliseconds timeout)
+    // Whether the process has ended by itself (its status is kept for waitForExit).
+    bool exited()
     {
         int status = 0;
-        const bool ended = waitUntil([&] { return m_pid > 0 && ::waitpid(m_pid, &status, WNOHANG) == m_pid; }, timeout);
-        if (!ended)
-            return -1;
-        m_pid = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        if (m_pid > 0 && ::waitpid(m_pid, &status, WNOHANG) == m_pid) {
+            m_exitStatus = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            m_pid = -1;
+        }
+        return m_pid <= 0;
+    }
+
+    // Waits up to `timeout` for the process to end by itself; its exit code (128 + the signal
+    // that ended it), or -1 when it is still running.
+    int waitForExit(std::chrono::milliseconds timeout)
+    {
+        return waitUntil([&] { return exited(); }, timeout) ? m_exitStatus : -1;
     }
 
     bool running() const { return m_pid > 0; }
@@ -95,6 +108,7 @@ public:
 
 private:
     pid_t m_pid = -1;
+    int m_exitStatus = -1;
     std::filesystem::path m_out;
     std::filesystem::path m_err;
 };

@@ -219,6 +219,37 @@ TEST_F(ButterflyAllReduceTest, ARangeWhoseOwnerIsGoneIsSkippedByEveryone)
     EXPECT_NE(a.average[0], 0.0f);
 }
 
+// A member killed mid-round: its connections drop or are refused, and the others finish with
+// its range skipped instead of waiting for the round's deadline.
+TEST_F(ButterflyAllReduceTest, AMemberKilledMidRoundIsNotWaitedForUntilTheDeadline)
+{
+    makePeers({true, true, true});
+    const std::size_t n = 3000;
+    const QList<AllReduceMember> list = members(n);
+    const std::vector<std::vector<float>> vectors = {randomVector(n, 1), randomVector(n, 2), randomVector(n, 3)};
+    const int deadlineMs = 120'000;
+    std::vector<std::unique_ptr<QSignalSpy>> spies;
+    for (std::size_t i : {0, 2}) {
+        spies.push_back(std::make_unique<QSignalSpy>(peers[i]->allReduce.get(), &ButterflyAllReduce::finished));
+        ASSERT_TRUE(peers[i]->allReduce->start(7, list, vectors[i], 1, {deadlineMs, 0.6, 1.0}).ok());
+    }
+    // Member 1 takes the others' connections, then dies without averaging its range.
+    QTest::qWait(300);
+    peers[1]->allReduce.reset();
+    peers[1]->transport.reset();
+    for (auto &spy : spies) {
+        if (spy->count() == 0) {
+            ASSERT_TRUE(spy->wait(20'000)) << "waited for the dead member until the deadline";
+        }
+    }
+    const AllReduceOutcome &a = peers[0]->allReduce->outcome();
+    const AllReduceOutcome &c = peers[2]->allReduce->outcome();
+    ASSERT_EQ(a.skippedRanges.size(), 1u);
+    EXPECT_EQ(a.skippedRanges[0].first, list[1].begin);
+    EXPECT_EQ(a.skippedRanges, c.skippedRanges);
+    EXPECT_EQ(a.average, c.average);
+}
+
 TEST_F(ButterflyAllReduceTest, AnOutlandishPieceIsRefusedAndCountedAgainstItsSender)
 {
     makePeers({true, false});
