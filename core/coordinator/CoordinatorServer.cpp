@@ -475,8 +475,12 @@ CoordinatorServer::Reply CoordinatorServer::handleHeartbeat(const PeerRecord &pe
                                                      seenMs);
         !saved)
         return error(500, QString::fromStdString(saved.error().message));
-    if (Result<void> advanced = m_rounds.advance(); !advanced)
-        return error(500, QString::fromStdString(advanced.error().message));
+    // Only a peer becoming ready or leaving can start a round now; timeouts are the ticker's.
+    // (Advancing reads every peer: doing it on each heartbeat made it the swarm's bottleneck.)
+    if (state == QLatin1StringView("ready") || state == QLatin1StringView("left")) {
+        if (Result<void> advanced = m_rounds.advance(); !advanced)
+            return error(500, QString::fromStdString(advanced.error().message));
+    }
     Result<RoundRecord> round = m_rounds.current();
     if (!round)
         return error(500, QString::fromStdString(round.error().message));
