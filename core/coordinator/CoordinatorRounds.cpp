@@ -118,7 +118,8 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
         if (peer.state == QLatin1StringView("ready") && peer.baseRound == round.number)
             ready.push_back({peer.keyId, peer.reachable, 0, 0});
     }
-    const bool everyoneReady = online > 0 && ready.size() == online;
+    const bool everyoneReady = online > 0 && ready.size() == online
+                               && ready.size() >= std::size_t(std::max(m_settings.minPeers, 1));
     const bool gatheredLongEnough = nowMs - round.gatheringSinceMs >= m_settings.gatherTimeoutMs
                                     && ready.size() >= std::size_t(std::max(m_settings.minPeers, 1));
     if (!everyoneReady && !gatheredLongEnough)

@@ -17,7 +17,7 @@ struct RoundSettings {
     int missedHeartbeats = 3; // a peer not seen for this many intervals is offline
     qint64 gatherTimeoutMs = 60'000;
     qint64 roundDeadlineMs = 600'000;
-    int minPeers = 1;
+    int minPeers = 1; // no round starts with fewer ready peers
     double creditPerToken = 0.001;
 };
 

@@ -6,6 +6,8 @@
 #include "Identity.h"
 #include "SqliteCoordinatorStore.h"
 #include "StatsStore.h"
+#include "SwarmState.h"
+#include "Tokenizer.h"
 #include "TempDir.h"
 #include "TestApplication.h"
 #include "WorkController.h"
@@ -48,7 +50,7 @@ protected:
             client = std::make_unique<ChildProcess>();
     }
 
-    void startCoordinator(int port = 0)
+    void startCoordinator(int port = 0, const std::vector<std::string> &extra = {})
     {
         coordinator = std::make_unique<ChildProcess>();
         const std::vector<std::string> args = {
@@ -57,7 +59,9 @@ protected:
             "--block-size", "32", "--batch-size", "8", "--inner-steps", "20", "--lr", "3e-3", "--warmup-iters", "20",
             "--eval-iters", "8", "--shard-bytes", "16384", "--heartbeat-interval", "1", "--gather-timeout", "5",
             "--round-deadline", "20"};
-        ASSERT_TRUE(coordinator->start(SWARMTRAIN_COORDINATOR, args, dir.path() / "coordinator.out",
+        std::vector<std::string> all = args;
+        all.insert(all.end(), extra.begin(), extra.end());
+        ASSERT_TRUE(coordinator->start(SWARMTRAIN_COORDINATOR, all, dir.path() / "coordinator.out",
                                        dir.path() / "coordinator.err"));
         const std::regex listening("listening on http://127\\.0\\.0\\.1:(\\d+)");
         std::smatch match;
@@ -74,10 +78,11 @@ protected:
         status = std::make_unique<CoordinatorClient>(watcher, CoordinatorClientOptions{url, {}, 20, 100, 1000});
     }
 
-    void startClient(int i)
+    // `listen` "none": the client accepts no connections (behind NAT) and owns no range.
+    void startClient(int i, const std::string &listen = "127.0.0.1:0")
     {
         const std::vector<std::string> args = {"--headless", "--swarm", url.toStdString(), "--state-dir",
-                                               clientDir(i).string(), "--listen", "127.0.0.1:0", "--threads", "1"};
+                                               clientDir(i).string(), "--listen", listen, "--threads", "1"};
         ASSERT_TRUE(clients[i]->start(SWARMTRAIN_CLIENT, args, dir.path() / ("client" + std::to_string(i) + ".out"),
                                       dir.path() / ("client" + std::to_string(i) + ".err")));
     }
@@ -110,13 +115,16 @@ protected:
         return rounds;
     }
 
-    // Every round any two clients both finished, they finished with the same parameters.
-    void expectHashesAgree() const
+    // Every round (from `firstRound` on) any two clients both finished, they finished with the
+    // same parameters.
+    void expectHashesAgree(qint64 firstRound = 0) const
     {
         std::map<qint64, std::set<std::string>> hashes;
         for (int i = 0; i < kClients; ++i) {
-            for (const auto &[round, line] : roundsOf(i))
-                hashes[round].insert(line.hash);
+            for (const auto &[round, line] : roundsOf(i)) {
+                if (round >= firstRound)
+                    hashes[round].insert(line.hash);
+            }
         }
         ASSERT_FALSE(hashes.empty());
         for (const auto &[round, set] : hashes)
@@ -145,8 +153,9 @@ protected:
 TEST_F(SwarmProcessTest, ThreeClientsLearnTogetherAndAgreeAfterEveryRound)
 {
     startCoordinator();
-    for (int i = 0; i < kClients; ++i)
-        startClient(i);
+    startClient(0);
+    startClient(1);
+    startClient(2, "none"); // outbound only
     ASSERT_TRUE(waitForRound(8, 180s)) << logs();
 
     // Validation loss of the global state after each round, computed by the coordinator.
@@ -295,4 +304,32 @@ TEST_F(SwarmProcessTest, WorkControllerPausesResumesAndStops)
     auto stats = StatsStore::open(options.stateDir / "stats.db");
     ASSERT_TRUE(stats.ok()) << stats.error().message;
     EXPECT_EQ((*stats)->totals()->contributions, rounds.count());
+}
+
+// A member whose parameters differ from the others' (here: its own initial weights) reports a
+// hash the majority does not share; it is not credited, downloads the agreed state and agrees
+// from then on.
+TEST_F(SwarmProcessTest, AMemberWithOtherParametersIsOutvotedAndResynchronises)
+{
+    startCoordinator(0, {"--min-peers", "3"}); // round 0 waits for all three
+    const std::filesystem::path served = dir.path() / "coordinator" / "checkpoints" / "round-0.safetensors";
+    Result<SwarmStateInfo> info = inspectSwarmState(served);
+    ASSERT_TRUE(info.ok()) << info.error().message;
+    const Tokenizer tokenizer = Tokenizer::buildCharacter(test::generatedText(120'000)).value();
+    std::filesystem::create_directories(clientDir(2));
+    ASSERT_TRUE(writeInitialSwarmState(clientDir(2) / "replica.safetensors", info->config, tokenizer, 999).ok());
+    for (int i = 0; i < kClients; ++i)
+        startClient(i);
+
+    ASSERT_TRUE(waitForRound(8, 180s)) << logs();
+    const std::map<qint64, RoundLine> odd = roundsOf(2), even = roundsOf(0);
+    ASSERT_TRUE(odd.count(0) && even.count(0)) << logs();
+    EXPECT_NE(odd.at(0).hash, even.at(0).hash) << "client 2 started from other weights";
+    EXPECT_EQ(roundsOf(1).at(0).hash, even.at(0).hash);
+    const std::string log = clients[2]->errors();
+    EXPECT_NE(log.find("was not accepted"), std::string::npos) << log;
+    EXPECT_NE(log.find("caught up"), std::string::npos) << log;
+    // Back in step: the last rounds it finished agree with the others'.
+    ASSERT_TRUE(waitUntil([&] { return roundsOf(2).rbegin()->first >= 6; }, 120s)) << logs();
+    expectHashesAgree(6);
 }

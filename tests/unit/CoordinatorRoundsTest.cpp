@@ -111,6 +111,16 @@ TEST_F(CoordinatorRoundsTest, StartsWhenEveryOnlinePeerIsReady)
     EXPECT_EQ(round.deadlineMs, now + settings.roundDeadlineMs);
 }
 
+TEST_F(CoordinatorRoundsTest, FewerReadyPeersThanMinPeersWaitEvenWhenNoOneElseIsOnline)
+{
+    addPeer(QStringLiteral("a"), true, QStringLiteral("ready"), 0);
+    ASSERT_TRUE(rounds->advance().ok());
+    EXPECT_EQ(current().state, RoundState::Gathering) << "--min-peers 2";
+    addPeer(QStringLiteral("b"), true, QStringLiteral("ready"), 0);
+    ASSERT_TRUE(rounds->advance().ok());
+    EXPECT_EQ(current().state, RoundState::Running);
+}
+
 TEST_F(CoordinatorRoundsTest, ReadyOnAnOldStateDoesNotCount)
 {
     addPeer(QStringLiteral("a"), true, QStringLiteral("ready"), 0);
@@ -204,6 +214,8 @@ TEST_F(CoordinatorRoundsTest, NoMajorityGathersTheRoundAgain)
 
 TEST_F(CoordinatorRoundsTest, NonMemberCannotReport)
 {
+    settings.minPeers = 1;
+    reopen();
     addPeer(QStringLiteral("a"), true, QStringLiteral("ready"), 0);
     ASSERT_TRUE(rounds->advance().ok());
     addPeer(QStringLiteral("late"), true, QStringLiteral("ready"), 0);
