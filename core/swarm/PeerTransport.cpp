@@ -146,8 +146,13 @@ void PeerTransport::onClosed(PeerTransportConnection *connection, const QString 
 {
     const QString keyId = connection->peerKeyId();
     if (m_handshaking.remove(connection)) {
-        qCWarning(lcTransport).noquote() << "connection with" << (keyId.isEmpty() ? QStringLiteral("?") : keyId) << "at"
-                                         << connection->peerAddress() << "failed:" << reason;
+        // Someone connected and left without a word: the coordinator's reachability probe, or
+        // a port scan. Not worth a warning.
+        if (keyId.isEmpty() && !rejectedFrame)
+            qCDebug(lcTransport).noquote() << "an unnamed connection closed:" << reason;
+        else
+            qCWarning(lcTransport).noquote() << "connection with" << (keyId.isEmpty() ? QStringLiteral("?") : keyId)
+                                             << "at" << connection->peerAddress() << "failed:" << reason;
         Q_EMIT connectionFailed(keyId, reason);
         return;
     }
