@@ -110,8 +110,12 @@ void SwarmWorker::run()
     const bool stopped = m_gate->stopRequested();
     if (m_trainer) {
         setStatus(WorkState::Stopping, tr("Leaving the swarm"));
-        if (Result<void> left = leave(); !left)
-            qCWarning(lcWorker).noquote() << toQString(left.error().message);
+        try {
+            if (Result<void> left = leave(); !left)
+                qCWarning(lcWorker).noquote() << toQString(left.error().message);
+        } catch (const std::exception &e) {
+            qCWarning(lcWorker) << "cannot save the replica:" << e.what();
+        }
     }
     if (!result && !stopped) {
         const QString message = toQString(result.error().message);
