@@ -1,0 +1,30 @@
+// The one place that picks each concern's source for the OS being built (STYLE.md).
+#include "PowerSource.h"
+#include "ProcessList.h"
+
+namespace swarmtrain {
+
+namespace {
+
+// An OS whose sources are not written yet: everything unknown, which never pauses training.
+class UnknownPowerSource : public PowerSource {
+public:
+    std::optional<bool> onBattery() const override { return std::nullopt; }
+};
+
+class EmptyProcessList : public ProcessList {
+public:
+    std::vector<std::string> runningNames() const override { return {}; }
+};
+
+} // namespace
+
+#if defined(__linux__)
+std::unique_ptr<PowerSource> makePowerSource() { return std::make_unique<SysfsPowerSource>(); }
+std::unique_ptr<ProcessList> makeProcessList() { return std::make_unique<ProcfsProcessList>(); }
+#else
+std::unique_ptr<PowerSource> makePowerSource() { return std::make_unique<UnknownPowerSource>(); }
+std::unique_ptr<ProcessList> makeProcessList() { return std::make_unique<EmptyProcessList>(); }
+#endif
+
+} // namespace swarmtrain
