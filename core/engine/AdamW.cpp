@@ -2,6 +2,7 @@
 
 #include "kernels/CpuKernels.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace swarmtrain {
@@ -18,62 +19,93 @@ AdamW::AdamW(FlatParameters &parameters, const AdamWOptions &options)
 double AdamW::step(double lr, double maxNorm)
 {
     torch::NoGradGuard noGrad;
+    const PendingStep pending = beginStep(lr, maxNorm);
+    const AdamWRange all = range(0, m_parameters.numel());
+    if (!m_parameters.values().is_cpu() || !m_options.fusedCpuKernel)
+        stepWithTensorOps(pending.update, all);
+    else
+        stepOnHost(pending.update, all);
+    return pending.gradNorm;
+}
+
+AdamW::PendingStep AdamW::beginStep(double lr, double maxNorm)
+{
+    torch::NoGradGuard noGrad;
     const double norm = m_parameters.grads().norm().item<double>();
     // As torch.nn.utils.clip_grad_norm_: scale by maxNorm / (norm + 1e-6) when below 1.
     double gradScale = 1.0;
     if (maxNorm > 0.0 && std::isfinite(norm))
         gradScale = std::min(1.0, maxNorm / (norm + 1e-6));
-
     ++m_step;
+    return {updateAt(lr, gradScale, m_step), norm};
+}
+
+kernels::AdamWStep AdamW::updateAt(double lr, double gradScale, std::int64_t step) const
+{
     kernels::AdamWStep s{};
     s.lr = float(lr);
     s.beta1 = float(m_options.beta1);
     s.beta2 = float(m_options.beta2);
     s.eps = float(m_options.eps);
     s.gradScale = float(gradScale);
-    s.biasCorrection1 = float(1.0 - std::pow(m_options.beta1, double(m_step)));
-    s.biasCorrection2 = float(1.0 - std::pow(m_options.beta2, double(m_step)));
+    s.biasCorrection1 = float(1.0 - std::pow(m_options.beta1, double(step)));
+    s.biasCorrection2 = float(1.0 - std::pow(m_options.beta2, double(step)));
+    return s;
+}
 
-    if (!m_parameters.values().is_cpu() || !m_options.fusedCpuKernel) {
-        stepWithTensorOps(s);
-        return norm;
-    }
-    float *param = m_parameters.values().data_ptr<float>();
-    const float *grad = m_parameters.grads().data_ptr<float>();
-    float *expAvg = m_expAvg.data_ptr<float>();
-    float *expAvgSq = m_expAvgSq.data_ptr<float>();
-    const std::int64_t decayEnd = m_parameters.decayCount();
-    const std::int64_t total = m_parameters.numel();
+AdamWRange AdamW::range(std::int64_t offset, std::int64_t numel)
+{
+    return {offset, m_parameters.values().narrow(0, offset, numel), m_parameters.grads().narrow(0, offset, numel),
+            m_expAvg.narrow(0, offset, numel), m_expAvgSq.narrow(0, offset, numel)};
+}
 
-    const auto update = [&](std::int64_t begin, std::int64_t end, float weightDecay) {
-        kernels::AdamWStep groupStep = s;
+std::int64_t AdamW::decayedIn(std::int64_t offset, std::int64_t numel) const
+{
+    return std::clamp<std::int64_t>(m_parameters.decayCount() - offset, 0, numel);
+}
+
+void AdamW::stepOnHost(const kernels::AdamWStep &update, const AdamWRange &range) const
+{
+    TORCH_CHECK(range.values.is_cpu() && range.values.is_contiguous() && range.grads.is_contiguous()
+                    && range.expAvg.is_contiguous() && range.expAvgSq.is_contiguous(),
+                "the fused AdamW kernel takes contiguous CPU buffers");
+    float *param = range.values.data_ptr<float>();
+    const float *grad = range.grads.data_ptr<float>();
+    float *expAvg = range.expAvg.data_ptr<float>();
+    float *expAvgSq = range.expAvgSq.data_ptr<float>();
+    const std::int64_t numel = range.values.numel();
+    const std::int64_t decayEnd = decayedIn(range.offset, numel);
+
+    const auto run = [&](std::int64_t begin, std::int64_t end, float weightDecay) {
+        kernels::AdamWStep groupStep = update;
         groupStep.weightDecay = weightDecay;
         at::parallel_for(begin, end, 1 << 16, [&](std::int64_t b, std::int64_t e) {
             kernels::adamwUpdate(param + b, grad + b, expAvg + b, expAvgSq + b, e - b, groupStep);
         });
     };
-    update(0, decayEnd, float(m_options.weightDecay));
-    update(decayEnd, total, 0.f);
-    return norm;
+    run(0, decayEnd, float(m_options.weightDecay));
+    run(decayEnd, numel, 0.f);
 }
 
-// The fused kernel's arithmetic as tensor operations, for buffers on a GPU.
-void AdamW::stepWithTensorOps(const kernels::AdamWStep &s)
+void AdamW::stepWithTensorOps(const kernels::AdamWStep &s, const AdamWRange &range) const
 {
-    const auto update = [&](std::int64_t begin, std::int64_t end, double weightDecay) {
+    torch::NoGradGuard noGrad;
+    const auto run = [&](std::int64_t begin, std::int64_t end, double weightDecay) {
         if (end <= begin)
             return;
-        torch::Tensor param = m_parameters.values().narrow(0, begin, end - begin);
-        torch::Tensor expAvg = m_expAvg.narrow(0, begin, end - begin);
-        torch::Tensor expAvgSq = m_expAvgSq.narrow(0, begin, end - begin);
-        const torch::Tensor grad = m_parameters.grads().narrow(0, begin, end - begin) * s.gradScale;
+        torch::Tensor param = range.values.narrow(0, begin, end - begin);
+        torch::Tensor expAvg = range.expAvg.narrow(0, begin, end - begin);
+        torch::Tensor expAvgSq = range.expAvgSq.narrow(0, begin, end - begin);
+        const torch::Tensor grad = range.grads.narrow(0, begin, end - begin) * s.gradScale;
         expAvg.mul_(s.beta1).add_(grad, 1.0 - s.beta1);
         expAvgSq.mul_(s.beta2).addcmul_(grad, grad, 1.0 - s.beta2);
         const torch::Tensor denom = (expAvgSq.sqrt() / std::sqrt(double(s.biasCorrection2))).add_(s.eps);
         param.mul_(1.0 - double(s.lr) * weightDecay).addcdiv_(expAvg, denom, -double(s.lr) / s.biasCorrection1);
     };
-    update(0, m_parameters.decayCount(), m_options.weightDecay);
-    update(m_parameters.decayCount(), m_parameters.numel(), 0.0);
+    const std::int64_t numel = range.values.numel();
+    const std::int64_t decayEnd = decayedIn(range.offset, numel);
+    run(0, decayEnd, m_options.weightDecay);
+    run(decayEnd, numel, 0.0);
 }
 
 void AdamW::restore(std::int64_t stepCount, const torch::Tensor &expAvg, const torch::Tensor &expAvgSq)

@@ -16,6 +16,16 @@ struct AdamWOptions {
     bool fusedCpuKernel = true;
 };
 
+// Elements [offset, offset + values.numel()) of the flat parameters and their optimizer state:
+// views of the optimizer's own buffers on the host, or copies of them on a device.
+struct AdamWRange {
+    std::int64_t offset = 0;
+    torch::Tensor values;
+    torch::Tensor grads;
+    torch::Tensor expAvg;
+    torch::Tensor expAvgSq;
+};
+
 // AdamW over FlatParameters in two groups (decay on 2-D weights only, as nanoGPT), fused
 // into one pass over the buffers per group on the CPU (tensor operations on a GPU);
 // gradient-norm clipping is folded into the pass.
@@ -27,13 +37,32 @@ public:
     // applies one update. Returns the norm before clipping.
     double step(double lr, double maxNorm);
 
+    // The same step in parts, so that SwappingExecutor can update each group's parameters on
+    // the host or on the device: beginStep() takes the global gradient norm, the clip scale
+    // and the bias corrections and advances the step counter; then every element must be
+    // updated exactly once, by stepOnHost() or stepWithTensorOps(), with the returned update.
+    struct PendingStep {
+        kernels::AdamWStep update;
+        double gradNorm; // before clipping
+    };
+    PendingStep beginStep(double lr, double maxNorm);
+    // The update step number `step` would apply, touching nothing (for timing a step).
+    kernels::AdamWStep updateAt(double lr, double gradScale, std::int64_t step) const;
+    // Views of elements [offset, offset + numel) of the parameters, gradients and moments.
+    AdamWRange range(std::int64_t offset, std::int64_t numel);
+    // The fused kernel over a range of contiguous float32 CPU buffers.
+    void stepOnHost(const kernels::AdamWStep &update, const AdamWRange &range) const;
+    // The fused kernel's arithmetic as tensor operations, for buffers on any device.
+    void stepWithTensorOps(const kernels::AdamWStep &update, const AdamWRange &range) const;
+
     std::int64_t stepCount() const { return m_step; }
     torch::Tensor &expAvg() { return m_expAvg; }
     torch::Tensor &expAvgSq() { return m_expAvgSq; }
     void restore(std::int64_t stepCount, const torch::Tensor &expAvg, const torch::Tensor &expAvgSq);
 
 private:
-    void stepWithTensorOps(const kernels::AdamWStep &s);
+    // Where [offset, offset + numel) crosses from decayed into undecayed elements, relative to offset.
+    std::int64_t decayedIn(std::int64_t offset, std::int64_t numel) const;
 
     FlatParameters &m_parameters;
     AdamWOptions m_options;

@@ -15,13 +15,21 @@ struct StageCost {
     double backwardMs = 0.0;
     double uploadMs = 0.0;    // host -> device copy of the weights
     double downloadMs = 0.0;  // device -> host copy of the gradients
+    // The AdamW step of the parameters this stage owns (first reads), on the host and on the
+    // device; the device's includes copying weights, gradients and moments there and back.
+    double hostStepMs = 0.0;
+    double deviceStepMs = 0.0;
 };
+
+// Where a group's optimizer step runs. Auto is a request only: a plan's groups hold Host or Device.
+enum class OptimizerPlacement { Auto, Host, Device };
 
 // A contiguous range of stages that moves to the device and back as one.
 struct SwapGroup {
     int firstStage = 0;
     int lastStage = 0;
     std::int64_t bytes = 0;
+    OptimizerPlacement optimizer = OptimizerPlacement::Host;
 };
 
 struct SwapPlan {
@@ -39,8 +47,11 @@ struct SwapPlan {
 // Picks group boundaries for a device that holds `budgetBytes` of stages at once. Every
 // candidate cap on a group's size is simulated with the measured times (a compute queue and
 // a copy queue; the last group stays resident across the forward/backward turn) and the
-// fastest wins. A budget below the largest stage is an error.
-Result<SwapPlan> planSwapping(const std::vector<StageCost> &stages, std::int64_t budgetBytes);
+// fastest wins. Each group's optimizer step goes where its stages' measured step is cheaper
+// (the host on a tie), unless `optimizer` asks for Host or Device everywhere. A budget below
+// the largest stage is an error.
+Result<SwapPlan> planSwapping(const std::vector<StageCost> &stages, std::int64_t budgetBytes,
+                              OptimizerPlacement optimizer = OptimizerPlacement::Auto);
 
 // The simulated time of one forward and backward under `groups`.
 double simulateSwappedStep(const std::vector<StageCost> &stages, const std::vector<SwapGroup> &groups, bool prefetch);

@@ -4,6 +4,7 @@
 #include "kernels/ParallelFor.h"
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 
@@ -84,6 +85,11 @@ SwappingExecutor::SwappingExecutor(GptImpl &host, FlatParameters &hostParameters
             ++m_slotUses[std::size_t(slot)];
         }
     }
+    // A device optimizer chunk holds four copies (weights, gradients, both moments) and up to
+    // three temporaries of its size: 32 bytes an element stays within the largest stage's
+    // bytes, which the budget holds.
+    const std::int64_t largest = m_stageBytes.empty() ? 0 : *std::max_element(m_stageBytes.begin(), m_stageBytes.end());
+    m_deviceStepChunk = std::max<std::int64_t>(1, largest / (8 * kBytesPerElement));
     setPlan(SwapPlan::stageByStage(m_stageBytes));
 }
 
@@ -94,6 +100,7 @@ void SwappingExecutor::setPlan(const SwapPlan &plan)
                 "a swap plan must cover every stage");
     m_plan = plan;
     m_groups.clear();
+    std::vector<bool> owned(m_hostParameters.slots().size(), false);
     const auto deviceOptions = torch::TensorOptions().dtype(torch::kFloat).device(m_device);
     for (const SwapGroup &range : plan.groups) {
         Group group;
@@ -108,6 +115,10 @@ void SwappingExecutor::setPlan(const SwapPlan &plan)
                 binding.slot = m_hostParameters.findSlot(name);
                 binding.numel = weight.numel();
                 binding.shared = m_slotUses[std::size_t(binding.slot)] > 1;
+                if (!owned[std::size_t(binding.slot)]) {
+                    owned[std::size_t(binding.slot)] = true;
+                    group.ownedSlots.push_back(binding.slot);
+                }
                 (binding.shared ? shared : group.bindings).push_back(binding);
             }
         }
@@ -131,6 +142,11 @@ void SwappingExecutor::setPlan(const SwapPlan &plan)
         freeStorage(group.weights);
         freeStorage(group.grads);
         m_groups.push_back(std::move(group));
+    }
+    m_slotsNoGroupOwns.clear();
+    for (std::size_t slot = 0; slot < owned.size(); ++slot) {
+        if (!owned[slot])
+            m_slotsNoGroupOwns.push_back(int(slot));
     }
 }
 
@@ -384,7 +400,7 @@ torch::Tensor SwappingExecutor::forward(const torch::Tensor &tokens)
     return x;
 }
 
-std::vector<StageCost> SwappingExecutor::measureStages(std::int64_t batch, std::int64_t block)
+std::vector<StageCost> SwappingExecutor::measureStages(std::int64_t batch, std::int64_t block, AdamW *optimizer)
 {
     const SwapPlan plan = m_plan;
     const SwapTraffic traffic = m_traffic;
@@ -400,6 +416,8 @@ std::vector<StageCost> SwappingExecutor::measureStages(std::int64_t batch, std::
         m_measuring = &costs;
         forwardBackward(tokens, tokens);
         m_measuring = nullptr;
+        if (optimizer)
+            measureOptimizer(*optimizer, costs);
     }
     for (std::size_t s = 0; s < costs.size(); ++s)
         costs[s].bytes = m_stageBytes[s];
@@ -409,6 +427,98 @@ std::vector<StageCost> SwappingExecutor::measureStages(std::int64_t batch, std::
     m_traffic = traffic;
     setPlan(plan);
     return costs;
+}
+
+double SwappingExecutor::optimizerStep(AdamW &optimizer, double lr, double maxNorm)
+{
+    torch::NoGradGuard noGrad;
+    const AdamW::PendingStep pending = optimizer.beginStep(lr, maxNorm);
+    std::vector<int> onHost = m_slotsNoGroupOwns;
+    for (const Group &group : m_groups) {
+        if (group.range.optimizer != OptimizerPlacement::Device) {
+            onHost.insert(onHost.end(), group.ownedSlots.begin(), group.ownedSlots.end());
+            continue;
+        }
+        for (const int slot : group.ownedSlots) {
+            const FlatParameters::Slot &s = m_hostParameters.slots()[std::size_t(slot)];
+            stepOnDevice(optimizer, pending.update, optimizer.range(s.offset, s.numel));
+        }
+    }
+    stepSlotsOnHost(optimizer, pending.update, std::move(onHost));
+    return pending.gradNorm;
+}
+
+void SwappingExecutor::stepSlotsOnHost(AdamW &optimizer, const kernels::AdamWStep &update, std::vector<int> slots)
+{
+    const auto &all = m_hostParameters.slots();
+    std::sort(slots.begin(), slots.end(),
+              [&](int a, int b) { return all[std::size_t(a)].offset < all[std::size_t(b)].offset; });
+    // Fewer, longer ranges keep every core busy; all slots on the host are one range, as AdamW::step.
+    std::size_t i = 0;
+    while (i < slots.size()) {
+        const std::int64_t begin = all[std::size_t(slots[i])].offset;
+        std::int64_t end = begin;
+        while (i < slots.size() && all[std::size_t(slots[i])].offset == end) {
+            end += all[std::size_t(slots[i])].numel;
+            ++i;
+        }
+        optimizer.stepOnHost(update, optimizer.range(begin, end - begin));
+    }
+}
+
+void SwappingExecutor::stepOnDevice(AdamW &optimizer, const kernels::AdamWStep &update, const AdamWRange &host)
+{
+    const auto deviceOptions = torch::TensorOptions().dtype(torch::kFloat).device(m_device);
+    // A copy even when the device is the CPU, where .to() would hand back the host buffer itself.
+    const auto toDevice = [&](const torch::Tensor &source) {
+        return torch::empty(source.sizes(), deviceOptions).copy_(source);
+    };
+    const std::int64_t numel = host.values.numel();
+    for (std::int64_t begin = 0; begin < numel; begin += m_deviceStepChunk) {
+        const std::int64_t length = std::min(m_deviceStepChunk, numel - begin);
+        const AdamWRange device{host.offset + begin, toDevice(host.values.narrow(0, begin, length)),
+                                toDevice(host.grads.narrow(0, begin, length)),
+                                toDevice(host.expAvg.narrow(0, begin, length)),
+                                toDevice(host.expAvgSq.narrow(0, begin, length))};
+        optimizer.stepWithTensorOps(update, device);
+        host.values.narrow(0, begin, length).copy_(device.values);
+        host.expAvg.narrow(0, begin, length).copy_(device.expAvg);
+        host.expAvgSq.narrow(0, begin, length).copy_(device.expAvgSq);
+    }
+    m_traffic.bytesToDevice += 4 * numel * kBytesPerElement;
+    m_traffic.bytesToHost += 3 * numel * kBytesPerElement;
+}
+
+// Each stage's owned slots stepped on scratch copies, on the host and on the device; the
+// optimizer's buffers and step counter are only read. Runs under the stage-by-stage plan.
+void SwappingExecutor::measureOptimizer(AdamW &optimizer, std::vector<StageCost> &costs)
+{
+    torch::NoGradGuard noGrad;
+    const kernels::AdamWStep update = optimizer.updateAt(1e-3, 1.0, optimizer.stepCount() + 1);
+    const auto elapsedMs = [](auto started) {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    };
+    for (const Group &group : m_groups) {
+        std::vector<AdamWRange> scratch;
+        for (const int slot : group.ownedSlots) {
+            const FlatParameters::Slot &s = m_hostParameters.slots()[std::size_t(slot)];
+            const AdamWRange original = optimizer.range(s.offset, s.numel);
+            scratch.push_back({original.offset, original.values.clone(), original.grads.clone(),
+                               original.expAvg.clone(), original.expAvgSq.clone()});
+        }
+        StageCost &cost = costs[std::size_t(group.range.firstStage)];
+        m_copies.synchronize();
+        auto started = std::chrono::steady_clock::now();
+        for (const AdamWRange &range : scratch)
+            optimizer.stepOnHost(update, range);
+        cost.hostStepMs = elapsedMs(started);
+
+        started = std::chrono::steady_clock::now();
+        for (const AdamWRange &range : scratch)
+            stepOnDevice(optimizer, update, range);
+        m_copies.synchronize();
+        cost.deviceStepMs = elapsedMs(started);
+    }
 }
 
 } // namespace swarmtrain

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "AdamW.h"
 #include "Device.h"
 #include "FlatParameters.h"
 #include "Gpt.h"
@@ -29,7 +30,8 @@ std::vector<std::int64_t> swapStageBytes(GptImpl &model);
 // copy of the model's modules whose weights exist on the device only while their group of
 // stages is in flight. Groups are copied in on a copy stream while the previous group computes,
 // the last group stays through the forward/backward turn, and gradients go back on the copy
-// stream and are added into hostParameters.grads(), where the host optimizer takes them.
+// stream and are added into hostParameters.grads(). optimizerStep() then updates each group's
+// parameters where the plan places its optimizer: on the host, or on the device from copies.
 // On the CPU the "device" copies are host copies and every copy is synchronous, so CPU tests
 // prove that swapped training gives the resident numbers; the CPU batch is split across the
 // cores exactly as forwardBackward() splits it, so they agree bit for bit.
@@ -41,8 +43,10 @@ public:
     const std::vector<std::int64_t> &stageBytes() const { return m_stageBytes; }
 
     // Times each stage alone on the device (compute, copy in, copy out) with a batch of this
-    // shape, to plan from. Touches neither the host gradients nor any random stream.
-    std::vector<StageCost> measureStages(std::int64_t batch, std::int64_t block);
+    // shape, to plan from, and, given the optimizer, its AdamW step on the host and on the
+    // device (on scratch copies). Touches neither the host parameters, gradients and moments,
+    // the step counter, nor any random stream.
+    std::vector<StageCost> measureStages(std::int64_t batch, std::int64_t block, AdamW *optimizer = nullptr);
 
     void setPlan(const SwapPlan &plan);
     const SwapPlan &plan() const { return m_plan; }
@@ -55,6 +59,11 @@ public:
 
     // Logits for `tokens`, without gradients (evaluation).
     torch::Tensor forward(const torch::Tensor &tokens);
+
+    // One AdamW step of the host parameters (an AdamW over hostParameters): the norm, clip
+    // scale and step count once, then each group's parameters on the host or the device, as
+    // the plan places them. Returns the gradient norm before clipping.
+    double optimizerStep(AdamW &optimizer, double lr, double maxNorm);
 
     const SwapTraffic &traffic() const { return m_traffic; }
 
@@ -73,6 +82,7 @@ private:
         std::vector<Binding> bindings; // those with gradients on the device first, then shared ones
         std::int64_t numel = 0;
         std::int64_t gradNumel = 0;
+        std::vector<int> ownedSlots; // host slots this group's optimizer step updates: those it reads first
         torch::Tensor weights;  // device; storage only while in flight
         torch::Tensor grads;    // device; storage only during backward
         torch::Tensor returned; // host (pinned on CUDA): the gradients copied back
@@ -93,6 +103,12 @@ private:
     void release(Group &group);
     void addReturnedGradients(SharedGradients &sharedGrads);
     std::vector<torch::Tensor> groupWeights(const Group &group) const;
+    // The update over `slots` with the fused kernel, adjacent slots merged into one range.
+    void stepSlotsOnHost(AdamW &optimizer, const kernels::AdamWStep &update, std::vector<int> slots);
+    // The update of `host` (a range of the flat buffers, or scratch copies of one) on the
+    // device, a chunk at a time, with weights and moments copied back.
+    void stepOnDevice(AdamW &optimizer, const kernels::AdamWStep &update, const AdamWRange &host);
+    void measureOptimizer(AdamW &optimizer, std::vector<StageCost> &costs);
     // Runs `work`; while measuring, synchronized and timed into the group's first stage.
     template <typename Work>
     void timed(double StageCost::*field, const Group &group, Work &&work);
@@ -105,6 +121,8 @@ private:
     std::vector<int> m_slotUses; // how many stages read each host slot
     SwapPlan m_plan;
     std::vector<Group> m_groups;
+    std::vector<int> m_slotsNoGroupOwns; // stepped on the host
+    std::int64_t m_deviceStepChunk = 1;  // elements per device optimizer chunk, within the largest stage's bytes
     CopyStream m_copies;
     SwapTraffic m_traffic;
     std::vector<StageCost> *m_measuring = nullptr;

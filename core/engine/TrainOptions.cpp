@@ -71,8 +71,8 @@ std::string trainUsage()
            "       [--warmup-iters N] [--lr-decay-iters N] [--beta2 X] [--weight-decay X] [--grad-clip X]\n"
            "       [--dropout X] [--bias] [--eval-interval N] [--eval-iters N] [--seed N] [--threads N]\n"
            "       [--device auto|cpu|cuda[:N]] [--dtype auto|float32|bfloat16|float16] [--swap off|on|auto]\n"
-           "       [--device-memory-budget BYTES|auto] [--out DIR] [--resume] [--sample-tokens N] [--quiet]\n"
-           "       [--profile TRACE.json]\n";
+           "       [--swap-optimizer auto|host|device] [--device-memory-budget BYTES|auto] [--out DIR]\n"
+           "       [--resume] [--sample-tokens N] [--quiet] [--profile TRACE.json]\n";
 }
 
 std::string sampleUsage()
@@ -87,8 +87,8 @@ Result<TrainOptions> parseTrainOptions(const std::vector<std::string> &args)
         args,
         {"data", "tokenizer", "n-layer", "n-head", "n-embd", "block-size", "batch-size", "max-iters", "lr", "min-lr",
          "warmup-iters", "lr-decay-iters", "beta2", "weight-decay", "grad-clip", "dropout", "eval-interval",
-         "eval-iters", "seed", "threads", "device", "dtype", "swap", "device-memory-budget", "out", "sample-tokens",
-         "profile"},
+         "eval-iters", "seed", "threads", "device", "dtype", "swap", "swap-optimizer", "device-memory-budget", "out",
+         "sample-tokens", "profile"},
         {"resume", "bias", "quiet"});
     if (!parsed)
         return parsed.error();
@@ -96,6 +96,7 @@ Result<TrainOptions> parseTrainOptions(const std::vector<std::string> &args)
 
     TrainOptions o;
     std::string data, tokenizer = "char", out, profile, dtype = "auto", swap = "auto", budget = "auto";
+    std::string swapOptimizer = "auto";
     SWARMTRAIN_TRY(line.readString("data", data));
     SWARMTRAIN_TRY(line.readString("tokenizer", tokenizer));
     SWARMTRAIN_TRY(line.read("n-layer", 1, 1024, o.model.nLayer));
@@ -120,6 +121,7 @@ Result<TrainOptions> parseTrainOptions(const std::vector<std::string> &args)
     SWARMTRAIN_TRY(line.readString("device", o.device));
     SWARMTRAIN_TRY(line.readString("dtype", dtype));
     SWARMTRAIN_TRY(line.readString("swap", swap));
+    SWARMTRAIN_TRY(line.readString("swap-optimizer", swapOptimizer));
     SWARMTRAIN_TRY(line.readString("device-memory-budget", budget));
     SWARMTRAIN_TRY(parseByteCount(budget, o.deviceMemoryBudget));
     SWARMTRAIN_TRY(line.readString("out", out));
@@ -148,6 +150,11 @@ Result<TrainOptions> parseTrainOptions(const std::vector<std::string> &args)
     if (swap != "off" && swap != "on" && swap != "auto")
         return makeError("--swap must be off, on or auto, got '" + swap + "'");
     o.swap = swap == "on" ? SwapMode::On : swap == "off" ? SwapMode::Off : SwapMode::Auto;
+    if (swapOptimizer != "auto" && swapOptimizer != "host" && swapOptimizer != "device")
+        return makeError("--swap-optimizer must be auto, host or device, got '" + swapOptimizer + "'");
+    o.swapOptimizer = swapOptimizer == "host"     ? OptimizerPlacement::Host
+                      : swapOptimizer == "device" ? OptimizerPlacement::Device
+                                                  : OptimizerPlacement::Auto;
     o.data = data;
     o.tokenizer = tokenizer == "char" ? TokenizerKind::Char : TokenizerKind::Byte;
     o.outDir = out;

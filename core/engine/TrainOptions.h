@@ -3,6 +3,7 @@
 #include "GptConfig.h"
 #include "LrSchedule.h"
 #include "Result.h"
+#include "SwapPlanner.h"
 #include "Tokenizer.h"
 
 #include <cstdint>
@@ -43,6 +44,7 @@ struct TrainOptions {
     std::string device = "auto";
     ComputeDtype dtype = ComputeDtype::Auto;
     SwapMode swap = SwapMode::Auto;
+    OptimizerPlacement swapOptimizer = OptimizerPlacement::Auto; // swapped only: host, device or measured
     std::int64_t deviceMemoryBudget = 0; // bytes of stages the device holds at once; 0: auto
     std::filesystem::path outDir;
     bool resume = false;

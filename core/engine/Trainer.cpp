@@ -198,6 +198,7 @@ Result<TrainReport> train(const TrainOptions &o, const std::function<void(const 
     stepOptions.device = device;
     stepOptions.dtype = dtype;
     stepOptions.swap = o.swap;
+    stepOptions.swapOptimizer = o.swapOptimizer;
     stepOptions.deviceMemoryBudget = o.deviceMemoryBudget;
     stepOptions.batchSize = o.batchSize;
     stepOptions.adamw = {o.beta1, o.beta2, 1e-8, o.weightDecay};

@@ -33,8 +33,9 @@ Result<std::unique_ptr<TrainingStep>> TrainingStep::create(Gpt model, const Step
         return step;
 
     step->m_executor = std::make_unique<SwappingExecutor>(*step->m_model, *step->m_parameters, o.device, o.dtype);
-    const std::vector<StageCost> costs = step->m_executor->measureStages(o.batchSize, step->m_model->config().blockSize);
-    Result<SwapPlan> plan = planSwapping(costs, o.deviceMemoryBudget);
+    const std::vector<StageCost> costs = step->m_executor->measureStages(o.batchSize, step->m_model->config().blockSize,
+                                                                               step->m_optimizer.get());
+    Result<SwapPlan> plan = planSwapping(costs, o.deviceMemoryBudget, o.swapOptimizer);
     if (!plan)
         return makeError("cannot swap the model through the device: " + plan.error().message);
     step->m_executor->setPlan(*plan);
@@ -58,7 +59,9 @@ double TrainingStep::run(const torch::Tensor &tokens, const torch::Tensor &targe
     }
     const bool finite = m_scaler.unscale(m_parameters->grads());
     m_scaler.update(finite);
-    if (finite)
+    if (finite && m_executor)
+        m_executor->optimizerStep(*m_optimizer, lr, m_options.gradClip);
+    else if (finite)
         m_optimizer->step(lr, m_options.gradClip);
     m_parameters->zeroGrad();
     return loss;

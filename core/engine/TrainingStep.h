@@ -17,6 +17,8 @@ struct StepOptions {
     torch::Device device{torch::kCPU};
     ComputeDtype dtype = ComputeDtype::Float32; // resolved: not Auto
     SwapMode swap = SwapMode::Off;
+    // Swapped only: where each group's optimizer step runs; Auto goes by measurement.
+    OptimizerPlacement swapOptimizer = OptimizerPlacement::Auto;
     std::int64_t deviceMemoryBudget = 0; // 0: half the device's free memory (the rest is for activations)
     std::int64_t batchSize = 12;         // the shape stages are measured with, for the swap planner
     AdamWOptions adamw;

@@ -172,6 +172,18 @@ TEST_F(CliTest, SwappedTrainingEndsWhereResidentTrainingEnds)
     EXPECT_NE(swappedReport["swap_plan"].get<std::string>().find("groups"), std::string::npos);
     EXPECT_NEAR(swappedReport["val_loss"].get<double>(), residentReport["val_loss"].get<double>(), 1e-4);
 
+    // The optimizer stepped on the "device" (the CPU's tensor operations) ends there too.
+    std::vector<std::string> onDevice = args;
+    onDevice.insert(onDevice.end(), {"--swap-optimizer", "device"});
+    const Outcome deviceStepped = run(onDevice);
+    ASSERT_EQ(deviceStepped.exitCode, 0) << deviceStepped.err;
+    const nlohmann::json deviceReport = lastJsonLine(deviceStepped.out);
+    EXPECT_NE(deviceReport["swap_plan"].get<std::string>().find("optimizer on device for every group, as asked"),
+              std::string::npos)
+        << deviceReport["swap_plan"];
+    EXPECT_NEAR(deviceReport["val_loss"].get<double>(), residentReport["val_loss"].get<double>(), 1e-4);
+    expectCleanFailure({"train", "--data", data.string(), "--swap-optimizer", "gpu"}, "--swap-optimizer");
+
     args.back() = "20000";
     expectCleanFailure(args, "smaller than the largest stage");
 }

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 using namespace swarmtrain;
 
 namespace {
@@ -99,4 +101,81 @@ TEST(AdamWTest, TensorOperationPathMatchesTheFusedKernel)
     EXPECT_TRUE(torch::allclose(results[0], results[2], 1e-5, 1e-7));
     EXPECT_TRUE(torch::allclose(results[1], results[3], 1e-5, 1e-9));
     EXPECT_FALSE(torch::equal(results[0], torch::zeros_like(results[0])));
+}
+
+namespace {
+
+// Five steps of random gradients; `stepInParts` does each step's updates after beginStep().
+using StepInParts = std::function<void(AdamW &, FlatParameters &, const kernels::AdamWStep &)>;
+
+torch::Tensor trainInParts(const StepInParts &stepInParts, torch::Tensor *expAvgSq = nullptr)
+{
+    torch::manual_seed(0);
+    Gpt model(tinyConfig());
+    FlatParameters flat(model->namedParameters());
+    AdamW optimizer(flat, {0.9, 0.95, 1e-8, 0.1});
+    for (int step = 0; step < 5; ++step) {
+        flat.grads().copy_(torch::randn({flat.numel()}));
+        if (stepInParts)
+            stepInParts(optimizer, flat, optimizer.beginStep(1e-2, 1.0).update);
+        else
+            optimizer.step(1e-2, 1.0);
+    }
+    EXPECT_EQ(optimizer.stepCount(), 5);
+    if (expAvgSq)
+        *expAvgSq = optimizer.expAvgSq().clone();
+    return flat.values().clone();
+}
+
+// Ranges that straddle the end of the decayed parameters, and a slot-by-slot split.
+std::vector<std::pair<std::int64_t, std::int64_t>> unevenRanges(FlatParameters &flat)
+{
+    const std::int64_t d = flat.decayCount(), n = flat.numel();
+    return {{0, d - 7}, {d - 7, 12}, {d + 5, n - d - 5}};
+}
+
+} // namespace
+
+TEST(AdamWTest, StepInRangesOnTheHostIsStepBitForBit)
+{
+    torch::Tensor wholeSq, rangesSq, slotsSq;
+    const torch::Tensor whole = trainInParts({}, &wholeSq);
+    const torch::Tensor ranges = trainInParts(
+        [](AdamW &optimizer, FlatParameters &flat, const kernels::AdamWStep &update) {
+            for (const auto &[offset, numel] : unevenRanges(flat))
+                optimizer.stepOnHost(update, optimizer.range(offset, numel));
+        },
+        &rangesSq);
+    const torch::Tensor slots = trainInParts(
+        [](AdamW &optimizer, FlatParameters &flat, const kernels::AdamWStep &update) {
+            for (auto slot = flat.slots().rbegin(); slot != flat.slots().rend(); ++slot)
+                optimizer.stepOnHost(update, optimizer.range(slot->offset, slot->numel));
+        },
+        &slotsSq);
+    EXPECT_TRUE(torch::equal(ranges, whole));
+    EXPECT_TRUE(torch::equal(rangesSq, wholeSq));
+    EXPECT_TRUE(torch::equal(slots, whole));
+    EXPECT_TRUE(torch::equal(slotsSq, wholeSq));
+}
+
+// Copies of a range stepped with tensor operations (what a device runs) and copied back.
+TEST(AdamWTest, TensorOperationsOnCopiedRangesMatchTheFusedStep)
+{
+    torch::Tensor wholeSq, copiedSq;
+    const torch::Tensor whole = trainInParts({}, &wholeSq);
+    const torch::Tensor copied = trainInParts(
+        [](AdamW &optimizer, FlatParameters &flat, const kernels::AdamWStep &update) {
+            for (const auto &[offset, numel] : unevenRanges(flat)) {
+                const AdamWRange host = optimizer.range(offset, numel);
+                const AdamWRange copy{offset, host.values.clone(), host.grads.clone(), host.expAvg.clone(),
+                                      host.expAvgSq.clone()};
+                optimizer.stepWithTensorOps(update, copy);
+                host.values.copy_(copy.values);
+                host.expAvg.copy_(copy.expAvg);
+                host.expAvgSq.copy_(copy.expAvgSq);
+            }
+        },
+        &copiedSq);
+    EXPECT_TRUE(torch::allclose(copied, whole, 1e-6, 1e-7)) << (copied - whole).abs().max().item<float>();
+    EXPECT_TRUE(torch::allclose(copiedSq, wholeSq, 1e-6, 1e-9));
 }

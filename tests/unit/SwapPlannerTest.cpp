@@ -86,3 +86,64 @@ TEST(SwapPlannerTest, FormatsBytes)
     EXPECT_EQ(formatBytes(512), "512 B");
     EXPECT_EQ(formatBytes(3 * 1024 * 1024 / 2), "1.5 MiB");
 }
+
+TEST(SwapPlannerTest, EachGroupStepsTheOptimizerWhereItMeasuredCheaper)
+{
+    // Room for one stage at a time: four groups, of which 1 and 3 step faster on the device.
+    std::vector<StageCost> stages = uniformStages(4, 100, 4.0, 1.0);
+    for (StageCost &stage : stages) {
+        stage.hostStepMs = 2.0;
+        stage.deviceStepMs = 3.0;
+    }
+    stages[1].deviceStepMs = 1.2;
+    stages[3].deviceStepMs = 0.5;
+    const Result<SwapPlan> plan = planSwapping(stages, 150);
+    ASSERT_TRUE(plan) << plan.error().message;
+    ASSERT_EQ(plan->groups.size(), 4u);
+    const std::vector<OptimizerPlacement> expected = {OptimizerPlacement::Host, OptimizerPlacement::Device,
+                                                      OptimizerPlacement::Host, OptimizerPlacement::Device};
+    for (std::size_t g = 0; g < 4; ++g)
+        EXPECT_EQ(plan->groups[g].optimizer, expected[g]) << "group " << g << ": " << plan->why;
+    EXPECT_NE(plan->why.find("group 1 on device (1.20 ms vs 2.00 ms on host)"), std::string::npos) << plan->why;
+    EXPECT_NE(plan->why.find("group 3 on device"), std::string::npos) << plan->why;
+    EXPECT_EQ(plan->why.find("group 0 on device"), std::string::npos) << plan->why;
+    EXPECT_NE(plan->why.find("the rest on host"), std::string::npos) << plan->why;
+
+    // Free copies, so the fewest groups win: two stages a group, where stages 2 and 3 together
+    // cost 4 ms on the host against 3.5 on the device, and stages 0 and 1 4 ms against 4.2.
+    for (StageCost &stage : stages)
+        stage.uploadMs = stage.downloadMs = 0.0;
+    const Result<SwapPlan> paired = planSwapping(stages, 200);
+    ASSERT_TRUE(paired) << paired.error().message;
+    ASSERT_EQ(paired->groups.size(), 2u) << paired->why;
+    EXPECT_EQ(paired->groups[0].optimizer, OptimizerPlacement::Host) << paired->why;
+    EXPECT_EQ(paired->groups[1].optimizer, OptimizerPlacement::Device) << paired->why;
+}
+
+TEST(SwapPlannerTest, AnOptimizerPlacementAskedForOverridesTheMeasurement)
+{
+    std::vector<StageCost> stages = uniformStages(3, 100, 4.0, 1.0);
+    for (StageCost &stage : stages) {
+        stage.hostStepMs = 1.0;
+        stage.deviceStepMs = 0.5;
+    }
+    const Result<SwapPlan> measured = planSwapping(stages, 150);
+    ASSERT_TRUE(measured);
+    EXPECT_NE(measured->why.find("group 0 on device"), std::string::npos) << measured->why;
+    EXPECT_EQ(measured->why.find("the rest"), std::string::npos) << measured->why;
+    for (const OptimizerPlacement asked : {OptimizerPlacement::Host, OptimizerPlacement::Device}) {
+        const Result<SwapPlan> plan = planSwapping(stages, 150, asked);
+        ASSERT_TRUE(plan);
+        for (const SwapGroup &group : plan->groups)
+            EXPECT_EQ(group.optimizer, asked) << plan->why;
+        EXPECT_NE(plan->why.find("as asked"), std::string::npos) << plan->why;
+    }
+    // Equal costs stay on the host, which needs no copies.
+    for (StageCost &stage : stages)
+        stage.deviceStepMs = stage.hostStepMs;
+    const Result<SwapPlan> tie = planSwapping(stages, 150);
+    ASSERT_TRUE(tie);
+    for (const SwapGroup &group : tie->groups)
+        EXPECT_EQ(group.optimizer, OptimizerPlacement::Host) << tie->why;
+    EXPECT_NE(tie->why.find("optimizer on host for every group"), std::string::npos) << tie->why;
+}

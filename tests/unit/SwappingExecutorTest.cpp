@@ -32,9 +32,13 @@ struct Trajectory {
     torch::Tensor expAvgSq;
 };
 
-// The same few AdamW steps on the same batches; `forwardBackward` is resident or swapped.
-Trajectory train(const GptConfig &c, const std::function<double(Gpt &, FlatParameters &, const torch::Tensor &,
-                                                                const torch::Tensor &)> &forwardBackwardStep)
+using ForwardBackward =
+    std::function<double(Gpt &, FlatParameters &, const torch::Tensor &, const torch::Tensor &)>;
+
+// The same few AdamW steps on the same batches; `forwardBackward` is resident or swapped, and
+// `optimizerStep` (AdamW::step when empty) steps the optimizer.
+Trajectory train(const GptConfig &c, const ForwardBackward &forwardBackwardStep,
+                 const std::function<void(AdamW &)> &optimizerStep = {})
 {
     torch::manual_seed(3);
     Gpt model(c);
@@ -46,7 +50,10 @@ Trajectory train(const GptConfig &c, const std::function<double(Gpt &, FlatParam
         const torch::Tensor x = torch::randint(0, kVocab, {kBatch, c.blockSize}, batches, torch::kLong);
         const torch::Tensor y = torch::randint(0, kVocab, {kBatch, c.blockSize}, batches, torch::kLong);
         t.losses.push_back(forwardBackwardStep(model, flat, x, y));
-        optimizer.step(1e-2, 1.0);
+        if (optimizerStep)
+            optimizerStep(optimizer);
+        else
+            optimizer.step(1e-2, 1.0);
         flat.zeroGrad();
     }
     t.parameters = flat.values().clone();
@@ -61,18 +68,22 @@ Trajectory trainResident(const GptConfig &c)
     });
 }
 
-// Swapped on `device` with the plan `makePlan` gives for the executor.
+// Swapped on `device` with the plan `makePlan` gives for the executor, which also steps the
+// optimizer where that plan places it.
 Trajectory trainSwapped(const GptConfig &c, const torch::Device &device,
                         const std::function<SwapPlan(SwappingExecutor &)> &makePlan, SwapTraffic *traffic = nullptr)
 {
     std::unique_ptr<SwappingExecutor> executor;
-    Trajectory t = train(c, [&](Gpt &model, FlatParameters &flat, const torch::Tensor &x, const torch::Tensor &y) {
-        if (!executor) {
-            executor = std::make_unique<SwappingExecutor>(*model, flat, device, ComputeDtype::Float32);
-            executor->setPlan(makePlan(*executor));
-        }
-        return executor->forwardBackward(x.to(device), y.to(device));
-    });
+    Trajectory t = train(
+        c,
+        [&](Gpt &model, FlatParameters &flat, const torch::Tensor &x, const torch::Tensor &y) {
+            if (!executor) {
+                executor = std::make_unique<SwappingExecutor>(*model, flat, device, ComputeDtype::Float32);
+                executor->setPlan(makePlan(*executor));
+            }
+            return executor->forwardBackward(x.to(device), y.to(device));
+        },
+        [&](AdamW &optimizer) { executor->optimizerStep(optimizer, 1e-2, 1.0); });
     if (traffic)
         *traffic = executor->traffic();
     return t;
@@ -86,6 +97,29 @@ void expectSameTrajectory(const Trajectory &swapped, const Trajectory &resident,
     EXPECT_TRUE(torch::equal(swapped.parameters, resident.parameters))
         << what << ": max difference " << (swapped.parameters - resident.parameters).abs().max().item<float>();
     EXPECT_TRUE(torch::equal(swapped.expAvgSq, resident.expAvgSq)) << what;
+}
+
+// Within float32 rounding of the resident run: the tensor operations a device runs round
+// differently from the fused CPU kernel. Each step moves a weight by about lr (1e-2), so an
+// absolute 1e-6 is still a thousandth of one update.
+void expectCloseTrajectory(const Trajectory &swapped, const Trajectory &resident, const std::string &what)
+{
+    ASSERT_EQ(swapped.losses.size(), resident.losses.size());
+    for (std::size_t i = 0; i < swapped.losses.size(); ++i)
+        EXPECT_NEAR(swapped.losses[i], resident.losses[i], 1e-5 * std::abs(resident.losses[i]))
+            << what << ", step " << i;
+    EXPECT_TRUE(torch::allclose(swapped.parameters, resident.parameters, 1e-5, 1e-6))
+        << what << ": max difference " << (swapped.parameters - resident.parameters).abs().max().item<float>();
+    EXPECT_TRUE(torch::allclose(swapped.expAvgSq, resident.expAvgSq, 1e-5, 1e-10)) << what;
+}
+
+SwapPlan withOptimizerOn(SwapPlan plan, OptimizerPlacement placement, int onlyGroup = -1)
+{
+    for (int g = 0; g < int(plan.groups.size()); ++g) {
+        if (onlyGroup < 0 || g == onlyGroup)
+            plan.groups[std::size_t(g)].optimizer = placement;
+    }
+    return plan;
 }
 
 SwapPlan twoGroupsPrefetching(SwappingExecutor &executor)
@@ -180,17 +214,94 @@ TEST_F(SwappingExecutorTest, EvaluationMatchesTheResidentModel)
     EXPECT_TRUE(torch::equal(executor.forward(tokens), model->forward(tokens)));
 }
 
+TEST_F(SwappingExecutorTest, OptimizerOnTheDeviceMatchesResidentTraining)
+{
+    kernels::setParallelThreads(2);
+    const Trajectory resident = trainResident(config());
+    SwapTraffic onHost, onDevice;
+    const auto stageByStage = [](SwappingExecutor &e) { return SwapPlan::stageByStage(e.stageBytes()); };
+    trainSwapped(config(), torch::kCPU, stageByStage, &onHost);
+    const Trajectory swapped = trainSwapped(
+        config(), torch::kCPU,
+        [&](SwappingExecutor &e) { return withOptimizerOn(stageByStage(e), OptimizerPlacement::Device); }, &onDevice);
+    expectCloseTrajectory(swapped, resident, "every group on the device");
+    // Each step copies every parameter's weight, gradient and moments there, and three back.
+    const std::int64_t params = resident.parameters.numel();
+    EXPECT_EQ(onDevice.bytesToDevice - onHost.bytesToDevice, kSteps * params * 4 * 4);
+    EXPECT_EQ(onDevice.bytesToHost - onHost.bytesToHost, kSteps * params * 3 * 4);
+
+    expectCloseTrajectory(trainSwapped(config(), torch::kCPU,
+                                       [](SwappingExecutor &e) {
+                                           return withOptimizerOn(twoGroupsPrefetching(e), OptimizerPlacement::Device,
+                                                                  1);
+                                       }),
+                          resident, "the second of two groups on the device");
+}
+
+TEST_F(SwappingExecutorTest, TrainingStepPlacesTheOptimizerAsAsked)
+{
+    const auto run = [](SwapMode swap, OptimizerPlacement placement, SwapPlan *plan) {
+        StepOptions options;
+        options.swap = swap;
+        options.swapOptimizer = placement;
+        options.batchSize = kBatch;
+        torch::manual_seed(3);
+        Result<std::unique_ptr<TrainingStep>> step = TrainingStep::create(Gpt(config()), options);
+        EXPECT_TRUE(step) << step.error().message;
+        at::Generator batches = at::detail::createCPUGenerator(11);
+        Trajectory t;
+        for (int i = 0; i < kSteps; ++i) {
+            const torch::Tensor x = torch::randint(0, kVocab, {kBatch, config().blockSize}, batches, torch::kLong);
+            const torch::Tensor y = torch::randint(0, kVocab, {kBatch, config().blockSize}, batches, torch::kLong);
+            t.losses.push_back((*step)->run(x, y, 1e-2));
+        }
+        t.parameters = (*step)->parameters().values().clone();
+        t.expAvgSq = (*step)->optimizer().expAvgSq().clone();
+        if (plan)
+            *plan = (*step)->executor()->plan();
+        return t;
+    };
+    const Trajectory resident = run(SwapMode::Off, OptimizerPlacement::Auto, nullptr);
+    for (const OptimizerPlacement placement : {OptimizerPlacement::Host, OptimizerPlacement::Device}) {
+        SwapPlan plan;
+        const Trajectory swapped = run(SwapMode::On, placement, &plan);
+        for (const SwapGroup &group : plan.groups)
+            EXPECT_EQ(group.optimizer, placement) << plan.why;
+        EXPECT_NE(plan.why.find("as asked"), std::string::npos) << plan.why;
+        if (placement == OptimizerPlacement::Host)
+            expectSameTrajectory(swapped, resident, plan.why);
+        else
+            expectCloseTrajectory(swapped, resident, plan.why);
+    }
+}
+
 TEST_F(SwappingExecutorTest, MeasuringLeavesGradientsAndTrafficAlone)
 {
     torch::manual_seed(3);
     Gpt model(config());
     FlatParameters flat(model->namedParameters());
+    AdamW optimizer(flat, {0.9, 0.95, 1e-8, 0.1});
+    flat.grads().fill_(0.25);
+    optimizer.step(1e-2, 1.0); // moments that are not zero
     flat.grads().fill_(0.5);
+    const torch::Tensor values = flat.values().clone();
+    const torch::Tensor expAvg = optimizer.expAvg().clone();
+    const torch::Tensor expAvgSq = optimizer.expAvgSq().clone();
+
     SwappingExecutor executor(*model, flat, torch::kCPU, ComputeDtype::Float32);
-    const std::vector<StageCost> costs = executor.measureStages(kBatch, 8);
+    const std::vector<StageCost> costs = executor.measureStages(kBatch, 8, &optimizer);
     EXPECT_EQ(costs.size(), std::size_t(model->stageCount()));
+    for (std::size_t s = 0; s < costs.size(); ++s) {
+        EXPECT_GT(costs[s].hostStepMs, 0.0) << "stage " << s;
+        EXPECT_GT(costs[s].deviceStepMs, 0.0) << "stage " << s;
+    }
     EXPECT_TRUE(torch::equal(flat.grads(), torch::full_like(flat.grads(), 0.5)));
+    EXPECT_TRUE(torch::equal(flat.values(), values));
+    EXPECT_TRUE(torch::equal(optimizer.expAvg(), expAvg));
+    EXPECT_TRUE(torch::equal(optimizer.expAvgSq(), expAvgSq));
+    EXPECT_EQ(optimizer.stepCount(), 1);
     EXPECT_EQ(executor.traffic().bytesToDevice, 0);
+    EXPECT_EQ(executor.traffic().bytesToHost, 0);
 }
 
 TEST_F(SwappingExecutorTest, BudgetBelowTheLargestStageIsAClearError)

@@ -81,10 +81,20 @@ TEST(TrainOptionsTest, DeviceDtypeSwapAndBudget)
     ASSERT_TRUE(defaults);
     EXPECT_EQ(defaults->device, "auto");
     EXPECT_EQ(defaults->swap, SwapMode::Auto);
+    EXPECT_EQ(defaults->swapOptimizer, OptimizerPlacement::Auto);
     EXPECT_EQ(defaults->deviceMemoryBudget, 0);
 
+    for (const auto &[name, placement] : std::vector<std::pair<std::string, OptimizerPlacement>>{
+             {"host", OptimizerPlacement::Host},
+             {"device", OptimizerPlacement::Device},
+             {"auto", OptimizerPlacement::Auto}}) {
+        const Result<TrainOptions> placed = parseTrainOptions({"--data", "x.txt", "--swap-optimizer", name});
+        ASSERT_TRUE(placed) << placed.error().message;
+        EXPECT_EQ(placed->swapOptimizer, placement) << name;
+    }
+
     for (const auto &[flag, value] : std::vector<std::pair<std::string, std::string>>{
-             {"--dtype", "fp8"}, {"--swap", "maybe"}, {"--device-memory-budget", "lots"},
+             {"--dtype", "fp8"}, {"--swap", "maybe"}, {"--swap-optimizer", "gpu"}, {"--device-memory-budget", "lots"},
              {"--device-memory-budget", "-5M"}, {"--device-memory-budget", "12Q"}}) {
         const Result<TrainOptions> bad = parseTrainOptions({"--data", "x.txt", flag, value});
         ASSERT_FALSE(bad) << flag << " " << value;
