@@ -1,4 +1,5 @@
 // The one place that picks each concern's source for the OS being built (STYLE.md).
+#include "Autostart.h"
 #include "PowerSource.h"
 #include "ProcessList.h"
 
@@ -17,14 +18,26 @@ public:
     std::vector<std::string> runningNames() const override { return {}; }
 };
 
+class NoAutostart : public Autostart {
+public:
+    bool isEnabled() const override { return false; }
+    Result<void> enable(const std::filesystem::path &, const std::string &) override
+    {
+        return makeError("starting at login is not supported on this system yet");
+    }
+    Result<void> disable() override { return {}; }
+};
+
 } // namespace
 
 #if defined(__linux__)
 std::unique_ptr<PowerSource> makePowerSource() { return std::make_unique<SysfsPowerSource>(); }
 std::unique_ptr<ProcessList> makeProcessList() { return std::make_unique<ProcfsProcessList>(); }
+std::unique_ptr<Autostart> makeAutostart() { return std::make_unique<XdgAutostart>(XdgAutostart::defaultConfigDir()); }
 #else
 std::unique_ptr<PowerSource> makePowerSource() { return std::make_unique<UnknownPowerSource>(); }
 std::unique_ptr<ProcessList> makeProcessList() { return std::make_unique<EmptyProcessList>(); }
+std::unique_ptr<Autostart> makeAutostart() { return std::make_unique<NoAutostart>(); }
 #endif
 
 } // namespace swarmtrain

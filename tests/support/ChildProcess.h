@@ -1,5 +1,7 @@
 #pragma once
 
+#include "TempDir.h"
+
 #include <chrono>
 #include <csignal>
 #include <fcntl.h>
@@ -14,12 +16,6 @@
 #include <vector>
 
 namespace swarmtrain::test {
-
-inline std::string readWholeFile(const std::filesystem::path &file)
-{
-    std::ifstream in(file);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 // Polls `condition` every 100 ms until it holds or `timeout` passes.
 inline bool waitUntil(const std::function<bool()> &condition, std::chrono::milliseconds timeout)

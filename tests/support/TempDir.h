@@ -39,6 +39,12 @@ private:
 };
 
 // Deterministic English-like text, so tests need no corpus from outside the repository.
+inline std::string readWholeFile(const std::filesystem::path &file)
+{
+    std::ifstream in(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 inline std::string generatedText(std::size_t bytes, unsigned seed = 7)
 {
     static const char *words[] = {"the", "swarm", "trains", "a", "model", "on", "many", "small", "machines",
