@@ -212,6 +212,17 @@ TEST_F(SwarmProcessTest, AClientKilledMidRoundIsLeftOutAndCatchesUpWhenRestarted
         },
         60s));
     clients[2]->kill(SIGKILL);
+    // Every round it reported finished is in its stats.db (one more if it died between
+    // recording a round and printing it), and the file is sound.
+    {
+        const std::size_t printed = roundsOf(2).size();
+        auto stats = StatsStore::open(clientDir(2) / "stats.db");
+        ASSERT_TRUE(stats.ok()) << stats.error().message;
+        EXPECT_TRUE((*stats)->checkIntegrity().ok());
+        const std::int64_t recorded = (*stats)->totals()->contributions;
+        EXPECT_GE(recorded, std::int64_t(printed));
+        EXPECT_LE(recorded, std::int64_t(printed) + 1);
+    }
 
     // The swarm goes on without it.
     ASSERT_TRUE(waitForRound(killedIn + 3, 120s)) << logs();
