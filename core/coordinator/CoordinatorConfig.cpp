@@ -21,7 +21,7 @@ namespace {
 
 const std::set<std::string> kValueFlags = {
     "config", "listen", "state-dir", "data", "tokenizer", "n-layer", "n-head", "n-embd", "block-size", "dropout",
-    "inner-steps", "batch-size", "lr", "min-lr", "warmup-iters", "weight-decay", "grad-clip", "outer-lr",
+    "inner-steps", "batch-size", "lr", "min-lr", "warmup-iters", "lr-decay-iters", "weight-decay", "grad-clip", "outer-lr",
     "outer-momentum", "round-deadline", "gather-timeout", "heartbeat-interval", "min-peers", "shard-bytes", "seed",
     "eval-iters", "tls-cert", "tls-key"};
 const std::set<std::string> kSwitches = {"tls-self-signed", "bias"};
@@ -84,7 +84,7 @@ std::string coordinatorUsage()
     return "usage: swarmtrain-coordinator --state-dir DIR --data FILE|DIR [--listen HOST:PORT] [--config FILE.json]\n"
            "       [--tokenizer char|byte] [--n-layer N] [--n-head N] [--n-embd N] [--block-size N] [--dropout X]\n"
            "       [--bias] [--inner-steps H] [--batch-size N] [--lr X] [--min-lr X] [--warmup-iters N]\n"
-           "       [--weight-decay X] [--grad-clip X] [--outer-lr X] [--outer-momentum X] [--round-deadline S]\n"
+           "       [--lr-decay-iters N] [--weight-decay X] [--grad-clip X] [--outer-lr X] [--outer-momentum X] [--round-deadline S]\n"
            "       [--gather-timeout S] [--heartbeat-interval S] [--min-peers N] [--shard-bytes N] [--seed N]\n"
            "       [--eval-iters N] [--tls-cert FILE --tls-key FILE | --tls-self-signed]\n";
 }
@@ -143,6 +143,7 @@ Result<CoordinatorConfig> parseCoordinatorArguments(const std::vector<std::strin
     SWARMTRAIN_TRY(line.readDouble("lr", 0.0, 10.0, t.lr));
     SWARMTRAIN_TRY(line.readDouble("min-lr", 0.0, 10.0, t.minLr));
     SWARMTRAIN_TRY(line.read("warmup-iters", 0, 1'000'000'000, t.warmupIters));
+    SWARMTRAIN_TRY(line.read("lr-decay-iters", 0, 1'000'000'000'000, t.lrDecayIters));
     SWARMTRAIN_TRY(line.readDouble("weight-decay", 0.0, 10.0, t.weightDecay));
     SWARMTRAIN_TRY(line.readDouble("grad-clip", 0.0, 1e6, t.gradClip));
     SWARMTRAIN_TRY(line.readDouble("outer-lr", 0.0, 10.0, t.outerLr));

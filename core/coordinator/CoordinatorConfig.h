@@ -18,6 +18,9 @@ struct TrainingSettings {
     double lr = 1e-3;
     double minLr = 1e-4;
     int warmupIters = 100;
+    // Inner steps (counted across rounds) of the cosine decay to minLr; 0: the full rate
+    // after warm-up, for a swarm without an end.
+    std::int64_t lrDecayIters = 0;
     double weightDecay = 0.1;
     double gradClip = 1.0;
     double outerLr = 0.7;       // DiLoCo's outer Nesterov step

@@ -272,9 +272,11 @@ Result<void> SwarmWorker::prepareReplica()
     ReplicaOptions o;
     o.batchSize = int(integer(training, "batch_size", o.batchSize));
     o.innerSteps = integer(training, "inner_steps", o.innerSteps);
-    // An open-ended swarm: warm-up, then the full learning rate (no decay horizon is known).
+    // Without a decay horizon (an open-ended swarm) the full rate stays after warm-up.
+    const qint64 decay = integer(training, "lr_decay_iters", 0);
     o.schedule = {number(training, "lr", o.schedule.maxLr), number(training, "min_lr", o.schedule.minLr),
-                  integer(training, "warmup_iters", o.schedule.warmupIters), std::numeric_limits<std::int64_t>::max()};
+                  integer(training, "warmup_iters", o.schedule.warmupIters),
+                  decay > 0 ? decay : std::numeric_limits<std::int64_t>::max()};
     o.weightDecay = number(training, "weight_decay", o.weightDecay);
     o.gradClip = number(training, "grad_clip", o.gradClip);
     o.outerLr = number(training, "outer_lr", o.outerLr);

@@ -25,13 +25,15 @@ TEST(CoordinatorConfigTest, DefaultsAreDiLoCos)
     EXPECT_EQ(config->shardBytes, 64u * 1024u);
     EXPECT_EQ(config->tokenizer, TokenizerKind::Char);
     EXPECT_FALSE(config->tls());
+    EXPECT_EQ(config->training.lrDecayIters, 0) << "an open-ended swarm keeps its learning rate";
 }
 
 TEST(CoordinatorConfigTest, FlagsAreRead)
 {
     Result<CoordinatorConfig> config = parseCoordinatorArguments(
         {"--state-dir", "s", "--data", "d.txt", "--listen", "127.0.0.1:0", "--tokenizer", "byte", "--n-layer", "2",
-         "--round-deadline", "30", "--min-peers", "3", "--shard-bytes", "1000", "--tls-self-signed"});
+         "--round-deadline", "30", "--min-peers", "3", "--shard-bytes", "1000", "--tls-self-signed",
+         "--lr-decay-iters", "20000"});
     ASSERT_TRUE(config.ok()) << config.error().message;
     EXPECT_EQ(config->listenHost, "127.0.0.1");
     EXPECT_EQ(config->listenPort, 0);
@@ -41,6 +43,7 @@ TEST(CoordinatorConfigTest, FlagsAreRead)
     EXPECT_EQ(config->minPeers, 3);
     EXPECT_EQ(config->shardBytes, 1000u);
     EXPECT_TRUE(config->tls());
+    EXPECT_EQ(config->training.lrDecayIters, 20000);
 }
 
 TEST(CoordinatorConfigTest, ConfigFileIsReadAndFlagsWin)
