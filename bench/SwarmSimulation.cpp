@@ -1,6 +1,7 @@
 // Full-model swarm training (DiLoCo) simulated in one process, against one machine training
 // the same model on the same total tokens. Prints JSON lines; figures only, never pass/fail:
 //   swarmtrain_swarm_simulation --data FILE [--peers 4] [--inner-steps 50] [--rounds 40] [model flags]
+//                               [--only swarm|single_large_batch|single_more_steps]
 // Each peer is a ReplicaTrainer on its own contiguous part of the training text. Every round
 // each peer trains H inner steps, its pseudo-gradient is 8-bit quantized with error feedback
 // (what it would send), the token-weighted average of the decoded pieces is quantized again (what
@@ -35,6 +36,7 @@ struct Setup {
     GptConfig model;
     ReplicaOptions replica;
     int evalIters = 40;
+    std::string only; // one run's name; empty runs all three
 };
 
 Result<Setup> parse(int argc, char **argv)
@@ -42,7 +44,7 @@ Result<Setup> parse(int argc, char **argv)
     Result<CommandLine> line = CommandLine::parse(
         std::vector<std::string>(argv + 1, argv + argc),
         {"data", "peers", "inner-steps", "rounds", "n-layer", "n-head", "n-embd", "block-size", "batch-size", "lr",
-         "min-lr", "warmup-iters", "outer-lr", "outer-momentum", "eval-iters", "seed", "threads"},
+         "min-lr", "warmup-iters", "outer-lr", "outer-momentum", "eval-iters", "seed", "threads", "only"},
         {});
     if (!line)
         return line.error();
@@ -66,12 +68,14 @@ Result<Setup> parse(int argc, char **argv)
                            line->readDouble("outer-lr", 0, 10, s.replica.outerLr),
                            line->readDouble("outer-momentum", 0, 0.999, s.replica.outerMomentum),
                            line->read("eval-iters", 1, 10000, s.evalIters), line->read("seed", 0, 1LL << 62, s.replica.seed),
-                           line->read("threads", 0, 1024, threads)}) {
+                           line->read("threads", 0, 1024, threads), line->readString("only", s.only)}) {
         if (!r)
             return r.error();
     }
     if (data.empty())
         return makeError("--data FILE is required");
+    if (!s.only.empty() && s.only != "swarm" && s.only != "single_large_batch" && s.only != "single_more_steps")
+        return makeError("--only takes swarm, single_large_batch or single_more_steps");
     s.data = data;
     configureThreads(threads);
     return s;
@@ -234,6 +238,9 @@ int runMain(int argc, char **argv)
     std::map<std::string, double> finalLoss;
     std::int64_t swarmBytes = 0;
     for (const Run &run : runs) {
+        // A sweep of the swarm's settings need not train the same baselines again.
+        if (!s.only.empty() && run.name != s.only)
+            continue;
         Result<std::vector<std::unique_ptr<ReplicaTrainer>>> replicas =
             replicasOf(run.peers, run.batch, run.inner, run.outerLr, run.momentum, run.peers > 1);
         if (!replicas) {
@@ -251,15 +258,19 @@ int runMain(int argc, char **argv)
 
     swarmBytes = std::int64_t(2.0 * double(s.peers - 1) / double(s.peers) * double(encodedQuantizedSize(n))) * s.rounds;
     const double fp32Bytes = 2.0 * double(s.peers - 1) / double(s.peers) * double(n) * 4.0 * double(stepsPerPeer);
-    print({{"summary", true},
-           {"swarm_val_loss", finalLoss["swarm"]},
-           {"single_large_batch_val_loss", finalLoss["single_large_batch"]},
-           {"single_more_steps_val_loss", finalLoss["single_more_steps"]},
-           {"swarm_vs_large_batch", finalLoss["swarm"] / finalLoss["single_large_batch"] - 1.0},
-           {"swarm_vs_more_steps", finalLoss["swarm"] / finalLoss["single_more_steps"] - 1.0},
-           {"bytes_sent_per_peer", swarmBytes},
-           {"fp32_allreduce_every_step_bytes_per_peer", fp32Bytes},
-           {"communication_reduction", fp32Bytes / double(swarmBytes)}});
+    nlohmann::json summary = {{"summary", true}};
+    for (const auto &[name, loss] : finalLoss)
+        summary[name + "_val_loss"] = loss;
+    if (finalLoss.count("swarm")) {
+        summary["bytes_sent_per_peer"] = swarmBytes;
+        summary["fp32_allreduce_every_step_bytes_per_peer"] = fp32Bytes;
+        summary["communication_reduction"] = fp32Bytes / double(swarmBytes);
+    }
+    if (finalLoss.count("swarm") && finalLoss.count("single_large_batch"))
+        summary["swarm_vs_large_batch"] = finalLoss["swarm"] / finalLoss["single_large_batch"] - 1.0;
+    if (finalLoss.count("swarm") && finalLoss.count("single_more_steps"))
+        summary["swarm_vs_more_steps"] = finalLoss["swarm"] / finalLoss["single_more_steps"] - 1.0;
+    print(summary);
     return 0;
 }
 
