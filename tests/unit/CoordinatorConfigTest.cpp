@@ -16,12 +16,12 @@ std::string errorOf(const std::vector<std::string> &args)
 
 } // namespace
 
-TEST(CoordinatorConfigTest, DefaultsAreDiLoCos)
+TEST(CoordinatorConfigTest, Defaults)
 {
     Result<CoordinatorConfig> config = parseCoordinatorArguments({"--state-dir", "s", "--data", "d.txt"});
     ASSERT_TRUE(config.ok()) << config.error().message;
-    EXPECT_DOUBLE_EQ(config->training.outerLr, 0.7);
-    EXPECT_DOUBLE_EQ(config->training.outerMomentum, 0.9);
+    EXPECT_DOUBLE_EQ(config->training.outerLr, 1.0);
+    EXPECT_DOUBLE_EQ(config->training.outerMomentum, 0.5);
     EXPECT_EQ(config->shardBytes, 64u * 1024u);
     EXPECT_EQ(config->tokenizer, TokenizerKind::Char);
     EXPECT_FALSE(config->tls());

@@ -198,7 +198,7 @@ TEST_F(CoordinatorServerTest, JoinAnswersWithTheSwarmsConfig)
     EXPECT_EQ(tokenizer.value(QLatin1StringView("kind")).toString(), QStringLiteral("char"));
     EXPECT_EQ(tokenizer.value(QLatin1StringView("vocabulary")).toString().size(), setup->model.vocabSize);
     EXPECT_DOUBLE_EQ(body.value(QLatin1StringView("training")).toObject().value(QLatin1StringView("outer_lr")).toDouble(),
-                     0.7);
+                     TrainingSettings{}.outerLr);
     EXPECT_EQ(body.value(QLatin1StringView("shards")).toArray().size(), qsizetype(setup->manifest->shards().size()));
     EXPECT_FALSE(body.value(QLatin1StringView("assigned_shards")).toArray().isEmpty());
     EXPECT_EQ(body.value(QLatin1StringView("round")).toInt(), 0);
