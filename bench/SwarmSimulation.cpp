@@ -247,7 +247,9 @@ int runMain(int argc, char **argv)
             std::cerr << "swarmtrain_swarm_simulation: error: " << replicas.error().message << "\n";
             return 1;
         }
-        Result<double> loss = runSwarm(run.name, *replicas, s.rounds, val, s.evalIters, run.compress);
+        // Every run is scored on as many validation windows (the large batch's evalIters batches).
+        const int evalIters = s.evalIters * s.peers * s.replica.batchSize / run.batch;
+        Result<double> loss = runSwarm(run.name, *replicas, s.rounds, val, evalIters, run.compress);
         if (!loss) {
             std::cerr << "swarmtrain_swarm_simulation: error: " << loss.error().message << "\n";
             return 1;
