@@ -19,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -226,9 +227,13 @@ TEST_F(SwarmProcessTest, AClientKilledMidRoundIsLeftOutAndCatchesUpWhenRestarted
 
     // The swarm goes on without it.
     ASSERT_TRUE(waitForRound(killedIn + 3, 120s)) << logs();
+    // (It may have been killed just after it said "ready" for the next round, which then
+    // starts with it and skips its range; a later one runs without it.)
     const std::map<qint64, RoundLine> survivor = roundsOf(0);
-    ASSERT_TRUE(survivor.count(killedIn + 1)) << logs();
-    EXPECT_EQ(survivor.at(killedIn + 1).members, kClients - 1);
+    const bool ranWithoutIt = std::any_of(survivor.begin(), survivor.end(), [&](const auto &entry) {
+        return entry.first > killedIn && entry.second.members == kClients - 1;
+    });
+    EXPECT_TRUE(ranWithoutIt) << logs();
 
     // Restarted, it rejoins, catches up from the swarm's state and agrees again.
     const qint64 restartedAt = currentRound();
