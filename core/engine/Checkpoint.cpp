@@ -38,6 +38,22 @@ Result<torch::Tensor> floatTensor(const TensorContainer &container, const std::s
 
 } // namespace
 
+Result<LoadedSwarmState> loadSwarmState(const std::filesystem::path &file)
+{
+    Result<LoadedCheckpoint> checkpoint = readCheckpoint(file);
+    if (!checkpoint)
+        return checkpoint.error();
+    LoadedSwarmState state{std::move(checkpoint).value(), Gpt(nullptr), {}};
+    state.model = Gpt(state.checkpoint.config);
+    if (Result<void> r = restoreModel(state.checkpoint, *state.model); !r)
+        return makeError(file.string() + ": " + r.error().message);
+    Result<OuterState> outer = readOuterState(state.checkpoint, state.checkpoint.config.parameterCount());
+    if (!outer)
+        return makeError(file.string() + ": " + outer.error().message);
+    state.outer = std::move(outer).value();
+    return state;
+}
+
 std::filesystem::path checkpointFile(const std::filesystem::path &dir) { return dir / "checkpoint.safetensors"; }
 
 Result<void> saveCheckpoint(const std::filesystem::path &file, GptImpl &model, AdamW *optimizer,

@@ -43,6 +43,14 @@ Result<LoadedCheckpoint> readCheckpoint(const std::filesystem::path &file);
 Result<void> restoreModel(const LoadedCheckpoint &checkpoint, GptImpl &model);
 // The outer state of a swarm checkpoint; `parameterCount` is the model's flat size.
 Result<OuterState> readOuterState(const LoadedCheckpoint &checkpoint, std::int64_t parameterCount);
+
+// A swarm state file (SwarmState.h): the checkpoint, its model restored, and the outer state.
+struct LoadedSwarmState {
+    LoadedCheckpoint checkpoint;
+    Gpt model{nullptr};
+    OuterState outer;
+};
+Result<LoadedSwarmState> loadSwarmState(const std::filesystem::path &file);
 Result<void> restoreOptimizer(const LoadedCheckpoint &checkpoint, FlatParameters &parameters, AdamW &optimizer);
 
 std::filesystem::path checkpointFile(const std::filesystem::path &dir);

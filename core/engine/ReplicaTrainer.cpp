@@ -29,17 +29,11 @@ struct FlatState {
 
 Result<FlatState> readFlatState(const std::filesystem::path &file)
 {
-    Result<LoadedCheckpoint> checkpoint = readCheckpoint(file);
-    if (!checkpoint)
-        return checkpoint.error();
-    Gpt model(checkpoint->config);
-    if (Result<void> r = restoreModel(*checkpoint, *model); !r)
-        return makeError(file.string() + ": " + r.error().message);
-    FlatParameters flat(model->namedParameters());
-    Result<OuterState> outer = readOuterState(*checkpoint, flat.numel());
-    if (!outer)
-        return makeError(file.string() + ": " + outer.error().message);
-    return FlatState{std::move(checkpoint).value(), std::move(outer).value(), flat.values().clone()};
+    Result<LoadedSwarmState> state = loadSwarmState(file);
+    if (!state)
+        return state.error();
+    FlatParameters flat(state->model->namedParameters());
+    return FlatState{std::move(state->checkpoint), std::move(state->outer), flat.values().clone()};
 }
 
 } // namespace
