@@ -9,12 +9,14 @@ packages=(
     # engine: LibTorch on OpenBLAS (reference BLAS makes LibTorch ~10x slower)
     libtorch-dev libopenblas0-pthread libopenblas-dev python3-torch
     # Qt 6: widgets, charts, translations, HTTP server
-    qt6-base-dev qt6-charts-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
+    qt6-base-dev qt6-charts-dev libqt6opengl6-dev libxkbcommon-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
     qt6-httpserver-dev qt6-websockets-dev libqt6sql6-sqlite
     # networking, crypto, storage, wire format
     libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libsqlite3-dev libprotobuf-dev protobuf-compiler
     # tests and benchmarks
-    libgtest-dev libgmock-dev libbenchmark-dev xvfb xauth
+    libgtest-dev libgmock-dev libbenchmark-dev xvfb xauth xdotool
+    # Windows sources of core/platform: cross-built with mingw-w64, tested under Wine (tests/windows)
+    g++-mingw-w64-x86-64-posix wine wine64 googletest
     # libFuzzer targets (SWARMTRAIN_FUZZ)
     clang libclang-rt-dev
     # the demo corpus

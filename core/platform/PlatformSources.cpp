@@ -1,5 +1,6 @@
 // The one place that picks each concern's source for the OS being built (STYLE.md).
 #include "Autostart.h"
+#include "IdleSource.h"
 #include "PowerSource.h"
 #include "ProcessList.h"
 
@@ -11,6 +12,11 @@ namespace {
 class UnknownPowerSource : public PowerSource {
 public:
     std::optional<bool> onBattery() const override { return std::nullopt; }
+};
+
+class UnknownIdleSource : public IdleSource {
+public:
+    std::optional<double> idleSeconds() const override { return std::nullopt; }
 };
 
 class EmptyProcessList : public ProcessList {
@@ -34,7 +40,21 @@ public:
 std::unique_ptr<PowerSource> makePowerSource() { return std::make_unique<SysfsPowerSource>(); }
 std::unique_ptr<ProcessList> makeProcessList() { return std::make_unique<ProcfsProcessList>(); }
 std::unique_ptr<Autostart> makeAutostart() { return std::make_unique<XdgAutostart>(XdgAutostart::defaultConfigDir()); }
+// Wayland without XWayland has no idle source we can read without a compositor protocol:
+// X11IdleSource then answers unknown, and the person's "when idle is unknown" setting decides.
+std::unique_ptr<IdleSource> makeIdleSource() { return std::make_unique<X11IdleSource>(); }
+#elif defined(_WIN32)
+std::unique_ptr<PowerSource> makePowerSource() { return std::make_unique<WinPowerSource>(); }
+std::unique_ptr<ProcessList> makeProcessList() { return std::make_unique<WinProcessList>(); }
+std::unique_ptr<Autostart> makeAutostart() { return std::make_unique<WinAutostart>(); }
+std::unique_ptr<IdleSource> makeIdleSource() { return std::make_unique<WinIdleSource>(); }
+#elif defined(__APPLE__)
+std::unique_ptr<PowerSource> makePowerSource() { return std::make_unique<MacPowerSource>(); }
+std::unique_ptr<ProcessList> makeProcessList() { return std::make_unique<MacProcessList>(); }
+std::unique_ptr<Autostart> makeAutostart() { return std::make_unique<MacAutostart>(MacAutostart::defaultLaunchAgentsDir()); }
+std::unique_ptr<IdleSource> makeIdleSource() { return std::make_unique<MacIdleSource>(); }
 #else
+std::unique_ptr<IdleSource> makeIdleSource() { return std::make_unique<UnknownIdleSource>(); }
 std::unique_ptr<PowerSource> makePowerSource() { return std::make_unique<UnknownPowerSource>(); }
 std::unique_ptr<ProcessList> makeProcessList() { return std::make_unique<EmptyProcessList>(); }
 std::unique_ptr<Autostart> makeAutostart() { return std::make_unique<NoAutostart>(); }

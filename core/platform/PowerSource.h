@@ -1,8 +1,13 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
+
+#ifdef _WIN32
+struct _SYSTEM_POWER_STATUS; // <windows.h>'s SYSTEM_POWER_STATUS, kept out of this header
+#endif
 
 namespace swarmtrain {
 
@@ -25,6 +30,30 @@ public:
 private:
     std::filesystem::path m_root;
 };
+
+#ifdef _WIN32
+// Windows: GetSystemPowerStatus. On battery when the AC line is off (or on backup power) and
+// the PC has a system battery; unknown when Windows does not know the AC line's state.
+class WinPowerSource : public PowerSource {
+public:
+    // Fills the status and says whether it could, like GetSystemPowerStatus (the default).
+    using StatusReader = std::function<bool(::_SYSTEM_POWER_STATUS &)>;
+    explicit WinPowerSource(StatusReader readStatus = {});
+    std::optional<bool> onBattery() const override;
+
+private:
+    StatusReader m_readStatus;
+};
+#endif
+
+#ifdef __APPLE__
+// macOS: IOPSCopyPowerSourcesInfo's providing power source. On battery on "Battery Power" and
+// on a UPS's power; a Mac without a battery always reports AC power.
+class MacPowerSource : public PowerSource {
+public:
+    std::optional<bool> onBattery() const override;
+};
+#endif
 
 std::unique_ptr<PowerSource> makePowerSource();
 

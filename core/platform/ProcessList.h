@@ -26,6 +26,23 @@ private:
     std::filesystem::path m_root;
 };
 
+#ifdef _WIN32
+// Windows: the executable file names ("Cyberpunk2077.exe") of a Toolhelp32 snapshot.
+class WinProcessList : public ProcessList {
+public:
+    std::vector<std::string> runningNames() const override;
+};
+#endif
+
+#ifdef __APPLE__
+// macOS: libproc's list of processes, each named by its executable's file name (proc_pidpath),
+// or by proc_name where the path may not be read.
+class MacProcessList : public ProcessList {
+public:
+    std::vector<std::string> runningNames() const override;
+};
+#endif
+
 std::unique_ptr<ProcessList> makeProcessList();
 
 } // namespace swarmtrain

@@ -1,0 +1,17 @@
+#include "Autostart.h"
+#include "IdleSource.h"
+#include "PowerSource.h"
+#include "ProcessList.h"
+
+#include <gtest/gtest.h>
+
+using namespace swarmtrain;
+
+// PlatformSources.cpp's _WIN32 branch: every concern gets its Win32 source.
+TEST(WinPlatformSourcesTest, EachConcernHasItsWindowsSource)
+{
+    EXPECT_NE(dynamic_cast<WinIdleSource *>(makeIdleSource().get()), nullptr);
+    EXPECT_NE(dynamic_cast<WinPowerSource *>(makePowerSource().get()), nullptr);
+    EXPECT_NE(dynamic_cast<WinProcessList *>(makeProcessList().get()), nullptr);
+    EXPECT_NE(dynamic_cast<WinAutostart *>(makeAutostart().get()), nullptr);
+}
