@@ -7,6 +7,9 @@
 #include <fstream>
 #include <sstream>
 #include <torch/version.h>
+#if SWARMTRAIN_HAVE_C10_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
 
 namespace swarmtrain {
 
@@ -171,6 +174,14 @@ void CopyStream::keepUntilCopied(const torch::Tensor &tensor)
         return;
     c10::impl::VirtualGuardImpl impl(m_device.type());
     impl.recordDataPtrOnStream(tensor.storage().data_ptr(), *m_copy);
+}
+
+void releaseCachedDeviceMemory()
+{
+#if SWARMTRAIN_HAVE_C10_CUDA
+    if (torch::cuda::is_available())
+        c10::cuda::CUDACachingAllocator::emptyCache();
+#endif
 }
 
 } // namespace swarmtrain

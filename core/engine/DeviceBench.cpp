@@ -145,7 +145,12 @@ Result<std::string> runDeviceBench(const BenchOptions &options)
     if (const std::string why = m.validate(); !why.empty())
         return makeError(why);
 
+    const auto progress = [&](int percent, const char *step) {
+        if (o.progress)
+            o.progress(percent, step);
+    };
     nlohmann::json report = {{"device", device.str()}, {"dtype", computeDtypeName(dtype)}, {"threads", threads}};
+    progress(0, "matrix products");
     const std::int64_t n = benchMatmulSize(device);
     nlohmann::json matmul = {{"size", n}, {"float32", measureMatmulFlops(device, torch::kFloat, n)}};
     if (gpu) {
@@ -156,6 +161,7 @@ Result<std::string> runDeviceBench(const BenchOptions &options)
     const double peak = matmul.value(computeDtypeName(dtype), matmul["float32"].get<double>());
 
     const std::int64_t copyBytes = gpu ? (std::int64_t(256) << 20) : (std::int64_t(64) << 20);
+    progress(20, "copy bandwidth");
     const Bandwidth bandwidth = measureBandwidth(device, copyBytes);
     report["bandwidth_bytes_per_s"] = {{"host_to_device", bandwidth.hostToDevice},
                                        {"device_to_host", bandwidth.deviceToHost},
@@ -186,6 +192,7 @@ Result<std::string> runDeviceBench(const BenchOptions &options)
     for (const SwapMode swap : {SwapMode::Off, SwapMode::On}) {
         t.swap = swap;
         t.deviceMemoryBudget = swap == SwapMode::On ? o.deviceMemoryBudget : 0;
+        progress(swap == SwapMode::On ? 70 : 40, swap == SwapMode::On ? "training, swapped" : "training, resident");
         Result<Throughput> result = measureTrainingThroughput(t);
         if (!result)
             return result.error();
@@ -203,6 +210,7 @@ Result<std::string> runDeviceBench(const BenchOptions &options)
     }
     training["swapped_over_resident"] = tokensPerS[0] > 0 ? tokensPerS[1] / tokensPerS[0] : 0.0;
     report["training"] = training;
+    progress(100, "done");
     return report.dump();
 }
 

@@ -5,6 +5,7 @@
 #include "TrainOptions.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ struct BenchOptions {
     std::int64_t deviceMemoryBudget = 0; // for the swapped run; 0 (auto): a quarter of the model
     int threads = 0;
     bool json = false;
+    // Called on the benchmark's thread as it goes: percent done and the step it starts
+    // ("matrix products", "copy bandwidth", "training, resident", "training, swapped", "done").
+    std::function<void(int percent, const std::string &step)> progress;
 };
 
 Result<BenchOptions> parseBenchOptions(const std::vector<std::string> &args);

@@ -96,4 +96,8 @@ private:
     std::unique_ptr<State> m_state;
 };
 
+// Gives the device memory LibTorch keeps cached for later tensors back to the driver, so another
+// program (a game) can have it. Call after destroying every replica; nothing to do on a CPU.
+void releaseCachedDeviceMemory();
+
 } // namespace swarmtrain

@@ -283,6 +283,7 @@ Result<void> SwarmWorker::prepareReplica()
     o.outerMomentum = number(training, "outer_momentum", o.outerMomentum);
     o.seed = dataSeed(std::uint64_t(integer(training, "seed", 1)), m_identity->keyId());
     o.device = m_options.device;
+    o.deviceMemoryBudget = m_options.deviceMemoryBudget;
 
     // The replica saved when this peer last stopped, if it is still of use: not older than the
     // state the coordinator serves, not newer than its current round.
@@ -365,7 +366,15 @@ Result<SwarmWorker::Outcome> SwarmWorker::trainRound()
         setStatus(WorkState::Training, tr("Training round %1").arg(m_trainer->round()));
         const auto started = std::chrono::steady_clock::now();
         const qint64 stepsBefore = m_trainer->innerStepsDone();
+        std::optional<std::chrono::steady_clock::time_point> stepStarted;
         const auto shouldStop = [&] {
+            // The duty cycle: after a step that took t, rest t * (1 - duty) / duty.
+            const double duty = m_gate->duty();
+            if (stepStarted && duty < 1.0) {
+                const double busy = std::chrono::duration<double>(std::chrono::steady_clock::now() - *stepStarted).count();
+                m_gate->sleepFor(int(busy * (1.0 - duty) / duty * 1000.0));
+            }
+            stepStarted = std::chrono::steady_clock::now();
             if (m_gate->stopRequested() || m_gate->paused() || m_catchUpNeeded)
                 return true;
             heartbeatIfDue(QStringLiteral("training"));
@@ -388,11 +397,40 @@ Result<SwarmWorker::Outcome> SwarmWorker::trainRound()
             return Outcome::Stopped;
         if (m_catchUpNeeded)
             return Outcome::CatchUp;
+        if (m_gate->releaseRequested()) {
+            if (Result<void> released = releaseReplica(); !released)
+                return released.error();
+        }
         if (!holdWhilePaused())
-            return Outcome::Stopped;
+            return Outcome::Stopped; // leave() copes with a released replica
+        if (!m_trainer) {
+            if (Result<void> reloaded = reloadReplica(); !reloaded)
+                return reloaded.error();
+        }
         if (m_catchUpNeeded)
             return Outcome::CatchUp;
     }
+}
+
+Result<void> SwarmWorker::releaseReplica()
+{
+    // What the swarm agreed on is saved; the steps of this round trained so far are dropped
+    // (they live in device memory, which is what the person wants back).
+    if (Result<void> saved = m_trainer->saveGlobalState(replicaFile()); !saved)
+        return saved.error();
+    m_releasedRound = m_trainer->round();
+    m_trainer.reset();
+    m_work = {};
+    releaseCachedDeviceMemory();
+    qCInfo(lcWorker) << "released the device's memory; round" << m_releasedRound << "starts again on resume";
+    return {};
+}
+
+Result<void> SwarmWorker::reloadReplica()
+{
+    if (Result<void> shards = prepareShards(); !shards)
+        return shards;
+    return prepareReplica();
 }
 
 bool SwarmWorker::holdWhilePaused()
@@ -553,7 +591,7 @@ Result<void> SwarmWorker::runRound()
 bool SwarmWorker::uploadState(qint64 stateRound)
 {
     m_uploadRound.reset();
-    if (m_trainer->round() != stateRound)
+    if (!m_trainer || m_trainer->round() != stateRound)
         return false; // we no longer hold that state
     const std::filesystem::path upload = m_options.stateDir / "upload.safetensors";
     Result<void> saved = m_trainer->saveGlobalState(upload);
@@ -615,7 +653,7 @@ void SwarmWorker::heartbeatIfDue(const QString &state)
 
 bool SwarmWorker::needsCatchUp(const Heartbeat &answer) const
 {
-    const qint64 round = m_trainer->round();
+    const qint64 round = m_trainer ? m_trainer->round() : m_releasedRound;
     // The swarm serves a newer state than ours (we missed a round), or went back to gather a
     // round we already applied (it ended without a majority), or ours was found wrong.
     return answer.checkpointRound > round
@@ -649,10 +687,11 @@ Result<void> SwarmWorker::leave()
     // Tell the coordinator at once, so no round waits for us; one try is enough.
     m_client->resetCancel(); // a stop cancelled what was in flight; this one call is wanted
     const QJsonObject body{{QStringLiteral("state"), QStringLiteral("left")},
-                           {QStringLiteral("base_round"), double(m_trainer->round())}};
+                           {QStringLiteral("base_round"), double(m_trainer ? m_trainer->round() : m_releasedRound)}};
     if (Result<QJsonObject> told = m_client->postJson(QStringLiteral("/v1/heartbeat"), body); !told)
         qCWarning(lcWorker).noquote() << "could not tell the coordinator we leave:" << toQString(told.error().message);
-    return m_trainer->saveGlobalState(replicaFile());
+    // A released replica was saved when it was released.
+    return m_trainer ? m_trainer->saveGlobalState(replicaFile()) : Result<void>{};
 }
 
 void SwarmWorker::setStatus(WorkState state, const QString &detail)

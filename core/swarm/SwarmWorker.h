@@ -62,6 +62,10 @@ private:
     Result<Outcome> waitForRound();
     Result<void> runRound();
     Result<void> leave();
+    // ThrottleAction::Release: save the replica and free it (and the device's memory), then
+    // load it again on resume.
+    Result<void> releaseReplica();
+    Result<void> reloadReplica();
 
     // Calls the coordinator until it answers: an unreachable or restarting coordinator is
     // waited for with growing pauses, rejoining on the way. Fails only for a stop or an
@@ -95,6 +99,7 @@ private:
     int m_heartbeatMs = 10'000;
     std::chrono::steady_clock::time_point m_lastHeartbeat;
     bool m_catchUpNeeded = false;
+    qint64 m_releasedRound = 0; // the replica's round while it is released
     std::optional<qint64> m_resyncAtRound;
     std::optional<qint64> m_uploadRound; // the coordinator asked us for this state // a rejected contribution: resync once this state is served
     std::string m_text; // the data shards, until the replica encodes them

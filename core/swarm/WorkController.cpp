@@ -47,7 +47,9 @@ void WorkController::start()
     m_thread->start();
 }
 
-void WorkController::pause(const QString &reason) { m_gate->pause(reason); }
+void WorkController::pause(const QString &reason, bool release) { m_gate->pause(reason, release); }
+
+void WorkController::setDuty(double duty) { m_gate->setDuty(duty); }
 
 void WorkController::resume() { m_gate->resume(); }
 

@@ -5,6 +5,7 @@
 #include <QObject>
 #include <QString>
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 
@@ -26,6 +27,7 @@ struct WorkerOptions {
     quint16 listenPort = 0;
     QString announcedHost; // the host told to the coordinator; empty: the address it sees
     int threads = 0;       // CPU threads for the engine; 0: every core
+    std::int64_t deviceMemoryBudget = 0; // bytes the replica may use on the device; 0: automatic
 };
 
 // The swarm client's background worker (DESIGN.md): joins the swarm, downloads the global
@@ -44,7 +46,10 @@ public:
     ~WorkController() override; // stops the worker and waits for it
 
     void start();
-    void pause(const QString &reason);
+    // `release`: also free the device's memory (ThrottleAction::Release).
+    void pause(const QString &reason, bool release = false);
+    // ThrottleDecision::duty: the share of time the device may compute.
+    void setDuty(double duty);
     void resume();
     void stop();
     bool isPaused() const;

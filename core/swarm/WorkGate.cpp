@@ -1,15 +1,17 @@
 #include "WorkGate.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace swarmtrain {
 
-void WorkGate::pause(const QString &reason)
+void WorkGate::pause(const QString &reason, bool release)
 {
     {
         std::lock_guard lock(m_mutex);
         m_reason = reason;
     }
+    m_release = release;
     m_paused = true;
     changed();
 }
@@ -17,6 +19,12 @@ void WorkGate::pause(const QString &reason)
 void WorkGate::resume()
 {
     m_paused = false;
+    changed();
+}
+
+void WorkGate::setDuty(double duty)
+{
+    m_duty = std::clamp(duty, 0.05, 1.0);
     changed();
 }
 

@@ -13,7 +13,9 @@ namespace swarmtrain {
 // interrupted() is cheap enough to ask between two stages of a training step.
 class WorkGate {
 public:
-    void pause(const QString &reason);
+    // `release`: also give the device's memory back (a game wants all of it); the replica is
+    // saved and loaded again on resume, and the round's unfinished inner steps are lost.
+    void pause(const QString &reason, bool release = false);
     void resume();
     void stop();
     // Runs on stop() (from the stopping thread), e.g. to cancel a transfer in flight.
@@ -21,6 +23,10 @@ public:
 
     bool interrupted() const { return m_paused.load() || m_stop.load(); }
     bool paused() const { return m_paused.load(); }
+    bool releaseRequested() const { return m_paused.load() && m_release.load(); }
+    // Share of the time the device may compute (0.05..1): the worker rests between steps.
+    void setDuty(double duty);
+    double duty() const { return m_duty.load(); }
     bool stopRequested() const { return m_stop.load(); }
     QString pauseReason() const;
 
@@ -32,6 +38,8 @@ private:
 
     std::atomic<bool> m_paused{false};
     std::atomic<bool> m_stop{false};
+    std::atomic<bool> m_release{false};
+    std::atomic<double> m_duty{1.0};
     mutable std::mutex m_mutex;
     std::condition_variable m_wake;
     QString m_reason;      // guarded by m_mutex

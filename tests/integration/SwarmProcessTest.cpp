@@ -330,6 +330,45 @@ TEST_F(SwarmProcessTest, WorkControllerPausesResumesAndStops)
     EXPECT_EQ((*stats)->totals()->contributions, rounds.count());
 }
 
+// ThrottleAction::Release (a game started): the replica is saved and dropped with its device
+// memory while paused, loaded again on resume, and the swarm's rounds go on.
+TEST_F(SwarmProcessTest, WorkControllerReleasesTheReplicaWhilePausedAndLoadsItOnResume)
+{
+    startCoordinator(0, {"--inner-steps", "400"}); // long enough to be caught training
+    static QStringList messages;
+    messages.clear();
+    const QtMessageHandler previous = qInstallMessageHandler([](QtMsgType, const QMessageLogContext &, const QString &text) {
+        messages.append(text);
+    });
+    WorkerOptions options;
+    options.swarmUrl = url;
+    options.stateDir = dir.path() / "released";
+    options.device = "cpu";
+    options.listenAddress = QStringLiteral("127.0.0.1");
+    options.threads = 1;
+    WorkController controller(options);
+    QSignalSpy rounds(&controller, &WorkController::roundFinished);
+    WorkStatus last;
+    QObject::connect(&controller, &WorkController::statusChanged, &controller,
+                     [&](const WorkStatus &status) { last = status; });
+    controller.start();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return last.state == WorkState::Training && last.innerStepsDone > 0; }, 60'000));
+
+    controller.pause(QStringLiteral("a game is running"), /*release=*/true);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return last.state == WorkState::Paused; }, 10'000));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return messages.join(QLatin1Char('\n')).contains(QStringLiteral("released the device's memory")); }, 10'000))
+        << messages.join(QLatin1Char('\n')).toStdString();
+    EXPECT_TRUE(std::filesystem::exists(options.stateDir / "replica.safetensors")) << "saved before it was dropped";
+
+    controller.resume();
+    ASSERT_TRUE(rounds.wait(120'000)) << "a round finishes after the replica is loaded again";
+    EXPECT_TRUE(messages.join(QLatin1Char('\n')).contains(QStringLiteral("replica at round")));
+    controller.stop();
+    QSignalSpy finished(&controller, &WorkController::finished);
+    ASSERT_TRUE(!controller.isRunning() || finished.wait(30'000));
+    qInstallMessageHandler(previous);
+}
+
 // A member whose parameters differ from the others' (here: its own initial weights) reports a
 // hash the majority does not share; it is not credited, downloads the agreed state and agrees
 // from then on.
