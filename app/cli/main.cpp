@@ -133,24 +133,6 @@ int runBench(const std::vector<std::string> &args)
     return 0;
 }
 
-void markGpusUsableByTorch(std::vector<GpuInfo> &gpus)
-{
-    const int cudaDevices = torchCudaDeviceCount();
-    int nvidiaIndex = 0;
-    for (GpuInfo &g : gpus) {
-        if (g.vendor != "nvidia") {
-            g.unusableReason = g.name + " found, but this build's LibTorch supports NVIDIA GPUs only";
-        } else if (cudaDevices == 0) {
-            g.unusableReason = g.name + " found, but this build's LibTorch has no CUDA";
-        } else {
-            g.usable = nvidiaIndex < cudaDevices;
-            if (!g.usable)
-                g.unusableReason = g.name + " found, but CUDA does not see it (CUDA_VISIBLE_DEVICES?)";
-        }
-        nvidiaIndex += g.vendor == "nvidia";
-    }
-}
-
 int runGpus(const std::vector<std::string> &args, const char *self)
 {
     const bool json = !args.empty() && args[0] == "--json";
@@ -161,7 +143,7 @@ int runGpus(const std::vector<std::string> &args, const char *self)
     Result<GpuReport> report = probeGpus({self, "gpu-probe-child"}, GpuProbeOptions{});
     if (!report)
         return fail(report.error().message);
-    markGpusUsableByTorch(report->gpus);
+    markGpusUsable(report->gpus, torchCudaDeviceCount());
     if (json) {
         std::cout << gpuReportToJson(*report) << std::endl;
         return 0;

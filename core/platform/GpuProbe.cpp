@@ -232,4 +232,27 @@ Result<GpuReport> probeGpus(const std::vector<std::string> &childCommand, const 
     return gpuReportFromJson(output);
 }
 
+void markGpusUsable(std::vector<GpuInfo> &gpus, int cudaDevices)
+{
+    int nvidiaIndex = 0;
+    for (GpuInfo &g : gpus) {
+        g.usable = false;
+        if (g.vendor != "nvidia") {
+            g.unusable = GpuInfo::Unusable::NotNvidia;
+            g.unusableReason = g.name + " found, but this build's LibTorch supports NVIDIA GPUs only";
+        } else if (cudaDevices == 0) {
+            g.unusable = GpuInfo::Unusable::NoCuda;
+            g.unusableReason = g.name + " found, but this build's LibTorch has no CUDA";
+        } else if (nvidiaIndex >= cudaDevices) {
+            g.unusable = GpuInfo::Unusable::NotVisible;
+            g.unusableReason = g.name + " found, but CUDA does not see it (CUDA_VISIBLE_DEVICES?)";
+        } else {
+            g.usable = true;
+            g.unusable = GpuInfo::Unusable::No;
+            g.unusableReason.clear();
+        }
+        nvidiaIndex += g.vendor == "nvidia";
+    }
+}
+
 } // namespace swarmtrain

@@ -26,8 +26,9 @@ struct GpuInfo {
     int computeCapabilityMajor = -1; // NVIDIA only
     int computeCapabilityMinor = -1;
     std::vector<GpuProcess> processes; // other programs using it, where the driver says
-    bool usable = false;       // by this build's LibTorch; filled in by the caller, which knows it
-    std::string unusableReason;
+    bool usable = false;       // by this build's LibTorch: markGpusUsable(), by a caller that knows it
+    enum class Unusable { Unknown, NotNvidia, NoCuda, NotVisible, No } unusable = Unusable::Unknown;
+    std::string unusableReason; // in English, e.g. "NVIDIA RTX 3080 found, but this build's LibTorch has no CUDA"
 };
 
 struct GpuReport {
@@ -59,6 +60,10 @@ GpuReport probeGpusInProcess(const GpuProbeOptions &options);
 // macOS: the GPUs `system_profiler SPDisplaysDataType -json` lists (Apple silicon reports the
 // machine's unified memory as its own). Parsed on every OS, so tests run anywhere.
 std::vector<GpuInfo> parseSystemProfilerDisplays(const std::string &json, std::uint64_t unifiedMemoryBytes);
+
+// Which GPUs a LibTorch that sees `cudaDevices` CUDA devices can train on (NVIDIA ones only, in
+// the order CUDA numbers them), and why not.
+void markGpusUsable(std::vector<GpuInfo> &gpus, int cudaDevices);
 
 std::string gpuReportToJson(const GpuReport &report);
 Result<GpuReport> gpuReportFromJson(const std::string &json);

@@ -182,3 +182,26 @@ TEST(SystemProfilerTest, GarbledOutputMeansNoGpusNotACrash)
                                        std::string(R"({"SPDisplaysDataType":[3, "x"]})")})
         EXPECT_TRUE(parseSystemProfilerDisplays(garbled, 1).empty()) << garbled;
 }
+
+TEST(MarkGpusUsableTest, NvidiaOnlyWhenCudaSeesIt)
+{
+    std::vector<swarmtrain::GpuInfo> gpus(3);
+    gpus[0].vendor = "nvidia";
+    gpus[0].name = "RTX 3080";
+    gpus[1].vendor = "amd";
+    gpus[1].name = "RX 7900";
+    gpus[2].vendor = "nvidia";
+    gpus[2].name = "RTX 4090";
+    swarmtrain::markGpusUsable(gpus, 0);
+    EXPECT_FALSE(gpus[0].usable);
+    EXPECT_EQ(gpus[0].unusable, swarmtrain::GpuInfo::Unusable::NoCuda);
+    EXPECT_EQ(gpus[0].unusableReason, "RTX 3080 found, but this build's LibTorch has no CUDA");
+    EXPECT_EQ(gpus[1].unusable, swarmtrain::GpuInfo::Unusable::NotNvidia);
+
+    swarmtrain::markGpusUsable(gpus, 1); // CUDA_VISIBLE_DEVICES=0
+    EXPECT_TRUE(gpus[0].usable);
+    EXPECT_TRUE(gpus[0].unusableReason.empty());
+    EXPECT_FALSE(gpus[1].usable);
+    EXPECT_FALSE(gpus[2].usable);
+    EXPECT_EQ(gpus[2].unusable, swarmtrain::GpuInfo::Unusable::NotVisible);
+}
