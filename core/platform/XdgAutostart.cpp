@@ -1,4 +1,5 @@
 #include "Autostart.h"
+#include "AutostartFile.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -46,10 +47,6 @@ bool XdgAutostart::isEnabled() const
 
 Result<void> XdgAutostart::enable(const std::filesystem::path &executable, const std::string &arguments)
 {
-    std::error_code ec;
-    std::filesystem::create_directories(file().parent_path(), ec);
-    if (ec)
-        return makeError("cannot create " + file().parent_path().string() + ": " + ec.message());
     std::string exec = quoteForExec(executable.string());
     if (!arguments.empty())
         exec += " " + arguments;
@@ -61,28 +58,9 @@ Result<void> XdgAutostart::enable(const std::filesystem::path &executable, const
                               "Icon=swarmtrain\n"
                               "Terminal=false\n"
                               "X-GNOME-Autostart-enabled=true\n";
-    // Written beside and renamed, so the desktop never reads half a file.
-    const std::filesystem::path temporary = file().string() + ".tmp";
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        out << entry;
-        out.close();
-        if (!out)
-            return makeError("cannot write " + temporary.string());
-    }
-    std::filesystem::rename(temporary, file(), ec);
-    if (ec)
-        return makeError("cannot write " + file().string() + ": " + ec.message());
-    return {};
+    return writeAutostartFile(file(), entry);
 }
 
-Result<void> XdgAutostart::disable()
-{
-    std::error_code ec;
-    std::filesystem::remove(file(), ec);
-    if (ec)
-        return makeError("cannot remove " + file().string() + ": " + ec.message());
-    return {};
-}
+Result<void> XdgAutostart::disable() { return removeAutostartFile(file()); }
 
 } // namespace swarmtrain

@@ -89,6 +89,18 @@ protected:
                                       dir.path() / ("client" + std::to_string(i) + ".err")));
     }
 
+    // A worker in this process (a WorkController, as the desktop client runs it).
+    WorkerOptions inProcessWorker(const std::string &name) const
+    {
+        WorkerOptions options;
+        options.swarmUrl = url;
+        options.stateDir = dir.path() / name;
+        options.device = "cpu";
+        options.listenAddress = QStringLiteral("127.0.0.1");
+        options.threads = 1;
+        return options;
+    }
+
     std::filesystem::path clientDir(int i) const { return dir.path() / ("client" + std::to_string(i)); }
 
     QJsonObject swarmStatus() const
@@ -293,12 +305,7 @@ TEST_F(SwarmProcessTest, ACoordinatorKilledMidRunIsRejoinedAndLosesNoRound)
 TEST_F(SwarmProcessTest, WorkControllerPausesResumesAndStops)
 {
     startCoordinator();
-    WorkerOptions options;
-    options.swarmUrl = url;
-    options.stateDir = dir.path() / "in-process";
-    options.device = "cpu";
-    options.listenAddress = QStringLiteral("127.0.0.1");
-    options.threads = 1;
+    const WorkerOptions options = inProcessWorker("in-process");
     WorkController controller(options);
     QSignalSpy rounds(&controller, &WorkController::roundFinished);
     QSignalSpy finished(&controller, &WorkController::finished);
@@ -340,12 +347,7 @@ TEST_F(SwarmProcessTest, WorkControllerReleasesTheReplicaWhilePausedAndLoadsItOn
     const QtMessageHandler previous = qInstallMessageHandler([](QtMsgType, const QMessageLogContext &, const QString &text) {
         messages.append(text);
     });
-    WorkerOptions options;
-    options.swarmUrl = url;
-    options.stateDir = dir.path() / "released";
-    options.device = "cpu";
-    options.listenAddress = QStringLiteral("127.0.0.1");
-    options.threads = 1;
+    const WorkerOptions options = inProcessWorker("released");
     WorkController controller(options);
     QSignalSpy rounds(&controller, &WorkController::roundFinished);
     WorkStatus last;
