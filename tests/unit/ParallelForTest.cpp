@@ -81,3 +81,28 @@ TEST_F(ParallelForTest, ManyBackToBackCallsAllComplete)
         parallelFor(64, 1, [&](std::int64_t begin, std::int64_t end) { total += end - begin; });
     EXPECT_EQ(total.load(), 2000 * 64);
 }
+
+// The desktop client trains on its worker thread while the embedded coordinator computes a
+// validation loss on another, and a starting worker may resize the pool meanwhile.
+TEST_F(ParallelForTest, CallersOnSeveralThreadsAndAResizeAllComplete)
+{
+    setParallelThreads(3);
+    std::atomic<std::int64_t> total = 0;
+    std::atomic<bool> resizing = true;
+    std::thread resizer([&] {
+        for (int i = 0; resizing; ++i)
+            setParallelThreads(1 + i % 3);
+    });
+    std::vector<std::thread> callers;
+    for (int t = 0; t < 3; ++t) {
+        callers.emplace_back([&] {
+            for (int round = 0; round < 500; ++round)
+                parallelFor(64, 1, [&](std::int64_t begin, std::int64_t end) { total += end - begin; });
+        });
+    }
+    for (std::thread &caller : callers)
+        caller.join();
+    resizing = false;
+    resizer.join();
+    EXPECT_EQ(total.load(), 3 * 500 * 64);
+}

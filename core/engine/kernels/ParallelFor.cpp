@@ -38,6 +38,19 @@ public:
 
     int threads() const { return int(m_workers.size()) + 1; }
 
+    // False, doing nothing, when another thread is running work on the pool (the embedded
+    // coordinator's validation beside the worker's training, say): the caller then does the
+    // work itself.
+    bool tryRun(int chunks, const std::function<void(int)> &chunk)
+    {
+        std::unique_lock busy(m_busy, std::try_to_lock);
+        if (!busy.owns_lock())
+            return false;
+        run(chunks, chunk);
+        return true;
+    }
+
+private:
     void run(int chunks, const std::function<void(int)> &chunk)
     {
         {
@@ -54,7 +67,6 @@ public:
         m_chunk = nullptr;
     }
 
-private:
     void workerLoop(int index)
     {
         std::uint64_t seen = 0;
@@ -80,6 +92,7 @@ private:
     }
 
     std::vector<std::thread> m_workers;
+    std::mutex m_busy; // one run at a time
     std::mutex m_mutex;
     std::condition_variable m_wake;
     std::condition_variable m_done;
@@ -90,15 +103,16 @@ private:
     bool m_stopping = false;
 };
 
+// Shared, so that a pool replaced by setParallelThreads() lives until its last run returns.
 std::mutex poolMutex;
-std::unique_ptr<WorkerPool> pool;
+std::shared_ptr<WorkerPool> pool;
 
-WorkerPool &workerPool()
+std::shared_ptr<WorkerPool> workerPool()
 {
     std::lock_guard lock(poolMutex);
     if (!pool)
-        pool = std::make_unique<WorkerPool>(int(std::max(1u, std::thread::hardware_concurrency())));
-    return *pool;
+        pool = std::make_shared<WorkerPool>(int(std::max(1u, std::thread::hardware_concurrency())));
+    return pool;
 }
 
 } // namespace
@@ -108,10 +122,10 @@ void setParallelThreads(int threads)
     std::lock_guard lock(poolMutex);
     threads = std::max(1, threads);
     if (!pool || pool->threads() != threads)
-        pool = std::make_unique<WorkerPool>(threads);
+        pool = std::make_shared<WorkerPool>(threads);
 }
 
-int parallelThreads() { return workerPool().threads(); }
+int parallelThreads() { return workerPool()->threads(); }
 
 void parallelFor(std::int64_t n, std::int64_t grain, const std::function<void(std::int64_t, std::int64_t)> &body)
 {
@@ -121,14 +135,15 @@ void parallelFor(std::int64_t n, std::int64_t grain, const std::function<void(st
         body(0, n);
         return;
     }
-    WorkerPool &workers = workerPool();
-    const std::int64_t chunks = std::min<std::int64_t>(workers.threads(), std::max<std::int64_t>(1, n / std::max<std::int64_t>(1, grain)));
+    const std::shared_ptr<WorkerPool> workers = workerPool();
+    const std::int64_t chunks = std::min<std::int64_t>(workers->threads(), std::max<std::int64_t>(1, n / std::max<std::int64_t>(1, grain)));
     if (chunks == 1) {
         body(0, n);
         return;
     }
     insideParallelRegion = true;
-    workers.run(int(chunks), [&](int i) { body(n * i / chunks, n * (i + 1) / chunks); });
+    if (!workers->tryRun(int(chunks), [&](int i) { body(n * i / chunks, n * (i + 1) / chunks); }))
+        body(0, n);
     insideParallelRegion = false;
 }
 
