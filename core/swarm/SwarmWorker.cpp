@@ -386,6 +386,9 @@ Result<SwarmWorker::Outcome> SwarmWorker::trainRound()
         Result<InnerReport> report = m_trainer->trainInner(shouldStop, [this] { return m_gate->interrupted(); });
         if (!report)
             return report.error();
+        // A round shorter than the one-second progress cadence still shows its speed.
+        if (report->seconds > 0)
+            m_status.tokensPerSecond = double(report->tokens) / report->seconds;
         m_work.tokens += report->tokens;
         m_work.flops += report->flops;
         m_work.seconds += report->seconds;
@@ -700,6 +703,7 @@ void SwarmWorker::setStatus(WorkState state, const QString &detail)
         return;
     m_status.state = state;
     m_status.detail = detail;
+    m_status.innerSteps = integer(m_join.value(QLatin1StringView("training")).toObject(), "inner_steps");
     if (m_trainer) {
         m_status.round = m_trainer->round();
         m_status.innerStepsDone = m_trainer->innerStepsDone();
