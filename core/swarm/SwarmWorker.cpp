@@ -308,6 +308,8 @@ Result<void> SwarmWorker::prepareReplica()
     if (!trainer)
         return trainer.error();
     m_trainer = std::move(trainer).value();
+    if (!useLocal)
+        removeDownloadedState(stateFile);
     Result<std::vector<std::int32_t>> tokens = m_trainer->tokenizer().encode(m_text);
     if (!tokens)
         return makeError("cannot encode the data shards: " + tokens.error().message);
@@ -337,6 +339,14 @@ Result<std::filesystem::path> SwarmWorker::downloadState()
     return file;
 }
 
+void SwarmWorker::removeDownloadedState(const std::filesystem::path &file)
+{
+    // Loaded into the replica, which is saved on its own: the download only took disk space
+    // (the person's disk limit counts it).
+    std::error_code ec;
+    std::filesystem::remove(file, ec);
+}
+
 Result<void> SwarmWorker::catchUp()
 {
     m_catchUpNeeded = false;
@@ -346,6 +356,7 @@ Result<void> SwarmWorker::catchUp()
     const qint64 before = m_trainer->round();
     if (Result<void> loaded = m_trainer->loadGlobalState(*file); !loaded)
         return loaded.error();
+    removeDownloadedState(*file);
     m_dataPlane->resetErrorFeedback();
     m_resyncAtRound.reset();
     m_work = {};

@@ -58,6 +58,7 @@ private:
     Result<void> catchUp();
     // Downloads the global state the coordinator serves; returns the file.
     Result<std::filesystem::path> downloadState();
+    void removeDownloadedState(const std::filesystem::path &file);
     Result<Outcome> trainRound();
     Result<Outcome> waitForRound();
     Result<void> runRound();

@@ -76,6 +76,12 @@ void ThrottleMonitor::resumeManually()
     decide();
 }
 
+void ThrottleMonitor::setOverDiskLimit(bool over)
+{
+    m_signals.overDiskLimit = over;
+    decide();
+}
+
 void ThrottleMonitor::pollIdle()
 {
     m_signals.idleSeconds = m_sources.idle ? m_sources.idle->idleSeconds() : std::nullopt;
@@ -133,6 +139,8 @@ QString ThrottleMonitor::describe(const ThrottleDecision &decision)
         return tr("Paused: the GPU is too hot");
     case PauseReason::Schedule:
         return tr("Paused: outside the hours you chose");
+    case PauseReason::DiskFull:
+        return tr("Paused: SwarmTrain's files are over your disk limit");
     }
     return {};
 }

@@ -62,6 +62,8 @@ public:
     // The tray's Pause (nullopt: until Resume) and "Pause for 1 hour".
     void pauseManually(std::optional<std::chrono::seconds> duration = std::nullopt);
     void resumeManually();
+    // The client measures its folder after each round; over the limit pauses until it is not.
+    void setOverDiskLimit(bool over);
     bool manuallyPaused() const { return m_manualPause; }
     QDateTime manualPauseUntil() const { return m_manualUntil; } // invalid: until resumed
 

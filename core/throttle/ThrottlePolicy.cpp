@@ -51,6 +51,8 @@ ThrottleDecision ThrottlePolicy::decide(const ThrottleSignals &signals, const Th
         return stop(ThrottleAction::Pause, PauseReason::OnBattery);
     if (outsideSchedule(signals, prefs))
         return stop(ThrottleAction::Pause, PauseReason::Schedule);
+    if (signals.overDiskLimit)
+        return stop(ThrottleAction::Pause, PauseReason::DiskFull);
 
     if (signals.gpuTemperature) {
         const bool wasHot = previous.reason == PauseReason::GpuHot;

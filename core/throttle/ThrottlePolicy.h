@@ -16,6 +16,7 @@ enum class PauseReason {
     GpuBusy,      // other processes use the GPU
     GpuHot,       // at or over the temperature limit
     Schedule,     // outside the hours the person allowed
+    DiskFull,     // the state folder is over the person's disk limit
 };
 
 enum class ThrottleAction {
@@ -33,6 +34,7 @@ struct ThrottleSignals {
     std::optional<double> gpuTemperature;       // degrees Celsius
     int minuteOfDay = 0;                        // local time, 0..1439
     bool manualPause = false;
+    bool overDiskLimit = false;                 // the state folder, after removing what can be fetched again
 };
 
 // The person's settings (Settings page).

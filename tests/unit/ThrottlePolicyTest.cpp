@@ -74,6 +74,12 @@ TEST_F(ThrottlePolicyTest, EachSignalAlonePausesWithItsReason)
     prefs.scheduleStartMinute = 22 * 60;
     prefs.scheduleEndMinute = 6 * 60;
     EXPECT_EQ(decide(s), paused(PauseReason::Schedule));
+    prefs.scheduleStartMinute.reset();
+    prefs.scheduleEndMinute.reset();
+
+    s = idle();
+    s.overDiskLimit = true;
+    EXPECT_EQ(decide(s), paused(PauseReason::DiskFull));
 }
 
 TEST_F(ThrottlePolicyTest, PreferencesTurnSignalsOff)
