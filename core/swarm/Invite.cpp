@@ -8,8 +8,6 @@ namespace swarmtrain {
 
 namespace {
 
-QString tr(const char *text) { return QCoreApplication::translate("swarmtrain::Invite", text); }
-
 bool isCoordinatorUrl(const QUrl &url)
 {
     return url.isValid() && (url.scheme() == QLatin1StringView("http") || url.scheme() == QLatin1StringView("https")) &&
@@ -31,7 +29,7 @@ Result<Invite> parseInvite(const QString &text)
 {
     const QString trimmed = text.trimmed();
     if (trimmed.isEmpty())
-        return makeError(tr("Paste a swarm's address or an invite link.").toStdString());
+        return makeError(QCoreApplication::translate("swarmtrain::Invite", "Paste a swarm's address or an invite link.").toStdString());
     const QUrl url(trimmed, QUrl::StrictMode);
     if (url.scheme() == QLatin1StringView("swarmtrain")) {
         const QUrlQuery query(url);
@@ -39,13 +37,13 @@ Result<Invite> parseInvite(const QString &text)
         invite.swarmUrl = query.queryItemValue(QStringLiteral("swarm"), QUrl::FullyDecoded);
         invite.pin = query.queryItemValue(QStringLiteral("pin"), QUrl::FullyDecoded);
         if (url.host() != QLatin1StringView("join") || !isCoordinatorUrl(QUrl(invite.swarmUrl, QUrl::StrictMode)))
-            return makeError(tr("This invite link is damaged: it names no swarm address.").toStdString());
+            return makeError(QCoreApplication::translate("swarmtrain::Invite", "This invite link is damaged: it names no swarm address.").toStdString());
         if (!invite.pin.isEmpty() && !invite.pin.startsWith(QLatin1StringView("sha256//")))
-            return makeError(tr("This invite link is damaged: its certificate fingerprint is not sha256//…").toStdString());
+            return makeError(QCoreApplication::translate("swarmtrain::Invite", "This invite link is damaged: its certificate fingerprint is not sha256//…").toStdString());
         return invite;
     }
     if (!isCoordinatorUrl(url))
-        return makeError(tr("\"%1\" is neither an invite link nor an http(s) address.").arg(trimmed).toStdString());
+        return makeError(QCoreApplication::translate("swarmtrain::Invite", "\"%1\" is neither an invite link nor an http(s) address.").arg(trimmed).toStdString());
     QString address = url.toString();
     while (address.endsWith(QLatin1Char('/')))
         address.chop(1);

@@ -1,0 +1,170 @@
+// The Swarm page: joining from an address or an invite, and hosting a swarm on this PC.
+#include "GuiTest.h"
+#include "SwarmPage.h"
+
+#include "CoordinatorConfig.h"
+#include "Invite.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTcpServer>
+#include <QTest>
+
+using namespace swarmtrain;
+
+namespace {
+
+class SwarmPageTest : public test::GuiTest {
+protected:
+    template <typename T>
+    static T *child(const QWidget &page, const char *name)
+    {
+        T *widget = page.findChild<T *>(QString::fromLatin1(name));
+        EXPECT_NE(widget, nullptr) << name;
+        return widget;
+    }
+
+    // A port no one listens on now.
+    static int freePort()
+    {
+        QTcpServer server;
+        server.listen(QHostAddress::Any, 0);
+        return server.serverPort();
+    }
+};
+
+} // namespace
+
+TEST_F(SwarmPageTest, ABadAddressShowsTheErrorInWords)
+{
+    SwarmPage page(session());
+    page.show();
+    child<QLineEdit>(page, "joinEdit")->setText(QStringLiteral("ftp://swarm.example.org"));
+    child<QPushButton>(page, "joinButton")->click();
+
+    auto *message = child<QLabel>(page, "joinMessage");
+    EXPECT_TRUE(message->isVisible());
+    EXPECT_EQ(message->text().toStdString(), parseInvite(QStringLiteral("ftp://swarm.example.org")).error().message);
+    EXPECT_TRUE(message->text().contains(QStringLiteral("ftp://swarm.example.org")));
+    EXPECT_FALSE(session().joined());
+    EXPECT_FALSE(child<QPushButton>(page, "leaveButton")->isEnabled());
+    EXPECT_EQ(child<QLabel>(page, "roleValue")->text(), QStringLiteral("—"));
+}
+
+TEST_F(SwarmPageTest, AnInviteFillsThePinAndJoinsWithIt)
+{
+    SwarmPage page(session());
+    page.show();
+    const QString pin = QStringLiteral("sha256//47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");
+    const QString url = QStringLiteral("https://127.0.0.1:%1").arg(freePort()); // refused at once
+    auto *edit = child<QLineEdit>(page, "joinEdit");
+    auto *pinEdit = child<QLineEdit>(page, "pinEdit");
+    edit->setText(formatInvite({url, pin}));
+    EXPECT_EQ(pinEdit->text(), pin);
+    edit->setText(url); // a plain address pins nothing
+    EXPECT_EQ(pinEdit->text(), QString());
+    edit->setText(formatInvite({url, pin}));
+
+    child<QPushButton>(page, "joinButton")->click();
+    ASSERT_TRUE(session().joined());
+    EXPECT_EQ(session().swarm().swarmUrl, url);
+    EXPECT_EQ(session().swarm().pin, pin);
+    EXPECT_EQ(child<QLabel>(page, "swarmUrlValue")->text(), url);
+    EXPECT_TRUE(child<QLabel>(page, "pinValue")->text().contains(pin));
+    EXPECT_EQ(child<QLabel>(page, "roleValue")->text(), QStringLiteral("Full model replica"));
+    // The coordinator is not there: the page says so once the status poll fails.
+    EXPECT_TRUE(QTest::qWaitFor([&] { return !child<QLabel>(page, "reachMessage")->text().isEmpty(); }, 15'000));
+
+    auto *leave = child<QPushButton>(page, "leaveButton");
+    EXPECT_TRUE(leave->isEnabled());
+    leave->click();
+    EXPECT_FALSE(session().joined());
+    EXPECT_EQ(child<QLabel>(page, "roleValue")->text(), QStringLiteral("—"));
+}
+
+TEST_F(SwarmPageTest, TheFormBuildsTheHostedSwarmsConfig)
+{
+    SwarmPage page(session());
+    EXPECT_EQ(child<QSpinBox>(page, "portSpin")->value(), 8470);
+    child<QLineEdit>(page, "dataEdit")->setText(QStringLiteral("/data/book.txt"));
+    child<QSpinBox>(page, "portSpin")->setValue(9000);
+    auto *sizes = child<QComboBox>(page, "modelSizeCombo");
+    ASSERT_EQ(sizes->count(), 3);
+
+    const int expected[][3] = {{2, 64, 64}, {4, 128, 128}, {6, 256, 128}};
+    for (int i = 0; i < 3; ++i) {
+        sizes->setCurrentIndex(i);
+        const CoordinatorConfig config = page.hostedConfig();
+        EXPECT_EQ(config.model.nLayer, expected[i][0]);
+        EXPECT_EQ(config.model.nEmbd, expected[i][1]);
+        EXPECT_EQ(config.model.blockSize, expected[i][2]);
+        EXPECT_EQ(config.model.nHead, 4);
+    }
+    const CoordinatorConfig config = page.hostedConfig();
+    EXPECT_EQ(config.stateDir, stateDir() / "hosted");
+    EXPECT_EQ(config.data, std::filesystem::path("/data/book.txt"));
+    EXPECT_EQ(config.listenHost, "0.0.0.0");
+    EXPECT_EQ(config.listenPort, 9000);
+    EXPECT_TRUE(config.tlsSelfSigned);
+    EXPECT_EQ(config.training.innerSteps, 50);
+    EXPECT_EQ(config.training.batchSize, 8);
+    EXPECT_DOUBLE_EQ(config.training.lr, 1e-3);
+    EXPECT_EQ(config.training.warmupIters, 20);
+    EXPECT_DOUBLE_EQ(config.heartbeatIntervalSeconds, 2.0);
+    EXPECT_DOUBLE_EQ(config.gatherTimeoutSeconds, 10.0);
+    EXPECT_DOUBLE_EQ(config.roundDeadlineSeconds, 120.0);
+    EXPECT_EQ(config.shardBytes, 64u * 1024u);
+    EXPECT_EQ(config.evalIters, 4);
+}
+
+TEST_F(SwarmPageTest, HostingWithoutAFileSaysWhatIsMissing)
+{
+    SwarmPage page(session());
+    page.show();
+    child<QPushButton>(page, "startHostingButton")->click();
+    auto *message = child<QLabel>(page, "hostMessage");
+    EXPECT_TRUE(message->isVisible());
+    EXPECT_FALSE(message->text().isEmpty());
+    child<QLineEdit>(page, "dataEdit")->setText(QString::fromStdString((dir().path() / "missing.txt").string()));
+    child<QPushButton>(page, "startHostingButton")->click();
+    EXPECT_TRUE(message->text().contains(QStringLiteral("missing.txt"))) << message->text().toStdString();
+    EXPECT_FALSE(session().hosting());
+}
+
+TEST_F(SwarmPageTest, HostingShowsAnInviteLink)
+{
+    const std::filesystem::path data = dir().write("corpus.txt", test::generatedText(60'000));
+    SwarmPage page(session());
+    page.show();
+    child<QLineEdit>(page, "dataEdit")->setText(QString::fromStdString(data.string()));
+    child<QSpinBox>(page, "portSpin")->setValue(freePort());
+    child<QComboBox>(page, "modelSizeCombo")->setCurrentIndex(0); // tiny
+
+    QSignalSpy hosting(&session(), &ClientSession::hostingChanged);
+    child<QPushButton>(page, "startHostingButton")->click();
+    EXPECT_FALSE(child<QPushButton>(page, "startHostingButton")->isEnabled()) << "starting";
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !hosting.isEmpty(); }, 60'000));
+    ASSERT_TRUE(hosting.last().at(0).toBool()) << hosting.last().at(2).toString().toStdString();
+
+    auto *invite = child<QLineEdit>(page, "inviteEdit");
+    EXPECT_TRUE(invite->text().startsWith(QStringLiteral("swarmtrain://join?"))) << invite->text().toStdString();
+    EXPECT_TRUE(invite->isReadOnly());
+    const Result<Invite> parsed = parseInvite(invite->text());
+    ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+    EXPECT_TRUE(parsed->swarmUrl.startsWith(QStringLiteral("https://")));
+    EXPECT_TRUE(parsed->pin.startsWith(QStringLiteral("sha256//"))) << "self-signed, so pinned";
+
+    child<QPushButton>(page, "copyInviteButton")->click();
+    EXPECT_EQ(QApplication::clipboard()->text(), invite->text());
+
+    child<QPushButton>(page, "stopHostingButton")->click();
+    EXPECT_FALSE(session().hosting());
+    EXPECT_TRUE(invite->text().isEmpty());
+    EXPECT_TRUE(child<QPushButton>(page, "startHostingButton")->isEnabled());
+}

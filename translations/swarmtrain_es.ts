@@ -1,0 +1,931 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="es">
+<context>
+    <name>swarmtrain::ClientSession</name>
+    <message>
+        <source>%1 GB/s</source>
+        <translation>%1 GB/s</translation>
+    </message>
+    <message>
+        <source>%1 TFLOP/s</source>
+        <translation>%1 TFLOP/s</translation>
+    </message>
+    <message>
+        <source>%1 GFLOP/s</source>
+        <translation>%1 GFLOP/s</translation>
+    </message>
+    <message>
+        <source>Full model</source>
+        <translation>Modelo completo</translation>
+    </message>
+    <message>
+        <source>Not in a swarm</source>
+        <translation>Sin enjambre</translation>
+    </message>
+    <message>
+        <source>Join a swarm on the Swarm page, or host one on this PC.</source>
+        <translation>Únete a un enjambre en la página Enjambre o aloja uno en este PC.</translation>
+    </message>
+    <message>
+        <source>Stopped: %1</source>
+        <translation>Detenido: %1</translation>
+    </message>
+    <message>
+        <source>Paused by you until %1</source>
+        <translation>Pausado por ti hasta las %1</translation>
+    </message>
+    <message>
+        <source>Waiting for the next round</source>
+        <translation>Esperando la siguiente ronda</translation>
+    </message>
+    <message>
+        <source>Getting ready</source>
+        <translation>Preparando</translation>
+    </message>
+    <message>
+        <source>Resuming</source>
+        <translation>Reanudando</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>Detenido</translation>
+    </message>
+    <message>
+        <source>Stopped by an error</source>
+        <translation>Detenido por un error</translation>
+    </message>
+    <message>
+        <source>Matrix products</source>
+        <translation>Productos de matrices</translation>
+    </message>
+    <message>
+        <source>Copy bandwidth</source>
+        <translation>Ancho de banda de copia</translation>
+    </message>
+    <message>
+        <source>Training, resident</source>
+        <translation>Entrenamiento, residente en la GPU</translation>
+    </message>
+    <message>
+        <source>Training, swapped</source>
+        <translation>Entrenamiento, con intercambio</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>Listo</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>Dispositivo</translation>
+    </message>
+    <message>
+        <source>Matrix product, %1</source>
+        <translation>Producto de matrices, %1</translation>
+    </message>
+    <message>
+        <source>Host to device</source>
+        <translation>Host a dispositivo</translation>
+    </message>
+    <message>
+        <source>Device to host</source>
+        <translation>Dispositivo a host</translation>
+    </message>
+    <message>
+        <source>GPT %1 layers × %2</source>
+        <translation>GPT %1 capas × %2</translation>
+    </message>
+    <message>
+        <source>Training %1, resident</source>
+        <translation>Entrenamiento %1, residente en la GPU</translation>
+    </message>
+    <message>
+        <source>%L1 tokens/s</source>
+        <translation>%L1 tokens/s</translation>
+    </message>
+    <message>
+        <source>Training %1, swapped</source>
+        <translation>Entrenamiento %1, con intercambio</translation>
+    </message>
+    <message>
+        <source>Swapped against resident</source>
+        <translation>Con intercambio frente a residente</translation>
+    </message>
+    <message>
+        <source>%1%</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <source>%1 found, but this build of SwarmTrain trains on NVIDIA GPUs only</source>
+        <translation>Se encontró %1, pero esta versión de SwarmTrain solo entrena en GPU de NVIDIA</translation>
+    </message>
+    <message>
+        <source>%1 found, but this build of SwarmTrain has no CUDA support</source>
+        <translation>Se encontró %1, pero esta versión de SwarmTrain no es compatible con CUDA</translation>
+    </message>
+    <message>
+        <source>%1 found, but CUDA does not see it (is CUDA_VISIBLE_DEVICES set?)</source>
+        <translation>Se encontró %1, pero CUDA no la detecta (¿está definida CUDA_VISIBLE_DEVICES?)</translation>
+    </message>
+    <message>
+        <source>%1 million</source>
+        <translation>%1 millones</translation>
+    </message>
+    <message numerus="yes">
+        <source>GPT, %n layer(s) × %1, %2 parameters</source>
+        <translation>
+            <numerusform>GPT, %n capa × %1, %2 de parámetros</numerusform>
+            <numerusform>GPT, %n capas × %1, %2 de parámetros</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::DashboardPage</name>
+    <message>
+        <source>%1 GPU-hours</source>
+        <translation>%1 horas de GPU</translation>
+    </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation>%1 tokens/s</translation>
+    </message>
+    <message>
+        <source>Current work</source>
+        <translation>Trabajo actual</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>Modo</translation>
+    </message>
+    <message>
+        <source>Round</source>
+        <translation>Ronda</translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation>Velocidad</translation>
+    </message>
+    <message>
+        <source>Contributed by this PC</source>
+        <translation>Aportado por este PC</translation>
+    </message>
+    <message>
+        <source>Tokens trained</source>
+        <translation>Tokens entrenados</translation>
+    </message>
+    <message>
+        <source>Compute time</source>
+        <translation>Tiempo de cómputo</translation>
+    </message>
+    <message>
+        <source>Rounds accepted</source>
+        <translation>Rondas aceptadas</translation>
+    </message>
+    <message>
+        <source>Credit</source>
+        <translation>Crédito</translation>
+    </message>
+    <message>
+        <source>Data sent</source>
+        <translation>Datos enviados</translation>
+    </message>
+    <message>
+        <source>Data received</source>
+        <translation>Datos recibidos</translation>
+    </message>
+    <message>
+        <source>Tokens per second, last 5 minutes</source>
+        <translation>Tokens por segundo, últimos 5 minutos</translation>
+    </message>
+    <message>
+        <source>minutes ago</source>
+        <translation>hace minutos</translation>
+    </message>
+    <message>
+        <source>Swarm validation loss</source>
+        <translation>Pérdida de validación del enjambre</translation>
+    </message>
+    <message>
+        <source>round</source>
+        <translation>ronda</translation>
+    </message>
+    <message>
+        <source>GPU-hours</source>
+        <translation>Horas de GPU</translation>
+    </message>
+    <message>
+        <source>Starting</source>
+        <translation>Iniciando</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>Reanudar</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>Pausar</translation>
+    </message>
+    <message>
+        <source>Step %1 of %2</source>
+        <translation>Paso %1 de %2</translation>
+    </message>
+    <message>
+        <source>No round in progress</source>
+        <translation>Ninguna ronda en curso</translation>
+    </message>
+    <message>
+        <source>%1 (%2 rejected)</source>
+        <translation>%1 (%2 rechazadas)</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>pérdida</translation>
+    </message>
+    <message>
+        <source>%1 billion</source>
+        <translation>%1 mil millones</translation>
+    </message>
+    <message>
+        <source>%1 million</source>
+        <translation>%1 millones</translation>
+    </message>
+    <message>
+        <source>Inner steps</source>
+        <translation>Pasos internos</translation>
+    </message>
+    <message>
+        <source>GPU-hours per day, %1 – %2</source>
+        <translation>Horas de GPU por día, %1 – %2</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::DevicePage</name>
+    <message>
+        <source>%1 GiB</source>
+        <translation>%1 GiB</translation>
+    </message>
+    <message>
+        <source>Graphics processors</source>
+        <translation>Procesadores gráficos</translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation>&amp;Actualizar</translation>
+    </message>
+    <message>
+        <source>Benchmark</source>
+        <translation>Prueba de rendimiento</translation>
+    </message>
+    <message>
+        <source>Measures how fast this PC multiplies matrices, copies data to and from the GPU and trains a small model. The swarm uses the figures to give this PC a fitting share of the work. It takes about a minute.</source>
+        <translation>Mide la rapidez con la que este PC multiplica matrices, copia datos hacia y desde la GPU y entrena un modelo pequeño. El enjambre usa estas cifras para asignar a este PC una parte adecuada del trabajo. Tarda alrededor de un minuto.</translation>
+    </message>
+    <message>
+        <source>Run &amp;benchmark</source>
+        <translation>Ejecutar &amp;prueba</translation>
+    </message>
+    <message>
+        <source>Measurement</source>
+        <translation>Medida</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>Resultado</translation>
+    </message>
+    <message>
+        <source>Looking for GPUs…</source>
+        <translation>Buscando GPU…</translation>
+    </message>
+    <message>
+        <source>No GPU found — SwarmTrain trains on the CPU</source>
+        <translation>No se encontró ninguna GPU: SwarmTrain entrena en la CPU</translation>
+    </message>
+    <message>
+        <source>Training on the processor is slower, but every contribution counts. If this PC has a graphics card, installing its current driver lets SwarmTrain find it.</source>
+        <translation>Entrenar en el procesador es más lento, pero cada aportación cuenta. Si este PC tiene una tarjeta gráfica, instala su controlador más reciente para que SwarmTrain la encuentre.</translation>
+    </message>
+    <message>
+        <source>SwarmTrain trains on the GPUs marked ready.</source>
+        <translation>SwarmTrain entrena en las GPU marcadas como listas.</translation>
+    </message>
+    <message>
+        <source>SwarmTrain found these GPUs.</source>
+        <translation>SwarmTrain encontró estas GPU.</translation>
+    </message>
+    <message>
+        <source>Ready for training</source>
+        <translation>Lista para entrenar</translation>
+    </message>
+    <message>
+        <source>Not used for training</source>
+        <translation>No se usa para entrenar</translation>
+    </message>
+    <message>
+        <source>Unknown</source>
+        <translation>Desconocido</translation>
+    </message>
+    <message>
+        <source>Vendor</source>
+        <translation>Fabricante</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>Memoria</translation>
+    </message>
+    <message>
+        <source>%1 free of %2</source>
+        <translation>%1 libres de %2</translation>
+    </message>
+    <message>
+        <source>Driver</source>
+        <translation>Controlador</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>Temperatura</translation>
+    </message>
+    <message>
+        <source>%1 °C</source>
+        <translation>%1 °C</translation>
+    </message>
+    <message>
+        <source>Compute capability</source>
+        <translation>Capacidad de cómputo</translation>
+    </message>
+    <message>
+        <source>Utilization</source>
+        <translation>Uso</translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <source>Other programs</source>
+        <translation>Otros programas</translation>
+    </message>
+    <message>
+        <source>%1 in use</source>
+        <translation>%1 en uso</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>Iniciando…</translation>
+    </message>
+    <message>
+        <source>The benchmark failed: %1</source>
+        <translation>La prueba de rendimiento falló: %1</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::EmbeddedCoordinator</name>
+    <message>
+        <source>Cannot listen on &quot;%1&quot;: not an IP address.</source>
+        <translation>No se puede escuchar en «%1»: no es una dirección IP.</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::Invite</name>
+    <message>
+        <source>Paste a swarm&apos;s address or an invite link.</source>
+        <translation>Pega la dirección de un enjambre o un enlace de invitación.</translation>
+    </message>
+    <message>
+        <source>This invite link is damaged: it names no swarm address.</source>
+        <translation>Este enlace de invitación está dañado: no indica ninguna dirección de enjambre.</translation>
+    </message>
+    <message>
+        <source>This invite link is damaged: its certificate fingerprint is not sha256//…</source>
+        <translation>Este enlace de invitación está dañado: su huella del certificado no es sha256//…</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is neither an invite link nor an http(s) address.</source>
+        <translation>«%1» no es un enlace de invitación ni una dirección http(s).</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::LogPage</name>
+    <message>
+        <source>Debug</source>
+        <translation>Depuración</translation>
+    </message>
+    <message>
+        <source>Info</source>
+        <translation>Info</translation>
+    </message>
+    <message>
+        <source>Warning</source>
+        <translation>Advertencia</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>Error</translation>
+    </message>
+    <message>
+        <source>Fatal</source>
+        <translation>Grave</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>Hora</translation>
+    </message>
+    <message>
+        <source>Level</source>
+        <translation>Nivel</translation>
+    </message>
+    <message>
+        <source>Category</source>
+        <translation>Categoría</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>Mensaje</translation>
+    </message>
+    <message>
+        <source>&amp;Category:</source>
+        <translation>&amp;Categoría:</translation>
+    </message>
+    <message>
+        <source>All categories</source>
+        <translation>Todas las categorías</translation>
+    </message>
+    <message>
+        <source>&amp;Level:</source>
+        <translation>&amp;Nivel:</translation>
+    </message>
+    <message>
+        <source>All messages</source>
+        <translation>Todos los mensajes</translation>
+    </message>
+    <message>
+        <source>Info and above</source>
+        <translation>Info y superiores</translation>
+    </message>
+    <message>
+        <source>Warnings and errors</source>
+        <translation>Advertencias y errores</translation>
+    </message>
+    <message>
+        <source>Search messages…</source>
+        <translation>Buscar mensajes…</translation>
+    </message>
+    <message>
+        <source>&amp;Copy</source>
+        <translation>Co&amp;piar</translation>
+    </message>
+    <message>
+        <source>Messages: %1</source>
+        <translation>Mensajes: %1</translation>
+    </message>
+    <message>
+        <source>Showing %1 of %2</source>
+        <translation>Mostrando %1 de %2</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::MainWindow</name>
+    <message>
+        <source>SwarmTrain keeps running</source>
+        <translation>SwarmTrain sigue en ejecución</translation>
+    </message>
+    <message>
+        <source>SwarmTrain goes on contributing in the background and steps aside whenever you use the computer. Open it again, pause it or quit from its icon in the system tray.</source>
+        <translation>SwarmTrain sigue contribuyendo en segundo plano y se aparta en cuanto usas el ordenador. Desde su icono en la bandeja del sistema puedes volver a abrirlo, pausarlo o salir.</translation>
+    </message>
+    <message>
+        <source>Dashboard</source>
+        <translation>Panel</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>Dispositivo</translation>
+    </message>
+    <message>
+        <source>Swarm</source>
+        <translation>Enjambre</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>Ajustes</translation>
+    </message>
+    <message>
+        <source>Log</source>
+        <translation>Registro</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::SettingsPage</name>
+    <message>
+        <source>When to compute</source>
+        <translation>Cuándo calcular</translation>
+    </message>
+    <message>
+        <source>Start after &amp;idle for:</source>
+        <translation>Empezar tras &amp;inactividad de:</translation>
+    </message>
+    <message>
+        <source> min</source>
+        <translation> min</translation>
+    </message>
+    <message>
+        <source>Always (0 min)</source>
+        <translation>Siempre (0 min)</translation>
+    </message>
+    <message>
+        <source>SwarmTrain computes only when nobody has used the keyboard or mouse for this long, and pauses the moment you come back. 0 = always, also while you work.</source>
+        <translation>SwarmTrain solo calcula cuando nadie ha usado el teclado ni el ratón durante este tiempo, y se pausa en cuanto vuelves. 0 = siempre, también mientras trabajas.</translation>
+    </message>
+    <message>
+        <source>Pause while the computer runs on &amp;battery</source>
+        <translation>Pausar mientras el equipo funcione con &amp;batería</translation>
+    </message>
+    <message>
+        <source>Compute only &amp;between</source>
+        <translation>Calcular solo &amp;entre</translation>
+    </message>
+    <message>
+        <source>and</source>
+        <translation>y</translation>
+    </message>
+    <message>
+        <source>Games and other programs</source>
+        <translation>Juegos y otros programas</translation>
+    </message>
+    <message>
+        <source>While one of these programs runs, SwarmTrain stops and gives the GPU&apos;s memory back, so the program gets the whole GPU.</source>
+        <translation>Mientras se ejecute uno de estos programas, SwarmTrain se detiene y libera la memoria de la GPU, para que el programa tenga toda la GPU.</translation>
+    </message>
+    <message>
+        <source>Program name, e.g. game.exe</source>
+        <translation>Nombre del programa, p. ej. game.exe</translation>
+    </message>
+    <message>
+        <source>&amp;Add</source>
+        <translation>&amp;Añadir</translation>
+    </message>
+    <message>
+        <source>&amp;Remove</source>
+        <translation>&amp;Quitar</translation>
+    </message>
+    <message>
+        <source>GPU limits</source>
+        <translation>Límites de la GPU</translation>
+    </message>
+    <message>
+        <source>Maximum GPU &amp;utilization:</source>
+        <translation>&amp;Uso máximo de la GPU:</translation>
+    </message>
+    <message>
+        <source>Maximum GPU &amp;memory:</source>
+        <translation>&amp;Memoria máxima de la GPU:</translation>
+    </message>
+    <message>
+        <source> MiB</source>
+        <translation> MiB</translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation>Automática</translation>
+    </message>
+    <message>
+        <source>Pause at GPU &amp;temperature:</source>
+        <translation>Pausar a una &amp;temperatura de la GPU de:</translation>
+    </message>
+    <message>
+        <source>Lower utilization keeps the GPU cooler and quieter; training then takes longer. Training resumes when the GPU has cooled 5 °C below the limit.</source>
+        <translation>Un uso menor mantiene la GPU más fría y silenciosa; el entrenamiento tarda entonces más. El entrenamiento se reanuda cuando la GPU se ha enfriado 5 °C por debajo del límite.</translation>
+    </message>
+    <message>
+        <source>Application</source>
+        <translation>Aplicación</translation>
+    </message>
+    <message>
+        <source>&amp;Start SwarmTrain when I log in</source>
+        <translation>Iniciar &amp;SwarmTrain al iniciar sesión</translation>
+    </message>
+    <message>
+        <source>&amp;Language:</source>
+        <translation>Idi&amp;oma:</translation>
+    </message>
+    <message>
+        <source>System default</source>
+        <translation>Predeterminado del sistema</translation>
+    </message>
+    <message>
+        <source>&amp;Disk space limit:</source>
+        <translation>&amp;Límite de espacio en disco:</translation>
+    </message>
+    <message>
+        <source>For downloaded training data, checkpoints and this PC&apos;s copy of the model.</source>
+        <translation>Para los datos de entrenamiento descargados, los puntos de control y la copia del modelo de este PC.</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::SwarmPage</name>
+    <message>
+        <source>The invite link is on the clipboard.</source>
+        <translation>El enlace de invitación está en el portapapeles.</translation>
+    </message>
+    <message>
+        <source>Current swarm</source>
+        <translation>Enjambre actual</translation>
+    </message>
+    <message>
+        <source>Swarm</source>
+        <translation>Enjambre</translation>
+    </message>
+    <message>
+        <source>Peers online</source>
+        <translation>Pares en línea</translation>
+    </message>
+    <message>
+        <source>Round</source>
+        <translation>Ronda</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modelo</translation>
+    </message>
+    <message>
+        <source>This PC&apos;s role</source>
+        <translation>Función de este PC</translation>
+    </message>
+    <message>
+        <source>Certificate</source>
+        <translation>Certificado</translation>
+    </message>
+    <message>
+        <source>Leave the swarm</source>
+        <translation>Salir del enjambre</translation>
+    </message>
+    <message>
+        <source>Join a swarm</source>
+        <translation>Unirse a un enjambre</translation>
+    </message>
+    <message>
+        <source>Paste the swarm&apos;s address (https://…) or an invite link a friend sent you (swarmtrain://join?…). An invite also pins the swarm&apos;s certificate, so no one in between can pretend to be it.</source>
+        <translation>Pega la dirección del enjambre (https://…) o un enlace de invitación que te haya enviado un amigo (swarmtrain://join?…). Una invitación también fija el certificado del enjambre, para que nadie en medio pueda hacerse pasar por él.</translation>
+    </message>
+    <message>
+        <source>Join</source>
+        <translation>Unirse</translation>
+    </message>
+    <message>
+        <source>Certificate pin</source>
+        <translation>Certificado fijado</translation>
+    </message>
+    <message>
+        <source>Host a swarm on this PC</source>
+        <translation>Alojar un enjambre en este PC</translation>
+    </message>
+    <message>
+        <source>Runs a coordinator on this PC, so friends on your network can train a model together. Choose a text file as the training data; this PC joins the swarm too.</source>
+        <translation>Ejecuta un coordinador en este PC para que tus amigos de la red puedan entrenar un modelo juntos. Elige un archivo de texto como datos de entrenamiento; este PC también se une al enjambre.</translation>
+    </message>
+    <message>
+        <source>Training text</source>
+        <translation>Texto de entrenamiento</translation>
+    </message>
+    <message>
+        <source>A plain text file (.txt)</source>
+        <translation>Un archivo de texto sin formato (.txt)</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>Examinar…</translation>
+    </message>
+    <message>
+        <source>Port</source>
+        <translation>Puerto</translation>
+    </message>
+    <message>
+        <source>Model size</source>
+        <translation>Tamaño del modelo</translation>
+    </message>
+    <message>
+        <source>Tiny</source>
+        <translation>Diminuto</translation>
+    </message>
+    <message>
+        <source>Small</source>
+        <translation>Pequeño</translation>
+    </message>
+    <message>
+        <source>Medium</source>
+        <translation>Mediano</translation>
+    </message>
+    <message>
+        <source>%1: %2 layers × %3</source>
+        <translation>%1: %2 capas × %3</translation>
+    </message>
+    <message>
+        <source>Start hosting</source>
+        <translation>Empezar a alojar</translation>
+    </message>
+    <message>
+        <source>Stop hosting</source>
+        <translation>Dejar de alojar</translation>
+    </message>
+    <message>
+        <source>Invite link for friends</source>
+        <translation>Enlace de invitación para amigos</translation>
+    </message>
+    <message>
+        <source>Appears when the swarm is running</source>
+        <translation>Aparece cuando el enjambre está en marcha</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>Copiar</translation>
+    </message>
+    <message>
+        <source>Not in a swarm</source>
+        <translation>Sin enjambre</translation>
+    </message>
+    <message>
+        <source>Full model replica</source>
+        <translation>Réplica completa del modelo</translation>
+    </message>
+    <message>
+        <source>Not pinned</source>
+        <translation>Sin fijar</translation>
+    </message>
+    <message>
+        <source>Pinned: %1</source>
+        <translation>Fijado: %1</translation>
+    </message>
+    <message>
+        <source>Cannot reach the swarm&apos;s coordinator: %1</source>
+        <translation>No se puede contactar con el coordinador del enjambre: %1</translation>
+    </message>
+    <message>
+        <source>Joining the swarm at %1…</source>
+        <translation>Uniéndose al enjambre en %1…</translation>
+    </message>
+    <message>
+        <source>Choose a text file to train on.</source>
+        <translation>Elige un archivo de texto para entrenar.</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is not a file.</source>
+        <translation>«%1» no es un archivo.</translation>
+    </message>
+    <message>
+        <source>The swarm could not start: %1</source>
+        <translation>No se pudo iniciar el enjambre: %1</translation>
+    </message>
+    <message>
+        <source>Your swarm is running, and this PC trains in it. Send friends the invite link.</source>
+        <translation>Tu enjambre está en marcha y este PC entrena en él. Envía el enlace de invitación a tus amigos.</translation>
+    </message>
+    <message>
+        <source>Starting the swarm…</source>
+        <translation>Iniciando el enjambre…</translation>
+    </message>
+    <message>
+        <source>Choose a text file to train on</source>
+        <translation>Elige un archivo de texto para entrenar</translation>
+    </message>
+    <message>
+        <source>Text files (*.txt);;All files (*)</source>
+        <translation>Archivos de texto (*.txt);;Todos los archivos (*)</translation>
+    </message>
+    <message>
+        <source>https://… or swarmtrain://join?…</source>
+        <translation>https://… o swarmtrain://join?…</translation>
+    </message>
+    <message>
+        <source>None (a plain address)</source>
+        <translation>Ninguno (dirección simple)</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::SwarmWorker</name>
+    <message>
+        <source>Leaving the swarm</source>
+        <translation>Saliendo del enjambre</translation>
+    </message>
+    <message>
+        <source>Left the swarm</source>
+        <translation>Has salido del enjambre</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>Detenido</translation>
+    </message>
+    <message>
+        <source>Starting</source>
+        <translation>Iniciando</translation>
+    </message>
+    <message>
+        <source>Cannot reach the swarm&apos;s coordinator; trying again in %1 s</source>
+        <translation>No se puede contactar con el coordinador del enjambre; se reintentará en %1 s</translation>
+    </message>
+    <message>
+        <source>Joining the swarm at %1</source>
+        <translation>Uniéndose al enjambre en %1</translation>
+    </message>
+    <message>
+        <source>Joined the swarm at %1</source>
+        <translation>Te has unido al enjambre en %1</translation>
+    </message>
+    <message>
+        <source>Downloading data shard %1 of %2</source>
+        <translation>Descargando el fragmento de datos %1 de %2</translation>
+    </message>
+    <message>
+        <source>Downloading the swarm&apos;s model</source>
+        <translation>Descargando el modelo del enjambre</translation>
+    </message>
+    <message>
+        <source>Downloaded the swarm&apos;s state of round %1</source>
+        <translation>Descargado el estado del enjambre de la ronda %1</translation>
+    </message>
+    <message>
+        <source>Training round %1</source>
+        <translation>Entrenando la ronda %1</translation>
+    </message>
+    <message>
+        <source>Resumed</source>
+        <translation>Reanudado</translation>
+    </message>
+    <message>
+        <source>Waiting for round %1 to start</source>
+        <translation>Esperando a que empiece la ronda %1</translation>
+    </message>
+    <message>
+        <source>Averaging round %1 with the swarm</source>
+        <translation>Promediando la ronda %1 con el enjambre</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::ThrottleMonitor</name>
+    <message>
+        <source>Contributing at %1% of the GPU&apos;s time</source>
+        <translation>Aportando el %1 % del tiempo de la GPU</translation>
+    </message>
+    <message>
+        <source>Contributing</source>
+        <translation>Contribuyendo</translation>
+    </message>
+    <message>
+        <source>Paused by you</source>
+        <translation>Pausado por ti</translation>
+    </message>
+    <message>
+        <source>Paused: you are using the computer</source>
+        <translation>En pausa: estás usando el ordenador</translation>
+    </message>
+    <message>
+        <source>Paused: on battery</source>
+        <translation>En pausa: funcionando con batería</translation>
+    </message>
+    <message>
+        <source>Paused: a game is running</source>
+        <translation>En pausa: hay un juego en ejecución</translation>
+    </message>
+    <message>
+        <source>Paused: another program is using the GPU</source>
+        <translation>En pausa: otro programa está usando la GPU</translation>
+    </message>
+    <message>
+        <source>Paused: the GPU is too hot</source>
+        <translation>En pausa: la GPU está demasiado caliente</translation>
+    </message>
+    <message>
+        <source>Paused: outside the hours you chose</source>
+        <translation>En pausa: fuera del horario que elegiste</translation>
+    </message>
+    <message>
+        <source>Paused: SwarmTrain&apos;s files are over your disk limit</source>
+        <translation>En pausa: los archivos de SwarmTrain superan tu límite de disco</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::TrayIcon</name>
+    <message>
+        <source>Open dashboard</source>
+        <translation>Abrir el panel</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>Pausar</translation>
+    </message>
+    <message>
+        <source>Pause for 1 hour</source>
+        <translation>Pausar 1 hora</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>Reanudar</translation>
+    </message>
+    <message>
+        <source>Quit SwarmTrain</source>
+        <translation>Salir de SwarmTrain</translation>
+    </message>
+    <message>
+        <source>SwarmTrain — %1</source>
+        <translation>SwarmTrain — %1</translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,535 @@
+#include "ClientSession.h"
+
+#include "Autostart.h"
+#include "CoordinatorClient.h"
+#include "DeviceBench.h"
+#include "EmbeddedCoordinator.h"
+#include "Identity.h"
+#include "StatsStore.h"
+#include "Trainer.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QHostAddress>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLocale>
+#include <QLoggingCategory>
+#include <QNetworkInterface>
+#include <QPointer>
+#include <QSettings>
+#include <QTimer>
+
+#include <nlohmann/json.hpp>
+
+namespace swarmtrain {
+
+Q_LOGGING_CATEGORY(lcSession, "swarmtrain.session")
+
+namespace {
+
+QString formatRate(double bytesPerSecond)
+{
+    return QCoreApplication::translate("swarmtrain::ClientSession", "%1 GB/s").arg(bytesPerSecond / 1e9, 0, 'f', 1);
+}
+
+QString formatFlops(double flops)
+{
+    if (flops >= 1e12)
+        return QCoreApplication::translate("swarmtrain::ClientSession", "%1 TFLOP/s").arg(flops / 1e12, 0, 'f', 1);
+    return QCoreApplication::translate("swarmtrain::ClientSession", "%1 GFLOP/s").arg(flops / 1e9, 0, 'f', 1);
+}
+
+// "GPT, 4 layers x 128, 0.8 M parameters" from the model object of /v1/status.
+QString describeModel(const QJsonObject &model)
+{
+    const int layers = model.value(QLatin1StringView("n_layer")).toInt();
+    const int width = model.value(QLatin1StringView("n_embd")).toInt();
+    const double vocab = model.value(QLatin1StringView("vocab_size")).toDouble();
+    const double block = model.value(QLatin1StringView("block_size")).toDouble();
+    if (layers <= 0 || width <= 0)
+        return {};
+    // nanoGPT's count: embeddings, and 12 d^2 per layer (attention and MLP), tied output.
+    const double parameters = vocab * width + block * width + 12.0 * layers * double(width) * width;
+    const QString count = parameters >= 1e6
+                              ? QCoreApplication::translate("swarmtrain::ClientSession", "%1 million").arg(parameters / 1e6, 0, 'f', 1)
+                              : QLocale().toString(qint64(parameters));
+    return QCoreApplication::translate("swarmtrain::ClientSession", "GPT, %n layer(s) × %1, %2 parameters", nullptr, layers)
+        .arg(width)
+        .arg(count);
+}
+
+// The address friends on the LAN reach this PC at: the first private IPv4 of an interface
+// that is up, else loopback.
+QString lanAddress()
+{
+    for (const QNetworkInterface &interface : QNetworkInterface::allInterfaces()) {
+        if (!(interface.flags() & QNetworkInterface::IsUp) || (interface.flags() & QNetworkInterface::IsLoopBack))
+            continue;
+        for (const QNetworkAddressEntry &entry : interface.addressEntries()) {
+            const QHostAddress ip = entry.ip();
+            if (ip.protocol() == QAbstractSocket::IPv4Protocol && !ip.isLoopback())
+                return ip.toString();
+        }
+    }
+    return QStringLiteral("127.0.0.1");
+}
+
+} // namespace
+
+ClientSession::ClientSession(Options options, QObject *parent)
+    : QObject(parent), m_options(std::move(options))
+{
+    qRegisterMetaType<SessionState>();
+    qRegisterMetaType<SwarmSnapshot>();
+    qRegisterMetaType<ContributionSummary>();
+    qRegisterMetaType<GpuReport>();
+    qRegisterMetaType<RoundReport>();
+    qRegisterMetaType<Preferences>();
+    m_pool.setMaxThreadCount(3);
+    if (m_options.settings)
+        m_preferences = loadPreferences(*m_options.settings);
+    m_throttle = std::make_unique<ThrottleMonitor>(std::move(m_options.sources), throttlePrefs(m_preferences));
+    connect(m_throttle.get(), &ThrottleMonitor::decisionChanged, this,
+            [this](const ThrottleDecision &decision) { applyDecision(decision); });
+    m_swarmTimer = new QTimer(this);
+    m_swarmTimer->setInterval(m_options.swarmPollInterval);
+    connect(m_swarmTimer, &QTimer::timeout, this, &ClientSession::pollSwarm);
+    m_state.mode = tr("Full model");
+}
+
+ClientSession::~ClientSession()
+{
+    m_swarmTimer->stop();
+    m_pool.waitForDone();
+    m_worker.reset(); // stops the worker and waits for it
+    m_hosted.reset();
+    m_pool.waitForDone();
+}
+
+void ClientSession::start()
+{
+    m_throttle->start();
+    if (!m_preferences.swarmUrl.isEmpty())
+        startWorker();
+    updateState();
+}
+
+Result<void> ClientSession::join(const QString &urlOrInvite)
+{
+    Result<Invite> invite = parseInvite(urlOrInvite);
+    if (!invite)
+        return invite.error();
+    Preferences preferences = m_preferences;
+    preferences.swarmUrl = invite->swarmUrl;
+    preferences.swarmPin = invite->pin;
+    setPreferences(preferences);
+    stopWorker();
+    m_lastError.clear();
+    startWorker();
+    updateState();
+    return {};
+}
+
+void ClientSession::leave()
+{
+    Preferences preferences = m_preferences;
+    preferences.swarmUrl.clear();
+    preferences.swarmPin.clear();
+    setPreferences(preferences);
+    if (m_worker)
+        m_worker->stop(); // it leaves the swarm cleanly; finished() drops it
+    updateState();
+}
+
+bool ClientSession::joined() const { return !m_preferences.swarmUrl.isEmpty(); }
+
+Invite ClientSession::swarm() const { return {m_preferences.swarmUrl, m_preferences.swarmPin}; }
+
+void ClientSession::startWorker()
+{
+    WorkerOptions options = m_options.worker;
+    options.swarmUrl = m_preferences.swarmUrl;
+    options.pinnedPublicKey = m_preferences.swarmPin;
+    options.stateDir = m_options.stateDir;
+    options.deviceMemoryBudget = std::int64_t(m_preferences.maxGpuMemoryMiB) << 20;
+    m_worker = std::make_unique<WorkController>(options);
+    WorkController *worker = m_worker.get();
+    connect(worker, &WorkController::statusChanged, this, [this](const WorkStatus &status) {
+        m_state.work = status;
+        updateState();
+    });
+    connect(worker, &WorkController::roundFinished, this, [this](const RoundReport &report) {
+        Q_EMIT roundFinished(report);
+        refreshContributions();
+        checkDiskUse();
+    });
+    connect(worker, &WorkController::finished, this, [this, worker](bool ok, const QString &message) {
+        if (!ok) {
+            m_lastError = message;
+            qCWarning(lcSession).noquote() << "the worker stopped:" << message;
+        }
+        // Not destroyed inside its own signal: later, when it has returned.
+        if (m_worker.get() == worker)
+            m_worker.release()->deleteLater();
+        else
+            worker->deleteLater();
+        m_state.work = {};
+        m_state.work.state = ok ? WorkState::Stopped : WorkState::Failed;
+        updateState();
+        if (m_quitting)
+            Q_EMIT readyToQuit();
+    });
+    m_worker->start();
+    applyDecision(m_throttle->decision());
+    checkDiskUse();
+    m_swarmTimer->start();
+    pollSwarm();
+}
+
+void ClientSession::stopWorker()
+{
+    if (!m_worker)
+        return;
+    // Destroying it stops it and waits; the replica is saved on the way out.
+    disconnect(m_worker.get(), nullptr, this, nullptr);
+    m_worker.reset();
+    m_state.work = {};
+}
+
+void ClientSession::applyDecision(const ThrottleDecision &decision)
+{
+    m_state.decision = decision;
+    if (m_worker) {
+        switch (decision.action) {
+        case ThrottleAction::Run:
+            m_worker->setDuty(decision.duty);
+            m_worker->resume();
+            break;
+        case ThrottleAction::Pause:
+            m_worker->pause(ThrottleMonitor::describe(decision));
+            break;
+        case ThrottleAction::Release:
+            m_worker->pause(ThrottleMonitor::describe(decision), /*release=*/true);
+            break;
+        }
+    }
+    updateState();
+}
+
+void ClientSession::updateState()
+{
+    SessionState &s = m_state;
+    s.joined = joined();
+    s.decision = m_throttle->decision();
+    s.detail = s.work.detail;
+    if (!s.joined) {
+        s.icon = SessionIcon::Paused;
+        s.headline = tr("Not in a swarm");
+        s.detail = tr("Join a swarm on the Swarm page, or host one on this PC.");
+    } else if (!m_worker && !m_lastError.isEmpty()) {
+        s.icon = SessionIcon::Error;
+        s.headline = tr("Stopped: %1").arg(m_lastError);
+    } else if (!s.decision.running()) {
+        s.icon = SessionIcon::Paused;
+        s.headline = ThrottleMonitor::describe(s.decision);
+        const QDateTime until = m_throttle->manualPauseUntil();
+        if (s.decision.reason == PauseReason::Manual && until.isValid())
+            s.headline = tr("Paused by you until %1").arg(QLocale().toString(until.time(), QLocale::ShortFormat));
+    } else {
+        s.icon = SessionIcon::Active;
+        switch (s.work.state) {
+        case WorkState::Training:
+        case WorkState::Averaging:
+            s.headline = ThrottleMonitor::describe(s.decision);
+            break;
+        case WorkState::Waiting:
+            s.headline = tr("Waiting for the next round");
+            break;
+        case WorkState::Starting:
+        case WorkState::Joining:
+        case WorkState::Downloading:
+            s.headline = tr("Getting ready");
+            break;
+        case WorkState::Paused:
+            s.headline = tr("Resuming");
+            break;
+        case WorkState::Stopping:
+        case WorkState::Stopped:
+            s.icon = SessionIcon::Paused;
+            s.headline = tr("Stopped");
+            break;
+        case WorkState::Failed:
+            s.icon = SessionIcon::Error;
+            s.headline = tr("Stopped by an error");
+            break;
+        }
+    }
+    Q_EMIT stateChanged(s);
+}
+
+void ClientSession::pause(std::optional<std::chrono::seconds> duration) { m_throttle->pauseManually(duration); }
+
+void ClientSession::resume() { m_throttle->resumeManually(); }
+
+void ClientSession::quit()
+{
+    m_quitting = true;
+    m_swarmTimer->stop();
+    if (!m_worker) {
+        QMetaObject::invokeMethod(this, &ClientSession::readyToQuit, Qt::QueuedConnection);
+        return;
+    }
+    m_worker->stop();
+}
+
+void ClientSession::setPreferences(const Preferences &preferences)
+{
+    const Preferences before = m_preferences;
+    m_preferences = preferences;
+    if (m_options.settings) {
+        savePreferences(*m_options.settings, m_preferences);
+        m_options.settings->sync();
+    }
+    m_throttle->setPrefs(throttlePrefs(m_preferences));
+    if (before.diskLimitGiB != m_preferences.diskLimitGiB)
+        checkDiskUse();
+    if (m_options.autostart && before.startAtLogin != m_preferences.startAtLogin) {
+        Result<void> done = m_preferences.startAtLogin
+                                ? m_options.autostart->enable(QCoreApplication::applicationFilePath().toStdString(), "")
+                                : m_options.autostart->disable();
+        if (!done)
+            qCWarning(lcSession).noquote() << "start at login:" << QString::fromStdString(done.error().message);
+    }
+    Q_EMIT preferencesChanged(m_preferences);
+}
+
+void ClientSession::hostSwarm(const CoordinatorConfig &config)
+{
+    stopHosting();
+    m_hosted = std::make_unique<EmbeddedCoordinator>(config);
+    connect(m_hosted.get(), &EmbeddedCoordinator::started, this, [this, config](const QString &url, const QString &pin) {
+        const QString scheme = url.section(QLatin1Char(':'), 0, 0);
+        const QString port = url.section(QLatin1Char(':'), -1);
+        const QString host = config.listenHost == "0.0.0.0" ? lanAddress() : QString::fromStdString(config.listenHost);
+        m_inviteLink = formatInvite({QStringLiteral("%1://%2:%3").arg(scheme, host, port), pin});
+        qCInfo(lcSession).noquote() << "hosting a swarm at" << url << "invite" << m_inviteLink;
+        Q_EMIT hostingChanged(true, m_inviteLink, {});
+        (void)join(formatInvite({url, pin}));
+    });
+    connect(m_hosted.get(), &EmbeddedCoordinator::failed, this, [this](const QString &message) {
+        m_inviteLink.clear();
+        Q_EMIT hostingChanged(false, {}, message);
+    });
+    m_hosted->start();
+}
+
+void ClientSession::stopHosting()
+{
+    if (!m_hosted)
+        return;
+    const bool wasJoinedHere = m_hosted->isRunning() && !m_hosted->url().isEmpty() &&
+                               m_preferences.swarmUrl == m_hosted->url();
+    if (wasJoinedHere)
+        leave();
+    stopWorker();
+    m_hosted.reset();
+    m_inviteLink.clear();
+    Q_EMIT hostingChanged(false, {}, {});
+}
+
+bool ClientSession::hosting() const { return m_hosted && m_hosted->isRunning(); }
+
+QString ClientSession::inviteLink() const { return m_inviteLink; }
+
+void ClientSession::pollSwarm()
+{
+    if (!joined()) {
+        m_swarmTimer->stop();
+        return;
+    }
+    if (m_swarmPollRunning)
+        return;
+    m_swarmPollRunning = true;
+    const CoordinatorClientOptions options{m_preferences.swarmUrl, m_preferences.swarmPin, 1, 250, 1000};
+    const QPointer<ClientSession> self(this);
+    m_pool.start([self, options] {
+        SwarmSnapshot snapshot;
+        Result<Identity> identity = Identity::generate(); // reading the status needs no account
+        Result<QJsonObject> status = identity ? CoordinatorClient(*identity, options).getJson(QStringLiteral("/v1/status"))
+                                              : Result<QJsonObject>(identity.error());
+        if (!status) {
+            snapshot.error = QString::fromStdString(status.error().message);
+        } else {
+            snapshot.reachable = true;
+            snapshot.round = qint64(status->value(QLatin1StringView("round")).toDouble());
+            snapshot.peers = status->value(QLatin1StringView("peers")).toInt();
+            snapshot.model = describeModel(status->value(QLatin1StringView("model")).toObject());
+            for (const QJsonValue &entry : status->value(QLatin1StringView("val_loss_history")).toArray()) {
+                const QJsonObject point = entry.toObject();
+                snapshot.validationLoss.append(QPointF(point.value(QLatin1StringView("round")).toDouble(),
+                                                       point.value(QLatin1StringView("val_loss")).toDouble()));
+            }
+        }
+        QMetaObject::invokeMethod(self.get(), [self, snapshot] {
+            if (!self)
+                return;
+            self->m_swarmPollRunning = false;
+            Q_EMIT self->swarmUpdated(snapshot);
+        });
+    });
+}
+
+void ClientSession::probeGpus()
+{
+    const QPointer<ClientSession> self(this);
+    const std::vector<std::string> command = m_options.gpuProbeCommand;
+    m_pool.start([self, command] {
+        Result<GpuReport> report = swarmtrain::probeGpus(command, GpuProbeOptions{});
+        GpuReport answer = report ? *report : GpuReport{};
+        if (!report)
+            answer.warnings.push_back(report.error().message);
+        markGpusUsable(answer.gpus, torchCudaDeviceCount());
+        const auto tr = [](const char *text) { return QCoreApplication::translate("swarmtrain::ClientSession", text); };
+        for (GpuInfo &gpu : answer.gpus) {
+            const QString name = QString::fromStdString(gpu.name);
+            QString why;
+            switch (gpu.unusable) {
+            case GpuInfo::Unusable::NotNvidia:
+                why = tr("%1 found, but this build of SwarmTrain trains on NVIDIA GPUs only").arg(name);
+                break;
+            case GpuInfo::Unusable::NoCuda:
+                why = tr("%1 found, but this build of SwarmTrain has no CUDA support").arg(name);
+                break;
+            case GpuInfo::Unusable::NotVisible:
+                why = tr("%1 found, but CUDA does not see it (is CUDA_VISIBLE_DEVICES set?)").arg(name);
+                break;
+            case GpuInfo::Unusable::Unknown:
+            case GpuInfo::Unusable::No:
+                break;
+            }
+            gpu.unusableReason = why.toStdString();
+        }
+        QMetaObject::invokeMethod(self.get(), [self, answer] {
+            if (self)
+                Q_EMIT self->gpusProbed(answer);
+        });
+    });
+}
+
+void ClientSession::runBenchmark()
+{
+    if (m_benchmarkRunning)
+        return;
+    m_benchmarkRunning = true;
+    BenchOptions options;
+    options.device = m_options.worker.device;
+    options.threads = m_options.worker.threads;
+    options.iters = 5;
+    const QPointer<ClientSession> self(this);
+    options.progress = [self](int percent, const std::string &step) {
+        static const QHash<QString, const char *> steps = {
+            {QStringLiteral("matrix products"), QT_TRANSLATE_NOOP("swarmtrain::ClientSession", "Matrix products")},
+            {QStringLiteral("copy bandwidth"), QT_TRANSLATE_NOOP("swarmtrain::ClientSession", "Copy bandwidth")},
+            {QStringLiteral("training, resident"), QT_TRANSLATE_NOOP("swarmtrain::ClientSession", "Training, resident")},
+            {QStringLiteral("training, swapped"), QT_TRANSLATE_NOOP("swarmtrain::ClientSession", "Training, swapped")},
+            {QStringLiteral("done"), QT_TRANSLATE_NOOP("swarmtrain::ClientSession", "Done")}};
+        const QString words = QCoreApplication::translate(
+            "swarmtrain::ClientSession", steps.value(QString::fromStdString(step), "Measuring"));
+        QMetaObject::invokeMethod(self.get(), [self, percent, words] {
+            if (self)
+                Q_EMIT self->benchmarkProgress(percent, words);
+        });
+    };
+    m_pool.start([self, options] {
+        Result<std::string> json = runDeviceBench(options);
+        QList<QPair<QString, QString>> results;
+        QString error;
+        if (!json) {
+            error = QString::fromStdString(json.error().message);
+        } else {
+            const auto tr = [](const char *text) { return QCoreApplication::translate("swarmtrain::ClientSession", text); };
+            const nlohmann::json r = nlohmann::json::parse(*json);
+            results.append({tr("Device"), QString::fromStdString(r.value("device", std::string()))});
+            for (const auto &[dtype, flops] : r["matmul_flops_per_s"].items()) {
+                if (dtype != "size")
+                    results.append({tr("Matrix product, %1").arg(QString::fromStdString(dtype)), formatFlops(flops.get<double>())});
+            }
+            const nlohmann::json &bandwidth = r["bandwidth_bytes_per_s"];
+            results.append({tr("Host to device"), formatRate(bandwidth.value("host_to_device", 0.0))});
+            results.append({tr("Device to host"), formatRate(bandwidth.value("device_to_host", 0.0))});
+            const nlohmann::json &training = r["training"];
+            const QString model = tr("GPT %1 layers × %2").arg(training.value("n_layer", 0)).arg(training.value("n_embd", 0));
+            results.append({tr("Training %1, resident").arg(model),
+                            tr("%L1 tokens/s").arg(training["resident"].value("tokens_per_s", 0.0), 0, 'f', 0)});
+            results.append({tr("Training %1, swapped").arg(model),
+                            tr("%L1 tokens/s").arg(training["swapped"].value("tokens_per_s", 0.0), 0, 'f', 0)});
+            results.append({tr("Swapped against resident"),
+                            tr("%1%").arg(training.value("swapped_over_resident", 0.0) * 100.0, 0, 'f', 0)});
+        }
+        QMetaObject::invokeMethod(self.get(), [self, results, error] {
+            if (!self)
+                return;
+            self->m_benchmarkRunning = false;
+            Q_EMIT self->benchmarkFinished(error.isEmpty(), results, error);
+        });
+    });
+}
+
+void ClientSession::checkDiskUse()
+{
+    const QPointer<ClientSession> self(this);
+    const std::filesystem::path dir = m_options.stateDir;
+    const std::uintmax_t limit = std::uintmax_t(m_preferences.diskLimitGiB) << 30;
+    m_pool.start([self, dir, limit] {
+        std::uintmax_t used = 0;
+        std::error_code ec;
+        for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+             !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+            std::error_code sizeError;
+            if (it->is_regular_file(sizeError))
+                used += it->file_size(sizeError);
+        }
+        QMetaObject::invokeMethod(self.get(), [self, used, limit] {
+            if (!self)
+                return;
+            if (used > limit)
+                qCWarning(lcSession) << "the state folder holds" << used << "bytes, over the limit of" << limit;
+            self->m_throttle->setOverDiskLimit(used > limit);
+        });
+    });
+}
+
+void ClientSession::refreshContributions()
+{
+    const QPointer<ClientSession> self(this);
+    const std::filesystem::path file = m_options.stateDir / "stats.db";
+    m_pool.start([self, file] {
+        if (!std::filesystem::exists(file)) {
+            QMetaObject::invokeMethod(self.get(), [self] {
+                if (self)
+                    Q_EMIT self->contributionsUpdated(ContributionSummary{{}, {}});
+            });
+            return;
+        }
+        ContributionSummary summary;
+        // Its own connection, on this thread, closed before the task ends.
+        Result<std::unique_ptr<StatsStore>> stats = StatsStore::open(file);
+        if (stats) {
+            if (Result<StatsTotals> totals = (*stats)->totals())
+                summary.totals = *totals;
+            if (Result<std::vector<DailyStats>> days = (*stats)->daily(30, QDateTime::currentDateTime()))
+                summary.days = *days;
+        } else {
+            qCWarning(lcSession).noquote() << "cannot read" << QString::fromStdString(file.string()) << ":"
+                                           << QString::fromStdString(stats.error().message);
+        }
+        QMetaObject::invokeMethod(self.get(), [self, summary] {
+            if (self)
+                Q_EMIT self->contributionsUpdated(summary);
+        });
+    });
+}
+
+} // namespace swarmtrain

@@ -1,0 +1,165 @@
+#pragma once
+
+#include "GpuProbe.h"
+#include "Invite.h"
+#include "Preferences.h"
+#include "Result.h"
+#include "StatsRecords.h"
+#include "ThrottleMonitor.h"
+#include "WorkController.h"
+#include "WorkStatus.h"
+
+#include <QList>
+#include <QObject>
+#include <QPair>
+#include <QPointF>
+#include <QString>
+#include <QThreadPool>
+#include <QVector>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <vector>
+
+class QSettings;
+class QTimer;
+
+namespace swarmtrain {
+
+class Autostart;
+class EmbeddedCoordinator;
+struct CoordinatorConfig;
+
+// What the tray icon shows.
+enum class SessionIcon { Active, Paused, Error };
+
+// The client's state as the window and the tray show it.
+struct SessionState {
+    SessionIcon icon = SessionIcon::Paused;
+    QString headline;        // "Contributing", "Paused: on battery", "Waiting for the next round", "Not in a swarm", an error
+    QString detail;          // what the worker does ("Training round 12"), translated
+    WorkStatus work;
+    ThrottleDecision decision;
+    bool joined = false;
+    QString mode;            // "Full model" (ATOM + DiLoCo); the pipeline-stage mode will add "Stage N of M"
+};
+
+// The swarm as the coordinator's GET /v1/status describes it, polled while joined.
+struct SwarmSnapshot {
+    bool reachable = false;
+    QString error;           // why it was not reachable
+    qint64 round = 0;
+    int peers = 0;
+    QString model;           // "GPT, 4 layers x 128, 0.8 M parameters"
+    QVector<QPointF> validationLoss; // (round, loss)
+};
+
+// What this PC has contributed (StatsStore), for the dashboard.
+struct ContributionSummary {
+    StatsTotals totals;
+    std::vector<DailyStats> days; // the last 30 days, oldest first
+};
+
+// The desktop client below its widgets: the swarm worker, throttling, preferences, the record
+// of contributions, GPU probing and the benchmark, and hosting a swarm. The window, its pages
+// and the tray only call this and follow its signals, so they never block on training, disk
+// or network: slow work runs on other threads and comes back as queued signals.
+class ClientSession : public QObject {
+    Q_OBJECT
+
+public:
+    struct Options {
+        std::filesystem::path stateDir;              // identity, replica, shards, stats.db, hosted swarm
+        QSettings *settings = nullptr;               // not owned; preferences live here
+        ThrottleSources sources;                     // makePlatformThrottleSources(), or a test's fakes
+        std::vector<std::string> gpuProbeCommand;    // a child that runs runGpuProbeChild (swarmtrain --gpu-probe-child)
+        WorkerOptions worker;                        // device, listen address, threads; swarm and state dir are set here
+        std::chrono::milliseconds swarmPollInterval{10000};
+        std::shared_ptr<Autostart> autostart;        // makeAutostart(); null: "start at login" is only remembered (tests)
+    };
+
+    explicit ClientSession(Options options, QObject *parent = nullptr);
+    ~ClientSession() override; // leaves the swarm and waits for the worker
+
+    // Starts polling and, when the preferences name a swarm, joins it.
+    void start();
+
+    // The Swarm page: a coordinator URL or an invite link (its pin is then required).
+    Result<void> join(const QString &urlOrInvite);
+    void leave();
+    bool joined() const;
+    Invite swarm() const;
+
+    // "Host a swarm on this PC": an embedded coordinator (self-signed TLS) training `config`;
+    // hostingChanged() brings the invite link, then this client joins it.
+    void hostSwarm(const CoordinatorConfig &config);
+    void stopHosting();
+    bool hosting() const;
+    QString inviteLink() const;
+
+    // The tray and the dashboard. nullopt: until resume().
+    void pause(std::optional<std::chrono::seconds> duration = std::nullopt);
+    void resume();
+    // Leaves the swarm cleanly (saving the replica), then emits readyToQuit().
+    void quit();
+
+    const SessionState &state() const { return m_state; }
+    Preferences preferences() const { return m_preferences; }
+    void setPreferences(const Preferences &preferences); // saved and applied at once
+    ThrottleMonitor &throttle() { return *m_throttle; }
+    const std::filesystem::path &stateDir() const { return m_options.stateDir; }
+
+    // The Device page; answers come as gpusProbed() and benchmark*().
+    void probeGpus();
+    void runBenchmark();
+    bool benchmarkRunning() const { return m_benchmarkRunning; }
+
+    // Re-reads stats.db (off the GUI thread); answers with contributionsUpdated().
+    void refreshContributions();
+
+Q_SIGNALS:
+    void stateChanged(const swarmtrain::SessionState &state);
+    void roundFinished(const swarmtrain::RoundReport &report);
+    void contributionsUpdated(const swarmtrain::ContributionSummary &summary);
+    void swarmUpdated(const swarmtrain::SwarmSnapshot &snapshot);
+    void gpusProbed(const swarmtrain::GpuReport &report);
+    void benchmarkProgress(int percent, const QString &step);
+    // `results`: (what, figure) pairs in words, e.g. ("Matrix product, fp32", "1.2 TFLOP/s").
+    void benchmarkFinished(bool ok, const QList<QPair<QString, QString>> &results, const QString &error);
+    void hostingChanged(bool hosting, const QString &invite, const QString &error);
+    void readyToQuit();
+    // After setPreferences(): the app switches the language from here.
+    void preferencesChanged(const swarmtrain::Preferences &preferences);
+
+private:
+    void startWorker();
+    void stopWorker();
+    void applyDecision(const ThrottleDecision &decision);
+    void updateState();
+    void pollSwarm();
+    // Measures the state folder against the person's disk limit (off the GUI thread).
+    void checkDiskUse();
+
+    Options m_options;
+    Preferences m_preferences;
+    std::unique_ptr<ThrottleMonitor> m_throttle;
+    std::unique_ptr<WorkController> m_worker;
+    std::unique_ptr<EmbeddedCoordinator> m_hosted;
+    QString m_inviteLink;
+    SessionState m_state;
+    QTimer *m_swarmTimer = nullptr;
+    bool m_benchmarkRunning = false;
+    bool m_quitting = false;
+    QString m_lastError;
+    QThreadPool m_pool; // probing, the benchmark, stats and swarm status; waited for on destruction
+    bool m_swarmPollRunning = false;
+};
+
+} // namespace swarmtrain
+
+Q_DECLARE_METATYPE(swarmtrain::SessionState)
+Q_DECLARE_METATYPE(swarmtrain::SwarmSnapshot)
+Q_DECLARE_METATYPE(swarmtrain::ContributionSummary)
+Q_DECLARE_METATYPE(swarmtrain::Preferences)

@@ -1,0 +1,83 @@
+#pragma once
+
+#include "Preferences.h"
+
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QPushButton;
+class QSlider;
+class QSpinBox;
+class QTimeEdit;
+
+namespace swarmtrain {
+
+class ClientSession;
+
+// The Settings page: every preference the person can change, applied at once through
+// ClientSession::setPreferences() (no Apply button), and read back from the session each time
+// the page is shown. Start at login and the language take effect in the session and the app.
+class SettingsPage : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit SettingsPage(ClientSession &session, QWidget *parent = nullptr);
+
+protected:
+    void showEvent(QShowEvent *event) override;
+    void changeEvent(QEvent *event) override;
+
+private:
+    void retranslate();
+    void load(); // the widgets from session.preferences()
+    template <typename F>
+    void change(F &&edit); // edits a copy of session.preferences() and applies it
+    void addApp();
+    void removeApps();
+    void appsEdited();
+    void updateEnabled();
+
+    ClientSession &m_session;
+    bool m_loading = false;
+
+    QLabel *m_whenTitle = nullptr;
+    QLabel *m_idleLabel = nullptr;
+    QSpinBox *m_idleMinutes = nullptr;
+    QLabel *m_idleHint = nullptr;
+    QCheckBox *m_pauseOnBattery = nullptr;
+    QCheckBox *m_scheduleEnabled = nullptr;
+    QTimeEdit *m_scheduleStart = nullptr;
+    QLabel *m_scheduleAnd = nullptr;
+    QTimeEdit *m_scheduleEnd = nullptr;
+
+    QLabel *m_appsTitle = nullptr;
+    QLabel *m_appsHint = nullptr;
+    QListWidget *m_apps = nullptr;
+    QLineEdit *m_appName = nullptr;
+    QPushButton *m_addApp = nullptr;
+    QPushButton *m_removeApp = nullptr;
+
+    QLabel *m_gpuTitle = nullptr;
+    QLabel *m_utilizationLabel = nullptr;
+    QSlider *m_utilizationSlider = nullptr;
+    QSpinBox *m_utilization = nullptr;
+    QLabel *m_memoryLabel = nullptr;
+    QSpinBox *m_memory = nullptr;
+    QLabel *m_temperatureLabel = nullptr;
+    QSpinBox *m_temperature = nullptr;
+    QLabel *m_gpuHint = nullptr;
+
+    QLabel *m_appTitle = nullptr;
+    QCheckBox *m_startAtLogin = nullptr;
+    QLabel *m_languageLabel = nullptr;
+    QComboBox *m_language = nullptr;
+    QLabel *m_diskLabel = nullptr;
+    QSpinBox *m_diskLimit = nullptr;
+    QLabel *m_diskHint = nullptr;
+};
+
+} // namespace swarmtrain
