@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Sets everything up on a fresh Debian 12 machine and runs the main job: the client on a local
-# demo swarm. It starts swarmtrain-coordinator on Debian's fortunes (a small character GPT),
-# one helper peer in the background, and `swarmtrain --headless` in the foreground, which prints
-# what it does and one line per round. Ctrl-C leaves the swarm cleanly and stops everything.
-# Extra arguments go to the foreground client (e.g. --device cuda).
+# demo swarm, a small character GPT trained on Debian's fortunes.
+# - With a display: the desktop window, hosting the demo swarm itself (an embedded coordinator)
+#   and contributing to it; the dashboard shows tokens/s, rounds and the swarm's loss.
+# - Without one: swarmtrain-coordinator, one helper peer in the background, and
+#   `swarmtrain --headless` in the foreground, which prints what it does and one line per round.
+# Ctrl-C (or Quit in the tray) leaves the swarm cleanly and stops everything. Extra arguments go
+# to the foreground client (e.g. --device cuda).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./installer/build.sh release
@@ -11,6 +14,12 @@ bin=./build/release/app
 demo=${SWARMTRAIN_DEMO_DIR:-$HOME/.local/share/swarmtrain/demo}
 port=${SWARMTRAIN_DEMO_PORT:-8470}
 mkdir -p "$demo"
+
+if [[ -n ${DISPLAY:-}${WAYLAND_DISPLAY:-} && -z ${SWARMTRAIN_DEMO_HEADLESS:-} ]]; then
+    echo "opening the SwarmTrain window on a local demo swarm (state in $demo/desktop)"
+    exec "$bin/client/swarmtrain" --demo --demo-data /usr/share/games/fortunes --state-dir "$demo/desktop" "$@"
+fi
+echo "no display: running the client headless (set DISPLAY for the window)"
 
 # The coordinator and the helper peer run in sessions of their own, so Ctrl-C reaches only the
 # foreground client; they are stopped after it has left.

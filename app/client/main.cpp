@@ -1,14 +1,15 @@
-// swarmtrain: the SwarmTrain client. --headless runs it without a window (servers, CI).
+// swarmtrain: the SwarmTrain client. Without --headless it opens the desktop window
+// (Desktop.cpp); --headless runs it without one (servers, CI), printing a line per round.
+#include "ClientOptions.h"
+#include "Desktop.h"
+#include "GpuProbe.h"
 #include "SignalQuit.h"
 #include "WorkController.h"
 
-#include <QCommandLineParser>
 #include <QCoreApplication>
-#include <QDir>
-#include <QStandardPaths>
 
-#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 
 using namespace swarmtrain;
@@ -43,70 +44,12 @@ int fail(const QString &message)
     return 2;
 }
 
-} // namespace
-
-int main(int argc, char **argv)
+int runHeadless(QCoreApplication &app, const ClientCommandLine &command)
 {
-    QCoreApplication app(argc, argv);
-    QCoreApplication::setApplicationName(QStringLiteral("SwarmTrain"));
-    QCoreApplication::setOrganizationName(QStringLiteral("SwarmTrain"));
-
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Trains open language models with a public swarm."));
-    parser.addHelpOption();
-    const QCommandLineOption headless(QStringLiteral("headless"), QStringLiteral("Run without a window."));
-    const QCommandLineOption swarm(QStringLiteral("swarm"), QStringLiteral("The swarm's coordinator URL."),
-                                   QStringLiteral("URL"));
-    const QCommandLineOption stateDir(QStringLiteral("state-dir"),
-                                      QStringLiteral("Where the identity, replica, data and statistics live."),
-                                      QStringLiteral("DIR"));
-    const QCommandLineOption device(QStringLiteral("device"), QStringLiteral("auto, cpu or cuda[:N] (default auto)."),
-                                    QStringLiteral("DEVICE"), QStringLiteral("auto"));
-    const QCommandLineOption pin(QStringLiteral("pin"),
-                                 QStringLiteral("The coordinator certificate's public key, sha256//BASE64."),
-                                 QStringLiteral("PIN"));
-    const QCommandLineOption listen(QStringLiteral("listen"),
-                                    QStringLiteral("The data plane's HOST:PORT, or \"none\" for outbound only"
-                                                   " (default 0.0.0.0:0)."),
-                                    QStringLiteral("ADDRESS"), QStringLiteral("0.0.0.0:0"));
-    const QCommandLineOption announce(QStringLiteral("announce"),
-                                      QStringLiteral("The host other peers reach this one at (default: the address"
-                                                     " the coordinator sees)."),
-                                      QStringLiteral("HOST"));
-    const QCommandLineOption threads(QStringLiteral("threads"), QStringLiteral("CPU threads (default: every core)."),
-                                     QStringLiteral("N"), QStringLiteral("0"));
-    parser.addOptions({headless, swarm, stateDir, device, pin, listen, announce, threads});
-    parser.process(app);
-
-    if (!parser.isSet(headless))
-        return fail(QStringLiteral("this build has no desktop window yet; run with --headless"));
-    if (!parser.isSet(swarm))
+    if (command.swarm.isEmpty())
         return fail(QStringLiteral("--swarm URL is needed"));
-
-    WorkerOptions options;
-    options.swarmUrl = parser.value(swarm);
-    options.pinnedPublicKey = parser.value(pin);
-    options.device = parser.value(device).toStdString();
-    const QString dir = parser.isSet(stateDir) ? parser.value(stateDir)
-                                               : QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-    options.stateDir = QDir(dir).absolutePath().toStdString();
-    bool threadsOk = false;
-    options.threads = parser.value(threads).toInt(&threadsOk);
-    if (!threadsOk || options.threads < 0)
-        return fail(QStringLiteral("--threads needs a number"));
-    const QString listenValue = parser.value(listen);
-    if (listenValue == QLatin1StringView("none")) {
-        options.listenAddress.clear();
-    } else {
-        const qsizetype colon = listenValue.lastIndexOf(QLatin1Char(':'));
-        bool portOk = false;
-        const uint port = colon > 0 ? listenValue.mid(colon + 1).toUInt(&portOk) : 0;
-        if (!portOk || port > 65535)
-            return fail(QStringLiteral("--listen needs HOST:PORT or none"));
-        options.listenAddress = listenValue.left(colon).remove(QLatin1Char('[')).remove(QLatin1Char(']'));
-        options.listenPort = quint16(port);
-    }
-    options.announcedHost = parser.value(announce);
+    WorkerOptions options = command.worker;
+    options.swarmUrl = command.swarm;
 
     WorkController controller(options);
     int exitCode = 0;
@@ -139,4 +82,38 @@ int main(int argc, char **argv)
     std::cout << "state directory " << options.stateDir.string() << std::endl;
     controller.start();
     return app.exec();
+}
+
+bool hasFlag(int argc, char **argv, const char *flag)
+{
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], flag) == 0)
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    // The GPU probe's child (GpuProbe.h): vendor libraries are loaded in a process that may crash.
+    if (argc >= 2 && std::strcmp(argv[1], "--gpu-probe-child") == 0)
+        return runGpuProbeChild(argc - 1, argv + 1);
+
+    const bool headless = hasFlag(argc, argv, "--headless") || hasFlag(argc, argv, "--help") || hasFlag(argc, argv, "-h");
+    if (!headless)
+        return runDesktop(argc, argv);
+
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("SwarmTrain"));
+    QCoreApplication::setOrganizationName(QStringLiteral("SwarmTrain"));
+    Result<ClientCommandLine> command = parseClientCommandLine(app.arguments());
+    if (!command)
+        return fail(QString::fromStdString(command.error().message));
+    if (command->help) {
+        std::cout << clientUsage().toStdString();
+        return 0;
+    }
+    return runHeadless(app, *command);
 }

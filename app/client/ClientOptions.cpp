@@ -1,0 +1,99 @@
+#include "ClientOptions.h"
+
+#include <QCommandLineParser>
+#include <QDir>
+#include <QStandardPaths>
+
+namespace swarmtrain {
+
+namespace {
+
+struct Parser {
+    QCommandLineParser parser;
+    QCommandLineOption help{{QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help.")};
+    QCommandLineOption headless{QStringLiteral("headless"), QStringLiteral("Run without a window.")};
+    QCommandLineOption minimized{QStringLiteral("minimized"), QStringLiteral("Start in the system tray.")};
+    QCommandLineOption demo{QStringLiteral("demo"),
+                            QStringLiteral("Host a local demo swarm on this PC (a small model) and join it.")};
+    QCommandLineOption demoData{QStringLiteral("demo-data"),
+                                QStringLiteral("The text the demo swarm trains on, a file or a folder"
+                                               " (default /usr/share/games/fortunes)."),
+                                QStringLiteral("PATH"), QStringLiteral("/usr/share/games/fortunes")};
+    QCommandLineOption swarm{QStringLiteral("swarm"), QStringLiteral("The swarm's coordinator URL or an invite link."),
+                             QStringLiteral("URL")};
+    QCommandLineOption stateDir{QStringLiteral("state-dir"),
+                                QStringLiteral("Where the identity, replica, data and statistics live."),
+                                QStringLiteral("DIR")};
+    QCommandLineOption device{QStringLiteral("device"), QStringLiteral("auto, cpu or cuda[:N] (default auto)."),
+                              QStringLiteral("DEVICE"), QStringLiteral("auto")};
+    QCommandLineOption pin{QStringLiteral("pin"),
+                           QStringLiteral("The coordinator certificate's public key, sha256//BASE64."),
+                           QStringLiteral("PIN")};
+    QCommandLineOption listen{QStringLiteral("listen"),
+                              QStringLiteral("The data plane's HOST:PORT, or \"none\" for outbound only"
+                                             " (default 0.0.0.0:0)."),
+                              QStringLiteral("ADDRESS"), QStringLiteral("0.0.0.0:0")};
+    QCommandLineOption announce{QStringLiteral("announce"),
+                                QStringLiteral("The host other peers reach this one at (default: the address"
+                                               " the coordinator sees)."),
+                                QStringLiteral("HOST")};
+    QCommandLineOption threads{QStringLiteral("threads"), QStringLiteral("CPU threads (default: every core)."),
+                               QStringLiteral("N"), QStringLiteral("0")};
+
+    Parser()
+    {
+        parser.setApplicationDescription(QStringLiteral("Trains open language models with a public swarm."));
+        parser.addOptions(
+            {help, headless, minimized, demo, demoData, swarm, stateDir, device, pin, listen, announce, threads});
+    }
+};
+
+} // namespace
+
+QString clientUsage()
+{
+    Parser p;
+    return p.parser.helpText();
+}
+
+Result<ClientCommandLine> parseClientCommandLine(const QStringList &arguments)
+{
+    Parser p;
+    if (!p.parser.parse(arguments))
+        return makeError(p.parser.errorText().toStdString());
+    if (!p.parser.positionalArguments().isEmpty())
+        return makeError("unexpected argument '" + p.parser.positionalArguments().first().toStdString() + "'");
+    ClientCommandLine c;
+    c.help = p.parser.isSet(p.help);
+    c.headless = p.parser.isSet(p.headless);
+    c.minimized = p.parser.isSet(p.minimized);
+    c.demo = p.parser.isSet(p.demo);
+    c.demoData = p.parser.value(p.demoData);
+    c.swarm = p.parser.value(p.swarm);
+    WorkerOptions &o = c.worker;
+    o.pinnedPublicKey = p.parser.value(p.pin);
+    o.device = p.parser.value(p.device).toStdString();
+    const QString dir = p.parser.isSet(p.stateDir) ? p.parser.value(p.stateDir)
+                                                   : QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    o.stateDir = QDir(dir).absolutePath().toStdString();
+    bool threadsOk = false;
+    o.threads = p.parser.value(p.threads).toInt(&threadsOk);
+    if (!threadsOk || o.threads < 0)
+        return makeError("--threads needs a number");
+    const QString listenValue = p.parser.value(p.listen);
+    if (listenValue == QLatin1StringView("none")) {
+        o.listenAddress.clear();
+    } else {
+        const qsizetype colon = listenValue.lastIndexOf(QLatin1Char(':'));
+        bool portOk = false;
+        const uint port = colon > 0 ? listenValue.mid(colon + 1).toUInt(&portOk) : 0;
+        if (!portOk || port > 65535)
+            return makeError("--listen needs HOST:PORT or none");
+        o.listenAddress = listenValue.left(colon).remove(QLatin1Char('[')).remove(QLatin1Char(']'));
+        o.listenPort = quint16(port);
+    }
+    o.announcedHost = p.parser.value(p.announce);
+    return c;
+}
+
+} // namespace swarmtrain

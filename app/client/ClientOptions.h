@@ -1,0 +1,25 @@
+#pragma once
+
+#include "Result.h"
+#include "WorkController.h"
+
+#include <QString>
+#include <QStringList>
+
+namespace swarmtrain {
+
+// swarmtrain's command line, for the window and --headless alike.
+struct ClientCommandLine {
+    bool help = false;
+    bool headless = false;
+    bool minimized = false; // start in the tray (autostart)
+    bool demo = false;      // host a local demo swarm on this PC and join it
+    QString demoData;       // the text the demo swarm trains on (a file or a folder)
+    QString swarm;          // a URL or an invite link
+    WorkerOptions worker;   // state dir, device, listen address, threads, pin
+};
+
+Result<ClientCommandLine> parseClientCommandLine(const QStringList &arguments);
+QString clientUsage();
+
+} // namespace swarmtrain

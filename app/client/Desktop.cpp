@@ -1,0 +1,171 @@
+#include "Desktop.h"
+
+#include "Autostart.h"
+#include "ClientOptions.h"
+#include "ClientSession.h"
+#include "CoordinatorConfig.h"
+#include "GpuProbe.h"
+#include "LogCapture.h"
+#include "MainWindow.h"
+#include "SignalQuit.h"
+#include "Translations.h"
+#include "TrayIcon.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QIcon>
+#include <QSettings>
+
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+
+namespace swarmtrain {
+
+namespace {
+
+// The demo swarm: a small character-level GPT on `data`, hosted by this PC.
+Result<CoordinatorConfig> demoSwarm(const QString &data, const std::filesystem::path &dir)
+{
+    return parseCoordinatorArguments(
+        {"--listen", "127.0.0.1:0", "--state-dir", (dir / "demo-swarm").string(), "--data", data.toStdString(),
+         "--n-layer", "4", "--n-head", "4", "--n-embd", "128", "--block-size", "64", "--batch-size", "12",
+         "--inner-steps", "50", "--warmup-iters", "50", "--eval-iters", "10", "--heartbeat-interval", "2",
+         "--gather-timeout", "20", "--tls-self-signed"});
+}
+
+// NVML's temperature and, while we train on the CPU, the GPU's utilization (all of it is then
+// other programs'). Read in this process only when the probe child found an NVIDIA GPU safely.
+GpuSample sampleGpu(bool trainsOnGpu)
+{
+    static const bool nvidiaPresent = [] {
+        const Result<GpuReport> report = probeGpus({QCoreApplication::applicationFilePath().toStdString(),
+                                                    "--gpu-probe-child"},
+                                                   GpuProbeOptions{});
+        return report && std::any_of(report->gpus.begin(), report->gpus.end(),
+                                     [](const GpuInfo &gpu) { return gpu.vendor == "nvidia"; });
+    }();
+    if (!nvidiaPresent)
+        return {};
+    const GpuReport report = probeGpusInProcess(GpuProbeOptions{});
+    GpuSample sample;
+    for (const GpuInfo &gpu : report.gpus) {
+        if (gpu.vendor != "nvidia")
+            continue;
+        if (gpu.temperatureC >= 0)
+            sample.temperature = std::max(sample.temperature.value_or(0.0), double(gpu.temperatureC));
+        if (!trainsOnGpu && gpu.utilizationPercent >= 0)
+            sample.otherUtilization = std::max(sample.otherUtilization.value_or(0.0), double(gpu.utilizationPercent));
+    }
+    return sample;
+}
+
+} // namespace
+
+int runDesktop(int argc, char **argv)
+{
+    // No display: say what to do instead of Qt's abort.
+    if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
+        qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+        std::cerr << "swarmtrain: no display here; run `swarmtrain --headless --swarm URL` instead" << std::endl;
+        return 2;
+    }
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("SwarmTrain"));
+    QApplication::setOrganizationName(QStringLiteral("SwarmTrain"));
+    QApplication::setApplicationDisplayName(QStringLiteral("SwarmTrain"));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/swarmtrain-256.png")));
+    LogCapture::instance().install();
+
+    Result<ClientCommandLine> command = parseClientCommandLine(app.arguments());
+    if (!command) {
+        std::cerr << "swarmtrain: error: " << command.error().message << std::endl;
+        return 2;
+    }
+    const std::filesystem::path stateDir = command->worker.stateDir;
+    std::filesystem::create_directories(stateDir);
+    // A demo keeps its settings with its state, so trying it changes nothing of a real setup;
+    // it computes whether or not the person is at the PC (they are: they just started it).
+    std::unique_ptr<QSettings> settings =
+        command->demo ? std::make_unique<QSettings>(QString::fromStdString((stateDir / "settings.ini").string()),
+                                                    QSettings::IniFormat)
+                      : std::make_unique<QSettings>();
+    if (command->demo) {
+        const bool firstRun = settings->allKeys().isEmpty();
+        Preferences demo = loadPreferences(*settings);
+        if (firstRun)
+            demo.idleMinutes = 0;
+        demo.swarmUrl.clear(); // the demo swarm gets a new port each time
+        demo.swarmPin.clear();
+        savePreferences(*settings, demo);
+    }
+
+    ClientSession::Options options;
+    options.stateDir = stateDir;
+    options.settings = settings.get();
+    options.sources = makePlatformThrottleSources();
+    const bool trainsOnGpu = command->worker.device != "cpu";
+    options.sources.gpu = [trainsOnGpu] { return sampleGpu(trainsOnGpu); };
+    options.gpuProbeCommand = {QCoreApplication::applicationFilePath().toStdString(), "--gpu-probe-child"};
+    options.worker = command->worker;
+    if (!command->demo)
+        options.autostart = makeAutostart();
+    ClientSession session(std::move(options));
+
+    QString language = session.preferences().language;
+    applyLanguage(language);
+    QObject::connect(&session, &ClientSession::preferencesChanged, &app, [&language](const Preferences &preferences) {
+        if (preferences.language != language) {
+            language = preferences.language;
+            applyLanguage(language);
+        }
+    });
+
+    MainWindow window(session, LogCapture::instance());
+    std::unique_ptr<TrayIcon> tray;
+    if (QSystemTrayIcon::isSystemTrayAvailable()) {
+        tray = std::make_unique<TrayIcon>(session);
+        QObject::connect(tray.get(), &TrayIcon::openDashboardRequested, &window, [&window] {
+            window.showPage(MainWindow::Page::Dashboard);
+            window.showNormal();
+            window.raise();
+            window.activateWindow();
+        });
+        QObject::connect(tray.get(), &TrayIcon::quitRequested, &session, [&session] { session.quit(); });
+        tray->show();
+        window.setTray(tray.get());
+        QApplication::setQuitOnLastWindowClosed(false);
+    }
+    QObject::connect(&session, &ClientSession::readyToQuit, &app, [] { QApplication::quit(); });
+    int signals = 0;
+    if (Result<void> watched = onTerminationSignals(app, [&] {
+            if (++signals > 1)
+                std::_Exit(130);
+            session.quit();
+        });
+        !watched) {
+        std::cerr << "swarmtrain: error: " << watched.error().message << std::endl;
+        return 2;
+    }
+
+    session.start();
+    if (!command->swarm.isEmpty()) {
+        if (Result<void> joined = session.join(command->swarm); !joined) {
+            std::cerr << "swarmtrain: error: " << joined.error().message << std::endl;
+            return 2;
+        }
+    }
+    if (command->demo) {
+        Result<CoordinatorConfig> demo = demoSwarm(command->demoData, stateDir);
+        if (!demo) {
+            std::cerr << "swarmtrain: error: " << demo.error().message << std::endl;
+            return 2;
+        }
+        session.hostSwarm(*demo);
+    }
+    if (!command->minimized || !tray)
+        window.show();
+    return app.exec();
+}
+
+} // namespace swarmtrain
