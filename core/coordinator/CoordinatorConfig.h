@@ -24,8 +24,8 @@ struct TrainingSettings {
     double weightDecay = 0.1;
     double gradClip = 1.0;
     // The outer Nesterov step. DiLoCo's 0.7 / 0.9 were tuned for H = 500 over many rounds; with
-    // H = 50 and 4 peers, 1.0 / 0.5 came out best of those tried (bench/SwarmSimulation, README).
-    double outerLr = 1.0;
+    // H = 50 and 4 peers, 1.2 / 0.5 came out best of those tried (bench/SwarmSimulation, README).
+    double outerLr = 1.2;
     double outerMomentum = 0.5;
     std::uint64_t seed = 1;
 };

@@ -25,7 +25,7 @@ struct ReplicaOptions {
     double beta2 = 0.99;
     double weightDecay = 0.1;
     double gradClip = 1.0;
-    double outerLr = 1.0;            // the outer Nesterov step, as the coordinator's defaults
+    double outerLr = 1.2;            // the outer Nesterov step, as the coordinator's defaults
     double outerMomentum = 0.5;
     std::uint64_t seed = 1;          // this peer's data order
     std::string device = "cpu";

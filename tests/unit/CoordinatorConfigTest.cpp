@@ -20,7 +20,7 @@ TEST(CoordinatorConfigTest, Defaults)
 {
     Result<CoordinatorConfig> config = parseCoordinatorArguments({"--state-dir", "s", "--data", "d.txt"});
     ASSERT_TRUE(config.ok()) << config.error().message;
-    EXPECT_DOUBLE_EQ(config->training.outerLr, 1.0);
+    EXPECT_DOUBLE_EQ(config->training.outerLr, 1.2);
     EXPECT_DOUBLE_EQ(config->training.outerMomentum, 0.5);
     EXPECT_EQ(config->shardBytes, 64u * 1024u);
     EXPECT_EQ(config->tokenizer, TokenizerKind::Char);
