@@ -341,7 +341,7 @@ TEST_F(SwarmProcessTest, WorkControllerPausesResumesAndStops)
 // memory while paused, loaded again on resume, and the swarm's rounds go on.
 TEST_F(SwarmProcessTest, WorkControllerReleasesTheReplicaWhilePausedAndLoadsItOnResume)
 {
-    startCoordinator(0, {"--inner-steps", "400"}); // long enough to be caught training
+    startCoordinator(0, {"--inner-steps", "5000"}); // seconds of training, so it is caught training
     static QStringList messages;
     messages.clear();
     const QtMessageHandler previous = qInstallMessageHandler([](QtMsgType, const QMessageLogContext &, const QString &text) {
@@ -354,7 +354,8 @@ TEST_F(SwarmProcessTest, WorkControllerReleasesTheReplicaWhilePausedAndLoadsItOn
     QObject::connect(&controller, &WorkController::statusChanged, &controller,
                      [&](const WorkStatus &status) { last = status; });
     controller.start();
-    ASSERT_TRUE(QTest::qWaitFor([&] { return last.state == WorkState::Training && last.innerStepsDone > 0; }, 60'000));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return last.state == WorkState::Training && last.innerStepsDone > 0; }, 60'000))
+        << messages.join(QLatin1Char('\n')).toStdString();
 
     controller.pause(QStringLiteral("a game is running"), /*release=*/true);
     ASSERT_TRUE(QTest::qWaitFor([&] { return last.state == WorkState::Paused; }, 10'000));
