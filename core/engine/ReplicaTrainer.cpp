@@ -136,8 +136,13 @@ Result<InnerReport> ReplicaTrainer::trainInner(const std::function<bool()> &shou
                 throw StepInterrupted();
         });
     }
+    // The caller's time in shouldStop (heartbeats, the duty cycle's rests) is not compute time.
+    std::chrono::steady_clock::duration outside{};
     while (s.innerDone < s.options.innerSteps) {
-        if (shouldStop && shouldStop()) {
+        const auto asked = std::chrono::steady_clock::now();
+        const bool stop = shouldStop && shouldStop();
+        outside += std::chrono::steady_clock::now() - asked;
+        if (stop) {
             report.interrupted = true;
             break;
         }
@@ -166,7 +171,7 @@ Result<InnerReport> ReplicaTrainer::trainInner(const std::function<bool()> &shou
         ++s.innerDone;
         ++report.steps;
     }
-    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started - outside).count();
     report.tokens = report.steps * batch * block;
     report.flops = double(report.tokens) * s.config.flopsPerToken();
     report.meanLoss = report.steps > 0 ? lossSum / double(report.steps) : 0.0;

@@ -38,7 +38,7 @@ struct InnerReport {
     std::int64_t steps = 0;
     std::int64_t tokens = 0;
     double flops = 0.0;
-    double seconds = 0.0;
+    double seconds = 0.0; // computing; the caller's time in shouldStop() is left out
     double meanLoss = 0.0;
     bool interrupted = false; // shouldStop() said so before all steps ran
 };

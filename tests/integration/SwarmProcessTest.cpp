@@ -12,6 +12,7 @@
 #include "TestApplication.h"
 #include "WorkController.h"
 
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QSignalSpy>
@@ -370,6 +371,31 @@ TEST_F(SwarmProcessTest, WorkControllerReleasesTheReplicaWhilePausedAndLoadsItOn
     QSignalSpy finished(&controller, &WorkController::finished);
     ASSERT_TRUE(!controller.isRunning() || finished.wait(30'000));
     qInstallMessageHandler(previous);
+}
+
+// The duty cycle (the person's maximum GPU utilization): the worker rests between steps, so a
+// round takes several times its compute time, and only the compute time is counted as work.
+TEST_F(SwarmProcessTest, WorkControllerHoldsTheDutyCycle)
+{
+    startCoordinator(0, {"--inner-steps", "1000"});
+    WorkController controller(inProcessWorker("duty"));
+    QSignalSpy rounds(&controller, &WorkController::roundFinished);
+    controller.setDuty(0.25);
+    controller.start();
+    ASSERT_TRUE(rounds.wait(120'000));
+    QElapsedTimer wall;
+    wall.start();
+    ASSERT_TRUE(rounds.wait(120'000));
+    const double roundSeconds = double(wall.elapsed()) / 1000.0;
+    const RoundReport report = rounds.last().at(0).value<RoundReport>();
+    ASSERT_GT(report.computeSeconds, 0.0);
+    // At a quarter of the time, resting takes three times the compute; allow for the round's
+    // other work (averaging, the contribution report) and a loaded machine.
+    EXPECT_GT(roundSeconds, 2.0 * report.computeSeconds)
+        << "round " << roundSeconds << " s, compute " << report.computeSeconds << " s";
+    controller.stop();
+    QSignalSpy finished(&controller, &WorkController::finished);
+    ASSERT_TRUE(!controller.isRunning() || finished.wait(30'000));
 }
 
 // A member whose parameters differ from the others' (here: its own initial weights) reports a
