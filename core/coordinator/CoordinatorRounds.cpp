@@ -104,11 +104,62 @@ Result<void> CoordinatorRounds::advance()
     return {};
 }
 
+Result<bool> CoordinatorRounds::recoverLostState(const RoundRecord &round, const std::vector<PeerRecord> &peers,
+                                                qint64 nowMs)
+{
+    if (round.number == 0)
+        return false;
+    Result<std::optional<CheckpointRecord>> held = m_store.checkpoint(round.number);
+    Result<std::optional<RoundRecord>> previous = m_store.round(round.number - 1);
+    if (!held || !previous)
+        return makeError("cannot read the previous round");
+    if (*held || !*previous || (*previous)->state != RoundState::Done)
+        return false;
+    RoundRecord before = **previous;
+    const auto online = [&](const QString &keyId) {
+        return std::any_of(peers.begin(), peers.end(), [&](const PeerRecord &p) { return p.keyId == keyId && isOnline(p); });
+    };
+    if (!before.uploaderKeyId.isEmpty() && online(before.uploaderKeyId))
+        return false; // its upload is on the way
+    // The member asked for the state is gone: ask another accepted member of that round.
+    Result<std::vector<ContributionRecord>> reports = m_store.contributions(before.number, before.attempt);
+    if (!reports)
+        return reports.error();
+    for (const ContributionRecord &report : *reports) {
+        if (report.accepted.value_or(false) && online(report.keyId)) {
+            qCInfo(lcCoordinator) << "state" << round.number << "is asked of" << report.keyId << "instead of"
+                                  << before.uploaderKeyId << ", who is gone";
+            before.uploaderKeyId = report.keyId;
+            if (Result<void> saved = m_store.saveRound(before); !saved)
+                return saved.error();
+            return false;
+        }
+    }
+    // No one who holds the state is left: after the gather timeout, run that round again from
+    // the state it started on, which the members left can train from.
+    if (nowMs - round.gatheringSinceMs < m_settings.gatherTimeoutMs)
+        return false;
+    qCWarning(lcCoordinator) << "state" << round.number << "was lost with every member that held it; gathering round"
+                             << before.number << "again";
+    RoundRecord again;
+    again.number = before.number;
+    again.attempt = before.attempt + 1;
+    again.gatheringSinceMs = nowMs;
+    if (Result<void> reopened = m_store.reopenRound(round.number, again); !reopened)
+        return reopened.error();
+    return true;
+}
+
 Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
 {
     Result<std::vector<PeerRecord>> peers = m_store.peers();
     if (!peers)
         return peers.error();
+    Result<bool> wentBack = recoverLostState(round, *peers, nowMs);
+    if (!wentBack)
+        return wentBack.error();
+    if (*wentBack)
+        return {};
     std::vector<RoundMember> ready;
     std::size_t online = 0;
     for (const PeerRecord &peer : *peers) {

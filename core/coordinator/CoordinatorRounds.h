@@ -63,6 +63,10 @@ public:
 
 private:
     Result<void> maybeStart(RoundRecord round, qint64 nowMs);
+    // Round `round` gathers but its starting state was never uploaded and its uploader is gone:
+    // asks another member that holds it, or, when none is left, goes back and runs the round
+    // before again (true).
+    Result<bool> recoverLostState(const RoundRecord &round, const std::vector<PeerRecord> &peers, qint64 nowMs);
     Result<void> maybeFinish(RoundRecord round, qint64 nowMs);
     Result<ContributionVerdict> verdictFor(const ContributionRecord &contribution);
 

@@ -38,6 +38,9 @@ public:
     virtual Result<std::optional<RoundRecord>> round(qint64 number) = 0;
     // Inserts the round or replaces the stored one with the same number.
     virtual Result<void> saveRound(const RoundRecord &round) = 0;
+    // Goes back a round in one transaction: drops round `abandoned` (gathering, never run) and
+    // replaces the round before it with `reopened` (gathered again from the state it started on).
+    virtual Result<void> reopenRound(qint64 abandoned, const RoundRecord &reopened) = 0;
 
     // Fails when the peer already reported for this round and attempt.
     virtual Result<void> addContribution(const ContributionRecord &contribution) = 0;

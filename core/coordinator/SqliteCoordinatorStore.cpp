@@ -388,6 +388,17 @@ Result<void> SqliteCoordinatorStore::saveRound(const RoundRecord &round)
     return writeRound(round);
 }
 
+Result<void> SqliteCoordinatorStore::reopenRound(qint64 abandoned, const RoundRecord &reopened)
+{
+    return inTransaction([&]() -> Result<void> {
+        QSqlQuery drop = query(QStringLiteral("DELETE FROM rounds WHERE number = ?"));
+        drop.addBindValue(abandoned);
+        if (Result<void> done = exec(drop, "dropping a round"); !done)
+            return done;
+        return writeRound(reopened);
+    });
+}
+
 Result<void> SqliteCoordinatorStore::addContribution(const ContributionRecord &c)
 {
     QSqlQuery q = query(QStringLiteral("INSERT INTO contributions (%1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")

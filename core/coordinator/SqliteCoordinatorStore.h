@@ -44,6 +44,7 @@ public:
     Result<std::vector<ContributionRecord>> contributions(qint64 round, int attempt) override;
     Result<std::optional<ContributionRecord>> lastContribution(const QString &keyId) override;
 
+    Result<void> reopenRound(qint64 abandoned, const RoundRecord &reopened) override;
     Result<void> closeRound(const RoundRecord &closed, const std::vector<ContributionRecord> &verdicts,
                             const std::optional<RoundRecord> &next) override;
 

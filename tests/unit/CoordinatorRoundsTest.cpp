@@ -258,3 +258,63 @@ TEST_F(CoordinatorRoundsTest, AMemberThatStopsSendingHeartbeatsIsNotWaitedFor)
     EXPECT_EQ(current().number, 1) << "long before the deadline";
     EXPECT_EQ(store->round(0)->value().agreedHash, kHashA);
 }
+
+// The only member of a round dies before uploading the state it made: no one can continue from
+// it, so after the gather timeout the round runs again from the state it started on, with the
+// peers that joined meanwhile.
+TEST_F(CoordinatorRoundsTest, AStateLostWithItsOnlyHolderSendsTheSwarmBackARound)
+{
+    settings.minPeers = 1;
+    reopen();
+    addPeer(QStringLiteral("a"), true, QStringLiteral("ready"), 0);
+    ASSERT_TRUE(rounds->advance().ok());
+    addPeer(QStringLiteral("b"), true, QStringLiteral("training"), 0); // joined during round 0
+    ASSERT_TRUE(report(QStringLiteral("a"), kHashA).ok());
+    ASSERT_EQ(current().number, 1);
+    EXPECT_EQ(store->round(0).value()->uploaderKeyId, QStringLiteral("a"));
+
+    now += 5'000; // a is gone (no heartbeat); b waits on state 0
+    PeerRecord b = store->peer(QStringLiteral("b")).value().value();
+    b.state = QStringLiteral("ready");
+    b.lastSeenMs = now;
+    ASSERT_TRUE(store->savePeer(b).ok());
+    ASSERT_TRUE(rounds->advance().ok());
+    EXPECT_EQ(current().number, 1) << "before the gather timeout it waits for the upload";
+
+    now += settings.gatherTimeoutMs;
+    b.lastSeenMs = now;
+    ASSERT_TRUE(store->savePeer(b).ok());
+    ASSERT_TRUE(rounds->advance().ok());
+    const RoundRecord again = current();
+    EXPECT_EQ(again.number, 0);
+    EXPECT_EQ(again.attempt, 1);
+    EXPECT_EQ(again.state, RoundState::Running) << "b is ready on state 0";
+    ASSERT_EQ(again.members.size(), 1u);
+    EXPECT_EQ(again.members[0].keyId, QStringLiteral("b"));
+    EXPECT_FALSE(store->round(1).value().has_value());
+}
+
+// The member asked for the state is gone but another accepted member holds it: that one is asked.
+TEST_F(CoordinatorRoundsTest, AnotherHolderIsAskedForTheStateWhenTheUploaderIsGone)
+{
+    for (const char *name : {"a", "c"})
+        addPeer(QString::fromLatin1(name), true, QStringLiteral("ready"), 0);
+    ASSERT_TRUE(rounds->advance().ok());
+    ASSERT_TRUE(report(QStringLiteral("a"), kHashA).ok());
+    ASSERT_TRUE(report(QStringLiteral("c"), kHashA).ok());
+    ASSERT_EQ(current().number, 1);
+    const QString first = store->round(0).value()->uploaderKeyId;
+    const QString other = first == QStringLiteral("a") ? QStringLiteral("c") : QStringLiteral("a");
+
+    now += 5'000; // the uploader is gone; the other holder keeps sending heartbeats
+    PeerRecord holder = store->peer(other).value().value();
+    holder.lastSeenMs = now;
+    holder.baseRound = 1;
+    ASSERT_TRUE(store->savePeer(holder).ok());
+    ASSERT_TRUE(rounds->advance().ok());
+    EXPECT_EQ(store->round(0).value()->uploaderKeyId, other);
+    Result<std::optional<std::pair<ContributionRecord, ContributionVerdict>>> verdict = rounds->lastVerdict(other);
+    ASSERT_TRUE(verdict.ok() && verdict->has_value());
+    EXPECT_TRUE((*verdict)->second.uploadCheckpoint);
+    EXPECT_EQ(current().number, 1) << "the round waits for the state, it does not go back";
+}
