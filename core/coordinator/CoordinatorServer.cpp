@@ -28,9 +28,6 @@ namespace swarmtrain {
 namespace {
 
 constexpr int kLeaderboardSize = 20;
-// Peers are spread over this many interleaved groups of shards, so a handful of peers already
-// covers different data and every shard is used once there are as many peers.
-constexpr qsizetype kShardGroups = 8;
 
 qint64 wallClockMs() { return QDateTime::currentMSecsSinceEpoch(); }
 
@@ -70,17 +67,6 @@ QString vocabularyString(const Tokenizer &tokenizer)
     return QString::fromStdString(utf8);
 }
 
-QStringList assignShards(qint64 ordinal, const std::vector<ShardInfo> &shards)
-{
-    QStringList ids;
-    const auto count = qsizetype(shards.size());
-    const qsizetype groups = std::min(count, kShardGroups);
-    for (qsizetype i = 0; groups > 0 && i < count; ++i) {
-        if (i % groups == ordinal % groups)
-            ids.append(QString::fromStdString(shards[std::size_t(i)].id));
-    }
-    return ids;
-}
 
 QByteArray requestTarget(const QHttpServerRequest &request)
 {
@@ -390,7 +376,8 @@ void CoordinatorServer::handleJoin(const QHttpServerRequest &request, QTcpSocket
         if (!all)
             return answerNow(error(500, QString::fromStdString(all.error().message)));
         peer.ordinal = all->empty() ? 0 : all->back().ordinal + 1;
-        peer.assignedShards = assignShards(peer.ordinal, m_setup.manifest->shards());
+        for (const std::string &id : dealShards(peer.ordinal, m_setup.manifest->shards()))
+            peer.assignedShards.append(QString::fromStdString(id));
         peer.joinedMs = m_clock();
     }
     peer.deviceJson = QJsonDocument(device.toObject()).toJson(QJsonDocument::Compact);

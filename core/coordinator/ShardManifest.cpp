@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace swarmtrain {
@@ -193,6 +194,23 @@ Result<ShardManifest> ShardManifest::open(const std::filesystem::path &stateDir)
         return validation.error();
     manifest.m_validationText = std::move(validation).value();
     return manifest;
+}
+
+std::vector<std::string> dealShards(std::int64_t ordinal, const std::vector<ShardInfo> &shards)
+{
+    constexpr std::int64_t kGroups = 8;
+    const auto count = std::int64_t(shards.size());
+    const std::int64_t groups = std::min(count, kGroups);
+    std::vector<std::string> ids;
+    if (groups == 0)
+        return ids;
+    const std::int64_t first = ordinal % groups;
+    const std::int64_t second = (ordinal + groups / 2) % groups;
+    for (std::int64_t i = 0; i < count; ++i) {
+        if (i % groups == first || i % groups == second)
+            ids.push_back(shards[std::size_t(i)].id);
+    }
+    return ids;
 }
 
 } // namespace swarmtrain

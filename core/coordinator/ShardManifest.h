@@ -16,6 +16,12 @@ struct ShardInfo {
     std::string sha256; // hex
 };
 
+// The shards the peer that joined `ordinal`-th (from 0) trains on. They are dealt in up to 8
+// interleaved groups, two groups to a peer half the groups apart: a handful of peers already
+// covers different data, four peers cover all of it, and with more peers each group is trained
+// by several.
+std::vector<std::string> dealShards(std::int64_t ordinal, const std::vector<ShardInfo> &shards);
+
 // The training text cut into shards that peers download (STATE/shards/<id>.txt) plus the
 // held-back validation text, described by STATE/shards/manifest.json. Shards end on UTF-8
 // character boundaries so each decodes on its own.

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <gtest/gtest.h>
 
+#include <set>
+
 using namespace swarmtrain;
 using swarmtrain::test::TempDir;
 
@@ -104,4 +106,21 @@ TEST(ShardManifestTest, DamagedManifestIsAnError)
     Result<ShardManifest> reopened = ShardManifest::open(dir.path());
     ASSERT_FALSE(reopened.ok());
     EXPECT_NE(reopened.error().message.find("manifest"), std::string::npos) << reopened.error().message;
+}
+
+TEST(ShardManifestTest, FourPeersCoverEveryShardAndEachPeerGetsTwoGroups)
+{
+    std::vector<ShardInfo> shards(20);
+    for (std::size_t i = 0; i < shards.size(); ++i)
+        shards[i].id = std::to_string(i);
+    std::set<std::string> covered;
+    for (std::int64_t ordinal = 0; ordinal < 4; ++ordinal) {
+        const std::vector<std::string> mine = dealShards(ordinal, shards);
+        EXPECT_GE(mine.size(), 4u) << "two of eight groups of 20 shards";
+        covered.insert(mine.begin(), mine.end());
+    }
+    EXPECT_EQ(covered.size(), shards.size());
+    EXPECT_EQ(dealShards(8, shards), dealShards(0, shards)) << "the ninth peer shares the first one's groups";
+    EXPECT_EQ(dealShards(0, std::vector<ShardInfo>(1, ShardInfo{"only", 1, ""})), std::vector<std::string>{"only"});
+    EXPECT_TRUE(dealShards(3, {}).empty());
 }
