@@ -4,6 +4,7 @@
 #include "CoordinatorClient.h"
 #include "DeviceBench.h"
 #include "EmbeddedCoordinator.h"
+#include "GptConfig.h"
 #include "Identity.h"
 #include "StatsStore.h"
 #include "Trainer.h"
@@ -41,22 +42,19 @@ QString formatFlops(double flops)
     return QCoreApplication::translate("swarmtrain::ClientSession", "%1 GFLOP/s").arg(flops / 1e9, 0, 'f', 1);
 }
 
-// "GPT, 4 layers x 128, 0.8 M parameters" from the model object of /v1/status.
+// "GPT, 4 layers × 128, 0.8 million parameters" from the model object of /v1/status.
 QString describeModel(const QJsonObject &model)
 {
-    const int layers = model.value(QLatin1StringView("n_layer")).toInt();
-    const int width = model.value(QLatin1StringView("n_embd")).toInt();
-    const double vocab = model.value(QLatin1StringView("vocab_size")).toDouble();
-    const double block = model.value(QLatin1StringView("block_size")).toDouble();
-    if (layers <= 0 || width <= 0)
+    const Result<GptConfig> config = GptConfig::fromJson(QJsonDocument(model).toJson().toStdString());
+    if (!config)
         return {};
-    // nanoGPT's count: embeddings, and 12 d^2 per layer (attention and MLP), tied output.
-    const double parameters = vocab * width + block * width + 12.0 * layers * double(width) * width;
+    const double parameters = double(config->parameterCount());
     const QString count = parameters >= 1e6
                               ? QCoreApplication::translate("swarmtrain::ClientSession", "%1 million").arg(parameters / 1e6, 0, 'f', 1)
                               : QLocale().toString(qint64(parameters));
-    return QCoreApplication::translate("swarmtrain::ClientSession", "GPT, %n layer(s) × %1, %2 parameters", nullptr, layers)
-        .arg(width)
+    return QCoreApplication::translate("swarmtrain::ClientSession", "GPT, %n layer(s) × %1, %2 parameters", nullptr,
+                                       config->nLayer)
+        .arg(config->nEmbd)
         .arg(count);
 }
 
@@ -353,12 +351,20 @@ void ClientSession::pollSwarm()
         return;
     m_swarmPollRunning = true;
     const CoordinatorClientOptions options{m_preferences.swarmUrl, m_preferences.swarmPin, 1, 250, 1000};
+    if (!m_statusIdentity) {
+        // Reading the status needs no account: a key of its own, made once.
+        Result<Identity> identity = Identity::generate();
+        if (!identity) {
+            qCWarning(lcSession).noquote() << "cannot poll the swarm:" << QString::fromStdString(identity.error().message);
+            m_swarmPollRunning = false;
+            return;
+        }
+        m_statusIdentity = std::make_shared<const Identity>(std::move(identity).value());
+    }
     const QPointer<ClientSession> self(this);
-    m_pool.start([self, options] {
+    m_pool.start([self, options, identity = m_statusIdentity] {
         SwarmSnapshot snapshot;
-        Result<Identity> identity = Identity::generate(); // reading the status needs no account
-        Result<QJsonObject> status = identity ? CoordinatorClient(*identity, options).getJson(QStringLiteral("/v1/status"))
-                                              : Result<QJsonObject>(identity.error());
+        Result<QJsonObject> status = CoordinatorClient(*identity, options).getJson(QStringLiteral("/v1/status"));
         if (!status) {
             snapshot.error = QString::fromStdString(status.error().message);
         } else {

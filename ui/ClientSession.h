@@ -29,6 +29,7 @@ class QTimer;
 namespace swarmtrain {
 
 class Autostart;
+class Identity;
 class EmbeddedCoordinator;
 struct CoordinatorConfig;
 
@@ -155,6 +156,7 @@ private:
     QString m_lastError;
     QThreadPool m_pool; // probing, the benchmark, stats and swarm status; waited for on destruction
     bool m_swarmPollRunning = false;
+    std::shared_ptr<const Identity> m_statusIdentity; // signs nothing; CoordinatorClient wants one
 };
 
 } // namespace swarmtrain

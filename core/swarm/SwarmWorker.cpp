@@ -731,7 +731,6 @@ void SwarmWorker::emitProgress(double tokensPerSecond)
     m_lastProgress = now;
     m_status.round = m_trainer->round();
     m_status.innerStepsDone = m_trainer->innerStepsDone();
-    m_status.innerSteps = integer(m_join.value(QLatin1StringView("training")).toObject(), "inner_steps");
     m_status.tokensPerSecond = tokensPerSecond;
     Q_EMIT statusChanged(m_status);
 }

@@ -44,6 +44,7 @@ ThrottleMonitor::~ThrottleMonitor() = default;
 void ThrottleMonitor::setPrefs(const ThrottlePrefs &prefs)
 {
     m_prefs = prefs;
+    pollSlow(); // a list of exclusive apps set just now is checked at once
     decide();
 }
 
@@ -107,10 +108,6 @@ void ThrottleMonitor::decide()
     }
     m_signals.manualPause = m_manualPause;
     m_signals.minuteOfDay = now.time().hour() * 60 + now.time().minute();
-    // Processes are read only while the person lists exclusive apps; a list set just now is
-    // checked at once rather than at the next slow poll.
-    if (!m_prefs.exclusiveApps.empty() && m_signals.runningProcesses.empty() && m_sources.processes)
-        m_signals.runningProcesses = m_sources.processes->runningNames();
     const ThrottleDecision next = ThrottlePolicy::decide(m_signals, m_prefs, m_decision);
     if (next == m_decision)
         return;

@@ -52,7 +52,7 @@ public:
     ThrottleMonitor(ThrottleSources sources, ThrottlePrefs prefs, Intervals intervals, QObject *parent = nullptr);
     ~ThrottleMonitor() override;
 
-    void setPrefs(const ThrottlePrefs &prefs); // decides again at once
+    void setPrefs(const ThrottlePrefs &prefs); // reads the slow sources and decides again at once
     const ThrottlePrefs &prefs() const { return m_prefs; }
 
     // Reads every source and decides now, then keeps polling.
