@@ -1,12 +1,14 @@
 // Full-model swarm training (DiLoCo) simulated in one process, against one machine training
 // the same model on the same total tokens. Prints JSON lines; figures only, never pass/fail:
 //   swarmtrain_swarm_simulation --data FILE [--peers 4] [--inner-steps 50] [--rounds 40] [model flags]
+//                               [--outer-lr X] [--outer-momentum X] [--seed N] [--compression on|off]
+//                               [--peer-data contiguous|interleaved|all [--chunk-tokens N]]
 //                               [--only swarm|single_large_batch|single_more_steps]
-// Each peer is a ReplicaTrainer on its own contiguous part of the training text. Every round
-// each peer trains H inner steps, its pseudo-gradient is 8-bit quantized with error feedback
-// (what it would send), the token-weighted average of the decoded pieces is quantized again (what
-// each shard's owner sends back) and every peer applies the same outer Nesterov step; the peers'
-// parameter hashes are compared after every round. The bytes a peer would send in a butterfly
+// Each peer is a ReplicaTrainer on its own part of the training text (contiguous by default).
+// Every round each peer trains H inner steps, its pseudo-gradient is 8-bit quantized with error
+// feedback (what it would send), the token-weighted average of the decoded pieces is quantized
+// again (what each shard's owner sends back) and every peer applies the same outer Nesterov step;
+// the peers' parameter hashes are compared after every round. The bytes a peer would send in a butterfly
 // all-reduce of those encodings are set against a float32 all-reduce after every inner step.
 #include "CommandLine.h"
 #include "OuterOptimizer.h"
@@ -37,6 +39,11 @@ struct Setup {
     ReplicaOptions replica;
     int evalIters = 40;
     std::string only; // one run's name; empty runs all three
+    bool compress = true; // off measures what the 8-bit encoding costs in loss
+    // How the training text is split among the peers: "contiguous" parts, "interleaved" chunks
+    // of chunkTokens dealt round-robin, or "all" of it for every peer.
+    std::string peerData = "contiguous";
+    std::int64_t chunkTokens = 4096;
 };
 
 Result<Setup> parse(int argc, char **argv)
@@ -44,7 +51,8 @@ Result<Setup> parse(int argc, char **argv)
     Result<CommandLine> line = CommandLine::parse(
         std::vector<std::string>(argv + 1, argv + argc),
         {"data", "peers", "inner-steps", "rounds", "n-layer", "n-head", "n-embd", "block-size", "batch-size", "lr",
-         "min-lr", "warmup-iters", "outer-lr", "outer-momentum", "eval-iters", "seed", "threads", "only"},
+         "min-lr", "warmup-iters", "outer-lr", "outer-momentum", "eval-iters", "seed", "threads", "only", "compression",
+         "peer-data", "chunk-tokens"},
         {});
     if (!line)
         return line.error();
@@ -56,6 +64,7 @@ Result<Setup> parse(int argc, char **argv)
     s.replica.schedule = {1e-3, 1e-4, 100, 0};
     std::string data;
     int threads = 0;
+    std::string compression = "on";
     for (Result<void> r : {line->readString("data", data), line->read("peers", 1, 64, s.peers),
                            line->read("inner-steps", 1, 100000, s.innerSteps), line->read("rounds", 1, 100000, s.rounds),
                            line->read("n-layer", 1, 96, s.model.nLayer), line->read("n-head", 1, 96, s.model.nHead),
@@ -68,7 +77,10 @@ Result<Setup> parse(int argc, char **argv)
                            line->readDouble("outer-lr", 0, 10, s.replica.outerLr),
                            line->readDouble("outer-momentum", 0, 0.999, s.replica.outerMomentum),
                            line->read("eval-iters", 1, 10000, s.evalIters), line->read("seed", 0, 1LL << 62, s.replica.seed),
-                           line->read("threads", 0, 1024, threads), line->readString("only", s.only)}) {
+                           line->read("threads", 0, 1024, threads), line->readString("only", s.only),
+                           line->readString("compression", compression),
+                           line->readString("peer-data", s.peerData),
+                           line->read("chunk-tokens", 1, 1LL << 40, s.chunkTokens)}) {
         if (!r)
             return r.error();
     }
@@ -76,6 +88,11 @@ Result<Setup> parse(int argc, char **argv)
         return makeError("--data FILE is required");
     if (!s.only.empty() && s.only != "swarm" && s.only != "single_large_batch" && s.only != "single_more_steps")
         return makeError("--only takes swarm, single_large_batch or single_more_steps");
+    if (compression != "on" && compression != "off")
+        return makeError("--compression takes on or off");
+    s.compress = compression == "on";
+    if (s.peerData != "contiguous" && s.peerData != "interleaved" && s.peerData != "all")
+        return makeError("--peer-data takes contiguous, interleaved or all");
     s.data = data;
     configureThreads(threads);
     return s;
@@ -128,10 +145,11 @@ Result<double> runSwarm(const std::string &name, std::vector<std::unique_ptr<Rep
             if (!q)
                 return q.error();
             average = dequantize(*q);
-            // A butterfly all-reduce: each peer sends the other owners' parts of its piece and,
-            // as an owner, its averaged part back to the others: 2 (P - 1) / P of the vector.
-            bytesSentPerPeer += std::int64_t(2.0 * double(peers - 1) / double(peers) * double(encodedQuantizedSize(n)));
         }
+        // A butterfly all-reduce: each peer sends the other owners' parts of its piece and, as an
+        // owner, its averaged part back to the others: 2 (P - 1) / P of the vector.
+        const double vectorBytes = compress ? double(encodedQuantizedSize(n)) : double(n) * 4.0;
+        bytesSentPerPeer += std::int64_t(2.0 * double(peers - 1) / double(peers) * vectorBytes);
         for (auto &replica : replicas) {
             if (Result<void> r = replica->applyOuterStep(average); !r)
                 return r.error();
@@ -194,32 +212,6 @@ int runMain(int argc, char **argv)
     print({{"config", s.model.toJson()}, {"peers", s.peers}, {"inner_steps", s.innerSteps}, {"rounds", s.rounds},
            {"batch_size", s.replica.batchSize}, {"params", n}});
 
-    const auto replicasOf = [&](int peers, int batch, std::int64_t inner, double outerLr, double momentum,
-                                bool splitData) -> Result<std::vector<std::unique_ptr<ReplicaTrainer>>> {
-        std::vector<std::unique_ptr<ReplicaTrainer>> replicas;
-        for (int p = 0; p < peers; ++p) {
-            ReplicaOptions o = s.replica;
-            o.batchSize = batch;
-            o.innerSteps = inner;
-            o.schedule.decayIters = inner * s.rounds;
-            o.outerLr = outerLr;
-            o.outerMomentum = momentum;
-            o.seed = s.replica.seed * 1000 + std::uint64_t(p);
-            o.device = "cpu";
-            Result<std::unique_ptr<ReplicaTrainer>> replica = ReplicaTrainer::create(stateFile, o);
-            if (!replica)
-                return replica.error();
-            const std::size_t part = splitData ? train.size() / std::size_t(peers) : train.size();
-            const std::size_t first = splitData ? part * std::size_t(p) : 0;
-            std::vector<std::int32_t> shard(train.begin() + std::ptrdiff_t(first),
-                                            train.begin() + std::ptrdiff_t(first + part));
-            if (Result<void> r = (*replica)->setTrainingTokens(std::move(shard)); !r)
-                return r.error();
-            replicas.push_back(std::move(replica).value());
-        }
-        return replicas;
-    };
-
     // The swarm, then one machine on the same total tokens: P times the batch for as many
     // steps as each peer ran, and P times the steps at the peers' batch. An outer step of
     // learning rate 1 without momentum makes the global model the locally trained one.
@@ -231,18 +223,53 @@ int runMain(int argc, char **argv)
         bool compress;
     };
     const std::vector<Run> runs = {
-        {"swarm", s.peers, s.replica.batchSize, s.innerSteps, s.replica.outerLr, s.replica.outerMomentum, true},
+        {"swarm", s.peers, s.replica.batchSize, s.innerSteps, s.replica.outerLr, s.replica.outerMomentum,
+         s.compress},
         {"single_large_batch", 1, s.replica.batchSize * s.peers, s.innerSteps, 1.0, 0.0, false},
         {"single_more_steps", 1, s.replica.batchSize, s.innerSteps * s.peers, 1.0, 0.0, false},
     };
+    const auto replicasOf = [&](const Run &run) -> Result<std::vector<std::unique_ptr<ReplicaTrainer>>> {
+        std::vector<std::unique_ptr<ReplicaTrainer>> replicas;
+        for (int p = 0; p < run.peers; ++p) {
+            ReplicaOptions o = s.replica;
+            o.batchSize = run.batch;
+            o.innerSteps = run.inner;
+            o.schedule.decayIters = run.inner * s.rounds;
+            o.outerLr = run.outerLr;
+            o.outerMomentum = run.momentum;
+            o.seed = s.replica.seed * 1000 + std::uint64_t(p);
+            o.device = "cpu";
+            Result<std::unique_ptr<ReplicaTrainer>> replica = ReplicaTrainer::create(stateFile, o);
+            if (!replica)
+                return replica.error();
+            std::vector<std::int32_t> shard;
+            if (s.peerData == "all" || run.peers == 1) {
+                shard = train;
+            } else if (s.peerData == "contiguous") {
+                const std::size_t part = train.size() / std::size_t(run.peers);
+                shard.assign(train.begin() + std::ptrdiff_t(part * std::size_t(p)),
+                             train.begin() + std::ptrdiff_t(part * std::size_t(p + 1)));
+            } else {
+                const std::size_t chunk = std::size_t(s.chunkTokens);
+                for (std::size_t first = chunk * std::size_t(p); first < train.size();
+                     first += chunk * std::size_t(run.peers))
+                    shard.insert(shard.end(), train.begin() + std::ptrdiff_t(first),
+                                 train.begin() + std::ptrdiff_t(std::min(train.size(), first + chunk)));
+            }
+            if (Result<void> r = (*replica)->setTrainingTokens(std::move(shard)); !r)
+                return r.error();
+            replicas.push_back(std::move(replica).value());
+        }
+        return replicas;
+    };
+
     std::map<std::string, double> finalLoss;
     std::int64_t swarmBytes = 0;
     for (const Run &run : runs) {
         // A sweep of the swarm's settings need not train the same baselines again.
         if (!s.only.empty() && run.name != s.only)
             continue;
-        Result<std::vector<std::unique_ptr<ReplicaTrainer>>> replicas =
-            replicasOf(run.peers, run.batch, run.inner, run.outerLr, run.momentum, run.peers > 1);
+        Result<std::vector<std::unique_ptr<ReplicaTrainer>>> replicas = replicasOf(run);
         if (!replicas) {
             std::cerr << "swarmtrain_swarm_simulation: error: " << replicas.error().message << "\n";
             return 1;
@@ -258,12 +285,15 @@ int runMain(int argc, char **argv)
     }
     std::filesystem::remove(stateFile);
 
-    swarmBytes = std::int64_t(2.0 * double(s.peers - 1) / double(s.peers) * double(encodedQuantizedSize(n))) * s.rounds;
+    const double roundBytes = s.compress ? double(encodedQuantizedSize(n)) : double(n) * 4.0;
+    swarmBytes = std::int64_t(2.0 * double(s.peers - 1) / double(s.peers) * roundBytes) * s.rounds;
     const double fp32Bytes = 2.0 * double(s.peers - 1) / double(s.peers) * double(n) * 4.0 * double(stepsPerPeer);
     nlohmann::json summary = {{"summary", true}};
     for (const auto &[name, loss] : finalLoss)
         summary[name + "_val_loss"] = loss;
     if (finalLoss.count("swarm")) {
+        summary["compression"] = s.compress;
+        summary["peer_data"] = s.peerData;
         summary["bytes_sent_per_peer"] = swarmBytes;
         summary["fp32_allreduce_every_step_bytes_per_peer"] = fp32Bytes;
         summary["communication_reduction"] = fp32Bytes / double(swarmBytes);
