@@ -103,6 +103,14 @@ void print(const nlohmann::json &line)
     std::cout << line.dump() << std::endl;
 }
 
+// What one peer sends in a round's butterfly all-reduce of n values: the other owners' parts of
+// its piece and, as an owner, its averaged part back to the others, 2 (P - 1) / P of the vector.
+std::int64_t bytesSentPerRound(std::size_t n, std::size_t peers, bool compress)
+{
+    const double vectorBytes = compress ? double(encodedQuantizedSize(n)) : double(n) * 4.0;
+    return std::int64_t(2.0 * double(peers - 1) / double(peers) * vectorBytes);
+}
+
 // Trains `replicas` for `rounds` rounds; returns the final validation loss of the global model.
 Result<double> runSwarm(const std::string &name, std::vector<std::unique_ptr<ReplicaTrainer>> &replicas,
                         std::int64_t rounds, const std::vector<std::int32_t> &val, int evalIters, bool compress)
@@ -146,10 +154,7 @@ Result<double> runSwarm(const std::string &name, std::vector<std::unique_ptr<Rep
                 return q.error();
             average = dequantize(*q);
         }
-        // A butterfly all-reduce: each peer sends the other owners' parts of its piece and, as an
-        // owner, its averaged part back to the others: 2 (P - 1) / P of the vector.
-        const double vectorBytes = compress ? double(encodedQuantizedSize(n)) : double(n) * 4.0;
-        bytesSentPerPeer += std::int64_t(2.0 * double(peers - 1) / double(peers) * vectorBytes);
+        bytesSentPerPeer += bytesSentPerRound(n, peers, compress);
         for (auto &replica : replicas) {
             if (Result<void> r = replica->applyOuterStep(average); !r)
                 return r.error();
@@ -285,8 +290,7 @@ int runMain(int argc, char **argv)
     }
     std::filesystem::remove(stateFile);
 
-    const double roundBytes = s.compress ? double(encodedQuantizedSize(n)) : double(n) * 4.0;
-    swarmBytes = std::int64_t(2.0 * double(s.peers - 1) / double(s.peers) * roundBytes) * s.rounds;
+    swarmBytes = bytesSentPerRound(n, std::size_t(s.peers), s.compress) * s.rounds;
     const double fp32Bytes = 2.0 * double(s.peers - 1) / double(s.peers) * double(n) * 4.0 * double(stepsPerPeer);
     nlohmann::json summary = {{"summary", true}};
     for (const auto &[name, loss] : finalLoss)
