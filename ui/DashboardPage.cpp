@@ -17,7 +17,6 @@
 #include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSet>
 #include <QStyle>
 #include <QTimer>
@@ -103,10 +102,8 @@ DashboardPage::DashboardPage(ClientSession &session, QWidget *parent) : QWidget(
     setObjectName(QStringLiteral("dashboardPage"));
     setStyleSheet(pageStyleSheet() + QStringLiteral("QLabel[role=\"figure\"] { font-size: 12pt; font-weight: 600; }"));
 
-    auto *content = new QWidget;
-    auto *layout = new QVBoxLayout(content);
-    layout->setContentsMargins(16, 16, 16, 16);
-    layout->setSpacing(12);
+    // The page scrolls rather than squeezing its charts in a small window.
+    QVBoxLayout *layout = makeScrollingColumn(this);
     layout->addWidget(buildStatusCard());
 
     auto *middle = new QHBoxLayout;
@@ -121,15 +118,6 @@ DashboardPage::DashboardPage(ClientSession &session, QWidget *parent) : QWidget(
     charts->addWidget(buildLossChart(), 2);
     layout->addLayout(charts, 1);
     layout->addWidget(buildDailyChart(), 1);
-
-    // The page scrolls rather than squeezing its charts in a small window.
-    auto *scroll = new QScrollArea(this);
-    scroll->setWidget(content);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    auto *outer = new QVBoxLayout(this);
-    outer->setContentsMargins(0, 0, 0, 0);
-    outer->addWidget(scroll);
 
     connect(&m_session, &ClientSession::stateChanged, this, &DashboardPage::showState);
     connect(&m_session, &ClientSession::contributionsUpdated, this, &DashboardPage::showContributions);

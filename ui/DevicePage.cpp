@@ -12,7 +12,6 @@
 #include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QStyle>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -66,10 +65,8 @@ DevicePage::DevicePage(ClientSession &session, QWidget *parent) : QWidget(parent
         "QLabel[role=\"warning\"] { color: #b26a00; }"
         "QLabel[role=\"error\"] { color: #c62828; }"));
 
-    auto *content = new QWidget;
-    auto *column = new QVBoxLayout(content);
-    column->setContentsMargins(16, 16, 16, 16);
-    column->setSpacing(12);
+    QVBoxLayout *column = makeScrollingColumn(this);
+    QWidget *content = column->parentWidget();
 
     // The GPUs: a heading with Refresh, then one card each
     auto *gpuHeader = new QHBoxLayout;
@@ -154,14 +151,6 @@ DevicePage::DevicePage(ClientSession &session, QWidget *parent) : QWidget(parent
     bench->addWidget(m_benchResults);
     column->addWidget(benchCard);
     column->addStretch(1);
-
-    auto *scroll = new QScrollArea(this);
-    scroll->setWidget(content);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(scroll);
 
     connect(m_refresh, &QPushButton::clicked, this, &DevicePage::refresh);
     connect(m_benchButton, &QPushButton::clicked, this, &DevicePage::startBenchmark);

@@ -3,7 +3,9 @@
 #include <QFrame>
 #include <QLabel>
 #include <QPalette>
+#include <QScrollArea>
 #include <QString>
+#include <QVBoxLayout>
 
 namespace swarmtrain {
 
@@ -17,6 +19,24 @@ inline QString pageStyleSheet()
         "QLabel[role=\"headline\"] { font-size: 17pt; font-weight: 600; }"
         "QLabel[role=\"title\"] { font-size: 11pt; font-weight: 600; }"
         "QLabel[role=\"value\"] { font-size: 13pt; font-weight: 600; }");
+}
+
+// Fills `page` with a frameless scroll area around a column for its cards, so a small window
+// scrolls instead of squeezing them; the column's parentWidget() is the cards' parent.
+inline QVBoxLayout *makeScrollingColumn(QWidget *page, int spacing = 12)
+{
+    auto *content = new QWidget;
+    auto *column = new QVBoxLayout(content);
+    column->setContentsMargins(16, 16, 16, 16);
+    column->setSpacing(spacing);
+    auto *scroll = new QScrollArea(page);
+    scroll->setWidget(content);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    auto *outer = new QVBoxLayout(page);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->addWidget(scroll);
+    return column;
 }
 
 inline QFrame *makeCard(QWidget *parent)

@@ -13,7 +13,6 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
@@ -111,10 +110,8 @@ SettingsPage::SettingsPage(ClientSession &session, QWidget *parent) : QWidget(pa
 {
     setObjectName(QStringLiteral("settingsPage"));
     setStyleSheet(pageStyleSheet());
-    auto *content = new QWidget;
-    auto *column = new QVBoxLayout(content);
-    column->setContentsMargins(16, 16, 16, 16);
-    column->setSpacing(14);
+    QVBoxLayout *column = makeScrollingColumn(this, 14);
+    QWidget *content = column->parentWidget();
 
     // When to compute
     const Section whenSection = makeSection(content);
@@ -242,14 +239,6 @@ SettingsPage::SettingsPage(ClientSession &session, QWidget *parent) : QWidget(pa
     app->addRow(m_diskHint);
     column->addWidget(appSection.card);
     column->addStretch(1);
-
-    auto *scroll = new QScrollArea(this);
-    scroll->setWidget(content);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(scroll);
 
     connect(m_idleMinutes, &QSpinBox::valueChanged, this,
             [this](int value) { change([value](Preferences &p) { p.idleMinutes = value; }); });

@@ -17,7 +17,6 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -72,10 +71,7 @@ SwarmPage::SwarmPage(ClientSession &session, QWidget *parent) : QWidget(parent),
     setObjectName(QStringLiteral("swarmPage"));
     setStyleSheet(pageStyleSheet());
 
-    auto *content = new QWidget;
-    auto *layout = new QVBoxLayout(content);
-    layout->setContentsMargins(16, 16, 16, 16);
-    layout->setSpacing(12);
+    QVBoxLayout *layout = makeScrollingColumn(this);
     layout->addWidget(buildCurrentCard());
     auto *lower = new QHBoxLayout;
     lower->setSpacing(12);
@@ -83,14 +79,6 @@ SwarmPage::SwarmPage(ClientSession &session, QWidget *parent) : QWidget(parent),
     lower->addWidget(buildHostCard(), 1);
     layout->addLayout(lower);
     layout->addStretch(1);
-
-    auto *scroll = new QScrollArea(this);
-    scroll->setWidget(content);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    auto *outer = new QVBoxLayout(this);
-    outer->setContentsMargins(0, 0, 0, 0);
-    outer->addWidget(scroll);
 
     connect(&m_session, &ClientSession::stateChanged, this, &SwarmPage::showState);
     connect(&m_session, &ClientSession::swarmUpdated, this, &SwarmPage::showSwarm);
