@@ -1,5 +1,5 @@
 # CoordinatorClient against a scripted HTTP(S) server on 127.0.0.1 in the test process.
 add_executable(swarmtrain_client_tests unit/CoordinatorClientTest.cpp support/TestHttpServer.cpp)
 target_link_libraries(swarmtrain_client_tests PRIVATE
-    swarmtrain_swarm_client swarmtrain_test_support OpenSSL::SSL GTest::gtest_main)
+    swarmtrain_swarm_control swarmtrain_test_support OpenSSL::SSL GTest::gtest_main)
 gtest_discover_tests(swarmtrain_client_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)

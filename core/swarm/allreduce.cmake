@@ -1,4 +1,0 @@
-# swarmtrain_swarm_allreduce: the butterfly all-reduce of pseudo-gradients over PeerTransport.
-add_library(swarmtrain_swarm_allreduce STATIC ${CMAKE_CURRENT_LIST_DIR}/ButterflyAllReduce.cpp)
-set_target_properties(swarmtrain_swarm_allreduce PROPERTIES AUTOMOC ON)
-target_link_libraries(swarmtrain_swarm_allreduce PUBLIC swarmtrain_swarm_transport swarmtrain_engine)
