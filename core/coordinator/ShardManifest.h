@@ -1,6 +1,7 @@
 #pragma once
 
 #include "Result.h"
+#include "ShardInfo.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -9,12 +10,6 @@
 #include <vector>
 
 namespace swarmtrain {
-
-struct ShardInfo {
-    std::string id; // six digits, also the file name (without ".txt")
-    std::uint64_t bytes = 0;
-    std::string sha256; // hex
-};
 
 // The shards the peer that joined `ordinal`-th (from 0) trains on. They are dealt in up to 8
 // interleaved groups, two groups to a peer half the groups apart: a handful of peers already

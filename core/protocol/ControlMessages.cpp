@@ -1,0 +1,356 @@
+#include "ControlMessages.h"
+
+#include "JsonReader.h"
+
+#include <QJsonArray>
+
+namespace swarmtrain {
+
+namespace {
+
+using namespace protocol;
+using L = QLatin1StringView;
+
+constexpr qint64 kMaxCount = JsonReader::kMaxExactInteger;
+constexpr double kMaxFigure = 1e30; // FLOPs, seconds, losses: finite and far beyond any real run
+
+QJsonValue optionalBool(const std::optional<bool> &value) { return value ? QJsonValue(*value) : QJsonValue(); }
+
+QJsonObject modelToJson(const GptConfig &model)
+{
+    return QJsonObject{{L("vocab_size"), model.vocabSize}, {L("n_layer"), model.nLayer}, {L("n_head"), model.nHead},
+                       {L("n_embd"), model.nEmbd},         {L("block_size"), model.blockSize},
+                       {L("dropout"), model.dropout},      {L("bias"), model.bias}};
+}
+
+// The architecture is bounded here, before anything could be built from it.
+GptConfig readModel(JsonReader model)
+{
+    GptConfig c;
+    c.vocabSize = int(model.integer(L("vocab_size"), 1, 1 << 20));
+    c.nLayer = int(model.integer(L("n_layer"), 1, 1024));
+    c.nHead = int(model.integer(L("n_head"), 1, 1024));
+    c.nEmbd = int(model.integer(L("n_embd"), 1, 65536));
+    c.blockSize = int(model.integer(L("block_size"), 1, 1 << 20));
+    c.dropout = model.number(L("dropout"), 0.0, 0.999);
+    c.bias = model.boolean(L("bias"));
+    if (model.ok()) {
+        if (const std::string why = c.validate(); !why.empty())
+            model.fail(L("n_embd"), QString::fromStdString(why));
+    }
+    return c;
+}
+
+QJsonObject trainingToJson(const TrainingSettings &t)
+{
+    return QJsonObject{{L("inner_steps"), t.innerSteps},     {L("batch_size"), t.batchSize},
+                       {L("lr"), t.lr},                      {L("min_lr"), t.minLr},
+                       {L("warmup_iters"), t.warmupIters},   {L("lr_decay_iters"), double(t.lrDecayIters)},
+                       {L("weight_decay"), t.weightDecay},   {L("grad_clip"), t.gradClip},
+                       {L("outer_lr"), t.outerLr},           {L("outer_momentum"), t.outerMomentum},
+                       {L("seed"), double(t.seed)}};
+}
+
+TrainingSettings readTraining(JsonReader training)
+{
+    TrainingSettings t;
+    t.innerSteps = int(training.integer(L("inner_steps"), 1, 1'000'000'000));
+    t.batchSize = int(training.integer(L("batch_size"), 1, 1 << 20));
+    t.lr = training.number(L("lr"), 0.0, 10.0);
+    t.minLr = training.number(L("min_lr"), 0.0, 10.0);
+    t.warmupIters = int(training.integer(L("warmup_iters"), 0, 1'000'000'000));
+    t.lrDecayIters = training.integer(L("lr_decay_iters"), 0, kMaxCount);
+    t.weightDecay = training.number(L("weight_decay"), 0.0, 10.0);
+    t.gradClip = training.number(L("grad_clip"), 0.0, 1e6);
+    t.outerLr = training.number(L("outer_lr"), 0.0, 100.0);
+    t.outerMomentum = training.number(L("outer_momentum"), 0.0, 0.999);
+    t.seed = std::uint64_t(training.integer(L("seed"), 0, kMaxCount));
+    return t;
+}
+
+CheckpointInfo readCheckpoint(JsonReader r)
+{
+    CheckpointInfo c;
+    c.round = r.integer(L("round"), 0, kMaxCount);
+    c.sha256 = r.sha256Hex(L("sha256"));
+    c.bytes = r.integer(L("bytes"), 0, kMaxCount);
+    return c;
+}
+
+} // namespace
+
+QJsonObject CheckpointInfo::toJson() const
+{
+    return QJsonObject{{L("round"), double(round)}, {L("sha256"), sha256}, {L("bytes"), double(bytes)}};
+}
+
+Result<CheckpointInfo> CheckpointInfo::fromJson(const QJsonObject &json)
+{
+    JsonReader r(json, QStringLiteral("checkpoint"));
+    CheckpointInfo c = readCheckpoint(r);
+    return r.finish(std::move(c));
+}
+
+QJsonObject JoinRequest::toJson() const
+{
+    return QJsonObject{
+        {L("public_key"), QString::fromLatin1(publicKey.toBase64())},
+        {L("device"), QJsonObject{{L("kind"), device.kind}, {L("cpu_threads"), device.cpuThreads}}},
+        {L("endpoint"), endpoint},
+        {L("client_version"), clientVersion}};
+}
+
+Result<JoinRequest> JoinRequest::fromJson(const QJsonObject &json)
+{
+    JsonReader r(json, QStringLiteral("join"));
+    JoinRequest m;
+    m.publicKey = r.base64(L("public_key"), kPublicKeyBytes);
+    JsonReader device = r.object(L("device"));
+    m.device.kind = device.text(L("kind"), 64);
+    m.device.cpuThreads = int(device.integer(L("cpu_threads"), 0, 1 << 16, 0));
+    m.endpoint = r.string(L("endpoint"), kMaxEndpointChars);
+    m.clientVersion = r.text(L("client_version"), kMaxClientVersionChars);
+    if (!r.has(L("client_version")))
+        r.fail(L("client_version"), QStringLiteral("is missing"));
+    return r.finish(std::move(m));
+}
+
+QJsonObject JoinAnswer::toJson() const
+{
+    QJsonArray shardList;
+    for (const ShardInfo &shard : shards) {
+        shardList.append(QJsonObject{{L("id"), QString::fromStdString(shard.id)},
+                                     {L("bytes"), double(shard.bytes)},
+                                     {L("sha256"), QString::fromStdString(shard.sha256)}});
+    }
+    return QJsonObject{
+        {L("peer_id"), peerId},
+        {L("model"), modelToJson(model)},
+        {L("tokenizer"), QJsonObject{{L("kind"), tokenizer.kind}, {L("vocabulary"), tokenizer.vocabulary}}},
+        {L("training"), trainingToJson(training)},
+        {L("shards"), shardList},
+        {L("assigned_shards"), QJsonArray::fromStringList(assignedShards)},
+        {L("round"), double(round)},
+        {L("heartbeat_interval_ms"), double(heartbeatIntervalMs)},
+        {L("reachable"), reachable},
+        {L("checkpoint"), checkpoint.toJson()},
+    };
+}
+
+Result<JoinAnswer> JoinAnswer::fromJson(const QJsonObject &json)
+{
+    JsonReader r(json, QStringLiteral("join answer"));
+    JoinAnswer m;
+    m.peerId = r.string(L("peer_id"), kMaxKeyIdChars);
+    m.model = readModel(r.object(L("model")));
+    JsonReader tokenizer = r.object(L("tokenizer"));
+    m.tokenizer.kind = tokenizer.oneOf(L("kind"), {L("char"), L("byte")});
+    m.tokenizer.vocabulary = tokenizer.string(L("vocabulary"), 1 << 20);
+    m.training = readTraining(r.object(L("training")));
+    const QJsonArray shards = r.array(L("shards"), kMaxShards);
+    for (qsizetype i = 0; i < shards.size() && r.ok(); ++i) {
+        JsonReader shard = r.element(shards, L("shards"), i);
+        m.shards.push_back({shard.string(L("id"), 64).toStdString(), std::uint64_t(shard.integer(L("bytes"), 0, kMaxCount)),
+                            shard.sha256Hex(L("sha256")).toStdString()});
+    }
+    const QJsonArray assigned = r.array(L("assigned_shards"), kMaxShards);
+    for (qsizetype i = 0; i < assigned.size() && r.ok(); ++i)
+        m.assignedShards.append(r.stringAt(assigned, L("assigned_shards"), i, 64));
+    m.round = r.integer(L("round"), 0, kMaxCount);
+    m.heartbeatIntervalMs = r.integer(L("heartbeat_interval_ms"), 100, 600'000);
+    m.reachable = r.boolean(L("reachable"));
+    m.checkpoint = readCheckpoint(r.object(L("checkpoint")));
+    return r.finish(std::move(m));
+}
+
+QJsonObject HeartbeatRequest::toJson() const
+{
+    QJsonObject json{{L("state"), state}, {L("base_round"), double(baseRound)}, {L("tokens_per_s"), tokensPerSecond}};
+    if (!reason.isEmpty())
+        json.insert(L("reason"), reason);
+    return json;
+}
+
+Result<HeartbeatRequest> HeartbeatRequest::fromJson(const QJsonObject &json)
+{
+    JsonReader r(json, QStringLiteral("heartbeat"));
+    HeartbeatRequest m;
+    // "left": the peer says goodbye, so no round waits for it.
+    m.state = r.oneOf(L("state"), {L("training"), L("paused"), L("ready"), L("idle"), L("left")});
+    m.baseRound = r.integer(L("base_round"), -1, kMaxCount);
+    m.tokensPerSecond = r.number(L("tokens_per_s"), 0.0, kMaxFigure, 0.0);
+    m.reason = r.text(L("reason"), kMaxReasonChars);
+    return r.finish(std::move(m));
+}
+
+QJsonObject HeartbeatAnswer::toJson() const
+{
+    QJsonObject json{{L("round"), double(round)},
+                     {L("round_state"), roundState},
+                     {L("deadline_ms"), double(deadlineMs)},
+                     {L("member"), member},
+                     {L("checkpoint_round"), double(checkpointRound)}};
+    if (lastContribution) {
+        json.insert(L("last_contribution"), QJsonObject{{L("round"), double(lastContribution->round)},
+                                                        {L("accepted"), optionalBool(lastContribution->accepted)},
+                                                        {L("credit"), lastContribution->credit},
+                                                        {L("upload_checkpoint"), lastContribution->uploadCheckpoint}});
+    }
+    return json;
+}
+
+Result<HeartbeatAnswer> HeartbeatAnswer::fromJson(const QJsonObject &json)
+{
+    JsonReader r(json, QStringLiteral("heartbeat answer"));
+    HeartbeatAnswer m;
+    m.round = r.integer(L("round"), 0, kMaxCount);
+    m.roundState = r.oneOf(L("round_state"), {L("gathering"), L("running"), L("done")});
+    m.deadlineMs = r.integer(L("deadline_ms"), 0, kMaxCount);
+    m.member = r.boolean(L("member"));
+    m.checkpointRound = r.integer(L("checkpoint_round"), 0, kMaxCount);
+    if (r.has(L("last_contribution"))) {
+        JsonReader last = r.object(L("last_contribution"));
+        ContributionVerdictInfo verdict;
+        verdict.round = last.integer(L("round"), 0, kMaxCount);
+        verdict.accepted = last.optionalBoolean(L("accepted"));
+        verdict.credit = last.number(L("credit"), 0.0, kMaxFigure);
+        verdict.uploadCheckpoint = last.boolean(L("upload_checkpoint"));
+        m.lastContribution = verdict;
+    }
+    return r.finish(std::move(m));
+}
+
+QJsonObject RoundAnswer::toJson() const
+{
+    QJsonArray list;
+    for (const RoundMemberInfo &member : members) {
+        list.append(QJsonObject{{L("peer_id"), member.peerId},
+                                {L("public_key"), QString::fromLatin1(member.publicKey.toBase64())},
+                                {L("endpoint"), member.endpoint},
+                                {L("reachable"), member.reachable},
+                                {L("range"), QJsonArray{double(member.begin), double(member.end)}}});
+    }
+    return QJsonObject{{L("round"), double(round)},          {L("attempt"), attempt},
+                       {L("state"), state},                  {L("deadline_ms"), double(deadlineMs)},
+                       {L("parameter_count"), double(parameterCount)}, {L("members"), list}};
+}
+
+Result<RoundAnswer> RoundAnswer::fromJson(const QJsonObject &json)
+{
+    JsonReader r(json, QStringLiteral("round"));
+    RoundAnswer m;
+    m.round = r.integer(L("round"), 0, kMaxCount);
+    m.attempt = int(r.integer(L("attempt"), 0, 1 << 30));
+    m.state = r.oneOf(L("state"), {L("gathering"), L("running"), L("done")});
+    m.deadlineMs = r.integer(L("deadline_ms"), 0, kMaxCount);
+    m.parameterCount = r.integer(L("parameter_count"), 0, kMaxCount);
+    const QJsonArray members = r.array(L("members"), kMaxMembers);
+    for (qsizetype i = 0; i < members.size() && r.ok(); ++i) {
+        JsonReader member = r.element(members, L("members"), i);
+        RoundMemberInfo info;
+        info.peerId = member.string(L("peer_id"), kMaxKeyIdChars);
+        // A member the coordinator no longer knows is listed with an empty key.
+        const bool keyless = member.has(L("public_key")) && member.text(L("public_key"), 1).isEmpty();
+        if (!keyless)
+            info.publicKey = member.base64(L("public_key"), kPublicKeyBytes);
+        info.endpoint = member.string(L("endpoint"), kMaxEndpointChars);
+        info.reachable = member.boolean(L("reachable"));
+        const QJsonArray range = member.array(L("range"), 2);
+        if (member.ok() && range.size() != 2)
+            member.fail(L("range"), QStringLiteral("must be [begin, end]"));
+        if (member.ok()) {
+            info.begin = member.integerAt(range, L("range"), 0, 0, m.parameterCount);
+            info.end = member.integerAt(range, L("range"), 1, info.begin, m.parameterCount);
+        }
+        m.members.push_back(std::move(info));
+    }
+    return r.finish(std::move(m));
+}
+
+QJsonObject ContributionRequest::toJson() const
+{
+    return QJsonObject{{L("round"), double(round)},      {L("tokens"), double(tokens)},
+                       {L("flops"), flops},              {L("seconds"), seconds},
+                       {L("loss"), loss},                {L("params_hash"), paramsHash},
+                       {L("bytes_up"), double(bytesUp)}, {L("bytes_down"), double(bytesDown)}};
+}
+
+Result<ContributionRequest> ContributionRequest::fromJson(const QJsonObject &json)
+{
+    JsonReader r(json, QStringLiteral("contribution"));
+    ContributionRequest m;
+    m.round = r.integer(L("round"), 0, kMaxCount);
+    m.tokens = r.integer(L("tokens"), 0, kMaxCount);
+    m.flops = r.number(L("flops"), 0.0, kMaxFigure);
+    m.seconds = r.number(L("seconds"), 0.0, kMaxFigure);
+    m.loss = r.number(L("loss"), 0.0, kMaxFigure);
+    m.paramsHash = r.sha256Hex(L("params_hash"));
+    m.bytesUp = r.integer(L("bytes_up"), 0, kMaxCount, 0);
+    m.bytesDown = r.integer(L("bytes_down"), 0, kMaxCount, 0);
+    return r.finish(std::move(m));
+}
+
+QJsonObject ContributionAnswer::toJson() const
+{
+    return QJsonObject{{L("accepted"), optionalBool(accepted)},
+                       {L("credit"), credit},
+                       {L("upload_checkpoint"), uploadCheckpoint},
+                       {L("upload_round"), double(uploadRound)}};
+}
+
+Result<ContributionAnswer> ContributionAnswer::fromJson(const QJsonObject &json)
+{
+    JsonReader r(json, QStringLiteral("contribution answer"));
+    ContributionAnswer m;
+    m.accepted = r.optionalBoolean(L("accepted"));
+    m.credit = r.number(L("credit"), 0.0, kMaxFigure);
+    m.uploadCheckpoint = r.boolean(L("upload_checkpoint"));
+    m.uploadRound = r.integer(L("upload_round"), 0, kMaxCount);
+    return r.finish(std::move(m));
+}
+
+QJsonObject StatusAnswer::toJson() const
+{
+    QJsonArray history;
+    for (const LossPoint &point : validationLossHistory)
+        history.append(QJsonObject{{L("round"), double(point.round)}, {L("val_loss"), point.validationLoss}});
+    QJsonArray leaders;
+    for (const Leader &leader : leaderboard) {
+        leaders.append(QJsonObject{
+            {L("peer_id"), leader.peerId}, {L("credit"), leader.credit}, {L("tokens"), double(leader.tokens)}});
+    }
+    return QJsonObject{{L("round"), double(round)},
+                       {L("round_state"), roundState},
+                       {L("peers"), double(peers)},
+                       {L("peers_total"), double(peersTotal)},
+                       {L("checkpoint_round"), double(checkpointRound)},
+                       {L("model"), modelToJson(model)},
+                       {L("val_loss_history"), history},
+                       {L("leaderboard"), leaders}};
+}
+
+Result<StatusAnswer> StatusAnswer::fromJson(const QJsonObject &json)
+{
+    JsonReader r(json, QStringLiteral("status"));
+    StatusAnswer m;
+    m.round = r.integer(L("round"), 0, kMaxCount);
+    m.roundState = r.oneOf(L("round_state"), {L("gathering"), L("running"), L("done")});
+    m.peers = r.integer(L("peers"), 0, kMaxCount);
+    m.peersTotal = r.integer(L("peers_total"), 0, kMaxCount);
+    m.checkpointRound = r.integer(L("checkpoint_round"), 0, kMaxCount);
+    m.model = readModel(r.object(L("model")));
+    const QJsonArray history = r.array(L("val_loss_history"), kMaxListedRounds);
+    for (qsizetype i = 0; i < history.size() && r.ok(); ++i) {
+        JsonReader point = r.element(history, L("val_loss_history"), i);
+        m.validationLossHistory.push_back({point.integer(L("round"), 0, kMaxCount), point.number(L("val_loss"), 0.0, kMaxFigure)});
+    }
+    const QJsonArray leaders = r.array(L("leaderboard"), kMaxLeaderboard);
+    for (qsizetype i = 0; i < leaders.size() && r.ok(); ++i) {
+        JsonReader leader = r.element(leaders, L("leaderboard"), i);
+        m.leaderboard.push_back({leader.string(L("peer_id"), kMaxKeyIdChars), leader.number(L("credit"), -kMaxFigure, kMaxFigure),
+                                 leader.integer(L("tokens"), 0, kMaxCount)});
+    }
+    return r.finish(std::move(m));
+}
+
+} // namespace swarmtrain

@@ -1,0 +1,185 @@
+#pragma once
+
+#include "GptConfig.h"
+#include "Result.h"
+#include "ShardInfo.h"
+#include "TrainingSettings.h"
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+// The control plane's messages (DESIGN.md, "Swarm protocol"), each defined once with its JSON
+// codec and its bounds, for the coordinator and the client alike. fromJson() checks every field
+// and names the first one out of bounds; toJson() writes what fromJson() reads.
+namespace swarmtrain {
+
+namespace protocol {
+constexpr qsizetype kMaxKeyIdChars = 64;
+constexpr qsizetype kMaxEndpointChars = 300; // a DNS name, a colon and a port
+constexpr qsizetype kMaxClientVersionChars = 100;
+constexpr qsizetype kMaxReasonChars = 200;
+constexpr qsizetype kMaxShards = 1 << 20;
+constexpr qsizetype kMaxMembers = 100'000;
+constexpr qsizetype kMaxListedRounds = 1 << 20;
+constexpr qsizetype kMaxLeaderboard = 1000;
+constexpr int kPublicKeyBytes = 32; // Ed25519
+} // namespace protocol
+
+// The global state the coordinator serves at /v1/checkpoint (and answers an upload with).
+struct CheckpointInfo {
+    qint64 round = 0;
+    QString sha256;
+    qint64 bytes = 0;
+
+    QJsonObject toJson() const;
+    static Result<CheckpointInfo> fromJson(const QJsonObject &json);
+};
+
+// What a peer says about its machine when it joins.
+struct DeviceReport {
+    QString kind;       // the --device it trains on: auto, cpu, cuda[:N]; "" when not said
+    int cpuThreads = 0; // 0 when not said
+};
+
+// POST /v1/join
+struct JoinRequest {
+    QByteArray publicKey; // raw Ed25519 key
+    DeviceReport device;
+    QString endpoint; // "host:port", "*:port" (the address the coordinator sees) or "" (outbound only)
+    QString clientVersion;
+
+    QJsonObject toJson() const;
+    static Result<JoinRequest> fromJson(const QJsonObject &json);
+};
+
+struct TokenizerInfo {
+    QString kind; // char | byte
+    QString vocabulary;
+};
+
+struct JoinAnswer {
+    QString peerId;
+    GptConfig model;
+    TokenizerInfo tokenizer;
+    TrainingSettings training;
+    std::vector<ShardInfo> shards;
+    QStringList assignedShards;
+    qint64 round = 0;
+    qint64 heartbeatIntervalMs = 10'000;
+    bool reachable = false;
+    CheckpointInfo checkpoint;
+
+    QJsonObject toJson() const;
+    static Result<JoinAnswer> fromJson(const QJsonObject &json);
+};
+
+// POST /v1/heartbeat
+struct HeartbeatRequest {
+    QString state; // training | paused | ready | idle | left
+    qint64 baseRound = 0; // the global state the peer holds
+    double tokensPerSecond = 0.0;
+    QString reason; // why it is paused, in the person's words
+
+    QJsonObject toJson() const;
+    static Result<HeartbeatRequest> fromJson(const QJsonObject &json);
+};
+
+// The verdict on a peer's latest contribution, as far as it is known.
+struct ContributionVerdictInfo {
+    qint64 round = 0;
+    std::optional<bool> accepted; // unset while the round is open
+    double credit = 0.0;
+    bool uploadCheckpoint = false; // the coordinator asks this peer for state round + 1
+};
+
+struct HeartbeatAnswer {
+    qint64 round = 0;
+    QString roundState; // gathering | running | done
+    qint64 deadlineMs = 0;
+    bool member = false; // of the running round
+    qint64 checkpointRound = 0;
+    std::optional<ContributionVerdictInfo> lastContribution;
+
+    QJsonObject toJson() const;
+    static Result<HeartbeatAnswer> fromJson(const QJsonObject &json);
+};
+
+// GET /v1/round
+struct RoundMemberInfo {
+    QString peerId;
+    QByteArray publicKey; // raw; empty when the coordinator no longer knows the peer
+    QString endpoint;
+    bool reachable = false;
+    qint64 begin = 0; // the range of the flat parameter vector it owns
+    qint64 end = 0;
+};
+
+struct RoundAnswer {
+    qint64 round = 0;
+    int attempt = 0;
+    QString state;
+    qint64 deadlineMs = 0;
+    qint64 parameterCount = 0;
+    std::vector<RoundMemberInfo> members;
+
+    QJsonObject toJson() const;
+    static Result<RoundAnswer> fromJson(const QJsonObject &json);
+};
+
+// POST /v1/contribution
+struct ContributionRequest {
+    qint64 round = 0;
+    qint64 tokens = 0;
+    double flops = 0.0;
+    double seconds = 0.0;
+    double loss = 0.0;
+    QString paramsHash; // hex SHA-256 of the parameters after the outer step
+    qint64 bytesUp = 0;
+    qint64 bytesDown = 0;
+
+    QJsonObject toJson() const;
+    static Result<ContributionRequest> fromJson(const QJsonObject &json);
+};
+
+struct ContributionAnswer {
+    std::optional<bool> accepted;
+    double credit = 0.0;
+    bool uploadCheckpoint = false;
+    qint64 uploadRound = 0;
+
+    QJsonObject toJson() const;
+    static Result<ContributionAnswer> fromJson(const QJsonObject &json);
+};
+
+// GET /v1/status: public.
+struct StatusAnswer {
+    struct LossPoint {
+        qint64 round = 0;
+        double validationLoss = 0.0;
+    };
+    struct Leader {
+        QString peerId;
+        double credit = 0.0;
+        qint64 tokens = 0;
+    };
+    qint64 round = 0;
+    QString roundState;
+    qint64 peers = 0; // online
+    qint64 peersTotal = 0;
+    qint64 checkpointRound = 0;
+    GptConfig model;
+    std::vector<LossPoint> validationLossHistory;
+    std::vector<Leader> leaderboard;
+
+    QJsonObject toJson() const;
+    static Result<StatusAnswer> fromJson(const QJsonObject &json);
+};
+
+} // namespace swarmtrain

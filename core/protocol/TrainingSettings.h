@@ -1,0 +1,26 @@
+#pragma once
+
+#include <cstdint>
+
+namespace swarmtrain {
+
+// What every peer of a swarm trains with: the coordinator's flags, sent in the join answer.
+struct TrainingSettings {
+    int innerSteps = 500; // H: local steps between rounds
+    int batchSize = 12;
+    double lr = 1e-3;
+    double minLr = 1e-4;
+    int warmupIters = 100;
+    // Inner steps (counted across rounds) of the cosine decay to minLr; 0: the full rate
+    // after warm-up, for a swarm without an end.
+    std::int64_t lrDecayIters = 0;
+    double weightDecay = 0.1;
+    double gradClip = 1.0;
+    // The outer Nesterov step. DiLoCo's 0.7 / 0.9 were tuned for H = 500 over many rounds; with
+    // H = 50 and 4 peers, 1.2 / 0.5 came out best of those tried (bench/SwarmSimulation, README).
+    double outerLr = 1.2;
+    double outerMomentum = 0.5;
+    std::uint64_t seed = 1;
+};
+
+} // namespace swarmtrain

@@ -1,0 +1,205 @@
+#include "ControlMessages.h"
+#include "JsonReader.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+using namespace swarmtrain;
+
+namespace {
+
+QString hash(char digit) { return QString(64, QLatin1Char(digit)); }
+
+JoinAnswer sampleJoinAnswer()
+{
+    JoinAnswer a;
+    a.peerId = QStringLiteral("0123456789abcdef0123456789abcdef");
+    a.model.vocabSize = 65;
+    a.tokenizer = {QStringLiteral("char"), QStringLiteral("abc")};
+    a.training.innerSteps = 50;
+    a.training.lrDecayIters = 20000;
+    a.shards = {{"000000", 100, std::string(64, 'a')}, {"000001", 200, std::string(64, 'b')}};
+    a.assignedShards = {QStringLiteral("000001")};
+    a.round = 7;
+    a.heartbeatIntervalMs = 2000;
+    a.reachable = true;
+    a.checkpoint = {7, hash('c'), 1234};
+    return a;
+}
+
+// The error of decoding `json` as a `Message`, "" when it decodes.
+template <typename Message>
+std::string errorOf(const QJsonObject &json)
+{
+    Result<Message> decoded = Message::fromJson(json);
+    return decoded ? std::string() : decoded.error().message;
+}
+
+} // namespace
+
+TEST(ControlMessagesTest, EveryMessageSurvivesItsOwnCodec)
+{
+    const JoinAnswer join = JoinAnswer::fromJson(sampleJoinAnswer().toJson()).value();
+    EXPECT_EQ(join.model.vocabSize, 65);
+    EXPECT_EQ(join.training.innerSteps, 50);
+    EXPECT_EQ(join.training.lrDecayIters, 20000);
+    ASSERT_EQ(join.shards.size(), 2u);
+    EXPECT_EQ(join.shards[1].id, "000001");
+    EXPECT_EQ(join.shards[1].bytes, 200u);
+    EXPECT_EQ(join.assignedShards, QStringList{QStringLiteral("000001")});
+    EXPECT_EQ(join.checkpoint.sha256, hash('c'));
+    EXPECT_TRUE(join.reachable);
+
+    const JoinRequest request{QByteArray(32, '\x07'), {QStringLiteral("cuda:1"), 16}, QStringLiteral("*:4000"),
+                              QStringLiteral("swarmtrain 0.1.0")};
+    const JoinRequest back = JoinRequest::fromJson(request.toJson()).value();
+    EXPECT_EQ(back.publicKey, request.publicKey);
+    EXPECT_EQ(back.device.kind, QStringLiteral("cuda:1"));
+    EXPECT_EQ(back.device.cpuThreads, 16);
+    EXPECT_EQ(back.endpoint, QStringLiteral("*:4000"));
+
+    HeartbeatAnswer beat{9, QStringLiteral("running"), 1000, true, 8, ContributionVerdictInfo{8, std::nullopt, 0.5, true}};
+    const HeartbeatAnswer beatBack = HeartbeatAnswer::fromJson(beat.toJson()).value();
+    ASSERT_TRUE(beatBack.lastContribution.has_value());
+    EXPECT_FALSE(beatBack.lastContribution->accepted.has_value()) << "null stays unknown";
+    EXPECT_TRUE(beatBack.lastContribution->uploadCheckpoint);
+
+    RoundAnswer round{3, 1, QStringLiteral("running"), 99, 1000,
+                      {{QStringLiteral("a"), QByteArray(32, '\x01'), QStringLiteral("127.0.0.1:9"), true, 0, 600},
+                       {QStringLiteral("b"), QByteArray(), QString(), false, 600, 600}}};
+    const RoundAnswer roundBack = RoundAnswer::fromJson(round.toJson()).value();
+    ASSERT_EQ(roundBack.members.size(), 2u);
+    EXPECT_EQ(roundBack.members[0].end, 600);
+    EXPECT_TRUE(roundBack.members[1].publicKey.isEmpty()) << "a member the coordinator forgot has no key";
+
+    const ContributionRequest contribution{4, 768, 1e9, 0.5, 2.25, hash('d'), 10, 20};
+    EXPECT_EQ(ContributionRequest::fromJson(contribution.toJson())->bytesDown, 20);
+    const ContributionAnswer verdict{true, 0.768, false, 5};
+    EXPECT_EQ(ContributionAnswer::fromJson(verdict.toJson())->accepted, std::optional<bool>(true));
+
+    StatusAnswer status;
+    status.roundState = QStringLiteral("gathering");
+    status.model.vocabSize = 65;
+    status.validationLossHistory = {{1, 2.5}, {2, 2.25}};
+    status.leaderboard = {{QStringLiteral("a"), -1.5, 100}};
+    const StatusAnswer statusBack = StatusAnswer::fromJson(status.toJson()).value();
+    ASSERT_EQ(statusBack.validationLossHistory.size(), 2u);
+    EXPECT_DOUBLE_EQ(statusBack.validationLossHistory[1].validationLoss, 2.25);
+    EXPECT_DOUBLE_EQ(statusBack.leaderboard[0].credit, -1.5) << "refuted work may leave credit below zero";
+}
+
+TEST(ControlMessagesTest, ADecodeErrorNamesTheFieldAndItsBound)
+{
+    QJsonObject beat = HeartbeatRequest{QStringLiteral("ready"), 3, 10.0, {}}.toJson();
+    beat.insert(QStringLiteral("base_round"), 2.5);
+    EXPECT_EQ(errorOf<HeartbeatRequest>(beat), "heartbeat.base_round must be an integer from -1 to 9007199254740992");
+    beat.insert(QStringLiteral("base_round"), 3);
+    beat.insert(QStringLiteral("state"), QStringLiteral("dancing"));
+    EXPECT_EQ(errorOf<HeartbeatRequest>(beat), "heartbeat.state must be one of training, paused, ready, idle, left");
+    beat.remove(QStringLiteral("state"));
+    EXPECT_EQ(errorOf<HeartbeatRequest>(beat), "heartbeat.state is missing");
+
+    QJsonObject contribution = ContributionRequest{4, 768, 1e9, 0.5, 2.25, hash('d'), 0, 0}.toJson();
+    contribution.insert(QStringLiteral("tokens"), -1);
+    EXPECT_NE(errorOf<ContributionRequest>(contribution).find("contribution.tokens must be an integer from 0"),
+              std::string::npos);
+    contribution.insert(QStringLiteral("tokens"), 768);
+    contribution.insert(QStringLiteral("params_hash"), hash('D'));
+    EXPECT_EQ(errorOf<ContributionRequest>(contribution), "contribution.params_hash must be 64 lowercase hex digits (a SHA-256)");
+    contribution.insert(QStringLiteral("params_hash"), hash('d'));
+    contribution.insert(QStringLiteral("loss"), std::numeric_limits<double>::infinity());
+    EXPECT_NE(errorOf<ContributionRequest>(contribution).find("contribution.loss must be a number"), std::string::npos);
+}
+
+TEST(ControlMessagesTest, NestedFieldsAreNamedByTheirPath)
+{
+    QJsonObject join = sampleJoinAnswer().toJson();
+    QJsonObject training = join.value(QStringLiteral("training")).toObject();
+    training.insert(QStringLiteral("batch_size"), 1e12);
+    join.insert(QStringLiteral("training"), training);
+    EXPECT_EQ(errorOf<JoinAnswer>(join), "join answer.training.batch_size must be an integer from 1 to 1048576");
+
+    join = sampleJoinAnswer().toJson();
+    QJsonArray shards = join.value(QStringLiteral("shards")).toArray();
+    QJsonObject shard = shards.at(1).toObject();
+    shard.insert(QStringLiteral("sha256"), QStringLiteral("abc"));
+    shards.replace(1, shard);
+    join.insert(QStringLiteral("shards"), shards);
+    EXPECT_EQ(errorOf<JoinAnswer>(join), "join answer.shards[1].sha256 must be 64 lowercase hex digits (a SHA-256)");
+
+    join = sampleJoinAnswer().toJson();
+    join.insert(QStringLiteral("assigned_shards"), QJsonArray{QStringLiteral("000001"), 5});
+    EXPECT_EQ(errorOf<JoinAnswer>(join), "join answer.assigned_shards[1] must be a string of at most 64 characters");
+}
+
+TEST(ControlMessagesTest, AHostileModelConfigIsBoundedBeforeAnythingIsBuilt)
+{
+    QJsonObject join = sampleJoinAnswer().toJson();
+    QJsonObject model = join.value(QStringLiteral("model")).toObject();
+    model.insert(QStringLiteral("vocab_size"), 1e9);
+    join.insert(QStringLiteral("model"), model);
+    EXPECT_EQ(errorOf<JoinAnswer>(join), "join answer.model.vocab_size must be an integer from 1 to 1048576");
+    model.insert(QStringLiteral("vocab_size"), 65);
+    model.insert(QStringLiteral("n_head"), 3); // 128 is not divisible by 3
+    join.insert(QStringLiteral("model"), model);
+    EXPECT_NE(errorOf<JoinAnswer>(join).find("divisible"), std::string::npos);
+}
+
+TEST(ControlMessagesTest, ListsAreBoundedAndRangesStayInsideTheVector)
+{
+    RoundAnswer round{3, 0, QStringLiteral("running"), 99, 1000,
+                      {{QStringLiteral("a"), QByteArray(32, '\x01'), QStringLiteral("h:1"), true, 0, 1000}}};
+    QJsonObject json = round.toJson();
+    QJsonArray members = json.value(QStringLiteral("members")).toArray();
+    QJsonObject member = members.at(0).toObject();
+    member.insert(QStringLiteral("range"), QJsonArray{0, 1001});
+    members.replace(0, member);
+    json.insert(QStringLiteral("members"), members);
+    EXPECT_EQ(errorOf<RoundAnswer>(json), "round.members[0].range[1] must be an integer from 0 to 1000");
+    member.insert(QStringLiteral("range"), QJsonArray{500, 400});
+    members.replace(0, member);
+    json.insert(QStringLiteral("members"), members);
+    EXPECT_EQ(errorOf<RoundAnswer>(json), "round.members[0].range[1] must be an integer from 500 to 1000");
+
+    StatusAnswer valid;
+    valid.model.vocabSize = 65;
+    valid.roundState = QStringLiteral("done");
+    QJsonObject status = valid.toJson();
+    QJsonArray leaders;
+    for (int i = 0; i <= protocol::kMaxLeaderboard; ++i)
+        leaders.append(QJsonObject{});
+    status.insert(QStringLiteral("leaderboard"), leaders);
+    EXPECT_NE(errorOf<StatusAnswer>(status).find("status.leaderboard must be an array of at most 1000 items"),
+              std::string::npos);
+}
+
+TEST(ControlMessagesTest, AJoinNeedsAnEd25519KeyAndCutsFreeText)
+{
+    JoinRequest request{QByteArray(32, '\x07'), {QStringLiteral("cpu"), 4}, QString(), QString(500, QLatin1Char('v'))};
+    QJsonObject json = request.toJson();
+    EXPECT_EQ(JoinRequest::fromJson(json)->clientVersion.size(), protocol::kMaxClientVersionChars);
+    json.insert(QStringLiteral("public_key"), QString::fromLatin1(QByteArray(31, 'k').toBase64()));
+    EXPECT_EQ(errorOf<JoinRequest>(json), "join.public_key must be 32 bytes in base64");
+    json.insert(QStringLiteral("public_key"), QStringLiteral("not base64!"));
+    EXPECT_EQ(errorOf<JoinRequest>(json), "join.public_key must be 32 bytes in base64");
+    json = request.toJson();
+    json.insert(QStringLiteral("device"), QStringLiteral("a GPU"));
+    EXPECT_EQ(errorOf<JoinRequest>(json), "join.device must be a JSON object");
+}
+
+TEST(JsonReaderTest, TheFirstErrorWinsAndLaterReadsReturnFallbacks)
+{
+    JsonReader reader(QJsonObject{{QStringLiteral("a"), QStringLiteral("x")}, {QStringLiteral("b"), 5}},
+                      QStringLiteral("m"));
+    EXPECT_EQ(reader.integer(QLatin1StringView("a"), 0, 10), 0);
+    EXPECT_EQ(reader.integer(QLatin1StringView("b"), 0, 10), 0) << "after an error, reads change nothing";
+    EXPECT_EQ(reader.error().message, "m.a must be an integer from 0 to 10");
+    JsonReader fine(QJsonObject{{QStringLiteral("b"), 5}}, QStringLiteral("m"));
+    EXPECT_EQ(fine.integer(QLatin1StringView("b"), 0, 10), 5);
+    EXPECT_EQ(fine.integer(QLatin1StringView("c"), 0, 10, 7), 7) << "an optional field takes its default";
+    EXPECT_TRUE(fine.ok());
+}
