@@ -129,7 +129,7 @@ protected:
     {
         return post(peer, "/v1/join",
                     QJsonObject{{QStringLiteral("public_key"), QString::fromLatin1(peer.identity.publicKey().toBase64())},
-                                {QStringLiteral("device"), QJsonObject{{QStringLiteral("gpu"), QStringLiteral("test")}}},
+                                {QStringLiteral("device"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("test")}}},
                                 {QStringLiteral("endpoint"), endpoint},
                                 {QStringLiteral("client_version"), QStringLiteral("0.1.0")}});
     }
@@ -209,7 +209,7 @@ TEST_F(CoordinatorServerTest, JoinAnswersWithTheSwarmsConfig)
     const Result<std::optional<PeerRecord>> stored = setup->store->peer(a.identity.keyId());
     ASSERT_TRUE(stored.ok() && stored->has_value());
     EXPECT_EQ((*stored)->publicKey, a.identity.publicKey());
-    EXPECT_EQ((*stored)->deviceJson, QByteArray(R"({"gpu":"test"})"));
+    EXPECT_EQ((*stored)->deviceJson, QByteArray(R"({"cpu_threads":0,"kind":"test"})"));
 }
 
 TEST_F(CoordinatorServerTest, JoinWithAKeyThatIsNotTheSignersIsRefused)

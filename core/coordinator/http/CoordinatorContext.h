@@ -1,0 +1,38 @@
+#pragma once
+
+#include "CoordinatorConfig.h"
+#include "CoordinatorRounds.h"
+#include "CoordinatorSetup.h"
+#include "StateValidation.h"
+
+#include <QObject>
+
+#include <functional>
+
+namespace swarmtrain {
+
+struct CoordinatorServerOptions {
+    TrainingSettings training;
+    RoundSettings rounds;
+    qint64 maxJsonBytes = 1 << 20;
+    qint64 maxClockSkewMs = 60'000;
+    int probeTimeoutMs = 2000;
+    int evalIters = 10;
+    int tickMs = 1000; // how often deadlines and gather timeouts are checked; 0: never (tests)
+
+    static CoordinatorServerOptions from(const CoordinatorConfig &config, qint64 parameterCount);
+};
+
+// What the endpoint groups share: the swarm's state dir, its store and rounds, the options, the
+// clock, the validation of new states, and the server (whose thread runs probes and timers).
+struct CoordinatorContext {
+    QObject *server;
+    CoordinatorSetup &setup;
+    CoordinatorStore &store;
+    CoordinatorRounds &rounds;
+    const CoordinatorServerOptions &options;
+    std::function<qint64()> clock;
+    StateValidation &validation;
+};
+
+} // namespace swarmtrain

@@ -1,0 +1,153 @@
+#include "PeerEndpoints.h"
+
+#include "CoordinatorLog.h"
+#include "QtText.h"
+#include "ReachabilityProbe.h"
+
+#include <QHostAddress>
+#include <QJsonDocument>
+
+namespace swarmtrain {
+
+namespace {
+
+QString vocabularyString(const Tokenizer &tokenizer)
+{
+    std::string utf8;
+    for (char32_t codePoint : tokenizer.vocabulary())
+        appendUtf8(utf8, codePoint);
+    return QString::fromStdString(utf8);
+}
+
+// "*:PORT" from a peer that does not know its public address: the address its request came from.
+QString resolveEndpoint(const QString &endpoint, const QHttpServerRequest &request)
+{
+    if (!endpoint.startsWith(QLatin1StringView("*:")))
+        return endpoint;
+    QHostAddress from = request.remoteAddress();
+    bool mapped = false;
+    const QHostAddress v4(from.toIPv4Address(&mapped));
+    if (mapped)
+        from = v4;
+    const QString shown = from.protocol() == QAbstractSocket::IPv6Protocol ? QStringLiteral("[%1]").arg(from.toString())
+                                                                           : from.toString();
+    return shown + endpoint.mid(1);
+}
+
+} // namespace
+
+void PeerEndpoints::addRoutes(RouteTable &routes)
+{
+    const qint64 maxJson = m_context.options.maxJsonBytes;
+    routes.add({QHttpServerRequest::Method::Post, QStringLiteral("/v1/join"), RouteAccess::Joining, RouteBody::Json,
+                [maxJson] { return maxJson; },
+                [](const QJsonObject &json) -> Result<QByteArray> {
+                    Result<JoinRequest> request = JoinRequest::fromJson(json);
+                    if (!request)
+                        return request.error();
+                    return request->publicKey;
+                },
+                decoding<JoinRequest>([this](HttpExchange &exchange, const JoinRequest &request) {
+                    join(exchange, request);
+                })});
+    routes.add({QHttpServerRequest::Method::Post, QStringLiteral("/v1/heartbeat"), RouteAccess::Peer,
+                RouteBody::Json, [maxJson] { return maxJson; }, {},
+                decoding<HeartbeatRequest>([this](HttpExchange &exchange, const HeartbeatRequest &request) {
+                    exchange.respond(heartbeat(exchange.peer, request));
+                })});
+}
+
+void PeerEndpoints::join(HttpExchange &exchange, const JoinRequest &request)
+{
+    PeerRecord peer = exchange.peer;
+    const QString endpoint = resolveEndpoint(request.endpoint, exchange.request);
+    QString host;
+    quint16 port = 0;
+    if (!endpoint.isEmpty() && !splitEndpoint(endpoint, host, port))
+        return exchange.respond(HttpReply::error(400, QStringLiteral("endpoint must be \"host:port\", \"*:port\" or \"\"")));
+    if (peer.joinedMs == 0) {
+        Result<std::vector<PeerRecord>> all = m_context.store.peers();
+        if (!all)
+            return exchange.respond(HttpReply::error(500, toQString(all.error())));
+        peer.ordinal = all->empty() ? 0 : all->back().ordinal + 1;
+        for (const std::string &id : dealShards(peer.ordinal, m_context.setup.manifest->shards()))
+            peer.assignedShards.append(QString::fromStdString(id));
+        peer.joinedMs = m_context.clock();
+    }
+    peer.deviceJson = QJsonDocument(request.toJson().value(QLatin1StringView("device")).toObject())
+                          .toJson(QJsonDocument::Compact);
+    peer.endpoint = endpoint;
+    peer.clientVersion = request.clientVersion;
+    peer.lastSeenMs = m_context.clock();
+
+    // The answer waits for the reachability probe; the peer is stored only then.
+    auto finish = [this, peer, reply = exchange.replier()](bool reachable) mutable {
+        peer.reachable = reachable;
+        if (Result<void> saved = m_context.store.savePeer(peer); !saved)
+            return reply(HttpReply::error(500, toQString(saved.error())));
+        qCInfo(lcCoordinator) << "peer" << peer.keyId << "joined, endpoint" << peer.endpoint
+                              << (reachable ? "reachable" : "not reachable");
+        reply(joinAnswer(peer));
+    };
+    if (endpoint.isEmpty())
+        return finish(false);
+    probeTcpEndpoint(host, port, m_context.options.probeTimeoutMs, m_context.server, std::move(finish));
+}
+
+HttpReply PeerEndpoints::joinAnswer(const PeerRecord &peer)
+{
+    Result<RoundRecord> round = m_context.rounds.current();
+    if (!round)
+        return HttpReply::error(500, toQString(round.error()));
+    const CoordinatorSetup &setup = m_context.setup;
+    JoinAnswer answer;
+    answer.peerId = peer.keyId;
+    answer.model = setup.model;
+    answer.tokenizer = {QString::fromLatin1(tokenizerKindName(setup.tokenizer->kind())),
+                        vocabularyString(*setup.tokenizer)};
+    answer.training = m_context.options.training;
+    answer.shards = setup.manifest->shards();
+    answer.assignedShards = peer.assignedShards;
+    answer.round = round->number;
+    answer.heartbeatIntervalMs = m_context.options.rounds.heartbeatIntervalMs;
+    answer.reachable = peer.reachable;
+    answer.checkpoint = {setup.checkpoint.round, setup.checkpoint.sha256, setup.checkpoint.bytes};
+    return HttpReply::json(answer.toJson());
+}
+
+HttpReply PeerEndpoints::heartbeat(const PeerRecord &peer, const HeartbeatRequest &request)
+{
+    const bool left = request.state == QLatin1StringView("left");
+    const qint64 seenMs = left ? 0 : m_context.clock();
+    if (Result<void> saved = m_context.store.recordHeartbeat(peer.keyId, request.state, request.reason,
+                                                             request.tokensPerSecond, request.baseRound, seenMs);
+        !saved)
+        return HttpReply::error(500, toQString(saved.error()));
+    // Only a peer becoming ready or leaving can start a round now; timeouts are the ticker's.
+    // (Advancing reads every peer: doing it on each heartbeat made it the swarm's bottleneck.)
+    if (request.state == QLatin1StringView("ready") || left) {
+        if (Result<void> advanced = m_context.rounds.advance(); !advanced)
+            return HttpReply::error(500, toQString(advanced.error()));
+    }
+    Result<RoundRecord> round = m_context.rounds.current();
+    if (!round)
+        return HttpReply::error(500, toQString(round.error()));
+    const bool member = std::any_of(round->members.begin(), round->members.end(),
+                                    [&](const RoundMember &m) { return m.keyId == peer.keyId; });
+    HeartbeatAnswer answer;
+    answer.round = round->number;
+    answer.roundState = roundStateName(round->state);
+    answer.deadlineMs = round->deadlineMs;
+    answer.member = round->state == RoundState::Running && member;
+    answer.checkpointRound = m_context.setup.checkpoint.round;
+    Result<std::optional<std::pair<ContributionRecord, ContributionVerdict>>> last =
+        m_context.rounds.lastVerdict(peer.keyId);
+    if (last && *last) {
+        const auto &[contribution, verdict] = **last;
+        answer.lastContribution =
+            ContributionVerdictInfo{contribution.round, verdict.accepted, verdict.credit, verdict.uploadCheckpoint};
+    }
+    return HttpReply::json(answer.toJson());
+}
+
+} // namespace swarmtrain

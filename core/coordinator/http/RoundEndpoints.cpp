@@ -1,0 +1,58 @@
+#include "RoundEndpoints.h"
+
+#include "QtText.h"
+
+namespace swarmtrain {
+
+void RoundEndpoints::addRoutes(RouteTable &routes)
+{
+    const qint64 maxJson = m_context.options.maxJsonBytes;
+    routes.add({QHttpServerRequest::Method::Get, QStringLiteral("/v1/round"), RouteAccess::Peer, RouteBody::None,
+                [maxJson] { return maxJson; }, {}, [this](HttpExchange &exchange) { exchange.respond(round()); }});
+    routes.add({QHttpServerRequest::Method::Post, QStringLiteral("/v1/contribution"), RouteAccess::Peer,
+                RouteBody::Json, [maxJson] { return maxJson; }, {},
+                decoding<ContributionRequest>([this](HttpExchange &exchange, const ContributionRequest &request) {
+                    exchange.respond(contribution(exchange.peer, request));
+                })});
+}
+
+HttpReply RoundEndpoints::round()
+{
+    Result<RoundRecord> round = m_context.rounds.current();
+    if (!round)
+        return HttpReply::error(500, toQString(round.error()));
+    RoundAnswer answer;
+    answer.round = round->number;
+    answer.attempt = round->attempt;
+    answer.state = roundStateName(round->state);
+    answer.deadlineMs = round->deadlineMs;
+    answer.parameterCount = m_context.setup.parameterCount;
+    for (const RoundMember &member : round->members) {
+        Result<std::optional<PeerRecord>> peer = m_context.store.peer(member.keyId);
+        const bool found = peer && *peer;
+        answer.members.push_back({member.keyId, found ? (*peer)->publicKey : QByteArray(),
+                                  found ? (*peer)->endpoint : QString(), member.reachable, member.begin, member.end});
+    }
+    return HttpReply::json(answer.toJson());
+}
+
+HttpReply RoundEndpoints::contribution(const PeerRecord &peer, const ContributionRequest &request)
+{
+    ContributionRecord c;
+    c.keyId = peer.keyId;
+    c.round = request.round;
+    c.tokens = request.tokens;
+    c.flops = request.flops;
+    c.seconds = request.seconds;
+    c.loss = request.loss;
+    c.paramsHash = request.paramsHash;
+    c.bytesUp = request.bytesUp;
+    c.bytesDown = request.bytesDown;
+    Result<ContributionVerdict> verdict = m_context.rounds.contribute(c);
+    if (!verdict)
+        return HttpReply::error(409, toQString(verdict.error()));
+    const ContributionAnswer answer{verdict->accepted, verdict->credit, verdict->uploadCheckpoint, c.round + 1};
+    return HttpReply::json(answer.toJson());
+}
+
+} // namespace swarmtrain

@@ -1,0 +1,43 @@
+#include "StatusEndpoint.h"
+
+#include "ControlMessages.h"
+
+namespace swarmtrain {
+
+namespace {
+constexpr int kLeaderboardSize = 20;
+}
+
+void StatusEndpoint::addRoutes(RouteTable &routes)
+{
+    const qint64 maxJson = m_context.options.maxJsonBytes;
+    routes.add({QHttpServerRequest::Method::Get, QStringLiteral("/v1/status"), RouteAccess::Public, RouteBody::None,
+                [maxJson] { return maxJson; }, {}, [this](HttpExchange &exchange) { exchange.respond(status()); }});
+}
+
+HttpReply StatusEndpoint::status()
+{
+    Result<RoundRecord> round = m_context.rounds.current();
+    Result<std::vector<PeerRecord>> peers = m_context.store.peers();
+    Result<std::vector<PeerRecord>> leaders = m_context.store.leaderboard(kLeaderboardSize);
+    Result<std::vector<CheckpointRecord>> checkpoints = m_context.store.checkpoints();
+    if (!round || !peers || !leaders || !checkpoints)
+        return HttpReply::error(500, QStringLiteral("cannot read the swarm's state"));
+    StatusAnswer answer;
+    answer.round = round->number;
+    answer.roundState = roundStateName(round->state);
+    answer.peers = std::count_if(peers->begin(), peers->end(),
+                                 [&](const PeerRecord &peer) { return m_context.rounds.isOnline(peer); });
+    answer.peersTotal = qint64(peers->size());
+    answer.checkpointRound = m_context.setup.checkpoint.round;
+    answer.model = m_context.setup.model;
+    for (const CheckpointRecord &checkpoint : *checkpoints) {
+        if (checkpoint.validationLoss)
+            answer.validationLossHistory.push_back({checkpoint.round, *checkpoint.validationLoss});
+    }
+    for (const PeerRecord &peer : *leaders)
+        answer.leaderboard.push_back({peer.keyId, peer.credit, peer.tokens});
+    return HttpReply::json(answer.toJson());
+}
+
+} // namespace swarmtrain
