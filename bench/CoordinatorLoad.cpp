@@ -8,6 +8,7 @@
 // one per call, like real peers), the coordinator's work and its answer. Calls are not retried,
 // so every failure is counted; more than 1% failed calls in a phase makes the exit code 1.
 #include "CommandLine.h"
+#include "ControlMessages.h"
 #include "CoordinatorClient.h"
 #include "Identity.h"
 
@@ -308,29 +309,24 @@ Tally runPhase(int concurrency, const NextPeer &next, const PeerCall &call)
 
 Result<void> join(CoordinatorClient &client, const Identity &identity)
 {
-    const QJsonObject body{
-        {QStringLiteral("public_key"), QString::fromLatin1(identity.publicKey().toBase64())},
-        {QStringLiteral("device"), QJsonObject{{QStringLiteral("gpu"), QStringLiteral("none")}}},
-        {QStringLiteral("endpoint"), QString()},
-        {QStringLiteral("client_version"), QStringLiteral("coordinator-load-bench")}};
-    Result<QJsonObject> answer = client.postJson(QStringLiteral("/v1/join"), body);
-    if (!answer)
-        return answer.error();
-    if (answer->value(QLatin1StringView("peer_id")).toString() != identity.keyId())
+    const JoinRequest request{identity.publicKey(), {QStringLiteral("cpu"), 1}, QString(),
+                              QStringLiteral("coordinator-load-bench")};
+    Result<QJsonObject> answer = client.postJson(QStringLiteral("/v1/join"), request.toJson());
+    Result<JoinAnswer> joined = answer ? JoinAnswer::fromJson(*answer) : Result<JoinAnswer>(answer.error());
+    if (!joined)
+        return joined.error();
+    if (joined->peerId != identity.keyId())
         return makeError("the join answer names another peer_id");
     return {};
 }
 
 Result<void> heartbeat(CoordinatorClient &client)
 {
-    const QJsonObject body{{QStringLiteral("state"), QStringLiteral("training")},
-                           {QStringLiteral("base_round"), 0},
-                           {QStringLiteral("tokens_per_s"), 1000}};
-    Result<QJsonObject> answer = client.postJson(QStringLiteral("/v1/heartbeat"), body);
-    if (!answer)
-        return answer.error();
-    if (!answer->value(QLatin1StringView("round_state")).isString())
-        return makeError("the heartbeat answer has no round_state");
+    const HeartbeatRequest request{QStringLiteral("training"), 0, 1000.0, {}};
+    Result<QJsonObject> answer = client.postJson(QStringLiteral("/v1/heartbeat"), request.toJson());
+    Result<HeartbeatAnswer> beat = answer ? HeartbeatAnswer::fromJson(*answer) : Result<HeartbeatAnswer>(answer.error());
+    if (!beat)
+        return beat.error();
     return {};
 }
 

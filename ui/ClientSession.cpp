@@ -1,6 +1,7 @@
 #include "ClientSession.h"
 
 #include "Autostart.h"
+#include "ControlMessages.h"
 #include "CoordinatorClient.h"
 #include "DeviceBench.h"
 #include "EmbeddedCoordinator.h"
@@ -12,8 +13,6 @@
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QHostAddress>
-#include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <QLocale>
 #include <QLoggingCategory>
@@ -42,19 +41,16 @@ QString formatFlops(double flops)
     return QCoreApplication::translate("swarmtrain::ClientSession", "%1 GFLOP/s").arg(flops / 1e9, 0, 'f', 1);
 }
 
-// "GPT, 4 layers × 128, 0.8 million parameters" from the model object of /v1/status.
-QString describeModel(const QJsonObject &model)
+// "GPT, 4 layers × 128, 0.8 million parameters" from the model of /v1/status.
+QString describeModel(const GptConfig &config)
 {
-    const Result<GptConfig> config = GptConfig::fromJson(QJsonDocument(model).toJson().toStdString());
-    if (!config)
-        return {};
-    const double parameters = double(config->parameterCount());
+    const double parameters = double(config.parameterCount());
     const QString count = parameters >= 1e6
                               ? QCoreApplication::translate("swarmtrain::ClientSession", "%1 million").arg(parameters / 1e6, 0, 'f', 1)
                               : QLocale().toString(qint64(parameters));
     return QCoreApplication::translate("swarmtrain::ClientSession", "GPT, %n layer(s) × %1, %2 parameters", nullptr,
-                                       config->nLayer)
-        .arg(config->nEmbd)
+                                       config.nLayer)
+        .arg(config.nEmbd)
         .arg(count);
 }
 
@@ -364,19 +360,17 @@ void ClientSession::pollSwarm()
     const QPointer<ClientSession> self(this);
     m_pool.start([self, options, identity = m_statusIdentity] {
         SwarmSnapshot snapshot;
-        Result<QJsonObject> status = CoordinatorClient(*identity, options).getJson(QStringLiteral("/v1/status"));
+        Result<QJsonObject> answer = CoordinatorClient(*identity, options).getJson(QStringLiteral("/v1/status"));
+        Result<StatusAnswer> status = answer ? StatusAnswer::fromJson(*answer) : Result<StatusAnswer>(answer.error());
         if (!status) {
             snapshot.error = QString::fromStdString(status.error().message);
         } else {
             snapshot.reachable = true;
-            snapshot.round = qint64(status->value(QLatin1StringView("round")).toDouble());
-            snapshot.peers = status->value(QLatin1StringView("peers")).toInt();
-            snapshot.model = describeModel(status->value(QLatin1StringView("model")).toObject());
-            for (const QJsonValue &entry : status->value(QLatin1StringView("val_loss_history")).toArray()) {
-                const QJsonObject point = entry.toObject();
-                snapshot.validationLoss.append(QPointF(point.value(QLatin1StringView("round")).toDouble(),
-                                                       point.value(QLatin1StringView("val_loss")).toDouble()));
-            }
+            snapshot.round = status->round;
+            snapshot.peers = int(status->peers);
+            snapshot.model = describeModel(status->model);
+            for (const StatusAnswer::LossPoint &point : status->validationLossHistory)
+                snapshot.validationLoss.append(QPointF(double(point.round), point.validationLoss));
         }
         QMetaObject::invokeMethod(self.get(), [self, snapshot] {
             if (!self)

@@ -1,12 +1,11 @@
 #pragma once
 
 #include "WorkStatus.h"
+#include "WorkerOptions.h"
 
 #include <QObject>
 #include <QString>
 
-#include <cstdint>
-#include <filesystem>
 #include <memory>
 
 class QThread;
@@ -15,20 +14,6 @@ namespace swarmtrain {
 
 class SwarmWorker;
 class WorkGate;
-
-struct WorkerOptions {
-    QString swarmUrl;        // the coordinator, http(s)://host:port
-    QString pinnedPublicKey; // "" or "sha256//BASE64" (an invite's fingerprint)
-    std::filesystem::path stateDir; // identity, replica, shards, stats.db
-    std::string device = "auto";    // auto | cpu | cuda[:N]
-    // The data plane: where other peers reach this one. An empty listen address means
-    // outbound only (behind NAT); the coordinator then gives this peer no range to own.
-    QString listenAddress = QStringLiteral("0.0.0.0");
-    quint16 listenPort = 0;
-    QString announcedHost; // the host told to the coordinator; empty: the address it sees
-    int threads = 0;       // CPU threads for the engine; 0: every core
-    std::int64_t deviceMemoryBudget = 0; // bytes the replica may use on the device; 0: automatic
-};
 
 // The swarm client's background worker (DESIGN.md): joins the swarm, downloads the global
 // state and its data shards, trains H inner steps, takes part in the round's all-reduce,

@@ -1,12 +1,12 @@
 #pragma once
 
 #include "ButterflyAllReduce.h"
-#include "CoordinatorClient.h"
+#include "ControlMessages.h"
 #include "Result.h"
-#include "WorkController.h"
 #include "WorkStatus.h"
+#include "WorkerOptions.h"
 
-#include <QJsonObject>
+#include <QDateTime>
 #include <QObject>
 
 #include <chrono>
@@ -15,6 +15,8 @@
 
 namespace swarmtrain {
 
+class CoordinatorClient;
+class CoordinatorSession;
 class DataPlane;
 class Identity;
 class ReplicaTrainer;
@@ -41,15 +43,17 @@ Q_SIGNALS:
     void finished(bool ok, const QString &message);
 
 private:
-    // The coordinator's answer to a heartbeat.
-    struct Heartbeat {
-        qint64 round = 0;
-        QString roundState;
-        qint64 deadlineMs = 0;
-        bool member = false;
-        qint64 checkpointRound = 0;
-    };
     enum class Outcome { Done, Stopped, CatchUp };
+
+    // This round's inner work, summed over interrupted runs.
+    struct RoundWork {
+        qint64 tokens = 0;
+        double flops = 0.0;
+        double seconds = 0.0;
+        double lossSum = 0.0;
+        qint64 steps = 0;
+        QDateTime startedAt;
+    };
 
     Result<void> setUp();
     Result<void> join();
@@ -62,24 +66,25 @@ private:
     Result<Outcome> trainRound();
     Result<Outcome> waitForRound();
     Result<void> runRound();
+    // The round's all-reduce and outer step; nullopt when this peer is out of the round.
+    std::optional<AllReduceOutcome> averageRound(qint64 round, const RoundAnswer &info);
+    // Reports the applied round to the coordinator; `report` gets the verdict. False when the
+    // coordinator did not take the report.
+    bool reportRound(RoundReport &report, qint64 sentBefore, qint64 receivedBefore);
     Result<void> leave();
     // ThrottleAction::Release: save the replica and free it (and the device's memory), then
     // load it again on resume.
     Result<void> releaseReplica();
     Result<void> reloadReplica();
 
-    // Calls the coordinator until it answers: an unreachable or restarting coordinator is
-    // waited for with growing pauses, rejoining on the way. Fails only for a stop or an
-    // answer that will not change by asking again (a 4xx other than "join first").
-    Result<QJsonObject> ask(const char *what, const std::function<Result<QJsonObject>()> &call);
-    // `persist`: wait for an answer however long the coordinator is away (ask()).
-    Result<Heartbeat> heartbeat(const QString &state, const QString &reason, bool persist);
+    // `persist`: wait for an answer however long the coordinator is away.
+    Result<HeartbeatAnswer> heartbeat(const QString &state, const QString &reason, bool persist);
     // Sends a heartbeat if one is due; sets m_catchUpNeeded from the answer.
     void heartbeatIfDue(const QString &state);
-    bool needsCatchUp(const Heartbeat &answer) const;
+    bool needsCatchUp(const HeartbeatAnswer &answer) const;
     // Sends the global state of `stateRound` the coordinator asked for, if we still hold it.
     bool uploadState(qint64 stateRound);
-    void recordVerdict(const QJsonObject &lastContribution);
+    void recordVerdict(const ContributionVerdictInfo &last);
     // Waits while paused, sending "paused" heartbeats; false when stopping.
     bool holdWhilePaused();
 
@@ -92,31 +97,22 @@ private:
     std::shared_ptr<WorkGate> m_gate;
     std::unique_ptr<Identity> m_identity;
     std::unique_ptr<CoordinatorClient> m_client;
+    std::unique_ptr<CoordinatorSession> m_session;
     std::unique_ptr<DataPlane> m_dataPlane;
     std::unique_ptr<StatsStore> m_stats;
     std::unique_ptr<ReplicaTrainer> m_trainer;
     QString m_endpoint;
-    QJsonObject m_join; // the coordinator's answer to /v1/join
-    int m_heartbeatMs = 10'000;
     std::chrono::steady_clock::time_point m_lastHeartbeat;
     bool m_catchUpNeeded = false;
     qint64 m_releasedRound = 0; // the replica's round while it is released
-    std::optional<qint64> m_resyncAtRound;
-    std::optional<qint64> m_uploadRound; // the coordinator asked us for this state // a rejected contribution: resync once this state is served
+    std::optional<qint64> m_resyncAtRound; // a rejected contribution: resync once this state is served
+    std::optional<qint64> m_uploadRound;   // the coordinator asked us for this state
+    std::optional<WorkStatus> m_statusBeforeOutage; // while the coordinator cannot be reached
     std::string m_text; // the data shards, until the replica encodes them
     qint64 m_tokensPerStep = 0;
     WorkStatus m_status;
     std::chrono::steady_clock::time_point m_lastProgress;
-
-    // This round's inner work, summed over interrupted runs.
-    struct RoundWork {
-        qint64 tokens = 0;
-        double flops = 0.0;
-        double seconds = 0.0;
-        double lossSum = 0.0;
-        qint64 steps = 0;
-        QDateTime startedAt;
-    } m_work;
+    RoundWork m_work;
 };
 
 } // namespace swarmtrain

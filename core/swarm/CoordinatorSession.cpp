@@ -1,0 +1,119 @@
+#include "CoordinatorSession.h"
+
+#include "QtText.h"
+#include "SwarmLog.h"
+#include "WorkGate.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace swarmtrain {
+
+namespace {
+
+constexpr int kMaxRetryPauseMs = 30'000;
+
+// The answer as a `Message`, or an error naming the call and the field out of bounds.
+template <typename Message>
+Result<Message> decoded(const char *what, Result<QJsonObject> answer)
+{
+    if (!answer)
+        return answer.error();
+    Result<Message> message = Message::fromJson(*answer);
+    if (!message)
+        return makeError(std::string("the coordinator's answer to ") + what + " is malformed: " + message.error().message);
+    return message;
+}
+
+} // namespace
+
+CoordinatorSession::CoordinatorSession(CoordinatorClient &client, WorkGate &gate, Reachability reachability)
+    : m_client(client), m_gate(gate), m_reachability(std::move(reachability))
+{
+}
+
+Result<QJsonObject> CoordinatorSession::ask(const char *what, const std::function<Result<QJsonObject>()> &call)
+{
+    int pauseMs = 1000;
+    for (int failures = 0;; ++failures) {
+        Result<QJsonObject> answer = call();
+        if (answer) {
+            if (failures > 0)
+                m_reachability(std::nullopt);
+            return answer;
+        }
+        const int status = CoordinatorClient::httpStatus(answer.error());
+        const bool unknownPeer = status == 401 && answer.error().message.find("join first") != std::string::npos;
+        if (m_gate.stopRequested() || CoordinatorClient::isCancelled(answer.error()))
+            return makeError("stopped");
+        if (status >= 400 && status < 500 && !unknownPeer)
+            return answer.error();
+        qCWarning(lcWorker).noquote() << what << "failed:" << toQString(answer.error());
+        m_reachability(pauseMs);
+        m_gate.sleepFor(pauseMs);
+        if (m_gate.stopRequested())
+            return makeError("stopped");
+        pauseMs = std::min(2 * pauseMs, kMaxRetryPauseMs);
+        // A coordinator that lost its peers (a new state directory) asks us to join first.
+        if (unknownPeer && std::strcmp(what, "join") != 0 && m_joinRequest)
+            (void)join(*m_joinRequest);
+    }
+}
+
+Result<JoinAnswer> CoordinatorSession::join(const JoinRequest &request)
+{
+    m_joinRequest = request;
+    Result<JoinAnswer> answer = decoded<JoinAnswer>(
+        "join", ask("join", [&] { return m_client.postJson(QStringLiteral("/v1/join"), request.toJson()); }));
+    if (answer)
+        m_joined = *answer;
+    return answer;
+}
+
+Result<HeartbeatAnswer> CoordinatorSession::heartbeat(const HeartbeatRequest &request, bool persist)
+{
+    const auto send = [&] { return m_client.postJson(QStringLiteral("/v1/heartbeat"), request.toJson()); };
+    return decoded<HeartbeatAnswer>("heartbeat", persist ? ask("heartbeat", send) : send());
+}
+
+Result<RoundAnswer> CoordinatorSession::round()
+{
+    return decoded<RoundAnswer>("round", ask("round", [&] { return m_client.getJson(QStringLiteral("/v1/round")); }));
+}
+
+Result<ContributionAnswer> CoordinatorSession::contribute(const ContributionRequest &request)
+{
+    return decoded<ContributionAnswer>("contribution", ask("contribution", [&] {
+        return m_client.postJson(QStringLiteral("/v1/contribution"), request.toJson());
+    }));
+}
+
+Result<void> CoordinatorSession::download(const QString &path, const std::filesystem::path &file, const QString &sha256)
+{
+    Result<QJsonObject> done = ask("download", [&]() -> Result<QJsonObject> {
+        if (Result<void> got = m_client.download(path, file, sha256); !got)
+            return got.error();
+        return QJsonObject();
+    });
+    if (!done)
+        return done.error();
+    return {};
+}
+
+Result<CheckpointInfo> CoordinatorSession::uploadState(qint64 stateRound, const QByteArray &state)
+{
+    return decoded<CheckpointInfo>("the state upload",
+                                   m_client.postBytes(QStringLiteral("/v1/checkpoint?round=%1").arg(stateRound), state));
+}
+
+Result<void> CoordinatorSession::leave(qint64 baseRound)
+{
+    m_client.resetCancel(); // a stop cancelled what was in flight; this one call is wanted
+    Result<QJsonObject> told =
+        m_client.postJson(QStringLiteral("/v1/heartbeat"), HeartbeatRequest{QStringLiteral("left"), baseRound, 0.0, {}}.toJson());
+    if (!told)
+        return told.error();
+    return {};
+}
+
+} // namespace swarmtrain

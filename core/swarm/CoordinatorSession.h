@@ -1,0 +1,56 @@
+#pragma once
+
+#include "ControlMessages.h"
+#include "CoordinatorClient.h"
+#include "Result.h"
+
+#include <QJsonObject>
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+
+namespace swarmtrain {
+
+class WorkGate;
+
+// The worker's conversation with its coordinator, in the protocol's typed messages. A call
+// that must get through waits however long the coordinator is away, with growing pauses, and
+// joins again when a coordinator that lost its peers asks for it; it fails only for a stop or
+// for an answer that asking again will not change (a 4xx). Every answer is decoded against
+// its bounds before anything trusts it.
+class CoordinatorSession {
+public:
+    // Told, on the worker's thread, when a call cannot reach the coordinator (with the pause
+    // before the next try) and when it got through again after that (nullopt).
+    using Reachability = std::function<void(std::optional<int> retryInMs)>;
+
+    CoordinatorSession(CoordinatorClient &client, WorkGate &gate, Reachability reachability);
+
+    Result<JoinAnswer> join(const JoinRequest &request);
+    // The latest join answer; valid after join() succeeded (a rejoin replaces it).
+    const JoinAnswer &joined() const { return *m_joined; }
+    bool hasJoined() const { return m_joined.has_value(); }
+    // `persist`: wait for an answer however long the coordinator is away; otherwise one try.
+    Result<HeartbeatAnswer> heartbeat(const HeartbeatRequest &request, bool persist);
+    Result<RoundAnswer> round();
+    Result<ContributionAnswer> contribute(const ContributionRequest &request);
+    // Downloads a shard or the state to `file`, verified against `sha256` (or the answer's
+    // X-Content-SHA256 when empty).
+    Result<void> download(const QString &path, const std::filesystem::path &file, const QString &sha256);
+    // One try each: an upload the coordinator no longer needs is not worth waiting for, and a
+    // goodbye must not hold up a quitting client.
+    Result<CheckpointInfo> uploadState(qint64 stateRound, const QByteArray &state);
+    Result<void> leave(qint64 baseRound);
+
+private:
+    Result<QJsonObject> ask(const char *what, const std::function<Result<QJsonObject>()> &call);
+
+    CoordinatorClient &m_client;
+    WorkGate &m_gate;
+    Reachability m_reachability;
+    std::optional<JoinRequest> m_joinRequest;
+    std::optional<JoinAnswer> m_joined;
+};
+
+} // namespace swarmtrain

@@ -1,0 +1,7 @@
+#include "SwarmLog.h"
+
+namespace swarmtrain {
+
+Q_LOGGING_CATEGORY(lcWorker, "swarmtrain.worker", QtInfoMsg)
+
+} // namespace swarmtrain

@@ -1,0 +1,168 @@
+// SwarmWorker's round: the all-reduce, the outer step, the report and the state upload
+// (SwarmWorker.cpp has the rest of the loop).
+#include "SwarmWorker.h"
+
+#include "CoordinatorClient.h"
+#include "CoordinatorSession.h"
+#include "DataPlane.h"
+#include "FileIo.h"
+#include "QtText.h"
+#include "ReplicaTrainer.h"
+#include "StatsStore.h"
+#include "SwarmLog.h"
+#include "WorkGate.h"
+
+#include <algorithm>
+
+namespace swarmtrain {
+
+namespace {
+constexpr int kAllReduceTickMs = 250; // how often heartbeats are considered while averaging
+constexpr std::uint64_t kMaxStateBytes = 16ull << 30;
+} // namespace
+
+Result<void> SwarmWorker::runRound()
+{
+    const qint64 round = m_trainer->round();
+    setStatus(WorkState::Averaging, tr("Averaging round %1 with the swarm").arg(round));
+    Result<RoundAnswer> info = m_session->round();
+    if (!info)
+        return info.error();
+    if (info->round != round || info->state != QLatin1StringView("running"))
+        return {}; // it moved on meanwhile; the next heartbeat says where to
+    const qint64 sentBefore = m_dataPlane->bytesSent(), receivedBefore = m_dataPlane->bytesReceived();
+    const CoordinatorClient::Counters httpBefore = m_client->counters();
+    const std::optional<AllReduceOutcome> outcome = averageRound(round, *info);
+    if (!outcome)
+        return {};
+
+    RoundReport report;
+    report.round = round;
+    report.members = int(info->members.size());
+    report.tokens = m_work.tokens;
+    report.flops = m_work.flops;
+    report.computeSeconds = m_work.seconds;
+    report.loss = m_work.steps > 0 ? m_work.lossSum / double(m_work.steps) : 0.0;
+    report.paramsHash = QString::fromStdString(m_trainer->globalHash());
+    report.skippedRanges = int(outcome->skippedRanges.size());
+    report.rejectedPieces = int(outcome->rejectedSenders.size());
+    if (!reportRound(report, sentBefore, receivedBefore) && m_gate->stopRequested())
+        return {};
+
+    const CoordinatorClient::Counters httpAfter = m_client->counters();
+    report.bytesUp = m_dataPlane->bytesSent() - sentBefore + httpAfter.bytesUp - httpBefore.bytesUp;
+    report.bytesDown = m_dataPlane->bytesReceived() - receivedBefore + httpAfter.bytesDown - httpBefore.bytesDown;
+    Contribution record;
+    record.round = round;
+    record.swarm = m_options.swarmUrl;
+    record.startedAt = m_work.startedAt.isValid() ? m_work.startedAt : QDateTime::currentDateTimeUtc();
+    record.finishedAt = QDateTime::currentDateTimeUtc();
+    record.tokens = report.tokens;
+    record.flops = report.flops;
+    record.computeSeconds = report.computeSeconds;
+    record.bytesUp = report.bytesUp;
+    record.bytesDown = report.bytesDown;
+    if (Result<void> recorded = m_stats->recordContribution(record); !recorded)
+        qCWarning(lcWorker).noquote() << toQString(recorded.error());
+    else if (report.verdictKnown)
+        (void)m_stats->markAccepted(record.swarm, round, report.accepted, report.credit);
+
+    m_work = {};
+    if (Result<void> saved = m_trainer->saveGlobalState(replicaFile()); !saved)
+        return saved.error();
+    Q_EMIT roundFinished(report);
+    return {};
+}
+
+std::optional<AllReduceOutcome> SwarmWorker::averageRound(qint64 round, const RoundAnswer &info)
+{
+    QList<AllReduceMember> members;
+    QHash<QString, QByteArray> keys;
+    for (const RoundMemberInfo &m : info.members) {
+        members.append({m.peerId, m.reachable ? m.endpoint : QString(), m.begin, m.end});
+        keys.insert(m.peerId, m.publicKey);
+    }
+    m_dataPlane->setKnownPeers(keys);
+
+    AllReduceOptions options;
+    options.timeoutMs = int(std::clamp<qint64>(info.deadlineMs - QDateTime::currentMSecsSinceEpoch(), 2'000, 30 * 60'000));
+    const double tokens = double(std::max<qint64>(m_work.tokens, 1));
+    const qint64 heartbeatMs = m_session->joined().heartbeatIntervalMs;
+    Result<AllReduceOutcome> outcome = m_dataPlane->allReduce(
+        quint64(round), members, m_trainer->pseudoGradient(), tokens, options,
+        [this] {
+            heartbeatIfDue(QStringLiteral("training"));
+            return !m_gate->stopRequested();
+        },
+        int(std::min<qint64>(kAllReduceTickMs, heartbeatMs)));
+    if (!outcome) {
+        // Not fatal: the round goes on without us and we catch up from the swarm's state.
+        if (!m_gate->stopRequested())
+            qCWarning(lcWorker).noquote() << "round" << round << ":" << toQString(outcome.error());
+        return std::nullopt;
+    }
+    for (const QString &sender : outcome->rejectedSenders)
+        qCWarning(lcWorker).noquote() << "round" << round << ": refused the update of" << sender;
+    if (Result<void> applied = m_trainer->applyOuterStep(outcome->average); !applied) {
+        // Every member got the same average; ours is refused, so the swarm's state is needed.
+        qCWarning(lcWorker).noquote() << "round" << round << ":" << toQString(applied.error());
+        m_resyncAtRound = round + 1;
+        m_work = {};
+        return std::nullopt;
+    }
+    return std::move(outcome).value();
+}
+
+bool SwarmWorker::reportRound(RoundReport &report, qint64 sentBefore, qint64 receivedBefore)
+{
+    ContributionRequest contribution;
+    contribution.round = report.round;
+    contribution.tokens = report.tokens;
+    contribution.flops = report.flops;
+    contribution.seconds = report.computeSeconds;
+    contribution.loss = report.loss;
+    contribution.paramsHash = report.paramsHash;
+    contribution.bytesUp = m_dataPlane->bytesSent() - sentBefore;
+    contribution.bytesDown = m_dataPlane->bytesReceived() - receivedBefore;
+    Result<ContributionAnswer> verdict = m_session->contribute(contribution);
+    if (!verdict) {
+        // The round closed without us (its deadline passed); the state may still agree.
+        if (!m_gate->stopRequested()) {
+            qCWarning(lcWorker).noquote() << "round" << report.round << ": the contribution was not taken:"
+                                          << toQString(verdict.error());
+        }
+        return false;
+    }
+    report.verdictKnown = verdict->accepted.has_value();
+    report.accepted = verdict->accepted.value_or(false);
+    report.credit = verdict->credit;
+    if (verdict->uploadCheckpoint)
+        report.uploadedState = uploadState(report.round + 1);
+    return true;
+}
+
+bool SwarmWorker::uploadState(qint64 stateRound)
+{
+    m_uploadRound.reset();
+    if (!m_trainer || m_trainer->round() != stateRound)
+        return false; // we no longer hold that state
+    const std::filesystem::path upload = m_options.stateDir / "upload.safetensors";
+    Result<void> saved = m_trainer->saveGlobalState(upload);
+    Result<std::vector<std::byte>> bytes = saved ? readFileBytes(upload, kMaxStateBytes)
+                                                 : Result<std::vector<std::byte>>(saved.error());
+    std::error_code ec;
+    std::filesystem::remove(upload, ec);
+    if (!bytes) {
+        qCWarning(lcWorker).noquote() << "cannot upload state" << stateRound << ":" << toQString(bytes.error());
+        return false;
+    }
+    const QByteArray body(reinterpret_cast<const char *>(bytes->data()), qsizetype(bytes->size()));
+    if (Result<CheckpointInfo> uploaded = m_session->uploadState(stateRound, body); !uploaded) {
+        qCWarning(lcWorker).noquote() << "state upload failed:" << toQString(uploaded.error());
+        return false;
+    }
+    qCInfo(lcWorker) << "uploaded the swarm's state of round" << stateRound;
+    return true;
+}
+
+} // namespace swarmtrain
