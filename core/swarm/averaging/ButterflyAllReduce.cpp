@@ -71,13 +71,8 @@ const AllReduceMember *ButterflyAllReduce::member(const QString &keyId) const
     return nullptr;
 }
 
-Result<void> ButterflyAllReduce::start(quint64 round, QList<AllReduceMember> members, std::vector<float> pseudoGradient,
-                                       double tokens, AllReduceOptions options)
+Result<void> ButterflyAllReduce::checkMembers(const QList<AllReduceMember> &members, std::int64_t count) const
 {
-    if (m_running)
-        return makeError("an all-reduce is already running");
-    const auto count = std::int64_t(pseudoGradient.size());
-    std::sort(members.begin(), members.end(), [](const auto &a, const auto &b) { return a.keyId < b.keyId; });
     std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
     bool self = false;
     for (qsizetype i = 0; i < members.size(); ++i) {
@@ -101,6 +96,18 @@ Result<void> ButterflyAllReduce::start(quint64 round, QList<AllReduceMember> mem
         return makeError("the members' ranges do not tile the parameter vector");
     if (!self)
         return makeError("this peer is not a member of the round");
+    return {};
+}
+
+Result<void> ButterflyAllReduce::start(quint64 round, QList<AllReduceMember> members, std::vector<float> pseudoGradient,
+                                       double tokens, AllReduceOptions options)
+{
+    if (m_running)
+        return makeError("an all-reduce is already running");
+    const auto count = std::int64_t(pseudoGradient.size());
+    std::sort(members.begin(), members.end(), [](const auto &a, const auto &b) { return a.keyId < b.keyId; });
+    if (Result<void> checked = checkMembers(members, count); !checked)
+        return checked;
     if (!(tokens > 0.0) || !std::isfinite(tokens))
         return makeError("this peer's token count must be positive");
 
@@ -122,7 +129,16 @@ Result<void> ButterflyAllReduce::start(quint64 round, QList<AllReduceMember> mem
     m_outcome = AllReduceOutcome{std::vector<float>(std::size_t(count), 0.0f), {}, {}, 0};
     if (m_residual.size() != pseudoGradient.size())
         m_residual.assign(pseudoGradient.size(), 0.0f);
+    if (Result<void> compressed = compressPieces(pseudoGradient, tokens); !compressed)
+        return compressed;
+    m_running = true;
+    qCInfo(lcAllReduce).noquote() << "round" << round << "all-reduce with" << m_members.size() << "members";
+    sendPieces();
+    return {};
+}
 
+Result<void> ButterflyAllReduce::compressPieces(const std::vector<float> &pseudoGradient, double tokens)
+{
     // Error feedback per owner's range: add what the last rounds dropped, quantize, keep the rest.
     for (const AllReduceMember &owner : m_members) {
         if (owner.end == owner.begin)
@@ -144,9 +160,11 @@ Result<void> ButterflyAllReduce::start(quint64 round, QList<AllReduceMember> mem
         m_pendingPieces.insert(owner.keyId, toBytes(encodeQuantized(*quantized)));
         m_rangeDone.insert(owner.keyId, false);
     }
-    m_running = true;
-    qCInfo(lcAllReduce).noquote() << "round" << round << "all-reduce with" << m_members.size() << "members";
+    return {};
+}
 
+void ButterflyAllReduce::sendPieces()
+{
     const QStringList pendingOwners = m_pendingPieces.keys();
     for (const QString &owner : pendingOwners) {
         if (dials(owner) && !m_transport.isConnected(owner))
@@ -171,7 +189,6 @@ Result<void> ButterflyAllReduce::start(quint64 round, QList<AllReduceMember> mem
     if (m_own && m_pieces.size() == std::size_t(m_members.size()))
         averageOwnRange();
     finishIfDone();
-    return {};
 }
 
 void ButterflyAllReduce::onPeerConnected(const QString &peerKeyId)

@@ -81,6 +81,12 @@ private:
     void sendAverage(const QString &peerKeyId);
     void handlePiece(const QString &sender, const FrameHeader &header, const QByteArray &payload);
     void handleAverage(const QString &sender, const FrameHeader &header, const QByteArray &payload);
+    // Why `members` (sorted by key) cannot run a round over `count` parameters, if they cannot.
+    Result<void> checkMembers(const QList<AllReduceMember> &members, std::int64_t count) const;
+    // Quantizes each owner's piece of the pseudo-gradient with error feedback.
+    Result<void> compressPieces(const std::vector<float> &pseudoGradient, double tokens);
+    // Dials and sends the pieces, starts the timers and takes the frames that came early.
+    void sendPieces();
     void sendPending(const QString &peerKeyId);
     bool dials(const QString &ownerKeyId) const; // this peer opens the connection to that owner
     void dial(const QString &ownerKeyId);

@@ -254,6 +254,90 @@ Result<QJsonObject> CoordinatorClient::requestJson(QByteArrayView method, const 
     return answer;
 }
 
+CoordinatorClient::Attempt CoordinatorClient::downloadAttempt(const QByteArray &target, const std::string &what,
+                                                             HttpPartFile &part, const std::filesystem::path &file,
+                                                             const std::function<void(qint64, qint64)> &progress,
+                                                             QByteArray &announcedSha256)
+{
+    const std::int64_t offset = part.size();
+    std::int64_t base = offset; // where this answer's bytes start in the file
+    bool unexpectedRange = false;
+    HttpRequest request = signedRequest("GET", target, {}, true);
+    if (offset > 0)
+        request.headers.append("Range: bytes=" + QByteArray::number(offset) + "-");
+
+    HttpHooks hooks;
+    hooks.cancelled = [this] { return cancelled(); };
+    hooks.onHeaders = [&](int status, const QMap<QByteArray, QByteArray> &headers) {
+        if (status == 206 && contentRangeStart(headers.value("content-range")) != offset) {
+            unexpectedRange = true;
+            hooks.hookError = "the coordinator answered another byte range than asked";
+            return false;
+        }
+        if (status >= 200 && status < 300 && status != 206 && offset > 0) {
+            // The whole file instead of the rest: start the .part over.
+            base = 0;
+            if (Result<void> truncated = part.truncate(); !truncated) {
+                hooks.hookError = truncated.error().message;
+                return false;
+            }
+        }
+        return true;
+    };
+    hooks.sink = [&](const char *data, std::size_t bytes) {
+        Result<void> appended = part.append(data, bytes);
+        if (!appended)
+            hooks.hookError = appended.error().message;
+        return bool(appended);
+    };
+    if (progress) {
+        hooks.progress = [&](std::int64_t received, std::int64_t expectedBytes) {
+            progress(base + received, expectedBytes < 0 ? -1 : base + expectedBytes);
+        };
+    }
+    const HttpResponse response = performHttpRequest(request, hooks);
+    m_bytesUp.fetch_add(response.bytesUp, std::memory_order_relaxed);
+    m_bytesDown.fetch_add(response.bytesDown, std::memory_order_relaxed);
+
+    if (unexpectedRange || (response.outcome == HttpOutcome::Answered && response.status == 416 && offset > 0)) {
+        // The server cannot continue this .part (the file changed, say): fetch it whole.
+        if (Result<void> truncated = part.truncate(); !truncated)
+            return {Attempt::Fail, truncated.error().message};
+        return {Attempt::Retry, what + ": the coordinator could not resume at byte " + std::to_string(offset)};
+    }
+    if (response.outcome != HttpOutcome::Answered)
+        return transferFailure(response, what, "downloading " + file.string());
+    if (response.success()) {
+        announcedSha256 = response.header("x-content-sha256").trimmed().toLower();
+        return {Attempt::Done, {}};
+    }
+    const std::string error = describeHttpError("GET", target, response.status, response.body);
+    if (isRetryableStatus(response.status))
+        return {Attempt::Retry, error, response.retryAfterMs};
+    return {Attempt::Fail, error};
+}
+
+Result<void> CoordinatorClient::commitVerified(HttpPartFile &part, const std::filesystem::path &file,
+                                               const std::string &wanted)
+{
+    if (wanted.empty()) {
+        part.discard();
+        return makeError("cannot verify " + file.string() + ": no SHA-256 was expected and the coordinator sent "
+                         + "no X-Content-SHA256; the download was deleted");
+    }
+    const std::string actual = part.sha256Hex();
+    if (actual != wanted) {
+        part.discard();
+        return makeError("SHA-256 mismatch for " + file.string() + ": expected " + wanted + ", got " + actual
+                         + "; the download was deleted");
+    }
+    if (Result<void> committed = part.commit(file); !committed)
+        return committed;
+    qCInfo(lcSwarm).noquote() << "downloaded" << QString::fromStdString(file.string())
+                              << QStringLiteral("(%1 bytes, SHA-256 verified)").arg(part.size());
+    return {};
+}
+
 Result<void> CoordinatorClient::download(const QString &path, const std::filesystem::path &file,
                                          const QString &expectedSha256Hex,
                                          const std::function<void(qint64 done, qint64 total)> &progress)
@@ -281,84 +365,12 @@ Result<void> CoordinatorClient::download(const QString &path, const std::filesys
         qCInfo(lcSwarm).noquote() << "resuming" << QString::fromStdString(partPath.string()) << "at" << part.size();
     QByteArray announcedSha256;
 
-    Result<void> fetched = withRetries(what, [&]() -> Attempt {
-        const std::int64_t offset = part.size();
-        std::int64_t base = offset; // where this answer's bytes start in the file
-        bool unexpectedRange = false;
-        HttpRequest request = signedRequest("GET", *target, {}, true);
-        if (offset > 0)
-            request.headers.append("Range: bytes=" + QByteArray::number(offset) + "-");
-
-        HttpHooks hooks;
-        hooks.cancelled = [this] { return cancelled(); };
-        hooks.onHeaders = [&](int status, const QMap<QByteArray, QByteArray> &headers) {
-            if (status == 206 && contentRangeStart(headers.value("content-range")) != offset) {
-                unexpectedRange = true;
-                hooks.hookError = "the coordinator answered another byte range than asked";
-                return false;
-            }
-            if (status >= 200 && status < 300 && status != 206 && offset > 0) {
-                // The whole file instead of the rest: start the .part over.
-                base = 0;
-                if (Result<void> truncated = part.truncate(); !truncated) {
-                    hooks.hookError = truncated.error().message;
-                    return false;
-                }
-            }
-            return true;
-        };
-        hooks.sink = [&](const char *data, std::size_t bytes) {
-            Result<void> appended = part.append(data, bytes);
-            if (!appended)
-                hooks.hookError = appended.error().message;
-            return bool(appended);
-        };
-        if (progress) {
-            hooks.progress = [&](std::int64_t received, std::int64_t expectedBytes) {
-                progress(base + received, expectedBytes < 0 ? -1 : base + expectedBytes);
-            };
-        }
-        const HttpResponse response = performHttpRequest(request, hooks);
-        m_bytesUp.fetch_add(response.bytesUp, std::memory_order_relaxed);
-        m_bytesDown.fetch_add(response.bytesDown, std::memory_order_relaxed);
-
-        if (unexpectedRange || (response.outcome == HttpOutcome::Answered && response.status == 416 && offset > 0)) {
-            // The server cannot continue this .part (the file changed, say): fetch it whole.
-            if (Result<void> truncated = part.truncate(); !truncated)
-                return {Attempt::Fail, truncated.error().message};
-            return {Attempt::Retry, what + ": the coordinator could not resume at byte " + std::to_string(offset)};
-        }
-        if (response.outcome != HttpOutcome::Answered)
-            return transferFailure(response, what, "downloading " + file.string());
-        if (response.success()) {
-            announcedSha256 = response.header("x-content-sha256").trimmed().toLower();
-            return {Attempt::Done, {}};
-        }
-        const std::string error = describeHttpError("GET", *target, response.status, response.body);
-        if (isRetryableStatus(response.status))
-            return {Attempt::Retry, error, response.retryAfterMs};
-        return {Attempt::Fail, error};
-    });
+    Result<void> fetched = withRetries(
+        what, [&]() { return downloadAttempt(*target, what, part, file, progress, announcedSha256); });
     if (!fetched)
         return fetched; // the .part stays for the next try
 
-    const std::string wanted = expected.isEmpty() ? toStd(announcedSha256) : expected.toStdString();
-    if (wanted.empty()) {
-        part.discard();
-        return makeError("cannot verify " + file.string() + ": no SHA-256 was expected and the coordinator sent "
-                         + "no X-Content-SHA256; the download was deleted");
-    }
-    const std::string actual = part.sha256Hex();
-    if (actual != wanted) {
-        part.discard();
-        return makeError("SHA-256 mismatch for " + file.string() + ": expected " + wanted + ", got " + actual
-                         + "; the download was deleted");
-    }
-    if (Result<void> committed = part.commit(file); !committed)
-        return committed;
-    qCInfo(lcSwarm).noquote() << "downloaded" << QString::fromStdString(file.string())
-                              << QStringLiteral("(%1 bytes, SHA-256 verified)").arg(part.size());
-    return {};
+    return commitVerified(part, file, expected.isEmpty() ? toStd(announcedSha256) : expected.toStdString());
 }
 
 void CoordinatorClient::cancel()

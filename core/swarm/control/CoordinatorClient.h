@@ -18,6 +18,7 @@
 
 namespace swarmtrain {
 
+class HttpPartFile;
 class Identity;
 struct HttpRequest;
 struct HttpResponse;
@@ -94,6 +95,12 @@ private:
                               bool largeTransfer);
     std::string describeHttpError(QByteArrayView method, const QByteArray &target, int status,
                                   const QByteArray &body) const;
+    // One try of download(): the rest of the file from where `part` ends.
+    Attempt downloadAttempt(const QByteArray &target, const std::string &what, HttpPartFile &part,
+                            const std::filesystem::path &file, const std::function<void(qint64, qint64)> &progress,
+                            QByteArray &announcedSha256);
+    // Moves the finished `part` to `file` if its SHA-256 is `wanted`; deletes it otherwise.
+    Result<void> commitVerified(HttpPartFile &part, const std::filesystem::path &file, const std::string &wanted);
     Attempt transferFailure(const HttpResponse &response, const std::string &what, const std::string &task) const;
     bool cancelled() const { return m_cancelled.load(std::memory_order_relaxed); }
     bool waitUnlessCancelled(std::int64_t delayMs);

@@ -136,6 +136,51 @@ HttpOutcome classify(CURLcode code)
     }
 }
 
+// Everything the transfer is told before it runs: the request, its limits and pin, and the
+// callbacks that feed `exchange`.
+void configure(CURL *handle, const HttpRequest &request, curl_slist *headers, Exchange &exchange, char *errorText)
+{
+    curl_easy_setopt(handle, CURLOPT_URL, request.url.constData());
+    curl_easy_setopt(handle, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L); // we run on worker threads
+    curl_easy_setopt(handle, CURLOPT_HTTP_VERSION, long(CURL_HTTP_VERSION_1_1));
+    // The request target is signed as given; curl must send it unchanged.
+    curl_easy_setopt(handle, CURLOPT_PATH_AS_IS, 1L);
+    curl_easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(handle, CURLOPT_USERAGENT, "SwarmTrain");
+    curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, errorText);
+    curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, request.connectTimeoutMs);
+    curl_easy_setopt(handle, CURLOPT_TIMEOUT_MS, request.totalTimeoutMs);
+    if (request.stallTimeoutMs > 0) {
+        curl_easy_setopt(handle, CURLOPT_LOW_SPEED_LIMIT, 1L);
+        curl_easy_setopt(handle, CURLOPT_LOW_SPEED_TIME, std::max(1L, request.stallTimeoutMs / 1000));
+    }
+    if (!request.pinnedPublicKey.isEmpty()) {
+        // The pin is the identity check: a self-signed certificate carries no CA chain and
+        // often no matching host name, so only its key is compared.
+        curl_easy_setopt(handle, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(handle, CURLOPT_SSL_VERIFYHOST, 0L);
+        curl_easy_setopt(handle, CURLOPT_PINNEDPUBLICKEY, request.pinnedPublicKey.constData());
+    }
+    curl_easy_setopt(handle, CURLOPT_HTTPHEADER, headers);
+    if (request.method == "GET") {
+        curl_easy_setopt(handle, CURLOPT_HTTPGET, 1L);
+    } else {
+        if (request.method != "POST")
+            curl_easy_setopt(handle, CURLOPT_CUSTOMREQUEST, request.method.constData());
+        curl_easy_setopt(handle, CURLOPT_POST, 1L);
+        curl_easy_setopt(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.size()));
+        curl_easy_setopt(handle, CURLOPT_POSTFIELDS, request.body.constData());
+    }
+    curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, onHeaderLine);
+    curl_easy_setopt(handle, CURLOPT_HEADERDATA, &exchange);
+    curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, onBody);
+    curl_easy_setopt(handle, CURLOPT_WRITEDATA, &exchange);
+    curl_easy_setopt(handle, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, onProgress);
+    curl_easy_setopt(handle, CURLOPT_XFERINFODATA, &exchange);
+}
+
 } // namespace
 
 HttpResponse performHttpRequest(const HttpRequest &request, HttpHooks &hooks)
@@ -160,46 +205,7 @@ HttpResponse performHttpRequest(const HttpRequest &request, HttpHooks &hooks)
 
     char errorText[CURL_ERROR_SIZE] = {};
     CURL *handle = curl.get();
-    curl_easy_setopt(handle, CURLOPT_URL, request.url.constData());
-    curl_easy_setopt(handle, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L); // we run on worker threads
-    curl_easy_setopt(handle, CURLOPT_HTTP_VERSION, long(CURL_HTTP_VERSION_1_1));
-    // The request target is signed as given; curl must send it unchanged.
-    curl_easy_setopt(handle, CURLOPT_PATH_AS_IS, 1L);
-    curl_easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(handle, CURLOPT_USERAGENT, "SwarmTrain");
-    curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, errorText);
-    curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, request.connectTimeoutMs);
-    curl_easy_setopt(handle, CURLOPT_TIMEOUT_MS, request.totalTimeoutMs);
-    if (request.stallTimeoutMs > 0) {
-        curl_easy_setopt(handle, CURLOPT_LOW_SPEED_LIMIT, 1L);
-        curl_easy_setopt(handle, CURLOPT_LOW_SPEED_TIME, std::max(1L, request.stallTimeoutMs / 1000));
-    }
-    if (!request.pinnedPublicKey.isEmpty()) {
-        // The pin is the identity check: a self-signed certificate carries no CA chain and
-        // often no matching host name, so only its key is compared.
-        curl_easy_setopt(handle, CURLOPT_SSL_VERIFYPEER, 0L);
-        curl_easy_setopt(handle, CURLOPT_SSL_VERIFYHOST, 0L);
-        curl_easy_setopt(handle, CURLOPT_PINNEDPUBLICKEY, request.pinnedPublicKey.constData());
-    }
-    curl_easy_setopt(handle, CURLOPT_HTTPHEADER, headers.get());
-    if (request.method == "GET") {
-        curl_easy_setopt(handle, CURLOPT_HTTPGET, 1L);
-    } else {
-        if (request.method != "POST")
-            curl_easy_setopt(handle, CURLOPT_CUSTOMREQUEST, request.method.constData());
-        curl_easy_setopt(handle, CURLOPT_POST, 1L);
-        curl_easy_setopt(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.size()));
-        curl_easy_setopt(handle, CURLOPT_POSTFIELDS, request.body.constData());
-    }
-    curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, onHeaderLine);
-    curl_easy_setopt(handle, CURLOPT_HEADERDATA, &exchange);
-    curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, onBody);
-    curl_easy_setopt(handle, CURLOPT_WRITEDATA, &exchange);
-    curl_easy_setopt(handle, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, onProgress);
-    curl_easy_setopt(handle, CURLOPT_XFERINFODATA, &exchange);
-
+    configure(handle, request, headers.get(), exchange, errorText);
     const CURLcode code = curl_easy_perform(handle);
 
     HttpResponse &response = exchange.response;
