@@ -49,7 +49,9 @@ int runDesktop(int argc, char **argv)
     QApplication::setOrganizationName(QStringLiteral("SwarmTrain"));
     QApplication::setApplicationDisplayName(QStringLiteral("SwarmTrain"));
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/swarmtrain-256.png")));
-    LogCapture::instance().install();
+    // Made before the session and the window, so it outlives them and the threads they run.
+    LogCapture log;
+    log.install();
 
     Result<ClientCommandLine> command = parseClientCommandLine(app.arguments());
     if (!command) {
@@ -98,7 +100,7 @@ int runDesktop(int argc, char **argv)
         }
     });
 
-    MainWindow window(session, LogCapture::instance());
+    MainWindow window(session, log);
     std::unique_ptr<TrayIcon> tray;
     if (QSystemTrayIcon::isSystemTrayAvailable()) {
         tray = std::make_unique<TrayIcon>(session);
