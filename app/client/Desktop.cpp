@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <system_error>
 
 namespace swarmtrain {
 
@@ -59,7 +60,13 @@ int runDesktop(int argc, char **argv)
         return 2;
     }
     const std::filesystem::path stateDir = command->worker.stateDir;
-    std::filesystem::create_directories(stateDir);
+    std::error_code stateDirError;
+    std::filesystem::create_directories(stateDir, stateDirError);
+    if (stateDirError) {
+        std::cerr << "swarmtrain: error: cannot create the state directory " << stateDir.string() << ": "
+                  << stateDirError.message() << std::endl;
+        return 2;
+    }
     // A demo keeps its settings with its state, so trying it changes nothing of a real setup;
     // it computes whether or not the person is at the PC (they are: they just started it).
     std::unique_ptr<QSettings> settings =
