@@ -63,7 +63,8 @@ int main(int argc, char **argv)
     const int trials = parser.value(trialsOption).toInt();
     const double loopSeconds = parser.value(secondsOption).toDouble();
 
-    LogCapture::instance().install();
+    LogCapture log;
+    log.install();
     QTemporaryDir dir;
     QSettings settings(dir.filePath(QStringLiteral("settings.ini")), QSettings::IniFormat);
     ClientSession::Options options;
@@ -74,7 +75,7 @@ int main(int argc, char **argv)
     options.worker.threads = 1;
     options.worker.listenAddress = QStringLiteral("127.0.0.1");
     ClientSession session(std::move(options));
-    MainWindow window(session, LogCapture::instance());
+    MainWindow window(session, log);
     window.resize(1000, 700);
     window.show();
     session.start();

@@ -6,3 +6,12 @@ target_compile_definitions(swarmtrain_swarm_process_tests PRIVATE
     SWARMTRAIN_COORDINATOR="$<TARGET_FILE:swarmtrain-coordinator>" SWARMTRAIN_CLIENT="$<TARGET_FILE:swarmtrain>")
 add_dependencies(swarmtrain_swarm_process_tests swarmtrain-coordinator swarmtrain)
 gtest_discover_tests(swarmtrain_swarm_process_tests PROPERTIES LABELS integration TIMEOUT 600 DISCOVERY_TIMEOUT 60)
+
+# The swarmtrain binary on its own: how it ends when it cannot start (integration).
+add_executable(swarmtrain_client_process_tests integration/ClientProcessTest.cpp)
+target_link_libraries(swarmtrain_client_process_tests PRIVATE
+    swarmtrain_options swarmtrain_test_support GTest::gtest_main)
+target_compile_definitions(swarmtrain_client_process_tests PRIVATE
+    SWARMTRAIN_CLIENT="$<TARGET_FILE:swarmtrain>" SWARMTRAIN_HAS_DESKTOP=$<BOOL:${SWARMTRAIN_GUI}>)
+add_dependencies(swarmtrain_client_process_tests swarmtrain)
+gtest_discover_tests(swarmtrain_client_process_tests PROPERTIES LABELS integration DISCOVERY_TIMEOUT 60)

@@ -2,6 +2,7 @@
 
 #include <QMetaObject>
 #include <QMutexLocker>
+#include <QReadWriteLock>
 
 #include <cstdio>
 
@@ -9,27 +10,45 @@ namespace swarmtrain {
 
 namespace {
 
+// Qt's message handler is a plain function: it finds the installed capture here. Messages take
+// the lock for reading (recursively: see t_handling), installing and uninstalling for writing,
+// so a capture is never destroyed under a message being handled on another thread.
+LogCapture *g_installed = nullptr;
+
+QReadWriteLock &handlerLock()
+{
+    // Never destroyed: threads may still log while static objects are torn down at exit.
+    static auto *lock = new QReadWriteLock(QReadWriteLock::Recursive);
+    return *lock;
+}
+
 // A message logged while handling one (Qt warning about the queued call, say) must not
-// recurse into the handler.
+// recurse into the capture.
 thread_local bool t_handling = false;
 
 } // namespace
 
-LogCapture &LogCapture::instance()
+LogCapture::LogCapture(QObject *parent) : QObject(parent) { qRegisterMetaType<LogEntry>(); }
+
+LogCapture::~LogCapture()
 {
-    // Never destroyed: threads may still log while static objects are torn down at exit.
-    static LogCapture *capture = new LogCapture;
-    return *capture;
+    QWriteLocker lock(&handlerLock());
+    if (g_installed != this)
+        return;
+    g_installed = nullptr;
+    // A handler installed over this one stays; it finds no capture when it passes messages on.
+    if (const QtMessageHandler current = qInstallMessageHandler(m_previous); current != &LogCapture::handleMessage)
+        qInstallMessageHandler(current);
 }
 
-void LogCapture::install()
+bool LogCapture::install()
 {
-    QMutexLocker lock(&m_mutex);
-    if (m_installed)
-        return;
-    m_installed = true;
-    qRegisterMetaType<LogEntry>();
+    QWriteLocker lock(&handlerLock());
+    if (g_installed)
+        return g_installed == this;
+    g_installed = this;
     m_previous = qInstallMessageHandler(&LogCapture::handleMessage);
+    return true;
 }
 
 QList<LogEntry> LogCapture::entries() const
@@ -40,14 +59,15 @@ QList<LogEntry> LogCapture::entries() const
 
 void LogCapture::handleMessage(QtMsgType type, const QMessageLogContext &context, const QString &message)
 {
-    LogCapture &self = instance();
-    if (!t_handling) {
+    QReadLocker lock(&handlerLock());
+    LogCapture *self = g_installed;
+    if (self && !t_handling) {
         t_handling = true;
-        self.record({QDateTime::currentDateTime(), type,
-                     QString::fromUtf8(context.category ? context.category : "default"), message});
+        self->record({QDateTime::currentDateTime(), type,
+                      QString::fromUtf8(context.category ? context.category : "default"), message});
         t_handling = false;
     }
-    if (const QtMessageHandler previous = self.m_previous.load())
+    if (const QtMessageHandler previous = self ? self->m_previous : nullptr)
         previous(type, context, message);
     else
         std::fprintf(stderr, "%s\n", qPrintable(qFormatLogMessage(type, context, message)));

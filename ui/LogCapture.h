@@ -8,7 +8,6 @@
 #include <QString>
 #include <QtGlobal>
 
-#include <atomic>
 #include <deque>
 
 namespace swarmtrain {
@@ -24,18 +23,22 @@ struct LogEntry {
 
 // The recent log (qBittorrent's Logger): a Qt message handler that keeps the last kCapacity
 // messages for the Log page and passes every message on to the handler it replaced, so the
-// terminal and journald still see them. It has to be one object per process because Qt's
-// message handler is a plain function pointer.
+// terminal and journald still see them. The process makes one and hands it to whoever shows
+// the log; Qt has a single message handler, so only one capture is installed at a time.
 class LogCapture : public QObject {
     Q_OBJECT
 
 public:
     static constexpr int kCapacity = 2000;
 
-    static LogCapture &instance();
+    explicit LogCapture(QObject *parent = nullptr);
+    // Uninstalls it, putting back the handler it replaced; a message another thread is logging
+    // meanwhile is finished first.
+    ~LogCapture() override;
 
-    // Installs the handler (once; later calls do nothing). Call it on the GUI thread.
-    void install();
+    // Makes this the process's message handler (once; later calls do nothing). Call it on the
+    // GUI thread. False when another capture is installed.
+    bool install();
     QList<LogEntry> entries() const;
 
 Q_SIGNALS:
@@ -43,15 +46,13 @@ Q_SIGNALS:
     void messageLogged(const swarmtrain::LogEntry &entry);
 
 private:
-    LogCapture() = default;
     static void handleMessage(QtMsgType type, const QMessageLogContext &context, const QString &message);
     void record(LogEntry entry);
 
     mutable QMutex m_mutex;
     std::deque<LogEntry> m_entries;
     quint64 m_sequence = 0;
-    std::atomic<QtMessageHandler> m_previous = nullptr;
-    bool m_installed = false;
+    QtMessageHandler m_previous = nullptr; // while installed; guarded by the handler's lock (LogCapture.cpp)
 };
 
 } // namespace swarmtrain

@@ -4,7 +4,7 @@
 #include "ClientOptions.h"
 #include "ClientSession.h"
 #include "CoordinatorConfig.h"
-#include "GpuProbe.h"
+#include "GpuSampler.h"
 #include "LogCapture.h"
 #include "MainWindow.h"
 #include "SignalQuit.h"
@@ -16,14 +16,10 @@
 #include <QIcon>
 #include <QSettings>
 
-#include <algorithm>
-#include <condition_variable>
 #include <cstdlib>
-#include <mutex>
-#include <stop_token>
-#include <thread>
 #include <iostream>
 #include <memory>
+#include <system_error>
 
 namespace swarmtrain {
 
@@ -38,56 +34,6 @@ Result<CoordinatorConfig> demoSwarm(const QString &data, const std::filesystem::
          "--inner-steps", "50", "--warmup-iters", "50", "--eval-iters", "10", "--heartbeat-interval", "2",
          "--gather-timeout", "20", "--tls-self-signed"});
 }
-
-// NVML's temperature and, while we train on the CPU, the GPU's utilization (all of it is then
-// other programs'), read on a thread of its own every few seconds: ThrottleMonitor asks on the
-// GUI thread and gets the latest sample at once. NVML is read in this process only when the
-// probe child found an NVIDIA GPU there safely.
-class GpuSampler {
-public:
-    explicit GpuSampler(bool trainsOnGpu)
-        : m_thread([this, trainsOnGpu](std::stop_token stop) { run(stop, trainsOnGpu); })
-    {
-    }
-
-    GpuSample latest() const
-    {
-        std::lock_guard lock(m_mutex);
-        return m_sample;
-    }
-
-private:
-    void run(std::stop_token stop, bool trainsOnGpu)
-    {
-        const Result<GpuReport> probed = probeGpus(
-            {QCoreApplication::applicationFilePath().toStdString(), "--gpu-probe-child"}, GpuProbeOptions{});
-        const bool nvidia = probed && std::any_of(probed->gpus.begin(), probed->gpus.end(),
-                                                  [](const GpuInfo &gpu) { return gpu.vendor == "nvidia"; });
-        std::mutex sleeping;
-        std::condition_variable_any wake;
-        while (nvidia && !stop.stop_requested()) {
-            GpuSample sample;
-            for (const GpuInfo &gpu : probeGpusInProcess(GpuProbeOptions{}).gpus) {
-                if (gpu.vendor != "nvidia")
-                    continue;
-                if (gpu.temperatureC >= 0)
-                    sample.temperature = std::max(sample.temperature.value_or(0.0), double(gpu.temperatureC));
-                if (!trainsOnGpu && gpu.utilizationPercent >= 0)
-                    sample.otherUtilization = std::max(sample.otherUtilization.value_or(0.0), double(gpu.utilizationPercent));
-            }
-            {
-                std::lock_guard lock(m_mutex);
-                m_sample = sample;
-            }
-            std::unique_lock lock(sleeping);
-            wake.wait_for(lock, stop, std::chrono::seconds(3), [] { return false; });
-        }
-    }
-
-    mutable std::mutex m_mutex;
-    GpuSample m_sample; // guarded by m_mutex
-    std::jthread m_thread; // last: started once the rest exists, stopped and joined first
-};
 
 } // namespace
 
@@ -104,7 +50,9 @@ int runDesktop(int argc, char **argv)
     QApplication::setOrganizationName(QStringLiteral("SwarmTrain"));
     QApplication::setApplicationDisplayName(QStringLiteral("SwarmTrain"));
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/swarmtrain-256.png")));
-    LogCapture::instance().install();
+    // Made before the session and the window, so it outlives them and the threads they run.
+    LogCapture log;
+    log.install();
 
     Result<ClientCommandLine> command = parseClientCommandLine(app.arguments());
     if (!command) {
@@ -112,7 +60,13 @@ int runDesktop(int argc, char **argv)
         return 2;
     }
     const std::filesystem::path stateDir = command->worker.stateDir;
-    std::filesystem::create_directories(stateDir);
+    std::error_code stateDirError;
+    std::filesystem::create_directories(stateDir, stateDirError);
+    if (stateDirError) {
+        std::cerr << "swarmtrain: error: cannot create the state directory " << stateDir.string() << ": "
+                  << stateDirError.message() << std::endl;
+        return 2;
+    }
     // A demo keeps its settings with its state, so trying it changes nothing of a real setup;
     // it computes whether or not the person is at the PC (they are: they just started it).
     std::unique_ptr<QSettings> settings =
@@ -133,9 +87,12 @@ int runDesktop(int argc, char **argv)
     options.stateDir = stateDir;
     options.settings = settings.get();
     options.sources = makePlatformThrottleSources();
-    const auto gpu = std::make_shared<GpuSampler>(command->worker.device != "cpu");
+    GpuSampler::Options gpuOptions;
+    gpuOptions.probeCommand = {QCoreApplication::applicationFilePath().toStdString(), "--gpu-probe-child"};
+    gpuOptions.trainsOnGpu = command->worker.device != "cpu";
+    const auto gpu = std::make_shared<GpuSampler>(gpuOptions);
     options.sources.gpu = [gpu] { return gpu->latest(); };
-    options.gpuProbeCommand = {QCoreApplication::applicationFilePath().toStdString(), "--gpu-probe-child"};
+    options.gpuProbeCommand = gpuOptions.probeCommand;
     options.worker = command->worker;
     if (!command->demo)
         options.autostart = makeAutostart();
@@ -150,7 +107,7 @@ int runDesktop(int argc, char **argv)
         }
     });
 
-    MainWindow window(session, LogCapture::instance());
+    MainWindow window(session, log);
     std::unique_ptr<TrayIcon> tray;
     if (QSystemTrayIcon::isSystemTrayAvailable()) {
         tray = std::make_unique<TrayIcon>(session);

@@ -20,7 +20,7 @@ extern char **environ;
 namespace swarmtrain {
 
 void probeNvidia(const GpuProbeOptions &options, GpuReport &report); // NvmlProbe.cpp
-void probeApple(GpuReport &report);                                   // AppleGpuProbe.cpp (macOS only)
+void probeApple(GpuReport &report);                                   // MacGpuProbe.cpp (nothing elsewhere)
 bool probeRocmSmi(const GpuProbeOptions &options, GpuReport &report); // RocmSmiProbe.cpp
 
 namespace {

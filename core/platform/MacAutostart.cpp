@@ -1,5 +1,6 @@
-#include "Autostart.h"
+#include "MacAutostart.h"
 #include "AutostartFile.h"
+#include "MacLaunchAgentPlist.h"
 
 #include <cstdlib>
 

@@ -1,4 +1,4 @@
-#include "IdleSource.h"
+#include "MacIdleSource.h"
 
 #include <CoreFoundation/CoreFoundation.h>
 #include <IOKit/IOKitLib.h>

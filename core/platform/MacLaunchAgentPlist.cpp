@@ -1,4 +1,4 @@
-#include "Autostart.h"
+#include "MacLaunchAgentPlist.h"
 
 #include <string_view>
 #include <vector>

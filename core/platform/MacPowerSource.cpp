@@ -1,4 +1,4 @@
-#include "PowerSource.h"
+#include "MacPowerSource.h"
 
 #include <CoreFoundation/CoreFoundation.h>
 #include <IOKit/ps/IOPSKeys.h>

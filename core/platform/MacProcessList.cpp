@@ -1,4 +1,4 @@
-#include "ProcessList.h"
+#include "MacProcessList.h"
 
 #include <libproc.h>
 #include <sys/param.h>

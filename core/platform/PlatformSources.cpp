@@ -1,8 +1,26 @@
-// The one place that picks each concern's source for the OS being built (STYLE.md).
+// The one place that picks each concern's source for the OS being built (STYLE.md), and the
+// only one that includes the per-OS headers besides their sources and tests.
 #include "Autostart.h"
 #include "IdleSource.h"
 #include "PowerSource.h"
 #include "ProcessList.h"
+
+#if defined(__linux__)
+#include "ProcfsProcessList.h"
+#include "SysfsPowerSource.h"
+#include "X11IdleSource.h"
+#include "XdgAutostart.h"
+#elif defined(_WIN32)
+#include "WinAutostart.h"
+#include "WinIdleSource.h"
+#include "WinPowerSource.h"
+#include "WinProcessList.h"
+#elif defined(__APPLE__)
+#include "MacAutostart.h"
+#include "MacIdleSource.h"
+#include "MacPowerSource.h"
+#include "MacProcessList.h"
+#endif
 
 namespace swarmtrain {
 

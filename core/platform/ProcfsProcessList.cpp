@@ -1,4 +1,4 @@
-#include "ProcessList.h"
+#include "ProcfsProcessList.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "ProcessList.h"
+#include "WinProcessList.h"
 
 #include "WinText.h"
 

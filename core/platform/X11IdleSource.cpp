@@ -1,4 +1,4 @@
-#include "IdleSource.h"
+#include "X11IdleSource.h"
 
 #include "DynamicLibrary.h"
 

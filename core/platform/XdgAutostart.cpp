@@ -1,4 +1,4 @@
-#include "Autostart.h"
+#include "XdgAutostart.h"
 #include "AutostartFile.h"
 
 #include <cstdlib>

@@ -33,8 +33,8 @@ class LogPageTest : public ::testing::Test {
 protected:
     void SetUp() override
     {
-        LogCapture::instance().install();
-        m_page = std::make_unique<LogPage>(LogCapture::instance());
+        ASSERT_TRUE(m_log.install());
+        m_page = std::make_unique<LogPage>(m_log);
         m_page->resize(900, 500);
         m_page->show();
         m_view = m_page->findChild<QTableView *>(QStringLiteral("logView"));
@@ -81,6 +81,7 @@ protected:
         qCWarning(lcBeta).noquote() << "beta warning" << marker;
     }
 
+    LogCapture m_log; // outlives the page
     std::unique_ptr<LogPage> m_page;
     QTableView *m_view = nullptr;
     QComboBox *m_category = nullptr;
@@ -147,7 +148,7 @@ TEST_F(LogPageTest, ShowsEarlierMessagesOnceAndMessagesFromOtherThreads)
 {
     const QString marker = unique();
     qCInfo(lcAlpha).noquote() << "before the page" << marker; // its queued signal is still pending
-    LogPage late(LogCapture::instance());
+    LogPage late(m_log);
     auto *view = late.findChild<QTableView *>(QStringLiteral("logView"));
     std::thread worker([&] {
         for (int i = 0; i < 50; ++i)

@@ -55,8 +55,8 @@ protected:
 
     MainWindow &makeWindow()
     {
-        LogCapture::instance().install();
-        window = std::make_unique<MainWindow>(session(), LogCapture::instance());
+        log.install();
+        window = std::make_unique<MainWindow>(session(), log);
         return *window;
     }
 
@@ -97,6 +97,7 @@ protected:
                   << std::endl;
     }
 
+    LogCapture log; // outlives the window, whose Log page shows it
     std::unique_ptr<MainWindow> window;
 };
 

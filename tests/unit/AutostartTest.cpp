@@ -1,4 +1,5 @@
-#include "Autostart.h"
+#include "MacLaunchAgentPlist.h"
+#include "XdgAutostart.h"
 #include "TempDir.h"
 
 #include <gtest/gtest.h>

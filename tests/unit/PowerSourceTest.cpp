@@ -1,4 +1,4 @@
-#include "PowerSource.h"
+#include "SysfsPowerSource.h"
 #include "TempDir.h"
 
 #include <gtest/gtest.h>

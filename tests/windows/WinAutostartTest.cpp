@@ -1,4 +1,4 @@
-#include "Autostart.h"
+#include "WinAutostart.h"
 
 #include "WinText.h"
 

@@ -1,4 +1,4 @@
-#include "IdleSource.h"
+#include "WinIdleSource.h"
 
 #include "WinText.h"
 

@@ -1,7 +1,7 @@
-#include "Autostart.h"
-#include "IdleSource.h"
-#include "PowerSource.h"
-#include "ProcessList.h"
+#include "WinAutostart.h"
+#include "WinIdleSource.h"
+#include "WinPowerSource.h"
+#include "WinProcessList.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "PowerSource.h"
+#include "WinPowerSource.h"
 
 #include "WinText.h"
 

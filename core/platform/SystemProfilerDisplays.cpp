@@ -2,13 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
-
-#ifdef __APPLE__
-#include <sys/sysctl.h>
-#endif
 
 namespace swarmtrain {
 
@@ -60,29 +55,6 @@ std::vector<GpuInfo> parseSystemProfilerDisplays(const std::string &json, std::u
         gpus.push_back(std::move(gpu));
     }
     return gpus;
-}
-
-void probeApple(GpuReport &report)
-{
-#ifdef __APPLE__
-    FILE *pipe = popen("/usr/sbin/system_profiler SPDisplaysDataType -json 2>/dev/null", "r");
-    if (!pipe) {
-        report.warnings.push_back("system_profiler could not be started");
-        return;
-    }
-    std::string output;
-    char buffer[4096];
-    while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe))
-        output.append(buffer, n);
-    pclose(pipe);
-    std::uint64_t memory = 0;
-    std::size_t size = sizeof memory;
-    sysctlbyname("hw.memsize", &memory, &size, nullptr, 0);
-    for (GpuInfo &gpu : parseSystemProfilerDisplays(output, memory))
-        report.gpus.push_back(std::move(gpu));
-#else
-    (void)report;
-#endif
 }
 
 } // namespace swarmtrain
