@@ -7,6 +7,7 @@
 //   swarmtrain_gpu_release [--steps-before N] [--threshold-mib N] [--swap off|on|auto]
 //                          [--dtype auto|float32|bfloat16|float16] [--n-layer N] [--n-head N]
 //                          [--n-embd N] [--block-size N] [--batch-size N] [--dir DIR]
+#include "DeviceMemory.h"
 #include "ReplicaTrainer.h"
 #include "SwarmState.h"
 #include "Trainer.h"
