@@ -1,5 +1,7 @@
 #include "Device.h"
 
+#include "DeviceMemory.h"
+
 #include <ATen/autocast_mode.h>
 #include <c10/core/StreamGuard.h>
 #include <c10/core/impl/VirtualGuardImpl.h>
@@ -21,7 +23,7 @@ Function *cudaRuntimeFunction(const char *name)
 {
     if (void *symbol = dlsym(RTLD_DEFAULT, name))
         return reinterpret_cast<Function *>(symbol);
-    for (const char *library : {"libcudart.so.12", "libcudart.so.11.0", "libcudart.so"}) {
+    for (const char *library : {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0", "libcudart.so"}) {
         if (void *handle = dlopen(library, RTLD_LAZY | RTLD_NOLOAD)) {
             if (void *symbol = dlsym(handle, name))
                 return reinterpret_cast<Function *>(symbol);
@@ -182,6 +184,20 @@ void releaseCachedDeviceMemory()
     if (torch::cuda::is_available())
         c10::cuda::CUDACachingAllocator::emptyCache();
 #endif
+}
+
+DeviceMemoryUse deviceMemoryUse([[maybe_unused]] int index)
+{
+    DeviceMemoryUse use;
+#if SWARMTRAIN_HAVE_C10_CUDA
+    if (torch::cuda::is_available() && index >= 0 && index < int(torch::cuda::device_count())) {
+        const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(index));
+        constexpr std::size_t kAggregate = 0; // StatType::AGGREGATE: both pools, small and large blocks
+        use.allocatedBytes = stats.allocated_bytes[kAggregate].current;
+        use.reservedBytes = stats.reserved_bytes[kAggregate].current;
+    }
+#endif
+    return use;
 }
 
 } // namespace swarmtrain

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "DeviceMemory.h"
 #include "GptConfig.h"
 #include "LrSchedule.h"
 #include "Result.h"
@@ -95,9 +96,5 @@ private:
     explicit ReplicaTrainer(std::unique_ptr<State> state);
     std::unique_ptr<State> m_state;
 };
-
-// Gives the device memory LibTorch keeps cached for later tensors back to the driver, so another
-// program (a game) can have it. Call after destroying every replica; nothing to do on a CPU.
-void releaseCachedDeviceMemory();
 
 } // namespace swarmtrain
