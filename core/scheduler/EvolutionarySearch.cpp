@@ -20,7 +20,7 @@ double tolerance(double cost) { return 1e-9 * std::max(1.0, std::abs(cost)); }
 // The clock is read once per this many priced moves.
 constexpr long long kMovesPerClockRead = 16;
 // The genetic phase ends at this share of the budget; the rest polishes the best assignment.
-constexpr double kGeneticShare = 0.8;
+constexpr double kGeneticShare = 0.95;
 
 } // namespace
 
