@@ -86,6 +86,38 @@ double BottleneckMatcher::bottleneck(const std::vector<double> &cost, int n)
     return threshold;
 }
 
+bool BottleneckMatcher::augmentBelow(const std::vector<double> &cost, int n, double threshold, int row)
+{
+    for (int column = 0; column < n; ++column) {
+        if (cost[std::size_t(row) * std::size_t(n) + std::size_t(column)] >= threshold
+            || m_visited[std::size_t(column)] == m_stamp)
+            continue;
+        m_visited[std::size_t(column)] = m_stamp;
+        const int holder = m_rowOfColumn[std::size_t(column)];
+        if (holder < 0 || augmentBelow(cost, n, threshold, holder)) {
+            m_rowOfColumn[std::size_t(column)] = row;
+            return true;
+        }
+    }
+    return false;
+}
+
+int BottleneckMatcher::matchedBelow(const std::vector<double> &cost, int n, double threshold)
+{
+    m_rowOfColumn.assign(std::size_t(n), -1);
+    if (m_visited.size() < std::size_t(n))
+        m_visited.assign(std::size_t(n), 0);
+    int matched = 0;
+    for (int row = 0; row < n; ++row) {
+        if (++m_stamp == std::numeric_limits<int>::max()) {
+            std::fill(m_visited.begin(), m_visited.end(), 0);
+            m_stamp = 1;
+        }
+        matched += augmentBelow(cost, n, threshold, row) ? 1 : 0;
+    }
+    return matched;
+}
+
 BottleneckMatching BottleneckMatcher::solve(const std::vector<double> &cost, int n)
 {
     BottleneckMatching matching;

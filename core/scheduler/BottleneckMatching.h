@@ -22,12 +22,18 @@ public:
     BottleneckMatching solve(const std::vector<double> &cost, int n);
     // The bottleneck only, without copying the matching out.
     double bottleneck(const std::vector<double> &cost, int n);
+    // The size of a maximum matching on the edges cheaper than `threshold` (Kuhn's augmenting paths).
+    int matchedBelow(const std::vector<double> &cost, int n, double threshold);
 
 private:
+    bool augmentBelow(const std::vector<double> &cost, int n, double threshold, int row);
+
     // Scratch space reused across calls: the search runs many small matchings.
     std::vector<int> m_rowOfColumn, m_columnOfRow, m_previousRow;
     std::vector<double> m_reach;
     std::vector<char> m_done;
+    std::vector<int> m_visited;
+    int m_stamp = 0;
 };
 
 } // namespace swarmtrain::scheduler

@@ -66,6 +66,18 @@ double CostModel::linkSeconds(std::span<const int> from, std::span<const int> to
     return m_matcher.bottleneck(m_block, n);
 }
 
+int CostModel::linkSlack(std::span<const int> from, std::span<const int> to, double bottleneck) const
+{
+    const int n = int(from.size());
+    m_block.resize(std::size_t(n) * std::size_t(n));
+    for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < n; ++j)
+            m_block[std::size_t(i) * std::size_t(n) + std::size_t(j)]
+                = pipelineEdge(from[std::size_t(i)], to[std::size_t(j)]);
+    }
+    return n - m_matcher.matchedBelow(m_block, n, bottleneck);
+}
+
 double CostModel::linkLowerBound(std::span<const int> from, std::span<const int> to) const
 {
     double bound = 0.0;

@@ -78,6 +78,9 @@ public:
     // w(G, H): the bottleneck perfect matching between two groups.
     double linkSeconds(std::span<const int> from, std::span<const int> to) const;
     StageLink link(std::span<const int> from, std::span<const int> to) const;
+    // How many devices of `from` must use an edge costing `bottleneck` or more in any perfect
+    // matching (the rest can be matched below it): how far a stage boundary is from getting faster.
+    int linkSlack(std::span<const int> from, std::span<const int> to, double bottleneck) const;
     // A cheap lower bound on linkSeconds(): every device needs at least its cheapest partner.
     double linkLowerBound(std::span<const int> from, std::span<const int> to) const;
     // One microbatch through a stage: its FLOPs over the slowest device's FLOP/s (0 with the term off).

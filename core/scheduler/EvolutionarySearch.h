@@ -32,8 +32,11 @@ struct SearchOptions {
 // The paper's evolutionary search over balanced partitions (Yuan et al. 2022, section 4): a
 // steady-state genetic algorithm (tournament selection, group-wise crossover with repair, a few
 // random swaps), every offspring improved by a short local search of swaps; then the best is
-// improved until no swap or cyclic move of three devices helps. Deterministic per seed as long
-// as the clock is (with a real clock the budget may end it at a different trial).
+// improved until no swap or cyclic move of three devices helps. The first population holds,
+// besides random partitions, assignments built from sites found in the link matrix (see
+// SiteClustering.h): one device of each site per group along the pipelines, or sites packed into
+// groups. Deterministic per seed as long as the clock is (with a real clock the budget may end it
+// at a different trial).
 class EvolutionarySearch {
 public:
     EvolutionarySearch(const CostModel &model, SearchOptions options, StageOrder order = StageOrder::Optimal);
@@ -45,8 +48,10 @@ public:
 
     // First-improvement local search on `state`: swaps between buckets, then random cyclic moves
     // of three devices in three buckets, until none helps, `maxMoves` moves were priced (< 0: no
-    // limit) or the clock passes the deadline. Returns the number of moves priced.
-    long long localSearch(IncrementalCost &state, long long maxMoves);
+    // limit) or the clock passes the deadline. With `tieBreaks`, moves that keep the cost but
+    // lower IncrementalCost's tie-break score count as improvements (plateaus of bottlenecks).
+    // Returns the number of moves priced.
+    long long localSearch(IncrementalCost &state, long long maxMoves, bool tieBreaks = true);
 
 private:
     struct Individual {
@@ -57,7 +62,7 @@ private:
     };
 
     bool timeLeft() const;
-    Individual improve(Partition partition, long long maxMoves, std::string origin);
+    Individual improve(Partition partition, long long maxMoves, bool tieBreaks, std::string origin);
     int tournament();
     void mutate(Partition &partition);
 

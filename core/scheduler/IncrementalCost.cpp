@@ -1,6 +1,7 @@
 #include "IncrementalCost.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace swarmtrain::scheduler {
@@ -70,9 +71,9 @@ void IncrementalCost::recomputeAll()
         m_order[std::size_t(g)] = g;
     if (m_orderMode == StageOrder::Optimal)
         reoptimizeOrder();
-    m_pathCost
-        = m_orderMode == StageOrder::Optimal && m_stages <= kExactPathNodes ? exactPathCost() : orderedPathCost();
+    m_pathCost = orderedPathCost();
     m_total = fixedTerms() + 2.0 * m_pathCost;
+    m_tieBreak = computeTieBreak();
 }
 
 void IncrementalCost::reoptimizeOrder()
@@ -85,6 +86,7 @@ void IncrementalCost::reoptimizeOrder()
     m_order = std::move(path.order);
     m_pathCost = orderedPathCost();
     m_total = fixedTerms() + 2.0 * m_pathCost;
+    m_tieBreak = computeTieBreak();
 }
 
 double IncrementalCost::fixedTerms() const
@@ -200,27 +202,63 @@ double IncrementalCost::evaluateRotation(std::span<const int> devices)
     return result;
 }
 
-bool IncrementalCost::improves(std::span<const int> devices, double target)
+double IncrementalCost::pricePatched(const Patch &patch, double provenBelow, double limit)
 {
     // Cheapest checks first: the groups' own terms, then a spanning tree over lower bounds of w,
     // then the current order's path (an upper bound), and Held-Karp only when those disagree.
+    const double fixed = fixedTerms();
+    if (fixed > limit)
+        return std::numeric_limits<double>::infinity();
+    patchWeights(patch, true);
+    if (fixed + 2.0 * spanningTreeCost() > limit)
+        return std::numeric_limits<double>::infinity();
+    patchWeights(patch, false);
+    const double upper = fixed + 2.0 * orderedPathCost();
+    if (upper < provenBelow || m_orderMode != StageOrder::Optimal || m_stages > kExactPathNodes)
+        return upper <= limit || upper < provenBelow ? upper : std::numeric_limits<double>::infinity();
+    if (fixed + 2.0 * spanningTreeCost() > limit)
+        return std::numeric_limits<double>::infinity();
+    return fixed + 2.0 * exactPathCost();
+}
+
+bool IncrementalCost::improves(std::span<const int> devices, double target)
+{
     Patch patch;
     patchIn(devices, patch);
-    const double fixed = fixedTerms();
-    bool better = false;
-    if (fixed < target) {
-        patchWeights(patch, true);
-        if (fixed + 2.0 * spanningTreeCost() < target) {
-            patchWeights(patch, false);
-            if (fixed + 2.0 * orderedPathCost() < target)
-                better = true;
-            else if (m_orderMode == StageOrder::Optimal && m_stages <= kExactPathNodes
-                     && fixed + 2.0 * spanningTreeCost() < target)
-                better = fixed + 2.0 * exactPathCost() < target;
-        }
-    }
+    const bool better = pricePatched(patch, target, target) < target;
     undo(devices, patch);
     return better;
+}
+
+bool IncrementalCost::improvesOrBreaksTie(std::span<const int> devices)
+{
+    const double tolerance = 1e-9 * std::max(1.0, std::abs(m_total));
+    Patch patch;
+    patchIn(devices, patch);
+    const double total = pricePatched(patch, m_total - tolerance, m_total + tolerance);
+    bool better = total < m_total - tolerance;
+    if (!better && total <= m_total + tolerance)
+        better = computeTieBreak() < m_tieBreak - 1e-9 * std::max(1.0, std::abs(m_tieBreak));
+    undo(devices, patch);
+    return better;
+}
+
+double IncrementalCost::computeTieBreak()
+{
+    double allReduce = 0.0;
+    for (const GroupTerms &terms : m_terms)
+        allReduce += terms.allReduce;
+    double slack = 0.0;
+    const std::vector<int> order = m_orderMode == StageOrder::Optimal && m_stages <= kExactPathNodes
+                                       ? m_pathSolver.solve(m_weights, m_stages).order
+                                       : m_order;
+    const int dataParallel = m_model.dataParallel();
+    for (std::size_t s = 1; s < order.size(); ++s) {
+        const int a = order[s - 1], b = order[s];
+        const double w = weight(a, b);
+        slack += w * m_model.linkSlack(m_partition.group(a), m_partition.group(b), w) / double(dataParallel);
+    }
+    return allReduce / double(std::max(m_stages, 1)) + 2.0 * slack;
 }
 
 void IncrementalCost::applyRotation(std::span<const int> devices)
@@ -233,6 +271,7 @@ void IncrementalCost::applyRotation(std::span<const int> devices)
     }
     m_pathCost = orderedPathCost();
     m_total = fixedTerms() + 2.0 * m_pathCost;
+    m_tieBreak = computeTieBreak();
 }
 
 } // namespace swarmtrain::scheduler

@@ -31,7 +31,14 @@ public:
     // Whether that total is below `target`: cheaper than evaluateRotation, since bounds on the stage
     // order settle most moves without Held-Karp.
     bool improves(std::span<const int> devices, double target);
+    // What the local search asks: whether the move lowers the total, or keeps it (within rounding)
+    // and lowers the tie-break score. Bottleneck costs are flat over most moves (a boundary gets
+    // faster only once every device of a group has a fast partner); the score counts how many
+    // devices still lack one, weighted by the boundary's cost, plus the groups' mean all-reduce,
+    // so the search can walk across such plateaus. Both decrease lexicographically: no cycles.
+    bool improvesOrBreaksTie(std::span<const int> devices);
     void applyRotation(std::span<const int> devices);
+    double tieBreakScore() const { return m_tieBreak; }
 
     // Re-solves the stage order (only changes anything above kExactPathNodes groups).
     void reoptimizeOrder();
@@ -62,6 +69,10 @@ private:
     double orderedPathCost() const;
     double spanningTreeCost() const;
     double exactPathCost();
+    // The total after the patched move, or +infinity as soon as bounds put it above `limit`; a
+    // value below `provenBelow` may be an upper bound (enough to know the move improves).
+    double pricePatched(const Patch &patch, double provenBelow, double limit);
+    double computeTieBreak();
     void recomputeAll();
 
     const CostModel &m_model;
@@ -73,6 +84,7 @@ private:
     std::vector<int> m_order;
     double m_pathCost = 0.0;
     double m_total = 0.0;
+    double m_tieBreak = 0.0;
     PathOrderSolver m_pathSolver;
     std::vector<int> m_anchor;
     double m_movePenalty = 0.0;

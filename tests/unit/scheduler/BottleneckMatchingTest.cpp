@@ -98,3 +98,26 @@ TEST(BottleneckMatchingTest, EmptyAndSingle)
     EXPECT_EQ(single.bottleneck, 4.5);
     EXPECT_EQ(single.columnOfRow, std::vector<int>{0});
 }
+
+TEST(BottleneckMatchingTest, MatchedBelowCountsWhatCanAvoidTheBottleneck)
+{
+    // Rows 0 and 1 both want column 0: only one of them gets it below 5.
+    const std::vector<double> cost = {1, 5, 7, //
+                                      1, 6, 8, //
+                                      9, 1, 1};
+    BottleneckMatcher matcher;
+    EXPECT_EQ(matcher.matchedBelow(cost, 3, 5.0), 2);
+    EXPECT_EQ(matcher.matchedBelow(cost, 3, 1.0), 0);
+    EXPECT_EQ(matcher.matchedBelow(cost, 3, 5.5), 3);
+    // Always short of perfect below the bottleneck, and perfect just above it.
+    std::mt19937_64 rng(13);
+    for (int trial = 0; trial < 100; ++trial) {
+        const int n = 1 + int(rng() % 6);
+        std::vector<double> random(std::size_t(n * n));
+        for (double &c : random)
+            c = double(rng() % 7);
+        const double bottleneck = matcher.bottleneck(random, n);
+        EXPECT_LT(matcher.matchedBelow(random, n, bottleneck), n);
+        EXPECT_EQ(matcher.matchedBelow(random, n, bottleneck + 0.5), n);
+    }
+}

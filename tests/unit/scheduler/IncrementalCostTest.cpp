@@ -106,6 +106,55 @@ TEST(IncrementalCostTest, AboveTwelveGroupsMovesArePricedAlongTheCurrentOrder)
     EXPECT_NEAR(state.evaluateRotation(move), model.evaluate(movedOrdered, StageOrder::Given).cost.total, 1e-9);
 }
 
+TEST(IncrementalCostTest, TieBreaksAgreeWithFreshStates)
+{
+    // Eight instances of three GPUs: most swaps leave the bottlenecks as they are (ties), and the
+    // tie-break must then follow the score of the state the move leads to.
+    std::vector<int> sites;
+    for (int instance = 0; instance < 8; ++instance)
+        sites.insert(sites.end(), 3, instance);
+    const Problem problem = test::siteProblem(sites, 0.0, 1e10, 0.0, 1e8);
+    const CostModel model(problem, 6, 4);
+    std::mt19937_64 rng(8);
+    IncrementalCost state(model, StageOrder::Optimal);
+    state.reset(Partition::random(24, 6, 4, rng));
+    int ties = 0, tieWins = 0;
+    for (int step = 0; step < 300; ++step) {
+        const int a = int(rng() % 24), b = int(rng() % 24);
+        if (state.partition().bucketOf(a) == state.partition().bucketOf(b))
+            continue;
+        const int move[2] = {a, b};
+        Partition moved = state.partition();
+        moved.rotate(move);
+        IncrementalCost fresh(model, StageOrder::Optimal);
+        fresh.reset(moved);
+        const double tolerance = 1e-9 * state.total();
+        const bool tie = std::abs(fresh.total() - state.total()) <= tolerance;
+        const bool expected = fresh.total() < state.total() - tolerance
+                              || (tie && fresh.tieBreakScore() < state.tieBreakScore() - 1e-9 * state.tieBreakScore());
+        ASSERT_EQ(state.improvesOrBreaksTie(move), expected) << "step " << step;
+        ties += tie ? 1 : 0;
+        tieWins += tie && expected ? 1 : 0;
+        if (expected) {
+            state.applyRotation(move);
+            ASSERT_NEAR(state.tieBreakScore(), fresh.tieBreakScore(), 1e-9 * fresh.tieBreakScore());
+        }
+    }
+    EXPECT_GT(ties, 50) << "the example should be full of plateaus";
+    EXPECT_GT(tieWins, 0);
+}
+
+TEST(IncrementalCostTest, TieBreakScoreByHand)
+{
+    // Two sites of two, striped: each group's all-reduce crosses sites (4.1 s each), and the one
+    // boundary (0.101 s) needs both devices at that cost: none can be matched below it.
+    const Problem problem = test::siteProblem({0, 0, 1, 1}, 0.001, 1e9, 0.05, 1e8);
+    const CostModel model(problem, 2, 2);
+    IncrementalCost state(model, StageOrder::Optimal);
+    state.reset(Partition(2, 2, {0, 2, 1, 3}));
+    EXPECT_NEAR(state.tieBreakScore(), 4.1 + 2 * 0.101 * 2 / 2, 1e-12);
+}
+
 TEST(IncrementalCostTest, AnchorsChargeEachMovedDevice)
 {
     const Problem problem = test::randomProblem(8, 6);
