@@ -189,6 +189,7 @@ Schedule EvolutionarySearch::run(const std::vector<Partition> &initial)
         // Offspring are many: their short searches skip the tie-break walks, which cost a full
         // pricing per move on a plateau (measured: 20x fewer offspring in the same time).
         Individual offspring = improve(std::move(child), moves, false, m_population[std::size_t(first)].origin);
+        offspring.evolved = true;
         ++trials;
         const auto worst = std::max_element(m_population.begin(), m_population.end(),
                                             [](const Individual &a, const Individual &b) { return a.cost < b.cost; });
@@ -213,7 +214,7 @@ Schedule EvolutionarySearch::run(const std::vector<Partition> &initial)
     schedule.evaluations = m_evaluations;
     schedule.trials = trials;
     schedule.seconds = m_options.clock() - m_start;
-    schedule.origin = best->origin + (trials > 0 ? ", evolved" : "") + ", polished by local search";
+    schedule.origin = best->origin + (best->evolved ? ", evolved by crossover" : "") + ", polished by local search";
     return schedule;
 }
 

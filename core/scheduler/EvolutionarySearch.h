@@ -58,7 +58,8 @@ private:
         Partition partition;
         double cost = 0.0;
         std::vector<int> key; // Partition::canonical(), to keep duplicates out
-        std::string origin;
+        std::string origin;   // the starting point its first parents' line began from
+        bool evolved = false; // an offspring, not a starting point
     };
 
     bool timeLeft() const;
