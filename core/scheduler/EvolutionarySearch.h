@@ -36,7 +36,9 @@ struct SearchOptions {
 // besides random partitions, assignments built from sites found in the link matrix (see
 // SiteClustering.h): one device of each site per group along the pipelines, or sites packed into
 // groups. Deterministic per seed as long as the clock is (with a real clock the budget may end it
-// at a different trial).
+// at a different trial). The budget covers everything run() does (site clustering included; the
+// CostModel's edge costs are computed before): the genetic phase stops at 95% of it, and the clock
+// is read every 16 priced moves, so a run ends at most that much work past its budget.
 class EvolutionarySearch {
 public:
     EvolutionarySearch(const CostModel &model, SearchOptions options, StageOrder order = StageOrder::Optimal);
