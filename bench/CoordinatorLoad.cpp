@@ -7,7 +7,7 @@
 // taken by the client around each whole call: signing, a fresh connection (the client opens
 // one per call, like real peers), the coordinator's work and its answer. Calls are not retried,
 // so every failure is counted; more than 1% failed calls in a phase makes the exit code 1.
-#include "CommandLine.h"
+#include "CliFlags.h"
 #include "ControlMessages.h"
 #include "CoordinatorClient.h"
 #include "Identity.h"
@@ -53,21 +53,31 @@ struct Options {
     std::string coordinator = SWARMTRAIN_COORDINATOR;
 };
 
-Result<Options> parseOptions(int argc, char **argv)
+// Empty when --help was asked for (and printed).
+Result<std::optional<Options>> parseOptions(int argc, char **argv)
 {
-    Result<CommandLine> line = CommandLine::parse(std::vector<std::string>(argv + 1, argv + argc),
-                                                  {"peers", "concurrency", "seconds", "requests", "coordinator"}, {});
-    if (!line)
-        return line.error();
     Options o;
-    for (Result<void> r : {line->read("peers", 1, 1'000'000, o.peers), line->read("concurrency", 1, 1024, o.concurrency),
-                           line->readDouble("seconds", 0.1, 86400, o.seconds),
-                           line->read("requests", 1, 1'000'000'000, o.requests),
-                           line->readString("coordinator", o.coordinator)}) {
-        if (!r)
-            return r.error();
+    CLI::App app("The real swarmtrain-coordinator under many simulated peers' signed heartbeats. Prints JSON lines.",
+                 "swarmtrain_coordinator_load");
+    flags::configure(app);
+    app.add_option("--peers", o.peers, "simulated peers, each joins once")
+        ->transform(flags::wholeNumberIn(1, 1'000'000));
+    app.add_option("--concurrency", o.concurrency, "threads sending heartbeats")
+        ->transform(flags::wholeNumberIn(1, 1024));
+    app.add_option("--seconds", o.seconds, "length of each phase")->transform(flags::numberIn(0.1, 86400));
+    app.add_option("--requests", o.requests, "exactly this many heartbeats instead of --seconds (0: off)")
+        ->transform(flags::wholeNumberIn(1, 1'000'000'000));
+    app.add_option("--coordinator", o.coordinator, "the swarmtrain-coordinator binary")
+        ->type_name("PATH")
+        ->check(flags::nonEmpty());
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    if (flags::helpAsked(args)) {
+        std::cout << app.help();
+        return std::optional<Options>();
     }
-    return o;
+    if (Result<void> parsed = flags::parse(app, args); !parsed)
+        return parsed.error();
+    return std::optional<Options>(o);
 }
 
 // A fresh folder under the system temp dir, removed with everything in it on destruction.
@@ -407,9 +417,12 @@ int fail(const std::string &message)
 
 int runMain(int argc, char **argv)
 {
-    Result<Options> options = parseOptions(argc, argv);
-    if (!options)
-        return fail(options.error().message);
+    Result<std::optional<Options>> parsed = parseOptions(argc, argv);
+    if (!parsed)
+        return fail(parsed.error().message);
+    if (!parsed->has_value())
+        return 0;
+    const Options *options = &**parsed;
     ScratchDir dir;
     if (Result<void> made = dir.create(); !made)
         return fail(made.error().message);

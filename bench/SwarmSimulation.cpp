@@ -10,7 +10,7 @@
 // again (what each shard's owner sends back) and every peer applies the same outer Nesterov step;
 // the peers' parameter hashes are compared after every round. The bytes a peer would send in a butterfly
 // all-reduce of those encodings are set against a float32 all-reduce after every inner step.
-#include "CommandLine.h"
+#include "CliFlags.h"
 #include "OuterOptimizer.h"
 #include "Quantization.h"
 #include "ReplicaTrainer.h"
@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <unistd.h>
 
 using namespace swarmtrain;
@@ -46,16 +47,9 @@ struct Setup {
     std::int64_t chunkTokens = 4096;
 };
 
-Result<Setup> parse(int argc, char **argv)
+// Empty when --help was asked for (and printed).
+Result<std::optional<Setup>> parse(int argc, char **argv)
 {
-    Result<CommandLine> line = CommandLine::parse(
-        std::vector<std::string>(argv + 1, argv + argc),
-        {"data", "peers", "inner-steps", "rounds", "n-layer", "n-head", "n-embd", "block-size", "batch-size", "lr",
-         "min-lr", "warmup-iters", "outer-lr", "outer-momentum", "eval-iters", "seed", "threads", "only", "compression",
-         "peer-data", "chunk-tokens"},
-        {});
-    if (!line)
-        return line.error();
     Setup s;
     s.model.nLayer = 4; // nanoGPT's shakespeare_char, as the engine's acceptance runs
     s.model.nHead = 4;
@@ -65,37 +59,53 @@ Result<Setup> parse(int argc, char **argv)
     std::string data;
     int threads = 0;
     std::string compression = "on";
-    for (Result<void> r : {line->readString("data", data), line->read("peers", 1, 64, s.peers),
-                           line->read("inner-steps", 1, 100000, s.innerSteps), line->read("rounds", 1, 100000, s.rounds),
-                           line->read("n-layer", 1, 96, s.model.nLayer), line->read("n-head", 1, 96, s.model.nHead),
-                           line->read("n-embd", 1, 16384, s.model.nEmbd),
-                           line->read("block-size", 2, 65536, s.model.blockSize),
-                           line->read("batch-size", 1, 4096, s.replica.batchSize),
-                           line->readDouble("lr", 0, 10, s.replica.schedule.maxLr),
-                           line->readDouble("min-lr", 0, 10, s.replica.schedule.minLr),
-                           line->read("warmup-iters", 0, 1000000, s.replica.schedule.warmupIters),
-                           line->readDouble("outer-lr", 0, 10, s.replica.outerLr),
-                           line->readDouble("outer-momentum", 0, 0.999, s.replica.outerMomentum),
-                           line->read("eval-iters", 1, 10000, s.evalIters), line->read("seed", 0, 1LL << 62, s.replica.seed),
-                           line->read("threads", 0, 1024, threads), line->readString("only", s.only),
-                           line->readString("compression", compression),
-                           line->readString("peer-data", s.peerData),
-                           line->read("chunk-tokens", 1, 1LL << 40, s.chunkTokens)}) {
-        if (!r)
-            return r.error();
+
+    CLI::App app("Full-model swarm training (DiLoCo) simulated in one process, against one machine training the "
+                 "same model on the same tokens. Prints JSON lines.",
+                 "swarmtrain_swarm_simulation");
+    flags::configure(app);
+    app.add_option("--data", data, "training text")->type_name("FILE")->required()->check(flags::nonEmpty());
+    app.add_option("--peers", s.peers, "simulated peers")->transform(flags::wholeNumberIn(1, 64));
+    app.add_option("--inner-steps", s.innerSteps, "local steps per round (H)")
+        ->transform(flags::wholeNumberIn(1, 100000));
+    app.add_option("--rounds", s.rounds, "rounds")->transform(flags::wholeNumberIn(1, 100000));
+    app.add_option("--n-layer", s.model.nLayer, "transformer blocks")->transform(flags::wholeNumberIn(1, 96));
+    app.add_option("--n-head", s.model.nHead, "attention heads")->transform(flags::wholeNumberIn(1, 96));
+    app.add_option("--n-embd", s.model.nEmbd, "embedding width")->transform(flags::wholeNumberIn(1, 16384));
+    app.add_option("--block-size", s.model.blockSize, "context length")->transform(flags::wholeNumberIn(2, 65536));
+    app.add_option("--batch-size", s.replica.batchSize, "sequences per inner step")
+        ->transform(flags::wholeNumberIn(1, 4096));
+    app.add_option("--lr", s.replica.schedule.maxLr, "peak inner learning rate")->transform(flags::numberIn(0, 10));
+    app.add_option("--min-lr", s.replica.schedule.minLr, "final inner learning rate")
+        ->transform(flags::numberIn(0, 10));
+    app.add_option("--warmup-iters", s.replica.schedule.warmupIters, "inner warm-up steps")
+        ->transform(flags::wholeNumberIn(0, 1000000));
+    app.add_option("--outer-lr", s.replica.outerLr, "outer Nesterov learning rate")->transform(flags::numberIn(0, 10));
+    app.add_option("--outer-momentum", s.replica.outerMomentum, "outer Nesterov momentum")
+        ->transform(flags::numberIn(0, 0.999));
+    app.add_option("--eval-iters", s.evalIters, "validation batches")->transform(flags::wholeNumberIn(1, 10000));
+    app.add_option("--seed", s.replica.seed, "seed")->transform(flags::wholeNumberIn(0, 1LL << 62));
+    app.add_option("--threads", threads, "CPU threads (0: the cores available)")
+        ->transform(flags::wholeNumberIn(0, 1024));
+    app.add_option("--only", s.only, "run only this one (all three when not given)")
+        ->check(flags::oneOf({"swarm", "single_large_batch", "single_more_steps"}));
+    app.add_option("--compression", compression, "8-bit pseudo-gradients")->check(flags::oneOf({"on", "off"}));
+    app.add_option("--peer-data", s.peerData, "how the text is split among the peers")
+        ->check(flags::oneOf({"contiguous", "interleaved", "all"}));
+    app.add_option("--chunk-tokens", s.chunkTokens, "tokens per chunk of --peer-data interleaved")
+        ->transform(flags::wholeNumberIn(1, 1LL << 40));
+
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    if (flags::helpAsked(args)) {
+        std::cout << app.help();
+        return std::optional<Setup>();
     }
-    if (data.empty())
-        return makeError("--data FILE is required");
-    if (!s.only.empty() && s.only != "swarm" && s.only != "single_large_batch" && s.only != "single_more_steps")
-        return makeError("--only takes swarm, single_large_batch or single_more_steps");
-    if (compression != "on" && compression != "off")
-        return makeError("--compression takes on or off");
+    if (Result<void> parsed = flags::parse(app, args); !parsed)
+        return parsed.error();
     s.compress = compression == "on";
-    if (s.peerData != "contiguous" && s.peerData != "interleaved" && s.peerData != "all")
-        return makeError("--peer-data takes contiguous, interleaved or all");
     s.data = data;
     configureThreads(threads);
-    return s;
+    return std::optional<Setup>(std::move(s));
 }
 
 void print(const nlohmann::json &line)
@@ -182,12 +192,14 @@ Result<double> runSwarm(const std::string &name, std::vector<std::unique_ptr<Rep
 
 int runMain(int argc, char **argv)
 {
-    Result<Setup> setup = parse(argc, argv);
+    Result<std::optional<Setup>> setup = parse(argc, argv);
     if (!setup) {
         std::cerr << "swarmtrain_swarm_simulation: error: " << setup.error().message << "\n";
         return 1;
     }
-    Setup &s = *setup;
+    if (!setup->has_value())
+        return 0;
+    Setup &s = **setup;
     Result<TextCorpus> corpus = loadTextCorpus(s.data);
     if (!corpus) {
         std::cerr << "swarmtrain_swarm_simulation: error: " << corpus.error().message << "\n";

@@ -13,6 +13,8 @@ packages=(
     qt6-httpserver-dev qt6-websockets-dev libqt6sql6-sqlite
     # networking, crypto, storage, wire format
     libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libsqlite3-dev libprotobuf-dev protobuf-compiler
+    # command-line parsing (header-only)
+    libcli11-dev
     # tests and benchmarks
     libgtest-dev libgmock-dev libbenchmark-dev xvfb xauth xdotool
     # Windows sources of core/platform: cross-built with mingw-w64, tested under Wine (tests/windows)

@@ -1,4 +1,5 @@
 // swarmtrain-cli: drives the engine directly (reference training, sampling, device benchmark, GPUs).
+#include "CliFlags.h"
 #include "DeviceBench.h"
 #include "GpuProbe.h"
 #include "Trainer.h"
@@ -16,28 +17,11 @@ namespace {
 
 using namespace swarmtrain;
 
-constexpr const char *kUsage = "usage: swarmtrain-cli <command> [options]\n"
-                               "commands:\n"
-                               "  train    train a GPT on a text file or folder (single machine)\n"
-                               "  sample   generate text from a checkpoint\n"
-                               "  gpus     list this machine's GPUs [--json]\n"
-                               "  bench    measure this machine's device: FLOP/s, copy bandwidth, training speed\n"
-                               "run 'swarmtrain-cli <command> --help' for a command's options\n";
-
 int fail(const std::string &message)
 {
     // One line, even when a library put a backtrace under its message.
     std::cerr << "swarmtrain-cli: error: " << message.substr(0, message.find('\n')) << "\n";
     return 1;
-}
-
-bool wantsHelp(const std::vector<std::string> &args)
-{
-    for (const std::string &arg : args) {
-        if (arg == "--help" || arg == "-h")
-            return true;
-    }
-    return false;
 }
 
 void printProgress(const TrainProgress &p, bool live)
@@ -55,7 +39,7 @@ void printProgress(const TrainProgress &p, bool live)
 
 int runTrain(const std::vector<std::string> &args)
 {
-    if (wantsHelp(args)) {
+    if (flags::helpAsked(args)) {
         std::cout << trainUsage();
         return 0;
     }
@@ -78,7 +62,7 @@ int runTrain(const std::vector<std::string> &args)
 
 int runSample(const std::vector<std::string> &args)
 {
-    if (wantsHelp(args)) {
+    if (flags::helpAsked(args)) {
         std::cout << sampleUsage();
         return 0;
     }
@@ -96,7 +80,7 @@ int runSample(const std::vector<std::string> &args)
 
 int runBench(const std::vector<std::string> &args)
 {
-    if (wantsHelp(args)) {
+    if (flags::helpAsked(args)) {
         std::cout << benchUsage();
         return 0;
     }
@@ -135,10 +119,17 @@ int runBench(const std::vector<std::string> &args)
 
 int runGpus(const std::vector<std::string> &args, const char *self)
 {
-    const bool json = !args.empty() && args[0] == "--json";
-    if (!args.empty() && !json) {
-        std::cout << "usage: swarmtrain-cli gpus [--json]\n";
-        return wantsHelp(args) ? 0 : fail("unknown option '" + args[0] + "'");
+    bool json = false;
+    CLI::App app("Lists this machine's GPUs and whether this build can train on them.", "swarmtrain-cli gpus");
+    flags::configure(app);
+    app.add_flag("--json", json, "one JSON object instead of a table");
+    if (flags::helpAsked(args)) {
+        std::cout << app.help();
+        return 0;
+    }
+    if (Result<void> parsed = flags::parse(app, args); !parsed) {
+        std::cerr << app.help();
+        return fail(parsed.error().message);
     }
     Result<GpuReport> report = probeGpus({self, "gpu-probe-child"}, GpuProbeOptions{});
     if (!report)
@@ -165,8 +156,19 @@ int runGpus(const std::vector<std::string> &args, const char *self)
 
 int main(int argc, char **argv)
 {
+    // Each command parses its own flags (a value such as `--prompt train` must not look like a
+    // command), so this App only lists them for --help.
+    CLI::App app("Drives the SwarmTrain engine directly: reference training, sampling, device benchmark, GPUs.",
+                 "swarmtrain-cli");
+    flags::configure(app);
+    app.footer("Run 'swarmtrain-cli <command> --help' for a command's options.");
+    app.add_subcommand("train", "train a GPT on a text file or folder (single machine)");
+    app.add_subcommand("sample", "generate text from a checkpoint");
+    app.add_subcommand("bench", "measure this machine's device: FLOP/s, copy bandwidth, training speed");
+    app.add_subcommand("gpus", "list this machine's GPUs");
+
     if (argc < 2) {
-        std::cerr << kUsage;
+        std::cerr << app.help();
         return 2;
     }
     const std::string command = argv[1];
@@ -183,12 +185,12 @@ int main(int argc, char **argv)
         if (command == "gpu-probe-child") // hidden: the probe's child process
             return runGpuProbeChild(argc - 2, argv + 2);
         if (command == "--help" || command == "-h" || command == "help") {
-            std::cout << kUsage;
+            std::cout << app.help();
             return 0;
         }
     } catch (const std::exception &e) {
         return fail(std::string("internal error: ") + e.what());
     }
-    std::cerr << kUsage;
+    std::cerr << app.help();
     return fail("unknown command '" + command + "'");
 }

@@ -8,6 +8,7 @@
 #include <QCoreApplication>
 #include <QHostAddress>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -27,7 +28,8 @@ int fail(const std::string &message)
 int main(int argc, char **argv)
 {
     const std::vector<std::string> args(argv + 1, argv + argc);
-    if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
+    if (std::find_if(args.begin(), args.end(), [](const std::string &arg) { return arg == "--help" || arg == "-h"; })
+        != args.end()) {
         std::cout << coordinatorUsage();
         return 0;
     }

@@ -1,69 +1,79 @@
 #include "CoordinatorConfig.h"
 
-#include "CommandLine.h"
-#include "FileIo.h"
+#include "CliFlags.h"
 
 #include <nlohmann/json.hpp>
 
 #include <charconv>
-#include <limits>
-#include <set>
+#include <optional>
+#include <tuple>
+#include <utility>
 
 namespace swarmtrain {
 
 namespace {
 
-#define SWARMTRAIN_TRY(expression)                                                                                     \
-    do {                                                                                                               \
-        if (Result<void> tried = (expression); !tried)                                                                 \
-            return tried.error();                                                                                      \
-    } while (false)
+constexpr std::size_t kMaxConfigBytes = 1u << 20;
 
-const std::set<std::string> kValueFlags = {
-    "config", "listen", "state-dir", "data", "tokenizer", "n-layer", "n-head", "n-embd", "block-size", "dropout",
-    "inner-steps", "batch-size", "lr", "min-lr", "warmup-iters", "lr-decay-iters", "weight-decay", "grad-clip", "outer-lr",
-    "outer-momentum", "round-deadline", "gather-timeout", "heartbeat-interval", "min-peers", "shard-bytes", "seed",
-    "eval-iters", "tls-cert", "tls-key"};
-const std::set<std::string> kSwitches = {"tls-self-signed", "bias"};
+// --config FILE.json: an object whose keys are the flag names without dashes; CLI11 gives its
+// values to the flags the command line left unset, through the same validators.
+class JsonConfig : public CLI::Config {
+public:
+    explicit JsonConfig(const CLI::App &app) : m_app(app) {}
 
-// The --config file as flags, so both go through one parser.
-Result<std::vector<std::string>> configFileArguments(const std::filesystem::path &file)
-{
-    Result<std::vector<std::byte>> bytes = readFileBytes(file, 1u << 20);
-    if (!bytes)
-        return makeError("--config: " + bytes.error().message);
-    const auto *begin = reinterpret_cast<const char *>(bytes->data());
-    const nlohmann::json json = nlohmann::json::parse(begin, begin + bytes->size(), nullptr, false);
-    if (json.is_discarded() || !json.is_object())
-        return makeError("--config: " + file.string() + " is not a JSON object");
-    std::vector<std::string> args;
-    for (const auto &[key, value] : json.items()) {
-        if (key == "config")
-            return makeError("--config: a config file cannot name another config file");
-        if (kSwitches.count(key)) {
-            if (!value.is_boolean())
-                return makeError("--config: \"" + key + "\" must be true or false");
-            if (value.get<bool>())
-                args.push_back("--" + key);
-            continue;
+    std::vector<CLI::ConfigItem> from_config(std::istream &input) const override
+    {
+        std::string text(kMaxConfigBytes + 1, '\0');
+        input.read(text.data(), std::streamsize(text.size()));
+        text.resize(std::size_t(input.gcount()));
+        if (input.bad())
+            throw CLI::ConfigError("--config: the file cannot be read");
+        if (text.size() > kMaxConfigBytes)
+            throw CLI::ConfigError("--config: the file is larger than 1 MiB");
+        const nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
+        if (json.is_discarded() || !json.is_object())
+            throw CLI::ConfigError("--config: the file is not a JSON object");
+
+        std::vector<CLI::ConfigItem> items;
+        for (const auto &[key, value] : json.items()) {
+            if (key == "config")
+                throw CLI::ConfigError("--config: a config file cannot name another config file");
+            const CLI::Option *option = m_app.get_option_no_throw("--" + key);
+            if (!option || option == m_app.get_help_ptr() || !option->get_configurable())
+                throw CLI::ConfigError("--config: unknown key \"" + key + "\"");
+            CLI::ConfigItem item;
+            item.name = key;
+            if (flags::isSwitch(*option)) {
+                if (!value.is_boolean())
+                    throw CLI::ConfigError("--config: \"" + key + "\" must be true or false");
+                if (!value.get<bool>())
+                    continue; // a switch left off
+                item.inputs = {"true"};
+            } else if (value.is_string()) {
+                item.inputs = {value.get<std::string>()};
+            } else if (value.is_number()) {
+                item.inputs = {value.dump()};
+            } else {
+                throw CLI::ConfigError("--config: \"" + key + "\" must be a string or a number");
+            }
+            items.push_back(std::move(item));
         }
-        if (!kValueFlags.count(key))
-            return makeError("--config: unknown key \"" + key + "\"");
-        if (value.is_string())
-            args.insert(args.end(), {"--" + key, value.get<std::string>()});
-        else if (value.is_number())
-            args.insert(args.end(), {"--" + key, value.dump()});
-        else
-            return makeError("--config: \"" + key + "\" must be a string or a number");
+        return items;
     }
-    return args;
-}
 
-Result<void> parseListen(const std::string &text, CoordinatorConfig &config)
+    // Writing a config file back is not offered.
+    std::string to_config(const CLI::App *, bool, bool, std::string) const override { return "{}\n"; }
+
+private:
+    const CLI::App &m_app;
+};
+
+// HOST:PORT, an IPv6 host in brackets; port 0 picks a free one.
+std::optional<std::pair<std::string, int>> splitListen(const std::string &text)
 {
     const std::size_t colon = text.rfind(':');
     if (colon == std::string::npos || colon == 0)
-        return makeError("--listen expects HOST:PORT, got '" + text + "'");
+        return std::nullopt;
     std::string host = text.substr(0, colon);
     if (host.size() > 2 && host.front() == '[' && host.back() == ']')
         host = host.substr(1, host.size() - 2);
@@ -71,103 +81,136 @@ Result<void> parseListen(const std::string &text, CoordinatorConfig &config)
     int value = -1;
     const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
     if (ec != std::errc() || end != port.data() + port.size() || value < 0 || value > 65535)
-        return makeError("--listen: '" + port + "' is not a port (0 to 65535; 0 picks a free one)");
-    config.listenHost = host;
-    config.listenPort = value;
-    return {};
+        return std::nullopt;
+    return std::make_pair(host, value);
+}
+
+CLI::Validator hostAndPort()
+{
+    return CLI::Validator(
+        [](std::string &text) {
+            return splitListen(text) ? std::string()
+                                     : "expects HOST:PORT with a port from 0 to 65535 (0 picks a free one), got '"
+                                           + text + "'";
+        },
+        "HOST:PORT");
+}
+
+// Text flags, read into CoordinatorConfig's own types after parsing.
+struct CoordinatorText {
+    std::string listen, stateDir, data, tokenizer = "char", cert, key;
+};
+
+void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text)
+{
+    flags::configure(app);
+    app.config_formatter(std::make_shared<JsonConfig>(app));
+    app.allow_config_extras(CLI::config_extras_mode::error);
+    app.set_config("--config", "", "a JSON object of these flags, keys without the dashes (flags given here win)")
+        ->type_name("FILE.json");
+
+    text.listen = c.listenHost + ":" + std::to_string(c.listenPort);
+    app.add_option("--listen", text.listen, "address and port of the REST API")->check(hostAndPort());
+    app.add_option("--state-dir", text.stateDir, "folder of the database, checkpoints and shards")
+        ->type_name("DIR")
+        ->required()
+        ->check(flags::nonEmpty());
+    app.add_option("--data", text.data, "text file, or folder of .txt files, the swarm trains on")
+        ->type_name("FILE|DIR")
+        ->required()
+        ->check(flags::nonEmpty());
+    app.add_option("--tokenizer", text.tokenizer, "characters of the corpus, or bytes")
+        ->check(flags::oneOf({"char", "byte"}));
+
+    GptConfig &m = c.model;
+    app.add_option("--n-layer", m.nLayer, "transformer blocks")->transform(flags::wholeNumberIn(1, 1024));
+    app.add_option("--n-head", m.nHead, "attention heads per block")->transform(flags::wholeNumberIn(1, 1024));
+    app.add_option("--n-embd", m.nEmbd, "embedding width (a multiple of --n-head)")
+        ->transform(flags::wholeNumberIn(1, 65536));
+    app.add_option("--block-size", m.blockSize, "context length in tokens")
+        ->transform(flags::wholeNumberIn(1, 1 << 20));
+    app.add_option("--dropout", m.dropout, "dropout probability")->transform(flags::numberIn(0.0, 0.99));
+    app.add_flag("--bias", m.bias, "biases in linear layers and LayerNorms");
+
+    TrainingSettings &t = c.training;
+    app.add_option("--inner-steps", t.innerSteps, "local steps between rounds (H)")
+        ->transform(flags::wholeNumberIn(1, 1'000'000));
+    app.add_option("--batch-size", t.batchSize, "sequences per inner step")
+        ->transform(flags::wholeNumberIn(1, 1 << 20));
+    app.add_option("--lr", t.lr, "peak inner learning rate")->transform(flags::numberIn(0.0, 10.0));
+    app.add_option("--min-lr", t.minLr, "inner learning rate at the end of the cosine decay")
+        ->transform(flags::numberIn(0.0, 10.0));
+    app.add_option("--warmup-iters", t.warmupIters, "inner steps of linear warm-up")
+        ->transform(flags::wholeNumberIn(0, 1'000'000'000));
+    app.add_option("--lr-decay-iters", t.lrDecayIters, "inner steps of the cosine decay (0: none, a swarm without end)")
+        ->transform(flags::wholeNumberIn(0, 1'000'000'000'000));
+    app.add_option("--weight-decay", t.weightDecay, "AdamW's decoupled weight decay")
+        ->transform(flags::numberIn(0.0, 10.0));
+    app.add_option("--grad-clip", t.gradClip, "largest gradient norm (0: no clipping)")
+        ->transform(flags::numberIn(0.0, 1e6));
+    app.add_option("--outer-lr", t.outerLr, "learning rate of the outer Nesterov step")
+        ->transform(flags::numberIn(0.0, 10.0));
+    app.add_option("--outer-momentum", t.outerMomentum, "momentum of the outer Nesterov step")
+        ->transform(flags::numberIn(0.0, 0.999));
+    app.add_option("--seed", t.seed, "seed of the initial weights and the data order")
+        ->transform(flags::wholeNumberIn(0, (1ll << 53) - 1));
+
+    app.add_option("--round-deadline", c.roundDeadlineSeconds, "seconds a round waits for its members' contributions")
+        ->transform(flags::numberIn(1.0, 7 * 86400.0));
+    app.add_option("--gather-timeout", c.gatherTimeoutSeconds, "seconds a round waits to gather its members")
+        ->transform(flags::numberIn(0.0, 86400.0));
+    app.add_option("--heartbeat-interval", c.heartbeatIntervalSeconds, "seconds between a peer's heartbeats")
+        ->transform(flags::numberIn(0.1, 3600.0));
+    app.add_option("--min-peers", c.minPeers, "peers a round needs to start")
+        ->transform(flags::wholeNumberIn(1, 1'000'000));
+    app.add_option("--shard-bytes", c.shardBytes, "bytes of text per data shard")
+        ->transform(flags::wholeNumberIn(16, 1ll << 32));
+    app.add_option("--eval-iters", c.evalIters, "validation batches per checkpoint")
+        ->transform(flags::wholeNumberIn(1, 10'000));
+
+    app.add_option("--tls-cert", text.cert, "PEM certificate for HTTPS (with --tls-key)")
+        ->type_name("FILE")
+        ->check(flags::nonEmpty());
+    app.add_option("--tls-key", text.key, "PEM private key of --tls-cert")->type_name("FILE")->check(flags::nonEmpty());
+    app.add_flag("--tls-self-signed", c.tlsSelfSigned, "HTTPS with a certificate made and kept in --state-dir");
 }
 
 } // namespace
 
 std::string coordinatorUsage()
 {
-    return "usage: swarmtrain-coordinator --state-dir DIR --data FILE|DIR [--listen HOST:PORT] [--config FILE.json]\n"
-           "       [--tokenizer char|byte] [--n-layer N] [--n-head N] [--n-embd N] [--block-size N] [--dropout X]\n"
-           "       [--bias] [--inner-steps H] [--batch-size N] [--lr X] [--min-lr X] [--warmup-iters N]\n"
-           "       [--lr-decay-iters N] [--weight-decay X] [--grad-clip X] [--outer-lr X] [--outer-momentum X] [--round-deadline S]\n"
-           "       [--gather-timeout S] [--heartbeat-interval S] [--min-peers N] [--shard-bytes N] [--seed N]\n"
-           "       [--eval-iters N] [--tls-cert FILE --tls-key FILE | --tls-self-signed]\n";
+    CoordinatorConfig c;
+    CoordinatorText text;
+    CLI::App app("Hosts a SwarmTrain swarm: REST API, rounds, credit, checkpoints and data shards.",
+                 "swarmtrain-coordinator");
+    defineCoordinatorFlags(app, c, text);
+    return app.help();
 }
 
 Result<CoordinatorConfig> parseCoordinatorArguments(const std::vector<std::string> &args)
 {
-    Result<CommandLine> first = CommandLine::parse(args, kValueFlags, kSwitches);
-    if (!first)
-        return first.error();
-    std::vector<std::string> merged;
-    std::string configFile;
-    SWARMTRAIN_TRY(first->readString("config", configFile));
-    if (!configFile.empty()) {
-        Result<std::vector<std::string>> fromFile = configFileArguments(configFile);
-        if (!fromFile)
-            return fromFile.error();
-        merged = std::move(fromFile).value();
-    }
-    merged.insert(merged.end(), args.begin(), args.end());
-    Result<CommandLine> parsed = CommandLine::parse(merged, kValueFlags, kSwitches);
-    if (!parsed)
-        return parsed.error();
-    const CommandLine &line = *parsed;
-
     CoordinatorConfig c;
-    std::string listen, stateDir, data, tokenizer = "char", cert, key;
-    SWARMTRAIN_TRY(line.readString("listen", listen));
-    if (!listen.empty())
-        SWARMTRAIN_TRY(parseListen(listen, c));
-    SWARMTRAIN_TRY(line.readString("state-dir", stateDir));
-    SWARMTRAIN_TRY(line.readString("data", data));
-    SWARMTRAIN_TRY(line.readString("tokenizer", tokenizer));
-    if (tokenizer == "byte")
-        c.tokenizer = TokenizerKind::Byte;
-    else if (tokenizer != "char")
-        return makeError("--tokenizer must be char or byte, got '" + tokenizer + "'");
-    if (stateDir.empty())
-        return makeError("--state-dir is required");
-    if (data.empty())
-        return makeError("--data is required");
-    c.stateDir = stateDir;
-    c.data = data;
+    CoordinatorText text;
+    CLI::App app;
+    defineCoordinatorFlags(app, c, text);
+    if (Result<void> parsed = flags::parse(app, args); !parsed)
+        return parsed.error();
 
-    SWARMTRAIN_TRY(line.read("n-layer", 1, 1024, c.model.nLayer));
-    SWARMTRAIN_TRY(line.read("n-head", 1, 1024, c.model.nHead));
-    SWARMTRAIN_TRY(line.read("n-embd", 1, 65536, c.model.nEmbd));
-    SWARMTRAIN_TRY(line.read("block-size", 1, 1 << 20, c.model.blockSize));
-    SWARMTRAIN_TRY(line.readDouble("dropout", 0.0, 0.99, c.model.dropout));
-    c.model.bias = line.isSet("bias");
+    // The validators let only well-formed values through.
+    std::tie(c.listenHost, c.listenPort) = splitListen(text.listen).value();
+    c.tokenizer = text.tokenizer == "byte" ? TokenizerKind::Byte : TokenizerKind::Char;
+    c.stateDir = text.stateDir;
+    c.data = text.data;
     if (c.model.nEmbd % c.model.nHead != 0)
         return makeError("--n-embd must be divisible by --n-head");
-
-    TrainingSettings &t = c.training;
-    SWARMTRAIN_TRY(line.read("inner-steps", 1, 1'000'000, t.innerSteps));
-    SWARMTRAIN_TRY(line.read("batch-size", 1, 1 << 20, t.batchSize));
-    SWARMTRAIN_TRY(line.readDouble("lr", 0.0, 10.0, t.lr));
-    SWARMTRAIN_TRY(line.readDouble("min-lr", 0.0, 10.0, t.minLr));
-    SWARMTRAIN_TRY(line.read("warmup-iters", 0, 1'000'000'000, t.warmupIters));
-    SWARMTRAIN_TRY(line.read("lr-decay-iters", 0, 1'000'000'000'000, t.lrDecayIters));
-    SWARMTRAIN_TRY(line.readDouble("weight-decay", 0.0, 10.0, t.weightDecay));
-    SWARMTRAIN_TRY(line.readDouble("grad-clip", 0.0, 1e6, t.gradClip));
-    SWARMTRAIN_TRY(line.readDouble("outer-lr", 0.0, 10.0, t.outerLr));
-    SWARMTRAIN_TRY(line.readDouble("outer-momentum", 0.0, 0.999, t.outerMomentum));
-    SWARMTRAIN_TRY(line.read("seed", 0, (1ll << 53) - 1, t.seed));
-    if (t.minLr > t.lr)
+    if (c.training.minLr > c.training.lr)
         return makeError("--min-lr must not exceed --lr");
-
-    SWARMTRAIN_TRY(line.readDouble("round-deadline", 1.0, 7 * 86400.0, c.roundDeadlineSeconds));
-    SWARMTRAIN_TRY(line.readDouble("gather-timeout", 0.0, 86400.0, c.gatherTimeoutSeconds));
-    SWARMTRAIN_TRY(line.readDouble("heartbeat-interval", 0.1, 3600.0, c.heartbeatIntervalSeconds));
-    SWARMTRAIN_TRY(line.read("min-peers", 1, 1'000'000, c.minPeers));
-    SWARMTRAIN_TRY(line.read("shard-bytes", 16, 1ll << 32, c.shardBytes));
-    SWARMTRAIN_TRY(line.read("eval-iters", 1, 10'000, c.evalIters));
-
-    SWARMTRAIN_TRY(line.readString("tls-cert", cert));
-    SWARMTRAIN_TRY(line.readString("tls-key", key));
-    c.tlsSelfSigned = line.isSet("tls-self-signed");
-    if (cert.empty() != key.empty())
+    if (text.cert.empty() != text.key.empty())
         return makeError("--tls-cert and --tls-key go together");
-    if (!cert.empty() && c.tlsSelfSigned)
+    if (!text.cert.empty() && c.tlsSelfSigned)
         return makeError("--tls-self-signed cannot be combined with --tls-cert");
-    c.tlsCert = cert;
-    c.tlsKey = key;
+    c.tlsCert = text.cert;
+    c.tlsKey = text.key;
     return c;
 }
 

@@ -1,6 +1,5 @@
 #include "DeviceBench.h"
 
-#include "CommandLine.h"
 #include "Device.h"
 #include "DeviceMeasure.h"
 #include "Gpt.h"
@@ -80,47 +79,6 @@ Result<Throughput> measureTrainingThroughput(const ThroughputOptions &o)
 }
 
 } // namespace
-
-std::string benchUsage()
-{
-    return "usage: swarmtrain-cli bench [--json] [--device auto|cpu|cuda[:N]] [--dtype auto|float32|bfloat16|float16]\n"
-           "       [--n-layer N] [--n-head N] [--n-embd N] [--block-size N] [--vocab-size N] [--batch-size N]\n"
-           "       [--iters N] [--device-memory-budget BYTES|auto] [--threads N]\n";
-}
-
-Result<BenchOptions> parseBenchOptions(const std::vector<std::string> &args)
-{
-    const Result<CommandLine> parsed = CommandLine::parse(
-        args,
-        {"device", "dtype", "n-layer", "n-head", "n-embd", "block-size", "vocab-size", "batch-size", "iters",
-         "device-memory-budget", "threads"},
-        {"json"});
-    if (!parsed)
-        return parsed.error();
-    const CommandLine &line = *parsed;
-    BenchOptions o;
-    o.model.nLayer = o.model.nHead = o.model.nEmbd = o.model.blockSize = o.model.vocabSize = 0;
-    std::string dtype = "auto", budget = "auto";
-    for (Result<void> r : {line.readString("device", o.device), line.readString("dtype", dtype),
-                           line.read("n-layer", 1, 1024, o.model.nLayer), line.read("n-head", 1, 1024, o.model.nHead),
-                           line.read("n-embd", 1, 65536, o.model.nEmbd),
-                           line.read("block-size", 1, 1 << 20, o.model.blockSize),
-                           line.read("vocab-size", 2, 1 << 24, o.model.vocabSize),
-                           line.read("batch-size", 1, 1 << 20, o.batchSize), line.read("iters", 1, 100000, o.iters),
-                           line.readString("device-memory-budget", budget),
-                           line.read("threads", 0, 1024, o.threads)}) {
-        if (!r)
-            return r.error();
-    }
-    if (Result<void> r = parseByteCount(budget, o.deviceMemoryBudget); !r)
-        return r.error();
-    Result<ComputeDtype> parsedDtype = parseComputeDtype(dtype);
-    if (!parsedDtype)
-        return parsedDtype.error();
-    o.dtype = *parsedDtype;
-    o.json = line.isSet("json");
-    return o;
-}
 
 Result<std::string> runDeviceBench(const BenchOptions &options)
 {

@@ -1,6 +1,6 @@
 #include "TrainOptions.h"
 
-#include "CommandLine.h"
+#include "CliFlags.h"
 
 #include <exception>
 
@@ -10,12 +10,94 @@ namespace {
 
 constexpr long long kMaxCount = 1'000'000'000'000LL;
 
-// Runs each read in turn and stops at the first error.
-#define SWARMTRAIN_TRY(expression)                                                                                     \
-    do {                                                                                                               \
-        if (Result<void> result_ = (expression); !result_)                                                             \
-            return result_.error();                                                                                    \
-    } while (false)
+// What `train` reads as text before turning it into TrainOptions' types.
+struct TrainText {
+    std::string data, tokenizer = "char", dtype = "auto", swap = "auto", swapOptimizer = "auto", budget = "auto";
+    std::string out, profile;
+};
+
+// The flags of `swarmtrain-cli train`, bound to `o` and `text`; `decayIters` is the one whose
+// default is another flag's value.
+CLI::Option *defineTrainFlags(CLI::App &app, TrainOptions &o, TrainText &text)
+{
+    flags::configure(app);
+    app.add_option("--data", text.data, "text file, or folder of .txt files, to train on (not needed with --resume)")
+        ->type_name("FILE|DIR")
+        ->check(flags::nonEmpty());
+    app.add_option("--tokenizer", text.tokenizer, "characters of the corpus, or bytes")
+        ->check(flags::oneOf({"char", "byte"}, true));
+    app.add_option("--n-layer", o.model.nLayer, "transformer blocks")->transform(flags::wholeNumberIn(1, 1024));
+    app.add_option("--n-head", o.model.nHead, "attention heads per block")->transform(flags::wholeNumberIn(1, 1024));
+    app.add_option("--n-embd", o.model.nEmbd, "embedding width (a multiple of --n-head)")
+        ->transform(flags::wholeNumberIn(1, 65536));
+    app.add_option("--block-size", o.model.blockSize, "context length in tokens")
+        ->transform(flags::wholeNumberIn(1, 1 << 20));
+    app.add_option("--dropout", o.model.dropout, "dropout probability")->transform(flags::numberIn(0.0, 0.999));
+    app.add_flag("--bias", o.model.bias, "biases in linear layers and LayerNorms");
+    app.add_option("--batch-size", o.batchSize, "sequences per step")->transform(flags::wholeNumberIn(1, 1 << 20));
+    app.add_option("--max-iters", o.maxIters, "training steps")->transform(flags::wholeNumberIn(0, kMaxCount));
+    app.add_option("--lr", o.schedule.maxLr, "peak learning rate")->transform(flags::numberIn(0.0, 10.0));
+    app.add_option("--min-lr", o.schedule.minLr, "learning rate at the end of the cosine decay")
+        ->transform(flags::numberIn(0.0, 10.0));
+    app.add_option("--warmup-iters", o.schedule.warmupIters, "steps of linear warm-up")
+        ->transform(flags::wholeNumberIn(0, kMaxCount));
+    CLI::Option *decayIters = app.add_option("--lr-decay-iters", o.schedule.decayIters, "steps of the cosine decay")
+                                  ->transform(flags::wholeNumberIn(0, kMaxCount))
+                                  ->default_str("--max-iters");
+    app.add_option("--beta2", o.beta2, "AdamW's second-moment decay")->transform(flags::numberIn(0.0, 0.999999));
+    app.add_option("--weight-decay", o.weightDecay, "AdamW's decoupled weight decay (2-D weights only)")
+        ->transform(flags::numberIn(0.0, 10.0));
+    app.add_option("--grad-clip", o.gradClip, "largest gradient norm (0: no clipping)")
+        ->transform(flags::numberIn(0.0, 1e6));
+    app.add_option("--eval-interval", o.evalInterval, "steps between validation losses")
+        ->transform(flags::wholeNumberIn(1, kMaxCount));
+    app.add_option("--eval-iters", o.evalIters, "batches per validation loss")
+        ->transform(flags::wholeNumberIn(1, 1 << 20));
+    app.add_option("--seed", o.seed, "seed of the initial weights and the batches")
+        ->transform(flags::wholeNumberIn(0, kMaxCount));
+    app.add_option("--threads", o.threads, "CPU threads (0: the cores available)")
+        ->transform(flags::wholeNumberIn(0, 1024));
+    app.add_option("--device", o.device, "auto, cpu, cuda or cuda:N")
+        ->type_name("DEVICE")
+        ->check(flags::nonEmpty());
+    app.add_option("--dtype", text.dtype, "precision of the matrix products (weights stay float32)")
+        ->check(flags::oneOf({"auto", "float32", "bfloat16", "float16"}));
+    app.add_option("--swap", text.swap, "swap stages through the device (auto: when the model does not fit)")
+        ->check(flags::oneOf({"off", "on", "auto"}));
+    app.add_option("--swap-optimizer", text.swapOptimizer, "where a swapped model's optimizer steps (auto: measured)")
+        ->check(flags::oneOf({"auto", "host", "device"}));
+    app.add_option("--device-memory-budget", text.budget, "bytes of stages the device holds at once (K, M, G suffixes)")
+        ->check(flags::byteCount());
+    app.add_option("--out", text.out, "folder for the checkpoint (none: not saved)")
+        ->type_name("DIR")
+        ->check(flags::nonEmpty());
+    app.add_flag("--resume", o.resume, "continue from the checkpoint in --out");
+    app.add_option("--sample-tokens", o.sampleTokens, "tokens of a sample printed after training")
+        ->transform(flags::wholeNumberIn(0, 1 << 20));
+    app.add_flag("--quiet", o.quiet, "no live progress line");
+    app.add_option("--profile", text.profile, "write a Chrome trace of LibTorch's operators")
+        ->type_name("TRACE.json")
+        ->check(flags::nonEmpty());
+    return decayIters;
+}
+
+void defineSampleFlags(CLI::App &app, SampleOptions &o, std::string &checkpoint)
+{
+    flags::configure(app);
+    app.add_option("--checkpoint", checkpoint, "folder holding checkpoint.safetensors (required)")
+        ->type_name("DIR")
+        ->check(flags::nonEmpty());
+    app.add_option("--tokens", o.tokens, "tokens to generate")->transform(flags::wholeNumberIn(1, 1 << 20));
+    app.add_option("--temperature", o.temperature, "softmax temperature")->transform(flags::numberIn(1e-3, 100.0));
+    app.add_option("--top-k", o.topK, "sample among the k likeliest tokens (0: all)")
+        ->transform(flags::wholeNumberIn(0, 1 << 20));
+    app.add_option("--prompt", o.prompt, "text the sample continues")
+        ->check(flags::nonEmpty())
+        ->default_str("a newline");
+    app.add_option("--seed", o.seed, "sampling seed")->transform(flags::wholeNumberIn(0, kMaxCount));
+    app.add_option("--threads", o.threads, "CPU threads (0: the cores available)")
+        ->transform(flags::wholeNumberIn(0, 1024));
+}
 
 } // namespace
 
@@ -66,76 +148,37 @@ Result<ComputeDtype> parseComputeDtype(const std::string &name)
 
 std::string trainUsage()
 {
-    return "usage: swarmtrain-cli train --data FILE|DIR [--tokenizer char|byte] [--n-layer N] [--n-head N]\n"
-           "       [--n-embd N] [--block-size N] [--batch-size N] [--max-iters N] [--lr X] [--min-lr X]\n"
-           "       [--warmup-iters N] [--lr-decay-iters N] [--beta2 X] [--weight-decay X] [--grad-clip X]\n"
-           "       [--dropout X] [--bias] [--eval-interval N] [--eval-iters N] [--seed N] [--threads N]\n"
-           "       [--device auto|cpu|cuda[:N]] [--dtype auto|float32|bfloat16|float16] [--swap off|on|auto]\n"
-           "       [--swap-optimizer auto|host|device] [--device-memory-budget BYTES|auto] [--out DIR]\n"
-           "       [--resume] [--sample-tokens N] [--quiet] [--profile TRACE.json]\n";
+    TrainOptions o;
+    TrainText text;
+    CLI::App app("Trains a GPT on one machine and prints a JSON report (nanoGPT's shakespeare_char by default).",
+                 "swarmtrain-cli train");
+    defineTrainFlags(app, o, text);
+    return app.help();
 }
 
 std::string sampleUsage()
 {
-    return "usage: swarmtrain-cli sample --checkpoint DIR [--tokens N] [--temperature X] [--top-k N]\n"
-           "       [--prompt TEXT] [--seed N] [--threads N]\n";
+    SampleOptions o;
+    std::string checkpoint;
+    CLI::App app("Generates text from a checkpoint.", "swarmtrain-cli sample");
+    defineSampleFlags(app, o, checkpoint);
+    return app.help();
 }
 
 Result<TrainOptions> parseTrainOptions(const std::vector<std::string> &args)
 {
-    const Result<CommandLine> parsed = CommandLine::parse(
-        args,
-        {"data", "tokenizer", "n-layer", "n-head", "n-embd", "block-size", "batch-size", "max-iters", "lr", "min-lr",
-         "warmup-iters", "lr-decay-iters", "beta2", "weight-decay", "grad-clip", "dropout", "eval-interval",
-         "eval-iters", "seed", "threads", "device", "dtype", "swap", "swap-optimizer", "device-memory-budget", "out",
-         "sample-tokens", "profile"},
-        {"resume", "bias", "quiet"});
-    if (!parsed)
-        return parsed.error();
-    const CommandLine &line = *parsed;
-
     TrainOptions o;
-    std::string data, tokenizer = "char", out, profile, dtype = "auto", swap = "auto", budget = "auto";
-    std::string swapOptimizer = "auto";
-    SWARMTRAIN_TRY(line.readString("data", data));
-    SWARMTRAIN_TRY(line.readString("tokenizer", tokenizer));
-    SWARMTRAIN_TRY(line.read("n-layer", 1, 1024, o.model.nLayer));
-    SWARMTRAIN_TRY(line.read("n-head", 1, 1024, o.model.nHead));
-    SWARMTRAIN_TRY(line.read("n-embd", 1, 65536, o.model.nEmbd));
-    SWARMTRAIN_TRY(line.read("block-size", 1, 1 << 20, o.model.blockSize));
-    SWARMTRAIN_TRY(line.read("batch-size", 1, 1 << 20, o.batchSize));
-    SWARMTRAIN_TRY(line.read("max-iters", 0, kMaxCount, o.maxIters));
-    SWARMTRAIN_TRY(line.readDouble("lr", 0.0, 10.0, o.schedule.maxLr));
-    SWARMTRAIN_TRY(line.readDouble("min-lr", 0.0, 10.0, o.schedule.minLr));
-    SWARMTRAIN_TRY(line.read("warmup-iters", 0, kMaxCount, o.schedule.warmupIters));
-    o.schedule.decayIters = o.maxIters;
-    SWARMTRAIN_TRY(line.read("lr-decay-iters", 0, kMaxCount, o.schedule.decayIters));
-    SWARMTRAIN_TRY(line.readDouble("beta2", 0.0, 0.999999, o.beta2));
-    SWARMTRAIN_TRY(line.readDouble("weight-decay", 0.0, 10.0, o.weightDecay));
-    SWARMTRAIN_TRY(line.readDouble("grad-clip", 0.0, 1e6, o.gradClip));
-    SWARMTRAIN_TRY(line.readDouble("dropout", 0.0, 0.999, o.model.dropout));
-    SWARMTRAIN_TRY(line.read("eval-interval", 1, kMaxCount, o.evalInterval));
-    SWARMTRAIN_TRY(line.read("eval-iters", 1, 1 << 20, o.evalIters));
-    SWARMTRAIN_TRY(line.read("seed", 0, kMaxCount, o.seed));
-    SWARMTRAIN_TRY(line.read("threads", 0, 1024, o.threads));
-    SWARMTRAIN_TRY(line.readString("device", o.device));
-    SWARMTRAIN_TRY(line.readString("dtype", dtype));
-    SWARMTRAIN_TRY(line.readString("swap", swap));
-    SWARMTRAIN_TRY(line.readString("swap-optimizer", swapOptimizer));
-    SWARMTRAIN_TRY(line.readString("device-memory-budget", budget));
-    SWARMTRAIN_TRY(parseByteCount(budget, o.deviceMemoryBudget));
-    SWARMTRAIN_TRY(line.readString("out", out));
-    SWARMTRAIN_TRY(line.read("sample-tokens", 0, 1 << 20, o.sampleTokens));
-    SWARMTRAIN_TRY(line.readString("profile", profile));
-    o.model.bias = line.isSet("bias");
-    o.resume = line.isSet("resume");
-    o.quiet = line.isSet("quiet");
+    TrainText text;
+    CLI::App app;
+    const CLI::Option *decayIters = defineTrainFlags(app, o, text);
+    if (Result<void> parsed = flags::parse(app, args); !parsed)
+        return parsed.error();
+    if (decayIters->count() == 0)
+        o.schedule.decayIters = o.maxIters;
 
-    if (data.empty() && !o.resume)
+    if (text.data.empty() && !o.resume)
         return makeError("--data is required");
-    if (tokenizer != "char" && tokenizer != "byte")
-        return makeError("--tokenizer must be 'char' or 'byte', got '" + tokenizer + "'");
-    if (o.resume && out.empty())
+    if (o.resume && text.out.empty())
         return makeError("--resume needs --out DIR holding the checkpoint to continue");
     if (o.schedule.minLr > o.schedule.maxLr)
         return makeError("--min-lr must not exceed --lr");
@@ -143,41 +186,29 @@ Result<TrainOptions> parseTrainOptions(const std::vector<std::string> &args)
         return makeError("--n-embd (" + std::to_string(o.model.nEmbd) + ") must be divisible by --n-head ("
                          + std::to_string(o.model.nHead) + ")");
     }
-    Result<ComputeDtype> parsedDtype = parseComputeDtype(dtype);
-    if (!parsedDtype)
-        return parsedDtype.error();
-    o.dtype = *parsedDtype;
-    if (swap != "off" && swap != "on" && swap != "auto")
-        return makeError("--swap must be off, on or auto, got '" + swap + "'");
-    o.swap = swap == "on" ? SwapMode::On : swap == "off" ? SwapMode::Off : SwapMode::Auto;
-    if (swapOptimizer != "auto" && swapOptimizer != "host" && swapOptimizer != "device")
-        return makeError("--swap-optimizer must be auto, host or device, got '" + swapOptimizer + "'");
-    o.swapOptimizer = swapOptimizer == "host"     ? OptimizerPlacement::Host
-                      : swapOptimizer == "device" ? OptimizerPlacement::Device
-                                                  : OptimizerPlacement::Auto;
-    o.data = data;
-    o.tokenizer = tokenizer == "char" ? TokenizerKind::Char : TokenizerKind::Byte;
-    o.outDir = out;
-    o.profile = profile;
+    // The validators let only these spellings through.
+    o.dtype = parseComputeDtype(text.dtype).value();
+    if (Result<void> budget = parseByteCount(text.budget, o.deviceMemoryBudget); !budget)
+        return budget.error();
+    o.swap = text.swap == "on" ? SwapMode::On : text.swap == "off" ? SwapMode::Off : SwapMode::Auto;
+    o.swapOptimizer = text.swapOptimizer == "host"     ? OptimizerPlacement::Host
+                      : text.swapOptimizer == "device" ? OptimizerPlacement::Device
+                                                       : OptimizerPlacement::Auto;
+    o.data = text.data;
+    o.tokenizer = text.tokenizer == "char" ? TokenizerKind::Char : TokenizerKind::Byte;
+    o.outDir = text.out;
+    o.profile = text.profile;
     return o;
 }
 
 Result<SampleOptions> parseSampleOptions(const std::vector<std::string> &args)
 {
-    const Result<CommandLine> parsed =
-        CommandLine::parse(args, {"checkpoint", "tokens", "temperature", "top-k", "seed", "prompt", "threads"}, {});
-    if (!parsed)
-        return parsed.error();
-    const CommandLine &line = *parsed;
     SampleOptions o;
     std::string checkpoint;
-    SWARMTRAIN_TRY(line.readString("checkpoint", checkpoint));
-    SWARMTRAIN_TRY(line.read("tokens", 1, 1 << 20, o.tokens));
-    SWARMTRAIN_TRY(line.readDouble("temperature", 1e-3, 100.0, o.temperature));
-    SWARMTRAIN_TRY(line.read("top-k", 0, 1 << 20, o.topK));
-    SWARMTRAIN_TRY(line.read("seed", 0, kMaxCount, o.seed));
-    SWARMTRAIN_TRY(line.readString("prompt", o.prompt));
-    SWARMTRAIN_TRY(line.read("threads", 0, 1024, o.threads));
+    CLI::App app;
+    defineSampleFlags(app, o, checkpoint);
+    if (Result<void> parsed = flags::parse(app, args); !parsed)
+        return parsed.error();
     if (checkpoint.empty())
         return makeError("--checkpoint DIR is required");
     o.checkpointDir = checkpoint;

@@ -1,4 +1,5 @@
 // Runs the real swarmtrain-cli binary the way a user does and checks what it says.
+#include "HelpText.h"
 #include "TempDir.h"
 
 #include <cmath>
@@ -226,4 +227,32 @@ TEST_F(CliTest, BenchReportsEveryFigureAsJson)
     EXPECT_GT(t["swapped_over_resident"].get<double>(), 0.0);
     EXPECT_NEAR(t["swapped_over_resident"].get<double>(),
                 t["swapped"]["tokens_per_s"].get<double>() / t["resident"]["tokens_per_s"].get<double>(), 1e-9);
+}
+
+TEST_F(CliTest, HelpIsGeneratedForEveryCommand)
+{
+    const Outcome top = run({"--help"});
+    EXPECT_EQ(top.exitCode, 0) << top.err;
+    for (const std::string command : {"train", "sample", "bench", "gpus"})
+        EXPECT_NE(top.out.find("\n  " + command + " "), std::string::npos) << command << " in\n" << top.out;
+
+    const Outcome train = run({"train", "--help"});
+    EXPECT_EQ(train.exitCode, 0) << train.err;
+    EXPECT_NE(swarmtrain::test::helpEntry(train.out, "--n-layer").find("INT in [1, 1024]"), std::string::npos)
+        << train.out;
+    EXPECT_NE(swarmtrain::test::helpEntry(train.out, "--n-layer").find("(default: 4)"), std::string::npos) << train.out;
+    for (const char *command : {"sample", "bench", "gpus"}) {
+        const Outcome help = run({command, "--help"});
+        EXPECT_EQ(help.exitCode, 0) << help.err;
+        EXPECT_NE(help.out.find(std::string("Usage: swarmtrain-cli ") + command + " [OPTIONS]"), std::string::npos)
+            << help.out;
+    }
+
+    const Outcome nothing = run({});
+    EXPECT_EQ(nothing.exitCode, 2);
+    EXPECT_NE(nothing.err.find("Usage: swarmtrain-cli"), std::string::npos) << nothing.err;
+    expectCleanFailure({"gpus", "--bogus"}, "unknown option --bogus");
+    expectCleanFailure({"train", "--data", "d.txt", "--n-layer", "four"},
+                       "--n-layer expects a whole number, got 'four'");
+    expectCleanFailure({"bench", "--iters", "0"}, "--iters must be between 1 and 100000, got 0");
 }

@@ -187,3 +187,13 @@ TEST_F(CoordinatorProcessTest, BadFlagIsAOneLineError)
     EXPECT_EQ(err.rfind("swarmtrain-coordinator: error: --listen", 0), 0u) << err;
     EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
 }
+
+TEST_F(CoordinatorProcessTest, HelpListsTheFlagsAndExitsZero)
+{
+    process.start({"--help"}, dir.path() / "err");
+    EXPECT_EQ(process.wait(), 0);
+    const std::string out = test::readWholeFile(dir.path() / "err.out");
+    EXPECT_NE(out.find("Usage: swarmtrain-coordinator [OPTIONS]"), std::string::npos) << out;
+    EXPECT_NE(out.find("--round-deadline X in [1, 604800]"), std::string::npos) << out;
+    EXPECT_NE(out.find("(default: 600)"), std::string::npos) << out;
+}

@@ -1,4 +1,5 @@
 #include "CoordinatorConfig.h"
+#include "HelpText.h"
 #include "TempDir.h"
 
 #include <gtest/gtest.h>
@@ -75,4 +76,57 @@ TEST(CoordinatorConfigTest, BadInputIsAClearError)
               std::string::npos);
     EXPECT_NE(errorOf({"--config", dir.write("broken.json", "{").string()}).find("not a JSON object"),
               std::string::npos);
+}
+
+TEST(CoordinatorConfigTest, HelpListsEveryFlagWithItsDefault)
+{
+    const std::string help = coordinatorUsage();
+    const std::vector<std::pair<std::string, std::string>> defaults = {
+        {"--listen", "0.0.0.0:8470"}, {"--tokenizer", "char"}, {"--n-layer", "4"}, {"--n-head", "4"},
+        {"--n-embd", "128"}, {"--block-size", "64"}, {"--dropout", "0"}, {"--inner-steps", "500"},
+        {"--batch-size", "12"}, {"--lr", "0.001"}, {"--min-lr", "0.0001"}, {"--warmup-iters", "100"},
+        {"--lr-decay-iters", "0"}, {"--weight-decay", "0.1"}, {"--grad-clip", "1"}, {"--outer-lr", "1.2"},
+        {"--outer-momentum", "0.5"}, {"--seed", "1"}, {"--round-deadline", "600"}, {"--gather-timeout", "60"},
+        {"--heartbeat-interval", "10"}, {"--min-peers", "1"}, {"--shard-bytes", "65536"}, {"--eval-iters", "10"}};
+    for (const auto &[flag, value] : defaults) {
+        const std::string entry = test::helpEntry(help, flag);
+        EXPECT_NE(entry.find("(default: " + value + ")"), std::string::npos) << flag << " in\n" << help;
+    }
+    for (const char *flag : {"--config", "--state-dir", "--data", "--bias", "--tls-cert", "--tls-key",
+                             "--tls-self-signed"}) {
+        const std::string entry = test::helpEntry(help, flag);
+        EXPECT_GT(entry.size(), std::string(flag).size() + 10) << flag << " in\n" << help;
+        EXPECT_EQ(entry.find("(default:"), std::string::npos) << entry;
+    }
+    EXPECT_NE(test::helpEntry(help, "--state-dir").find("(required)"), std::string::npos) << help;
+    EXPECT_NE(test::helpEntry(help, "--outer-momentum").find("X in [0, 0.999]"), std::string::npos) << help;
+}
+
+TEST(CoordinatorConfigTest, EveryBadValueNamesItsFlagFromTheCommandLineOrTheFile)
+{
+    for (const char *flag : {"--listen", "--tokenizer", "--n-layer", "--n-head", "--n-embd", "--block-size",
+                             "--dropout", "--inner-steps", "--batch-size", "--lr", "--min-lr", "--warmup-iters",
+                             "--lr-decay-iters", "--weight-decay", "--grad-clip", "--outer-lr", "--outer-momentum",
+                             "--seed", "--round-deadline", "--gather-timeout", "--heartbeat-interval", "--min-peers",
+                             "--shard-bytes", "--eval-iters"}) {
+        const std::string error = errorOf({"--state-dir", "s", "--data", "d", flag, "nonsense!"});
+        EXPECT_EQ(error.rfind(flag, 0), 0u) << flag << ": " << error;
+    }
+    for (const char *flag : {"--state-dir", "--data", "--tls-cert", "--tls-key"})
+        EXPECT_EQ(errorOf({"--state-dir", "s", "--data", "d", flag, ""}), std::string(flag) + " must not be empty");
+    EXPECT_EQ(errorOf({"--state-dir", "s", "--data", "d", "--bias=yes"}), "--bias takes no value");
+    EXPECT_EQ(errorOf({"--state-dir", "s", "--data", "d", "--min-peers"}), "--min-peers needs a value");
+
+    TempDir dir;
+    const auto file = dir.write("swarm.json", R"({"state-dir": "s", "data": "d", "outer-momentum": 2})");
+    EXPECT_EQ(errorOf({"--config", file.string()}), "--outer-momentum must be between 0 and 0.999, got 2");
+    EXPECT_TRUE(parseCoordinatorArguments({"--config", file.string(), "--outer-momentum", "0.9"}).ok())
+        << "the command line wins, so the file's value is never read";
+    EXPECT_NE(errorOf({"--config", dir.write("b.json", R"({"state-dir": "s", "data": "d", "bias": 1})").string()})
+                  .find("\"bias\" must be true or false"),
+              std::string::npos);
+    EXPECT_NE(errorOf({"--config", dir.write("c.json", R"({"config": "other.json"})").string()})
+                  .find("cannot name another config file"),
+              std::string::npos);
+    EXPECT_NE(errorOf({"--config", (dir.path() / "missing.json").string()}).find("--config: "), std::string::npos);
 }

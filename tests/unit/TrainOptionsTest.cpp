@@ -1,3 +1,4 @@
+#include "HelpText.h"
 #include "TrainOptions.h"
 
 #include <gtest/gtest.h>
@@ -100,4 +101,61 @@ TEST(TrainOptionsTest, DeviceDtypeSwapAndBudget)
         ASSERT_FALSE(bad) << flag << " " << value;
         EXPECT_NE(bad.error().message.find(flag), std::string::npos) << bad.error().message;
     }
+}
+
+TEST(TrainOptionsTest, HelpListsEveryFlagWithItsDefault)
+{
+    const std::string help = trainUsage();
+    const std::vector<std::pair<std::string, std::string>> defaults = {
+        {"--tokenizer", "char"}, {"--n-layer", "4"}, {"--n-head", "4"}, {"--n-embd", "128"}, {"--block-size", "64"},
+        {"--dropout", "0"}, {"--batch-size", "12"}, {"--max-iters", "2000"}, {"--lr", "0.001"}, {"--min-lr", "0.0001"},
+        {"--warmup-iters", "100"}, {"--lr-decay-iters", "--max-iters"}, {"--beta2", "0.99"},
+        {"--weight-decay", "0.1"}, {"--grad-clip", "1"}, {"--eval-interval", "250"}, {"--eval-iters", "20"},
+        {"--seed", "1"}, {"--threads", "0"}, {"--device", "auto"}, {"--dtype", "auto"}, {"--swap", "auto"},
+        {"--swap-optimizer", "auto"}, {"--device-memory-budget", "auto"}, {"--sample-tokens", "0"}};
+    for (const auto &[flag, value] : defaults) {
+        const std::string entry = test::helpEntry(help, flag);
+        EXPECT_NE(entry.find("(default: " + value + ")"), std::string::npos) << flag << " in\n" << help;
+    }
+    // Required, or off and empty unless given: listed with a description, no default.
+    for (const char *flag : {"--data", "--out", "--profile", "--bias", "--resume", "--quiet"}) {
+        const std::string entry = test::helpEntry(help, flag);
+        EXPECT_GT(entry.size(), std::string(flag).size() + 10) << flag << " in\n" << help;
+        EXPECT_EQ(entry.find("(default:"), std::string::npos) << entry;
+    }
+    EXPECT_NE(test::helpEntry(help, "--n-layer").find("INT in [1, 1024]"), std::string::npos) << help;
+    EXPECT_NE(test::helpEntry(help, "--swap").find("off|on|auto"), std::string::npos) << help;
+    EXPECT_NE(sampleUsage().find("--top-k INT in [0, 1048576]"), std::string::npos) << sampleUsage();
+}
+
+TEST(TrainOptionsTest, EveryBadValueNamesItsFlag)
+{
+    for (const char *flag : {"--data", "--tokenizer", "--n-layer", "--n-head", "--n-embd", "--block-size", "--dropout",
+                             "--batch-size", "--max-iters", "--lr", "--min-lr", "--warmup-iters", "--lr-decay-iters",
+                             "--beta2", "--weight-decay", "--grad-clip", "--eval-interval", "--eval-iters", "--seed",
+                             "--threads", "--device", "--dtype", "--swap", "--swap-optimizer",
+                             "--device-memory-budget", "--out", "--sample-tokens", "--profile"}) {
+        const std::string error = errorOf({"--data", "d", flag, ""});
+        EXPECT_EQ(error.rfind(flag, 0), 0u) << flag << ": " << error;
+    }
+    for (const std::string flag : {"--bias", "--resume", "--quiet"})
+        EXPECT_EQ(errorOf({"--data", "d", "--out", "o", flag + "=1"}), flag + " takes no value");
+    EXPECT_EQ(errorOf({"--data", "d", "--seed", "3", "stray"}), "unexpected argument 'stray'");
+    EXPECT_EQ(errorOf({"--data", "d", "--n-layer", "0", "--bogus=1"}), "unknown option --bogus")
+        << "an unknown flag is the first thing to report";
+}
+
+TEST(TrainOptionsTest, NumbersAreReadAsWritten)
+{
+    // CLI11 alone would read 010 as octal and round decimals through long double.
+    const Result<TrainOptions> o = parseTrainOptions(
+        {"--data", "d", "--n-layer", "010", "--lr", "6e-4", "--min-lr", "0.0001", "--dropout", "0.1", "--seed", "7"});
+    ASSERT_TRUE(o) << o.error().message;
+    EXPECT_EQ(o->model.nLayer, 10);
+    EXPECT_EQ(o->schedule.maxLr, 6e-4);
+    EXPECT_EQ(o->schedule.minLr, 0.0001);
+    EXPECT_EQ(o->model.dropout, 0.1);
+    EXPECT_EQ(o->seed, 7u);
+    // The last of a repeated flag wins, as it always did.
+    EXPECT_EQ(parseTrainOptions({"--data", "d", "--n-layer", "2", "--n-layer", "3"})->model.nLayer, 3);
 }
