@@ -281,3 +281,35 @@ TEST(FrameCodecTest, EncodeRefusesAHeaderOverTheLimit)
     ASSERT_FALSE(bytes.ok());
     EXPECT_NE(bytes.error().message.find("exceeds the limit of 16"), std::string::npos);
 }
+
+TEST(FrameCodecTest, ProbesCarryBoundedFillerAndRepliesNone)
+{
+    FrameHeader probe;
+    probe.set_type(wire::FRAME_TYPE_PROBE);
+    probe.set_tag(3);
+    probe.set_dtype("U8");
+    probe.add_shape(4096);
+    Result<QByteArray> bytes = encodeFrame(probe, QByteArray(4096, '\0'));
+    ASSERT_TRUE(bytes.ok()) << bytes.error().message;
+    FrameDecoder decoder;
+    ASSERT_TRUE(decoder.feed(*bytes));
+    const std::optional<Frame> frame = decoder.takeFrame();
+    ASSERT_TRUE(frame.has_value());
+    EXPECT_EQ(frame->header.type(), wire::FRAME_TYPE_PROBE);
+    EXPECT_EQ(frame->payload.size(), 4096);
+
+    // A probe over the limit is refused from its header, before its filler is buffered.
+    FrameLimits limits;
+    limits.maxProbeBytes = 1024;
+    FrameHeader big = probe;
+    big.set_payload_bytes(4096);
+    EXPECT_NE(decodeError(rawFrame(big), limits).find("PROBE of 4096 bytes exceeds the limit of 1024"),
+              std::string::npos);
+
+    FrameHeader reply;
+    reply.set_type(wire::FRAME_TYPE_PROBE_REPLY);
+    reply.set_dtype("U8");
+    reply.add_shape(3);
+    reply.set_payload_bytes(3);
+    EXPECT_NE(decodeError(rawFrame(reply, "abc")).find("PROBE_REPLY frame with a payload"), std::string::npos);
+}

@@ -20,6 +20,8 @@ struct FrameLimits {
     quint32 maxHeaderBytes = 64 * 1024;
     quint64 maxPayloadBytes = 256ull << 20;
     int maxRank = 8;
+    // A PROBE's filler: enough to time a link's throughput, too little to be a way to flood.
+    quint64 maxProbeBytes = 1ull << 20;
 };
 
 } // namespace swarmtrain

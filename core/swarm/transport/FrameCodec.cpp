@@ -42,8 +42,10 @@ Result<void> validateBody(const FrameHeader &header)
             return makeError("ERROR frame with a " + std::string(body == Body::kHello ? "hello" : "proof") + " body");
         return {};
     case wire::FRAME_TYPE_TENSOR:
+    case wire::FRAME_TYPE_PROBE:
+    case wire::FRAME_TYPE_PROBE_REPLY:
         if (body != Body::BODY_NOT_SET)
-            return makeError("TENSOR frame with a handshake or error body");
+            return makeError(type + " frame with a handshake or error body");
         return {};
     default:
         return makeError("unknown frame type " + std::to_string(int(header.type())));
@@ -91,6 +93,10 @@ const char *frameTypeName(int type)
         return "TENSOR";
     case wire::FRAME_TYPE_ERROR:
         return "ERROR";
+    case wire::FRAME_TYPE_PROBE:
+        return "PROBE";
+    case wire::FRAME_TYPE_PROBE_REPLY:
+        return "PROBE_REPLY";
     default:
         return "UNKNOWN";
     }
@@ -109,11 +115,15 @@ Result<void> validateFrameHeader(const FrameHeader &header, const FrameLimits &l
     if (!std::isfinite(header.tokens()) || header.tokens() < 0)
         return makeError("tokens must be finite and non-negative");
 
-    if (header.type() != wire::FRAME_TYPE_TENSOR) {
+    const bool carriesBytes = header.type() == wire::FRAME_TYPE_TENSOR || header.type() == wire::FRAME_TYPE_PROBE;
+    if (!carriesBytes) {
         if (!header.dtype().empty() || header.shape_size() > 0 || header.payload_bytes() != 0)
             return makeError(std::string(frameTypeName(header.type())) + " frame with a payload");
         return {};
     }
+    if (header.type() == wire::FRAME_TYPE_PROBE && header.payload_bytes() > limits.maxProbeBytes)
+        return makeError("PROBE of " + std::to_string(header.payload_bytes()) + " bytes exceeds the limit of "
+                         + std::to_string(limits.maxProbeBytes));
     Result<quint64> expected = tensorBytes(header, limits);
     if (!expected)
         return expected.error();

@@ -35,6 +35,12 @@ Result<Endpoint> parseEndpoint(const QString &endpoint)
     return Endpoint{host, quint16(port)};
 }
 
+bool isAnyAddress(const QHostAddress &address)
+{
+    return address == QHostAddress(QHostAddress::Any) || address == QHostAddress(QHostAddress::AnyIPv4)
+           || address == QHostAddress(QHostAddress::AnyIPv6);
+}
+
 } // namespace
 
 PeerTransport::PeerTransport(const Identity &identity, PeerKeyRegistry registry, PeerTransportOptions options,
@@ -73,6 +79,10 @@ Result<void> PeerTransport::connectToPeer(const QString &endpoint, const QString
     if (expectedKeyId.isEmpty())
         return makeError("connectToPeer needs the key id of the peer at " + endpoint.left(100).toStdString());
     auto *socket = new QTcpSocket;
+    // Listening on one address of a multi-homed host: leave from it too, so peers (and link
+    // emulators) see the address this peer is reached at.
+    if (m_server && m_server->isListening() && !isAnyAddress(m_server->serverAddress()))
+        socket->bind(m_server->serverAddress());
     auto *connection = new PeerTransportConnection(socket, PeerTransportConnection::Direction::Outbound, m_identity,
                                                    m_registry, expectedKeyId, m_options, this);
     adopt(connection);

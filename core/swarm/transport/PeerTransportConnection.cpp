@@ -159,7 +159,7 @@ void PeerTransportConnection::handleFrame(const Frame &frame)
             return handleProof(frame.header.proof());
         break;
     case Stage::Established:
-        if (type == wire::FRAME_TYPE_TENSOR) {
+        if (type == wire::FRAME_TYPE_TENSOR || type == wire::FRAME_TYPE_PROBE || type == wire::FRAME_TYPE_PROBE_REPLY) {
             Q_EMIT frameReceived(frame);
             return;
         }

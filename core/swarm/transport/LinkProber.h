@@ -1,0 +1,89 @@
+#pragma once
+
+#include "Frame.h"
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QList>
+#include <QObject>
+#include <QString>
+
+#include <functional>
+
+namespace swarmtrain {
+
+class PeerTransport;
+
+// What one probe found about the link from this peer to another.
+struct LinkMeasurement {
+    QString peerKeyId;
+    double rttMs = 0.0;          // a small probe's round trip
+    double bytesPerSecond = 0.0; // the filler's rate from this peer to that one
+};
+
+// A peer to measure: who it is and where it listens.
+struct ProbeTarget {
+    QString keyId;
+    QString endpoint;
+};
+
+struct LinkProberOptions {
+    int fillerBytes = 256 * 1024; // enough to time a link of a few MB/s, little for a fast one
+    int timeoutMs = 15'000;       // a probe not answered by then is dropped
+    int maxRepliesPerSecond = 8;  // per asking peer; probes beyond it go unanswered
+    std::function<qint64()> clockMs; // for the reply limit's windows; default: a steady clock
+};
+
+// Measures links over the data plane (issue 15: the scheduler's delay and bandwidth matrix):
+// a small PROBE for the round trip, then a PROBE with filler bytes whose reply times the
+// throughput, to each target in turn, dialling it when there is no connection yet. Answers
+// other peers' probes, a few a second at most. Lives on the transport's thread.
+class LinkProber : public QObject {
+    Q_OBJECT
+
+public:
+    // `keepConnection(keyId)`: whether a connection this prober opened is in use elsewhere
+    // (a round's member) and must stay open once measured.
+    LinkProber(PeerTransport &transport, LinkProberOptions options, std::function<bool(const QString &)> keepConnection,
+               QObject *parent = nullptr);
+
+    // Measures each target not being measured already; results collect until taken.
+    void probe(const QList<ProbeTarget> &targets);
+    QList<LinkMeasurement> takeMeasurements() { return std::exchange(m_measurements, {}); }
+    int probesInFlight() const { return int(m_probes.size()); }
+
+Q_SIGNALS:
+    void measured(const swarmtrain::LinkMeasurement &measurement);
+    void failed(const QString &peerKeyId, const QString &reason);
+
+private:
+    enum class Stage { Dialing, Timing, Filling };
+    struct Probe {
+        Stage stage = Stage::Dialing;
+        quint32 tag = 0;
+        bool dialed = false; // this prober opened the connection
+        double rttMs = 0.0;
+        QElapsedTimer clock;
+        QElapsedTimer age;
+    };
+
+    void onConnected(const QString &peerKeyId);
+    void onFrame(const QString &peerKeyId, const FrameHeader &header, const QByteArray &payload);
+    void answer(const QString &peerKeyId, const FrameHeader &header);
+    void sendProbe(const QString &peerKeyId, Probe &probe, int fillerBytes);
+    void finish(const QString &peerKeyId, const QString &failure);
+    void expire();
+
+    PeerTransport &m_transport;
+    LinkProberOptions m_options;
+    std::function<bool(const QString &)> m_keepConnection;
+    QHash<QString, Probe> m_probes;
+    QList<LinkMeasurement> m_measurements;
+    quint32 m_nextTag = 1;
+    // Replies given per asking peer in the current second.
+    QHash<QString, std::pair<qint64, int>> m_replies;
+};
+
+} // namespace swarmtrain
+
+Q_DECLARE_METATYPE(swarmtrain::LinkMeasurement)
