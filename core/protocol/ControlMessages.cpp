@@ -13,6 +13,10 @@ using L = QLatin1StringView;
 
 constexpr qint64 kMaxCount = JsonReader::kMaxExactInteger;
 constexpr double kMaxFigure = 1e30; // FLOPs, seconds, losses: finite and far beyond any real run
+constexpr qint64 kMaxMemoryBytes = qint64(1) << 44;  // 16 TiB
+constexpr double kMaxFlopsPerSecond = 1e16;           // ten times an H200's dense bf16
+constexpr double kMaxBytesPerSecond = 1e12;           // a terabyte a second, beyond any link or bus
+constexpr double kMaxRttMs = 600'000;
 
 QJsonValue optionalBool(const std::optional<bool> &value) { return value ? QJsonValue(*value) : QJsonValue(); }
 
@@ -77,6 +81,27 @@ CheckpointInfo readCheckpoint(JsonReader r)
     return c;
 }
 
+// A machine's claims, each within what any real machine could have.
+DeviceReport readDevice(JsonReader device)
+{
+    DeviceReport d;
+    d.kind = device.text(L("kind"), 64);
+    d.cpuThreads = int(device.integer(L("cpu_threads"), 0, 1 << 16, 0));
+    if (device.has(L("gpus"))) {
+        const QJsonArray gpus = device.array(L("gpus"), kMaxGpus);
+        for (qsizetype i = 0; i < gpus.size() && device.ok(); ++i) {
+            JsonReader gpu = device.element(gpus, L("gpus"), i);
+            d.gpus.push_back({gpu.text(L("name"), 128), gpu.text(L("vendor"), 32),
+                              gpu.integer(L("memory_bytes"), 0, kMaxMemoryBytes, 0)});
+        }
+    }
+    d.trainingMemoryBytes = device.integer(L("training_memory_bytes"), 0, kMaxMemoryBytes, 0);
+    d.flopsPerSecond = device.number(L("flops_per_s"), 0.0, kMaxFlopsPerSecond, 0.0);
+    d.hostToDeviceBytesPerSecond = device.number(L("host_to_device_bytes_per_s"), 0.0, kMaxBytesPerSecond, 0.0);
+    d.deviceToHostBytesPerSecond = device.number(L("device_to_host_bytes_per_s"), 0.0, kMaxBytesPerSecond, 0.0);
+    return d;
+}
+
 } // namespace
 
 QJsonObject CheckpointInfo::toJson() const
@@ -91,11 +116,25 @@ Result<CheckpointInfo> CheckpointInfo::fromJson(const QJsonObject &json)
     return r.finish(std::move(c));
 }
 
+QJsonObject DeviceReport::toJson() const
+{
+    QJsonArray gpuList;
+    for (const DeviceGpu &gpu : gpus)
+        gpuList.append(QJsonObject{{L("name"), gpu.name}, {L("vendor"), gpu.vendor}, {L("memory_bytes"), double(gpu.memoryBytes)}});
+    return QJsonObject{{L("kind"), kind},
+                       {L("cpu_threads"), cpuThreads},
+                       {L("gpus"), gpuList},
+                       {L("training_memory_bytes"), double(trainingMemoryBytes)},
+                       {L("flops_per_s"), flopsPerSecond},
+                       {L("host_to_device_bytes_per_s"), hostToDeviceBytesPerSecond},
+                       {L("device_to_host_bytes_per_s"), deviceToHostBytesPerSecond}};
+}
+
 QJsonObject JoinRequest::toJson() const
 {
     return QJsonObject{
         {L("public_key"), QString::fromLatin1(publicKey.toBase64())},
-        {L("device"), QJsonObject{{L("kind"), device.kind}, {L("cpu_threads"), device.cpuThreads}}},
+        {L("device"), device.toJson()},
         {L("endpoint"), endpoint},
         {L("client_version"), clientVersion}};
 }
@@ -105,9 +144,7 @@ Result<JoinRequest> JoinRequest::fromJson(const QJsonObject &json)
     JsonReader r(json, QStringLiteral("join"));
     JoinRequest m;
     m.publicKey = r.base64(L("public_key"), kPublicKeyBytes);
-    JsonReader device = r.object(L("device"));
-    m.device.kind = device.text(L("kind"), 64);
-    m.device.cpuThreads = int(device.integer(L("cpu_threads"), 0, 1 << 16, 0));
+    m.device = readDevice(r.object(L("device")));
     m.endpoint = r.string(L("endpoint"), kMaxEndpointChars);
     m.clientVersion = r.text(L("client_version"), kMaxClientVersionChars);
     if (!r.has(L("client_version")))
@@ -168,6 +205,13 @@ QJsonObject HeartbeatRequest::toJson() const
     QJsonObject json{{L("state"), state}, {L("base_round"), double(baseRound)}, {L("tokens_per_s"), tokensPerSecond}};
     if (!reason.isEmpty())
         json.insert(L("reason"), reason);
+    if (!links.empty()) {
+        QJsonArray list;
+        for (const LinkReport &link : links)
+            list.append(QJsonObject{{L("peer_id"), link.peerId}, {L("rtt_ms"), link.rttMs},
+                                    {L("bytes_per_s"), link.bytesPerSecond}});
+        json.insert(L("links"), list);
+    }
     return json;
 }
 
@@ -180,6 +224,14 @@ Result<HeartbeatRequest> HeartbeatRequest::fromJson(const QJsonObject &json)
     m.baseRound = r.integer(L("base_round"), -1, kMaxCount);
     m.tokensPerSecond = r.number(L("tokens_per_s"), 0.0, kMaxFigure, 0.0);
     m.reason = r.text(L("reason"), kMaxReasonChars);
+    if (r.has(L("links"))) {
+        const QJsonArray links = r.array(L("links"), kMaxLinkReports);
+        for (qsizetype i = 0; i < links.size() && r.ok(); ++i) {
+            JsonReader link = r.element(links, L("links"), i);
+            m.links.push_back({link.string(L("peer_id"), kMaxKeyIdChars), link.number(L("rtt_ms"), 0.0, kMaxRttMs),
+                               link.number(L("bytes_per_s"), 0.0, kMaxBytesPerSecond)});
+        }
+    }
     return r.finish(std::move(m));
 }
 
@@ -195,6 +247,14 @@ QJsonObject HeartbeatAnswer::toJson() const
                                                         {L("accepted"), optionalBool(lastContribution->accepted)},
                                                         {L("credit"), lastContribution->credit},
                                                         {L("upload_checkpoint"), lastContribution->uploadCheckpoint}});
+    }
+    if (!probe.empty()) {
+        QJsonArray list;
+        for (const ProbePeerInfo &peer : probe)
+            list.append(QJsonObject{{L("peer_id"), peer.peerId},
+                                    {L("public_key"), QString::fromLatin1(peer.publicKey.toBase64())},
+                                    {L("endpoint"), peer.endpoint}});
+        json.insert(L("probe"), list);
     }
     return json;
 }
@@ -216,6 +276,17 @@ Result<HeartbeatAnswer> HeartbeatAnswer::fromJson(const QJsonObject &json)
         verdict.credit = last.number(L("credit"), 0.0, kMaxFigure);
         verdict.uploadCheckpoint = last.boolean(L("upload_checkpoint"));
         m.lastContribution = verdict;
+    }
+    if (r.has(L("probe"))) {
+        const QJsonArray peers = r.array(L("probe"), kMaxProbePeers);
+        for (qsizetype i = 0; i < peers.size() && r.ok(); ++i) {
+            JsonReader peer = r.element(peers, L("probe"), i);
+            ProbePeerInfo info;
+            info.peerId = peer.string(L("peer_id"), kMaxKeyIdChars);
+            info.publicKey = peer.base64(L("public_key"), kPublicKeyBytes);
+            info.endpoint = peer.string(L("endpoint"), kMaxEndpointChars);
+            m.probe.push_back(std::move(info));
+        }
     }
     return r.finish(std::move(m));
 }

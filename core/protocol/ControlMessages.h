@@ -30,6 +30,9 @@ constexpr qsizetype kMaxMembers = 100'000;
 constexpr qsizetype kMaxListedRounds = 1 << 20;
 constexpr qsizetype kMaxLeaderboard = 1000;
 constexpr int kPublicKeyBytes = 32; // Ed25519
+constexpr qsizetype kMaxGpus = 16;
+constexpr qsizetype kMaxLinkReports = 64;
+constexpr qsizetype kMaxProbePeers = 32;
 } // namespace protocol
 
 // The global state the coordinator serves at /v1/checkpoint (and answers an upload with).
@@ -42,10 +45,24 @@ struct CheckpointInfo {
     static Result<CheckpointInfo> fromJson(const QJsonObject &json);
 };
 
-// What a peer says about its machine when it joins.
+struct DeviceGpu {
+    QString name;
+    QString vendor; // nvidia, amd, apple, ...
+    qint64 memoryBytes = 0;
+};
+
+// What a peer says about its machine when it joins: claims, bounded here and checked later
+// against the work it does. Every figure is 0 when not said.
 struct DeviceReport {
     QString kind;       // the --device it trains on: auto, cpu, cuda[:N]; "" when not said
-    int cpuThreads = 0; // 0 when not said
+    int cpuThreads = 0;
+    std::vector<DeviceGpu> gpus;
+    qint64 trainingMemoryBytes = 0; // memory it may train in (the device budget, or RAM)
+    double flopsPerSecond = 0.0;    // measured: dense matrix products in the precision it trains in
+    double hostToDeviceBytesPerSecond = 0.0;
+    double deviceToHostBytesPerSecond = 0.0;
+
+    QJsonObject toJson() const;
 };
 
 // POST /v1/join
@@ -80,12 +97,20 @@ struct JoinAnswer {
     static Result<JoinAnswer> fromJson(const QJsonObject &json);
 };
 
+// A link this peer measured to another over the data plane.
+struct LinkReport {
+    QString peerId;
+    double rttMs = 0.0;
+    double bytesPerSecond = 0.0;
+};
+
 // POST /v1/heartbeat
 struct HeartbeatRequest {
     QString state; // training | paused | ready | idle | left
     qint64 baseRound = 0; // the global state the peer holds
     double tokensPerSecond = 0.0;
     QString reason; // why it is paused, in the person's words
+    std::vector<LinkReport> links; // measured since the last heartbeat
 
     QJsonObject toJson() const;
     static Result<HeartbeatRequest> fromJson(const QJsonObject &json);
@@ -99,6 +124,14 @@ struct ContributionVerdictInfo {
     bool uploadCheckpoint = false; // the coordinator asks this peer for state round + 1
 };
 
+// A peer to exchange link probes with: measure it (when it has an endpoint) and accept its
+// probes (it may dial us).
+struct ProbePeerInfo {
+    QString peerId;
+    QByteArray publicKey; // raw
+    QString endpoint;     // "" for a peer that only dials out
+};
+
 struct HeartbeatAnswer {
     qint64 round = 0;
     QString roundState; // gathering | running | done
@@ -106,6 +139,7 @@ struct HeartbeatAnswer {
     bool member = false; // of the running round
     qint64 checkpointRound = 0;
     std::optional<ContributionVerdictInfo> lastContribution;
+    std::vector<ProbePeerInfo> probe;
 
     QJsonObject toJson() const;
     static Result<HeartbeatAnswer> fromJson(const QJsonObject &json);

@@ -203,3 +203,56 @@ TEST(JsonReaderTest, TheFirstErrorWinsAndLaterReadsReturnFallbacks)
     EXPECT_EQ(fine.integer(QLatin1StringView("c"), 0, 10, 7), 7) << "an optional field takes its default";
     EXPECT_TRUE(fine.ok());
 }
+
+TEST(ControlMessagesTest, DeviceClaimsAreBoundedBeforeTheCoordinatorKeepsThem)
+{
+    JoinRequest request{QByteArray(32, '\x07'), {}, QString(), QStringLiteral("v")};
+    request.device.kind = QStringLiteral("cuda:0");
+    request.device.gpus = {{QStringLiteral("NVIDIA GeForce RTX 4090"), QStringLiteral("nvidia"), 24ll << 30}};
+    request.device.trainingMemoryBytes = 20ll << 30;
+    request.device.flopsPerSecond = 1.6e14;
+    request.device.hostToDeviceBytesPerSecond = 2.4e10;
+    const JoinRequest back = JoinRequest::fromJson(request.toJson()).value();
+    ASSERT_EQ(back.device.gpus.size(), 1u);
+    EXPECT_EQ(back.device.gpus[0].memoryBytes, 24ll << 30);
+    EXPECT_DOUBLE_EQ(back.device.flopsPerSecond, 1.6e14);
+
+    QJsonObject json = request.toJson();
+    QJsonObject device = json.value(QStringLiteral("device")).toObject();
+    device.insert(QStringLiteral("flops_per_s"), 1e20);
+    json.insert(QStringLiteral("device"), device);
+    EXPECT_EQ(errorOf<JoinRequest>(json), "join.device.flops_per_s must be a number from 0 to 1e+16");
+    device.insert(QStringLiteral("flops_per_s"), 1e14);
+    QJsonArray gpus;
+    for (int i = 0; i <= protocol::kMaxGpus; ++i)
+        gpus.append(QJsonObject{});
+    device.insert(QStringLiteral("gpus"), gpus);
+    json.insert(QStringLiteral("device"), device);
+    EXPECT_EQ(errorOf<JoinRequest>(json), "join.device.gpus must be an array of at most 16 items");
+}
+
+TEST(ControlMessagesTest, HeartbeatsCarryLinkReportsAndProbePeers)
+{
+    HeartbeatRequest beat{QStringLiteral("training"), 2, 100.0, {}, {{QStringLiteral("b"), 12.5, 3e6}}};
+    const HeartbeatRequest back = HeartbeatRequest::fromJson(beat.toJson()).value();
+    ASSERT_EQ(back.links.size(), 1u);
+    EXPECT_DOUBLE_EQ(back.links[0].bytesPerSecond, 3e6);
+
+    QJsonObject json = beat.toJson();
+    json.insert(QStringLiteral("links"), QJsonArray{QJsonObject{{QStringLiteral("peer_id"), QStringLiteral("b")},
+                                                                {QStringLiteral("rtt_ms"), -1},
+                                                                {QStringLiteral("bytes_per_s"), 1}}});
+    EXPECT_EQ(errorOf<HeartbeatRequest>(json), "heartbeat.links[0].rtt_ms must be a number from 0 to 600000");
+    QJsonArray many;
+    for (int i = 0; i <= protocol::kMaxLinkReports; ++i)
+        many.append(beat.toJson().value(QStringLiteral("links")).toArray().at(0));
+    json.insert(QStringLiteral("links"), many);
+    EXPECT_EQ(errorOf<HeartbeatRequest>(json), "heartbeat.links must be an array of at most 64 items");
+
+    HeartbeatAnswer answer{1, QStringLiteral("gathering"), 0, false, 1, std::nullopt,
+                           {{QStringLiteral("c"), QByteArray(32, '\x02'), QStringLiteral("127.0.1.3:7000")}}};
+    const HeartbeatAnswer answerBack = HeartbeatAnswer::fromJson(answer.toJson()).value();
+    ASSERT_EQ(answerBack.probe.size(), 1u);
+    EXPECT_EQ(answerBack.probe[0].publicKey, QByteArray(32, '\x02'));
+    EXPECT_EQ(answerBack.probe[0].endpoint, QStringLiteral("127.0.1.3:7000"));
+}

@@ -209,7 +209,9 @@ TEST_F(CoordinatorServerTest, JoinAnswersWithTheSwarmsConfig)
     const Result<std::optional<PeerRecord>> stored = setup->store->peer(a.identity.keyId());
     ASSERT_TRUE(stored.ok() && stored->has_value());
     EXPECT_EQ((*stored)->publicKey, a.identity.publicKey());
-    EXPECT_EQ((*stored)->deviceJson, QByteArray(R"({"cpu_threads":0,"kind":"test"})"));
+    EXPECT_EQ(QJsonDocument::fromJson((*stored)->deviceJson).object().value(QLatin1StringView("kind")).toString(),
+              QStringLiteral("test"))
+        << "the device report is kept as the coordinator decoded it";
 }
 
 TEST_F(CoordinatorServerTest, JoinWithAKeyThatIsNotTheSignersIsRefused)

@@ -74,8 +74,7 @@ void PeerEndpoints::join(HttpExchange &exchange, const JoinRequest &request)
             peer.assignedShards.append(QString::fromStdString(id));
         peer.joinedMs = m_context.clock();
     }
-    peer.deviceJson = QJsonDocument(request.toJson().value(QLatin1StringView("device")).toObject())
-                          .toJson(QJsonDocument::Compact);
+    peer.deviceJson = QJsonDocument(request.device.toJson()).toJson(QJsonDocument::Compact);
     peer.endpoint = endpoint;
     peer.clientVersion = request.clientVersion;
     peer.lastSeenMs = m_context.clock();
