@@ -80,6 +80,27 @@ Result<Throughput> measureTrainingThroughput(const ThroughputOptions &o)
 
 } // namespace
 
+Result<DeviceCapability> measureDeviceCapability(const std::string &deviceSpec, int threads)
+{
+    configureThreads(threads);
+    Result<DeviceChoice> choice = resolveDeviceAndDtype(deviceSpec, ComputeDtype::Auto);
+    if (!choice)
+        return choice.error();
+    const torch::Device device = choice->device;
+    const torch::ScalarType scalar = choice->dtype == ComputeDtype::BFloat16 ? torch::kBFloat16
+                                     : choice->dtype == ComputeDtype::Float16 ? torch::kHalf
+                                                                               : torch::kFloat;
+    DeviceCapability capability;
+    capability.device = device.str();
+    capability.dtype = computeDtypeName(choice->dtype);
+    capability.matmulFlopsPerSecond = measureMatmulFlops(device, scalar, benchMatmulSize(device), 0.2);
+    const Bandwidth bandwidth = measureBandwidth(device, device.is_cuda() ? (std::int64_t(64) << 20) : (std::int64_t(16) << 20), 3);
+    capability.hostToDeviceBytesPerSecond = bandwidth.hostToDevice;
+    capability.deviceToHostBytesPerSecond = bandwidth.deviceToHost;
+    capability.freeMemoryBytes = deviceFreeBytes(device);
+    return capability;
+}
+
 Result<std::string> runDeviceBench(const BenchOptions &options)
 {
     BenchOptions o = options;
