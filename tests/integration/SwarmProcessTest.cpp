@@ -167,7 +167,9 @@ protected:
 
 TEST_F(SwarmProcessTest, ThreeClientsLearnTogetherAndAgreeAfterEveryRound)
 {
-    startCoordinator();
+    // Rounds wait for all three: on a busy machine one client could otherwise run many rounds
+    // alone before the others have started (each measures its device first).
+    startCoordinator(0, {"--min-peers", "3"});
     startClient(0);
     startClient(1);
     startClient(2, "none"); // outbound only
