@@ -34,9 +34,9 @@ struct Parser {
                                              " (default 0.0.0.0:0)."),
                               QStringLiteral("ADDRESS"), QStringLiteral("0.0.0.0:0")};
     QCommandLineOption announce{QStringLiteral("announce"),
-                                QStringLiteral("The host other peers reach this one at (default: the address"
-                                               " the coordinator sees)."),
-                                QStringLiteral("HOST")};
+                                QStringLiteral("The HOST or HOST:PORT other peers reach this one at (default:"
+                                               " the address the coordinator sees, the listening port)."),
+                                QStringLiteral("HOST[:PORT]")};
     QCommandLineOption threads{QStringLiteral("threads"), QStringLiteral("CPU threads (default: every core)."),
                                QStringLiteral("N"), QStringLiteral("0")};
 
@@ -92,7 +92,20 @@ Result<ClientCommandLine> parseClientCommandLine(const QStringList &arguments)
         o.listenAddress = listenValue.left(colon).remove(QLatin1Char('[')).remove(QLatin1Char(']'));
         o.listenPort = quint16(port);
     }
-    o.announcedHost = p.parser.value(p.announce);
+    const QString announced = p.parser.value(p.announce);
+    const qsizetype portColon = announced.lastIndexOf(QLatin1Char(':'));
+    // "host:port" or "[v6]:port" name a port; "host", "[v6]" and a bare IPv6 address do not.
+    const bool withPort = portColon > 0 && (announced.startsWith(QLatin1Char('['))
+                                                ? announced.at(portColon - 1) == QLatin1Char(']')
+                                                : announced.count(QLatin1Char(':')) == 1);
+    o.announcedHost = withPort ? announced.left(portColon) : announced;
+    if (withPort) {
+        bool portOk = false;
+        const uint port = announced.mid(portColon + 1).toUInt(&portOk);
+        if (!portOk || port == 0 || port > 65535)
+            return makeError("--announce needs HOST or HOST:PORT");
+        o.announcedPort = quint16(port);
+    }
     return c;
 }
 

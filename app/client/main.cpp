@@ -50,6 +50,7 @@ int runHeadless(QCoreApplication &app, const ClientCommandLine &command)
         return fail(QStringLiteral("--swarm URL is needed"));
     WorkerOptions options = command.worker;
     options.swarmUrl = command.swarm;
+    options.gpuProbeCommand = {QCoreApplication::applicationFilePath().toStdString(), "--gpu-probe-child"};
 
     WorkController controller(options);
     int exitCode = 0;

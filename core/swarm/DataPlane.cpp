@@ -11,6 +11,10 @@
 
 namespace swarmtrain {
 
+namespace {
+constexpr qsizetype kMaxProbeKeys = 256;
+}
+
 DataPlane::DataPlane(const Identity &identity)
     : m_thread(std::make_unique<QThread>())
     , m_context(std::make_unique<QObject>())
@@ -20,15 +24,21 @@ DataPlane::DataPlane(const Identity &identity)
     m_thread->start();
     PeerKeyRegistry registry = [this](const QString &keyId) -> std::optional<QByteArray> {
         std::lock_guard lock(m_keysMutex);
-        const auto found = m_keys.constFind(keyId);
-        if (found == m_keys.constEnd())
-            return std::nullopt;
-        return *found;
+        if (const auto found = m_keys.constFind(keyId); found != m_keys.constEnd())
+            return *found;
+        if (const auto found = m_probeKeys.constFind(keyId); found != m_probeKeys.constEnd())
+            return *found;
+        return std::nullopt;
     };
     const QString self = identity.keyId();
     onNetworkThread([&] {
         m_transport = new PeerTransport(identity, std::move(registry));
         m_allReduce = new ButterflyAllReduce(*m_transport, self, m_transport);
+        // A connection to a member of the round stays open once its link is measured.
+        m_prober = new LinkProber(*m_transport, LinkProberOptions{}, [this](const QString &keyId) {
+            std::lock_guard lock(m_keysMutex);
+            return m_keys.contains(keyId);
+        }, m_transport);
     });
 }
 
@@ -56,6 +66,32 @@ void DataPlane::setKnownPeers(const QHash<QString, QByteArray> &publicKeys)
 {
     std::lock_guard lock(m_keysMutex);
     m_keys = publicKeys;
+}
+
+void DataPlane::exchangeProbes(const std::vector<ProbePeerInfo> &peers)
+{
+    QList<ProbeTarget> targets;
+    {
+        std::lock_guard lock(m_keysMutex);
+        for (const ProbePeerInfo &peer : peers) {
+            if (!m_probeKeys.contains(peer.peerId))
+                m_probeOrder.append(peer.peerId);
+            m_probeKeys.insert(peer.peerId, peer.publicKey);
+            if (!peer.endpoint.isEmpty())
+                targets.append({peer.peerId, peer.endpoint});
+        }
+        while (m_probeOrder.size() > kMaxProbeKeys)
+            m_probeKeys.remove(m_probeOrder.takeFirst());
+    }
+    if (!targets.isEmpty())
+        QMetaObject::invokeMethod(m_context.get(), [this, targets] { m_prober->probe(targets); });
+}
+
+QList<LinkMeasurement> DataPlane::takeLinkMeasurements()
+{
+    QList<LinkMeasurement> measurements;
+    onNetworkThread([&] { measurements = m_prober->takeMeasurements(); });
+    return measurements;
 }
 
 Result<AllReduceOutcome> DataPlane::allReduce(quint64 round, QList<AllReduceMember> members,

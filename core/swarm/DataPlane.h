@@ -1,6 +1,8 @@
 #pragma once
 
 #include "ButterflyAllReduce.h"
+#include "ControlMessages.h"
+#include "LinkProber.h"
 #include "Result.h"
 
 #include <QByteArray>
@@ -34,8 +36,15 @@ public:
     // Accepts peers on `address:port` (port 0: any free port); returns the port.
     Result<quint16> listen(const QHostAddress &address, quint16 port);
 
-    // The round's members' public keys, by key id: the only peers a handshake accepts.
+    // The round's members' public keys, by key id: with the probe peers below, the only peers a
+    // handshake accepts.
     void setKnownPeers(const QHash<QString, QByteArray> &publicKeys);
+
+    // The coordinator's peers to exchange link probes with: their keys are accepted from now on
+    // (the most recent few hundred), and each one with an endpoint is measured in the background.
+    void exchangeProbes(const std::vector<ProbePeerInfo> &peers);
+    // The links measured since the last call.
+    QList<LinkMeasurement> takeLinkMeasurements();
 
     // Runs one butterfly all-reduce and waits for it; `whileWaiting` runs on the calling thread
     // about every `tickMs` (heartbeats) and may return false to give up (stop).
@@ -57,8 +66,11 @@ private:
     std::unique_ptr<QObject> m_context;        // on m_thread: where work runs
     PeerTransport *m_transport = nullptr;     // lives on m_thread
     ButterflyAllReduce *m_allReduce = nullptr; // lives on m_thread
+    LinkProber *m_prober = nullptr;            // lives on m_thread
     mutable std::mutex m_keysMutex;
-    QHash<QString, QByteArray> m_keys;
+    QHash<QString, QByteArray> m_keys;      // the round's members
+    QHash<QString, QByteArray> m_probeKeys; // peers to exchange probes with
+    QStringList m_probeOrder;               // oldest first, to forget the oldest
 };
 
 } // namespace swarmtrain

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace swarmtrain {
 
@@ -19,8 +20,11 @@ struct WorkerOptions {
     QString listenAddress = QStringLiteral("0.0.0.0");
     quint16 listenPort = 0;
     QString announcedHost; // the host told to the coordinator; empty: the address it sees
+    quint16 announcedPort = 0; // the port told to the coordinator (a relay's, a NAT's); 0: the listening port
     int threads = 0;       // CPU threads for the engine; 0: every core
     std::int64_t deviceMemoryBudget = 0; // bytes the replica may use on the device; 0: automatic
+    // How to run the GPU probe's child for the device report; empty: no GPUs are listed.
+    std::vector<std::string> gpuProbeCommand;
 };
 
 } // namespace swarmtrain

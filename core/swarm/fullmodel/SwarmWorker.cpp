@@ -4,6 +4,7 @@
 #include "CoordinatorSession.h"
 #include "DataPlane.h"
 #include "DataShards.h"
+#include "DeviceProfile.h"
 #include "FileIo.h"
 #include "Identity.h"
 #include "QtText.h"
@@ -18,7 +19,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <thread>
 
 namespace swarmtrain {
 
@@ -169,7 +169,7 @@ Result<void> SwarmWorker::setUp()
         if (!port)
             return port.error();
         const QString host = m_options.announcedHost.isEmpty() ? QStringLiteral("*") : m_options.announcedHost;
-        m_endpoint = host + QLatin1Char(':') + QString::number(*port);
+        m_endpoint = host + QLatin1Char(':') + QString::number(m_options.announcedPort ? m_options.announcedPort : *port);
     }
     configureThreads(m_options.threads);
     qCInfo(lcWorker).noquote() << "peer" << m_identity->keyId() << "data plane"
@@ -180,9 +180,13 @@ Result<void> SwarmWorker::setUp()
 Result<void> SwarmWorker::join()
 {
     setStatus(WorkState::Joining, tr("Joining the swarm at %1").arg(m_options.swarmUrl));
+    Result<DeviceReport> device = loadOrMeasureDeviceProfile(
+        m_options.stateDir, {m_options.device, m_options.threads, m_options.deviceMemoryBudget, m_options.gpuProbeCommand});
+    if (!device)
+        return device.error();
     JoinRequest request;
     request.publicKey = m_identity->publicKey();
-    request.device = {QString::fromStdString(m_options.device), int(std::thread::hardware_concurrency())};
+    request.device = *device;
     request.endpoint = m_endpoint;
     request.clientVersion = QStringLiteral("swarmtrain " SWARMTRAIN_VERSION);
     Result<JoinAnswer> answer = m_session->join(request);
@@ -409,11 +413,15 @@ Result<SwarmWorker::Outcome> SwarmWorker::waitForRound()
 
 Result<HeartbeatAnswer> SwarmWorker::heartbeat(const QString &state, const QString &reason, bool persist)
 {
-    const HeartbeatRequest request{state, m_trainer ? m_trainer->round() : 0, m_status.tokensPerSecond, reason};
+    HeartbeatRequest request{state, m_trainer ? m_trainer->round() : 0, m_status.tokensPerSecond, reason, {}};
+    for (const LinkMeasurement &link : m_dataPlane->takeLinkMeasurements())
+        request.links.push_back({link.peerKeyId, link.rttMs, link.bytesPerSecond});
+    request.links.resize(std::min(request.links.size(), std::size_t(protocol::kMaxLinkReports)));
     m_lastHeartbeat = std::chrono::steady_clock::now();
     Result<HeartbeatAnswer> answer = m_session->heartbeat(request, persist);
     if (!answer)
         return answer.error();
+    m_dataPlane->exchangeProbes(answer->probe);
     if (answer->lastContribution)
         recordVerdict(*answer->lastContribution);
     if (m_uploadRound)
