@@ -201,3 +201,46 @@ TEST_F(CoordinatorStoreTest, DamagedDatabaseIsAnError)
     Result<std::unique_ptr<SqliteCoordinatorStore>> store = SqliteCoordinatorStore::open(dir.path() / "c.db");
     EXPECT_FALSE(store.ok());
 }
+
+TEST_F(CoordinatorStoreTest, LinksAreReplacedPerDirectionAndOldOnesForgotten)
+{
+    auto store = open();
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(store->recordLinks({{QStringLiteral("a"), QStringLiteral("b"), 12.0, 1e6, 1000},
+                                    {QStringLiteral("b"), QStringLiteral("a"), 14.0, 2e6, 1000}},
+                                   0)
+                    .ok());
+    ASSERT_TRUE(store->recordLinks({{QStringLiteral("a"), QStringLiteral("b"), 20.0, 3e6, 5000}}, 2000).ok());
+    const Result<std::vector<LinkRecord>> links = store->links(0);
+    ASSERT_TRUE(links.ok()) << links.error().message;
+    ASSERT_EQ(links->size(), 1u) << "b -> a was measured before the cut-off";
+    EXPECT_EQ(links->front().fromKeyId, QStringLiteral("a"));
+    EXPECT_DOUBLE_EQ(links->front().rttMs, 20.0) << "the newer a -> b replaced the older";
+    EXPECT_TRUE(store->links(6000)->empty());
+}
+
+TEST_F(CoordinatorStoreTest, AVersionOneDatabaseIsUpgradedKeepingWhatItHeld)
+{
+    {
+        auto store = open();
+        ASSERT_TRUE(store && store->savePeer(samplePeer(QStringLiteral("a"), 0)).ok());
+    }
+    {
+        // What the previous coordinator left: the same tables but links, and version 1.
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("downgrade"));
+        db.setDatabaseName(QString::fromStdString((dir.path() / "c.db").string()));
+        ASSERT_TRUE(db.open());
+        QSqlQuery query(db);
+        ASSERT_TRUE(query.exec(QStringLiteral("DROP TABLE links")));
+        ASSERT_TRUE(query.exec(QStringLiteral("PRAGMA user_version = 1")));
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("downgrade"));
+    {
+        auto store = open();
+        ASSERT_TRUE(store);
+        EXPECT_TRUE(store->peer(QStringLiteral("a"))->has_value()) << "the upgrade keeps what was there";
+        EXPECT_TRUE(store->recordLinks({{QStringLiteral("a"), QStringLiteral("b"), 1.0, 1e9, 10}}, 0).ok());
+        EXPECT_EQ(store->links(0)->size(), 1u);
+    }
+}

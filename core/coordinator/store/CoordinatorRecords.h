@@ -75,6 +75,16 @@ struct ContributionRecord {
     qint64 receivedMs = 0;
 };
 
+// A link one peer measured to another over the data plane (issue 15), blended with the ones
+// before it.
+struct LinkRecord {
+    QString fromKeyId;
+    QString toKeyId;
+    double rttMs = 0.0;
+    double bytesPerSecond = 0.0;
+    qint64 measuredMs = 0;
+};
+
 // A global state file the coordinator holds and serves.
 struct CheckpointRecord {
     qint64 round = 0;

@@ -52,6 +52,11 @@ public:
     virtual Result<void> closeRound(const RoundRecord &closed, const std::vector<ContributionRecord> &verdicts,
                                     const std::optional<RoundRecord> &next) = 0;
 
+    // Inserts or replaces each (from, to) link, and forgets links measured before `forgetBeforeMs`.
+    virtual Result<void> recordLinks(const std::vector<LinkRecord> &links, qint64 forgetBeforeMs) = 0;
+    // Links measured at or after `sinceMs`.
+    virtual Result<std::vector<LinkRecord>> links(qint64 sinceMs) = 0;
+
     virtual Result<void> addCheckpoint(const CheckpointRecord &checkpoint) = 0;
     virtual Result<std::optional<CheckpointRecord>> latestCheckpoint() = 0;
     virtual Result<std::optional<CheckpointRecord>> checkpoint(qint64 round) = 0;

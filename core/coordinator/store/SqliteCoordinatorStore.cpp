@@ -1,5 +1,7 @@
 #include "SqliteCoordinatorStore.h"
 
+#include "SqliteSchema.h"
+
 #include <QAtomicInteger>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -51,26 +53,6 @@ std::optional<double> toOptionalDouble(const QVariant &value)
 {
     return value.isNull() ? std::nullopt : std::optional<double>(value.toDouble());
 }
-
-const char *const kSchema[] = {
-    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE peers (key_id TEXT PRIMARY KEY, public_key BLOB NOT NULL, device TEXT NOT NULL,"
-    " endpoint TEXT NOT NULL, reachable INTEGER NOT NULL, client_version TEXT NOT NULL, ordinal INTEGER NOT NULL,"
-    " assigned_shards TEXT NOT NULL, joined_ms INTEGER NOT NULL, last_seen_ms INTEGER NOT NULL, state TEXT NOT NULL,"
-    " pause_reason TEXT NOT NULL, tokens_per_s REAL NOT NULL, base_round INTEGER NOT NULL,"
-    " rejected_requests INTEGER NOT NULL, credit REAL NOT NULL, tokens INTEGER NOT NULL)",
-    "CREATE TABLE rounds (number INTEGER PRIMARY KEY, attempt INTEGER NOT NULL, state TEXT NOT NULL,"
-    " gathering_since_ms INTEGER NOT NULL, started_ms INTEGER NOT NULL, deadline_ms INTEGER NOT NULL,"
-    " finished_ms INTEGER NOT NULL, members TEXT NOT NULL, agreed_hash TEXT NOT NULL, uploader TEXT NOT NULL,"
-    " val_loss REAL)",
-    "CREATE TABLE contributions (round INTEGER NOT NULL, attempt INTEGER NOT NULL, key_id TEXT NOT NULL,"
-    " tokens INTEGER NOT NULL, flops REAL NOT NULL, seconds REAL NOT NULL, loss REAL NOT NULL,"
-    " params_hash TEXT NOT NULL, bytes_up INTEGER NOT NULL, bytes_down INTEGER NOT NULL, accepted INTEGER,"
-    " credit REAL NOT NULL, received_ms INTEGER NOT NULL, PRIMARY KEY (round, attempt, key_id))",
-    "CREATE INDEX contributions_by_peer ON contributions (key_id, received_ms)",
-    "CREATE TABLE checkpoints (round INTEGER PRIMARY KEY, file TEXT NOT NULL, sha256 TEXT NOT NULL,"
-    " bytes INTEGER NOT NULL, params_hash TEXT NOT NULL, val_loss REAL)",
-};
 
 const char kPeerColumns[] =
     "key_id, public_key, device, endpoint, reachable, client_version, ordinal, assigned_shards, joined_ms,"
@@ -153,7 +135,7 @@ Result<std::unique_ptr<SqliteCoordinatorStore>> SqliteCoordinatorStore::open(con
         if (Result<void> done = store->exec(query, pragma); !done)
             return makeError(file.string() + ": " + done.error().message);
     }
-    if (Result<void> migrated = store->migrate(); !migrated)
+    if (Result<void> migrated = migrateSqliteSchema(store->m_db); !migrated)
         return makeError(file.string() + ": " + migrated.error().message);
     return store;
 }
@@ -187,29 +169,6 @@ Result<void> SqliteCoordinatorStore::inTransaction(const std::function<Result<vo
         return makeError("cannot commit: " + why);
     }
     return {};
-}
-
-Result<void> SqliteCoordinatorStore::migrate()
-{
-    QSqlQuery versionQuery = query(QStringLiteral("PRAGMA user_version"));
-    if (Result<void> done = exec(versionQuery, "reading the schema version"); !done)
-        return done;
-    const int version = versionQuery.next() ? versionQuery.value(0).toInt() : 0;
-    if (version == kSchemaVersion)
-        return {};
-    if (version > kSchemaVersion) {
-        return makeError("the database has schema version " + std::to_string(version) + "; this coordinator knows "
-                         + std::to_string(kSchemaVersion) + " (made by a newer version?)");
-    }
-    return inTransaction([this]() -> Result<void> {
-        for (const char *statement : kSchema) {
-            QSqlQuery create = query(QString::fromLatin1(statement));
-            if (Result<void> done = exec(create, "creating the schema"); !done)
-                return done;
-        }
-        QSqlQuery setVersion = query(QStringLiteral("PRAGMA user_version = %1").arg(kSchemaVersion));
-        return exec(setVersion, "setting the schema version");
-    });
 }
 
 Result<std::optional<QString>> SqliteCoordinatorStore::meta(const QString &key)
@@ -493,6 +452,41 @@ Result<std::vector<CheckpointRecord>> SqliteCoordinatorStore::selectCheckpoints(
                         q.value(4).toString(), toOptionalDouble(q.value(5))});
     }
     return list;
+}
+
+Result<void> SqliteCoordinatorStore::recordLinks(const std::vector<LinkRecord> &links, qint64 forgetBeforeMs)
+{
+    return inTransaction([&]() -> Result<void> {
+        for (const LinkRecord &link : links) {
+            QSqlQuery q = query(QStringLiteral("INSERT OR REPLACE INTO links (from_key, to_key, rtt_ms, bytes_per_s,"
+                                               " measured_ms) VALUES (?, ?, ?, ?, ?)"));
+            q.addBindValue(text(link.fromKeyId));
+            q.addBindValue(text(link.toKeyId));
+            q.addBindValue(link.rttMs);
+            q.addBindValue(link.bytesPerSecond);
+            q.addBindValue(link.measuredMs);
+            if (Result<void> done = exec(q, "recording a link"); !done)
+                return done;
+        }
+        QSqlQuery forget = query(QStringLiteral("DELETE FROM links WHERE measured_ms < ?"));
+        forget.addBindValue(forgetBeforeMs);
+        return exec(forget, "forgetting old links");
+    });
+}
+
+Result<std::vector<LinkRecord>> SqliteCoordinatorStore::links(qint64 sinceMs)
+{
+    QSqlQuery q = query(QStringLiteral("SELECT from_key, to_key, rtt_ms, bytes_per_s, measured_ms FROM links"
+                                       " WHERE measured_ms >= ?"));
+    q.addBindValue(sinceMs);
+    if (Result<void> done = exec(q, "reading links"); !done)
+        return done.error();
+    std::vector<LinkRecord> links;
+    while (q.next()) {
+        links.push_back({q.value(0).toString(), q.value(1).toString(), q.value(2).toDouble(), q.value(3).toDouble(),
+                         q.value(4).toLongLong()});
+    }
+    return links;
 }
 
 Result<void> SqliteCoordinatorStore::addCheckpoint(const CheckpointRecord &checkpoint)

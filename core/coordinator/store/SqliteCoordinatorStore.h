@@ -18,7 +18,6 @@ namespace swarmtrain {
 // the database readable. Used from one thread.
 class SqliteCoordinatorStore final : public CoordinatorStore {
 public:
-    static constexpr int kSchemaVersion = 1;
 
     static Result<std::unique_ptr<SqliteCoordinatorStore>> open(const std::filesystem::path &file);
     ~SqliteCoordinatorStore() override;
@@ -48,6 +47,9 @@ public:
     Result<void> closeRound(const RoundRecord &closed, const std::vector<ContributionRecord> &verdicts,
                             const std::optional<RoundRecord> &next) override;
 
+    Result<void> recordLinks(const std::vector<LinkRecord> &links, qint64 forgetBeforeMs) override;
+    Result<std::vector<LinkRecord>> links(qint64 sinceMs) override;
+
     Result<void> addCheckpoint(const CheckpointRecord &checkpoint) override;
     Result<std::optional<CheckpointRecord>> latestCheckpoint() override;
     Result<std::optional<CheckpointRecord>> checkpoint(qint64 round) override;
@@ -56,7 +58,6 @@ public:
 
 private:
     explicit SqliteCoordinatorStore(QString connectionName);
-    Result<void> migrate();
     QSqlQuery query(const QString &sql);
     Result<void> exec(QSqlQuery &query, const char *what);
     Result<std::vector<PeerRecord>> selectPeers(const QString &sql, int limit);

@@ -1,0 +1,93 @@
+#include "SqliteSchema.h"
+
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QVariant>
+
+#include <span>
+#include <string>
+
+namespace swarmtrain {
+
+namespace {
+
+// Version 1: peers, rounds, contributions, checkpoints.
+const char *const kVersion1[] = {
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE peers (key_id TEXT PRIMARY KEY, public_key BLOB NOT NULL, device TEXT NOT NULL,"
+    " endpoint TEXT NOT NULL, reachable INTEGER NOT NULL, client_version TEXT NOT NULL, ordinal INTEGER NOT NULL,"
+    " assigned_shards TEXT NOT NULL, joined_ms INTEGER NOT NULL, last_seen_ms INTEGER NOT NULL, state TEXT NOT NULL,"
+    " pause_reason TEXT NOT NULL, tokens_per_s REAL NOT NULL, base_round INTEGER NOT NULL,"
+    " rejected_requests INTEGER NOT NULL, credit REAL NOT NULL, tokens INTEGER NOT NULL)",
+    "CREATE TABLE rounds (number INTEGER PRIMARY KEY, attempt INTEGER NOT NULL, state TEXT NOT NULL,"
+    " gathering_since_ms INTEGER NOT NULL, started_ms INTEGER NOT NULL, deadline_ms INTEGER NOT NULL,"
+    " finished_ms INTEGER NOT NULL, members TEXT NOT NULL, agreed_hash TEXT NOT NULL, uploader TEXT NOT NULL,"
+    " val_loss REAL)",
+    "CREATE TABLE contributions (round INTEGER NOT NULL, attempt INTEGER NOT NULL, key_id TEXT NOT NULL,"
+    " tokens INTEGER NOT NULL, flops REAL NOT NULL, seconds REAL NOT NULL, loss REAL NOT NULL,"
+    " params_hash TEXT NOT NULL, bytes_up INTEGER NOT NULL, bytes_down INTEGER NOT NULL, accepted INTEGER,"
+    " credit REAL NOT NULL, received_ms INTEGER NOT NULL, PRIMARY KEY (round, attempt, key_id))",
+    "CREATE INDEX contributions_by_peer ON contributions (key_id, received_ms)",
+    "CREATE TABLE checkpoints (round INTEGER PRIMARY KEY, file TEXT NOT NULL, sha256 TEXT NOT NULL,"
+    " bytes INTEGER NOT NULL, params_hash TEXT NOT NULL, val_loss REAL)",
+};
+
+// Version 2: the links peers measured between themselves (issue 15), one row per direction.
+const char *const kVersion2[] = {
+    "CREATE TABLE links (from_key TEXT NOT NULL, to_key TEXT NOT NULL, rtt_ms REAL NOT NULL,"
+    " bytes_per_s REAL NOT NULL, measured_ms INTEGER NOT NULL, PRIMARY KEY (from_key, to_key))",
+    "CREATE INDEX links_by_time ON links (measured_ms)",
+};
+
+const std::span<const char *const> kSteps[] = {kVersion1, kVersion2};
+static_assert(std::size(kSteps) == kSqliteSchemaVersion);
+
+Result<void> run(QSqlDatabase &db, const QString &sql, const char *what)
+{
+    QSqlQuery query(db);
+    if (!query.exec(sql))
+        return makeError(std::string(what) + " failed: " + query.lastError().text().toStdString());
+    return {};
+}
+
+Result<void> upgrade(QSqlDatabase &db, int from)
+{
+    for (int version = from; version < kSqliteSchemaVersion; ++version) {
+        for (const char *statement : kSteps[version]) {
+            if (Result<void> done = run(db, QString::fromLatin1(statement), "upgrading the schema"); !done)
+                return done;
+        }
+    }
+    return run(db, QStringLiteral("PRAGMA user_version = %1").arg(kSqliteSchemaVersion), "setting the schema version");
+}
+
+} // namespace
+
+Result<void> migrateSqliteSchema(QSqlDatabase &db)
+{
+    QSqlQuery versionQuery(db);
+    if (!versionQuery.exec(QStringLiteral("PRAGMA user_version")))
+        return makeError("reading the schema version failed: " + versionQuery.lastError().text().toStdString());
+    const int version = versionQuery.next() ? versionQuery.value(0).toInt() : 0;
+    if (version == kSqliteSchemaVersion)
+        return {};
+    if (version > kSqliteSchemaVersion || version < 0) {
+        return makeError("the database has schema version " + std::to_string(version) + "; this coordinator knows "
+                         + std::to_string(kSqliteSchemaVersion) + " (made by a newer version?)");
+    }
+    if (!db.transaction())
+        return makeError("cannot begin a transaction: " + db.lastError().text().toStdString());
+    if (Result<void> upgraded = upgrade(db, version); !upgraded) {
+        db.rollback();
+        return upgraded;
+    }
+    if (!db.commit()) {
+        const std::string why = db.lastError().text().toStdString();
+        db.rollback();
+        return makeError("cannot commit the schema: " + why);
+    }
+    return {};
+}
+
+} // namespace swarmtrain
