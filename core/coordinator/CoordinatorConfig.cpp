@@ -98,7 +98,7 @@ CLI::Validator hostAndPort()
 
 // Text flags, read into CoordinatorConfig's own types after parsing.
 struct CoordinatorText {
-    std::string listen, stateDir, data, tokenizer = "char", cert, key;
+    std::string listen, stateDir, data, tokenizer = "char", cert, key, rangeSplit = "bandwidth";
 };
 
 void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text)
@@ -167,6 +167,13 @@ void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText
         ->transform(flags::wholeNumberIn(16, 1ll << 32));
     app.add_option("--eval-iters", c.evalIters, "validation batches per checkpoint")
         ->transform(flags::wholeNumberIn(1, 10'000));
+    app.add_option("--stages", c.stages, "pipeline stages the scheduler places peers on (0: it chooses)")
+        ->transform(flags::wholeNumberIn(0, 1024));
+    app.add_option("--schedule-seconds", c.scheduleSeconds, "budget of each scheduling search")
+        ->transform(flags::numberIn(0.01, 600.0));
+    app.add_option("--range-split", text.rangeSplit,
+                   "the all-reduce's ranges: in proportion to each owner's measured bandwidth, or equal")
+        ->check(flags::oneOf({"bandwidth", "equal"}));
 
     app.add_option("--tls-cert", text.cert, "PEM certificate for HTTPS (with --tls-key)")
         ->type_name("FILE")
@@ -211,6 +218,7 @@ Result<CoordinatorConfig> parseCoordinatorArguments(const std::vector<std::strin
         return makeError("--tls-self-signed cannot be combined with --tls-cert");
     c.tlsCert = text.cert;
     c.tlsKey = text.key;
+    c.bandwidthRanges = text.rangeSplit == "bandwidth";
     return c;
 }
 

@@ -28,6 +28,11 @@ struct CoordinatorConfig {
     int minPeers = 1;
     std::uint64_t shardBytes = 64 * 1024;
     int evalIters = 10; // validation batches per checkpoint
+    int stages = 0;     // pipeline stages the scheduler places peers on; 0: it chooses
+    double scheduleSeconds = 2.0; // each scheduling search's budget
+    // How the all-reduce's ranges are sized: in proportion to each owner's measured bandwidth,
+    // or equal.
+    bool bandwidthRanges = true;
     std::filesystem::path tlsCert;
     std::filesystem::path tlsKey;
     bool tlsSelfSigned = false;

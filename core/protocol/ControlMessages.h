@@ -63,6 +63,7 @@ struct DeviceReport {
     double deviceToHostBytesPerSecond = 0.0;
 
     QJsonObject toJson() const;
+    static Result<DeviceReport> fromJson(const QJsonObject &json);
 };
 
 // POST /v1/join
@@ -214,6 +215,29 @@ struct StatusAnswer {
 
     QJsonObject toJson() const;
     static Result<StatusAnswer> fromJson(const QJsonObject &json);
+};
+
+// GET /v1/schedule: public. How the scheduler would place the online peers on a pipeline grid
+// (issue 15), from their measured devices and links, and what that costs.
+struct ScheduleAnswer {
+    QString state; // scheduled | waiting (too few peers, or not computed yet)
+    qint64 computedMs = 0;
+    qint64 peers = 0;
+    qint64 linksMeasured = 0;  // directed links with a measurement
+    qint64 linksEstimated = 0; // the others, estimated
+    int pipelineStages = 0;
+    int dataParallel = 0;
+    std::vector<QStringList> stages;    // peer ids of each stage, first stage first
+    std::vector<QStringList> pipelines; // peer ids along each pipeline: who feeds whom
+    QStringList spares;
+    double dataParallelSeconds = 0.0;
+    double pipelineSeconds = 0.0; // one way; the total counts it twice
+    double computeSeconds = 0.0;
+    double totalSeconds = 0.0;
+    QString why;
+
+    QJsonObject toJson() const;
+    static Result<ScheduleAnswer> fromJson(const QJsonObject &json);
 };
 
 } // namespace swarmtrain

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 using namespace swarmtrain;
 using swarmtrain::test::TempDir;
 
@@ -317,4 +319,27 @@ TEST_F(CoordinatorRoundsTest, AnotherHolderIsAskedForTheStateWhenTheUploaderIsGo
     ASSERT_TRUE(verdict.ok() && verdict->has_value());
     EXPECT_TRUE((*verdict)->second.uploadCheckpoint);
     EXPECT_EQ(current().number, 1) << "the round waits for the state, it does not go back";
+}
+
+TEST(CoordinatorRoundsRanges, AWeightedSplitFollowsTheOwnersBandwidth)
+{
+    // b's links carry a quarter of the others': it owns a quarter as much.
+    const std::vector<RoundMember> members = CoordinatorRounds::assignRanges(
+        {{QStringLiteral("a"), true, 0, 0}, {QStringLiteral("nat"), false, 0, 0}, {QStringLiteral("b"), true, 0, 0},
+         {QStringLiteral("c"), true, 0, 0}},
+        900, {4e6, 0.0, 1e6, 4e6});
+    EXPECT_EQ(members[0].begin, 0);
+    EXPECT_EQ(members[0].end, 400);
+    EXPECT_EQ(members[1].begin, members[1].end) << "an outbound-only member owns nothing, whatever its weight";
+    EXPECT_EQ(members[2].begin, 400);
+    EXPECT_EQ(members[2].end, 500);
+    EXPECT_EQ(members[3].begin, 500);
+    EXPECT_EQ(members[3].end, 900);
+
+    // An owner whose bandwidth is unknown gets the mean of the others'.
+    const std::vector<RoundMember> unknown = CoordinatorRounds::assignRanges(
+        {{QStringLiteral("a"), true, 0, 0}, {QStringLiteral("b"), true, 0, 0}, {QStringLiteral("c"), true, 0, 0}}, 8,
+        {1e6, std::nan(""), 3e6});
+    EXPECT_EQ(unknown[1].end - unknown[1].begin, unknown[0].end - unknown[0].begin + 2);
+    EXPECT_EQ(unknown[2].end, 8);
 }

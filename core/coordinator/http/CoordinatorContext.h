@@ -3,6 +3,8 @@
 #include "CoordinatorConfig.h"
 #include "CoordinatorRounds.h"
 #include "CoordinatorSetup.h"
+#include "LinkBook.h"
+#include "ScheduleService.h"
 #include "StateValidation.h"
 
 #include <QObject>
@@ -19,12 +21,16 @@ struct CoordinatorServerOptions {
     int probeTimeoutMs = 2000;
     int evalIters = 10;
     int tickMs = 1000; // how often deadlines and gather timeouts are checked; 0: never (tests)
+    LinkBookOptions links;
+    ScheduleOptions schedule;
+    bool bandwidthRanges = true; // the all-reduce's ranges in proportion to each owner's bandwidth
 
     static CoordinatorServerOptions from(const CoordinatorConfig &config, qint64 parameterCount);
 };
 
 // What the endpoint groups share: the swarm's state dir, its store and rounds, the options, the
-// clock, the validation of new states, and the server (whose thread runs probes and timers).
+// clock, the validation of new states, the links peers measured and the schedule made of them,
+// and the server (whose thread runs probes and timers).
 struct CoordinatorContext {
     QObject *server;
     CoordinatorSetup &setup;
@@ -33,6 +39,8 @@ struct CoordinatorContext {
     const CoordinatorServerOptions &options;
     std::function<qint64()> clock;
     StateValidation &validation;
+    LinkBook &links;
+    ScheduleService &schedule;
 };
 
 } // namespace swarmtrain

@@ -18,6 +18,8 @@ namespace swarmtrain {
 
 namespace {
 
+constexpr qint64 kPeersRefreshMs = 2000;
+
 qint64 wallClockMs() { return QDateTime::currentMSecsSinceEpoch(); }
 
 QByteArray requestTarget(const QHttpServerRequest &request)
@@ -69,6 +71,11 @@ CoordinatorServerOptions CoordinatorServerOptions::from(const CoordinatorConfig 
     options.rounds.roundDeadlineMs = qint64(config.roundDeadlineSeconds * 1000);
     options.rounds.minPeers = config.minPeers;
     options.evalIters = config.evalIters;
+    options.schedule.stages = config.stages;
+    options.schedule.seconds = config.scheduleSeconds;
+    options.bandwidthRanges = config.bandwidthRanges;
+    // A pair of peers stays partnered for a few heartbeats, so both sides hear of each other.
+    options.links.pairTtlMs = std::max<qint64>(options.links.pairTtlMs, 5 * options.rounds.heartbeatIntervalMs);
     return options;
 }
 
@@ -81,21 +88,31 @@ CoordinatorServer::CoordinatorServer(CoordinatorSetup &setup, CoordinatorServerO
     , m_rounds(*setup.store, options.rounds, m_clock)
     , m_verifier(options.maxClockSkewMs)
     , m_validation(setup, options.training.batchSize, options.evalIters, options.training.seed)
-    , m_context{this, setup, *setup.store, m_rounds, m_options, m_clock, m_validation}
+    , m_links(*setup.store, options.links)
+    , m_schedule(setup.model, options.training, options.schedule)
+    , m_context{this, setup, *setup.store, m_rounds, m_options, m_clock, m_validation, m_links, m_schedule}
     , m_peerEndpoints(m_context)
     , m_roundEndpoints(m_context)
     , m_stateEndpoints(m_context)
     , m_statusEndpoint(m_context)
+    , m_scheduleEndpoint(m_context)
 {
     m_peerEndpoints.addRoutes(m_routes);
     m_roundEndpoints.addRoutes(m_routes);
     m_stateEndpoints.addRoutes(m_routes);
     m_statusEndpoint.addRoutes(m_routes);
+    m_scheduleEndpoint.addRoutes(m_routes);
+    if (m_options.bandwidthRanges)
+        m_rounds.setOwnerWeights([this](const std::vector<RoundMember> &members) { return ownerWeights(members); });
     connect(&m_validation, &StateValidation::recorded, this, &CoordinatorServer::validationLossRecorded);
     connect(&m_ticker, &QTimer::timeout, this, &CoordinatorServer::tick);
 }
 
-CoordinatorServer::~CoordinatorServer() { m_validation.waitForDone(); }
+CoordinatorServer::~CoordinatorServer()
+{
+    m_validation.waitForDone();
+    m_schedule.waitForDone();
+}
 
 Result<quint16> CoordinatorServer::start(const QHostAddress &address, quint16 port,
                                          const std::optional<TlsIdentity> &tls)
@@ -103,6 +120,9 @@ Result<quint16> CoordinatorServer::start(const QHostAddress &address, quint16 po
     Result<RoundRecord> round = m_rounds.initialize(m_setup.checkpoint.round);
     if (!round)
         return round.error();
+    if (Result<void> loaded = m_links.load(m_clock()); !loaded)
+        return loaded.error();
+    refreshPeers();
     if (tls) {
         const QSslCertificate certificate(tls->certificatePem, QSsl::Pem);
         QSslKey key(tls->privateKeyPem, QSsl::Ec, QSsl::Pem);
@@ -126,6 +146,41 @@ void CoordinatorServer::tick()
 {
     if (Result<void> advanced = m_rounds.advance(); !advanced)
         qCWarning(lcCoordinator) << "cannot advance the round:" << advanced.error().message.c_str();
+    if (m_clock() - m_peersRefreshedMs >= kPeersRefreshMs)
+        refreshPeers();
+}
+
+void CoordinatorServer::refreshPeers()
+{
+    const qint64 now = m_clock();
+    m_peersRefreshedMs = now;
+    Result<std::vector<PeerRecord>> peers = m_setup.store->peers();
+    if (!peers) {
+        qCWarning(lcCoordinator) << "cannot read the peers:" << peers.error().message.c_str();
+        return;
+    }
+    std::vector<PeerRecord> online;
+    std::vector<QString> ids;
+    for (PeerRecord &peer : *peers) {
+        if (m_rounds.isOnline(peer)) {
+            ids.push_back(peer.keyId);
+            online.push_back(std::move(peer));
+        }
+    }
+    m_schedule.update(online, m_links.matrix(ids, now), now);
+    m_links.setOnlinePeers(std::move(online));
+}
+
+std::vector<double> CoordinatorServer::ownerWeights(const std::vector<RoundMember> &members) const
+{
+    std::vector<QString> ids;
+    for (const RoundMember &member : members)
+        ids.push_back(member.keyId);
+    const LinkMatrix matrix = m_links.matrix(ids, m_clock());
+    std::vector<double> weights;
+    for (int i = 0; i < matrix.size(); ++i)
+        weights.push_back(matrix.peerBandwidth(i).value_or(0.0));
+    return weights;
 }
 
 void CoordinatorServer::missingHandler(const QHttpServerRequest &request, QTcpSocket *socket)

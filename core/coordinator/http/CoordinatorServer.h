@@ -6,6 +6,7 @@
 #include "Result.h"
 #include "RoundEndpoints.h"
 #include "RouteTable.h"
+#include "ScheduleEndpoint.h"
 #include "StateEndpoints.h"
 #include "StatusEndpoint.h"
 #include "TlsIdentity.h"
@@ -52,6 +53,9 @@ private:
     // Limits, parsing and signature of `route`, then its handler.
     void dispatch(const Route &route, HttpExchange &exchange);
     void tick();
+    // The online peers, for link probes and the schedule (not on every heartbeat: it reads them all).
+    void refreshPeers();
+    std::vector<double> ownerWeights(const std::vector<RoundMember> &members) const;
 
     CoordinatorSetup &m_setup;
     CoordinatorServerOptions m_options;
@@ -59,13 +63,17 @@ private:
     CoordinatorRounds m_rounds;
     RequestVerifier m_verifier;
     StateValidation m_validation;
+    LinkBook m_links;
+    ScheduleService m_schedule;
     CoordinatorContext m_context;
     PeerEndpoints m_peerEndpoints;
     RoundEndpoints m_roundEndpoints;
     StateEndpoints m_stateEndpoints;
     StatusEndpoint m_statusEndpoint;
+    ScheduleEndpoint m_scheduleEndpoint;
     RouteTable m_routes;
     QTimer m_ticker;
+    qint64 m_peersRefreshedMs = 0;
 };
 
 } // namespace swarmtrain

@@ -118,6 +118,8 @@ HttpReply PeerEndpoints::heartbeat(const PeerRecord &peer, const HeartbeatReques
 {
     const bool left = request.state == QLatin1StringView("left");
     const qint64 seenMs = left ? 0 : m_context.clock();
+    if (Result<void> recorded = m_context.links.record(peer.keyId, request.links, m_context.clock()); !recorded)
+        return HttpReply::error(500, toQString(recorded.error()));
     if (Result<void> saved = m_context.store.recordHeartbeat(peer.keyId, request.state, request.reason,
                                                              request.tokensPerSecond, request.baseRound, seenMs);
         !saved)
@@ -146,6 +148,8 @@ HttpReply PeerEndpoints::heartbeat(const PeerRecord &peer, const HeartbeatReques
         answer.lastContribution =
             ContributionVerdictInfo{contribution.round, verdict.accepted, verdict.credit, verdict.uploadCheckpoint};
     }
+    if (!left)
+        answer.probe = m_context.links.probePeers(peer, m_context.clock());
     return HttpReply::json(answer.toJson());
 }
 

@@ -3,7 +3,9 @@
 #include "CoordinatorLog.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <numeric>
 #include <set>
 
 namespace swarmtrain {
@@ -13,27 +15,56 @@ CoordinatorRounds::CoordinatorRounds(CoordinatorStore &store, RoundSettings sett
 {
 }
 
-std::vector<RoundMember> CoordinatorRounds::assignRanges(std::vector<RoundMember> members, qint64 parameterCount)
+std::vector<RoundMember> CoordinatorRounds::assignRanges(std::vector<RoundMember> members, qint64 parameterCount,
+                                                         const std::vector<double> &weights)
 {
-    const auto owners = qint64(std::count_if(members.begin(), members.end(), [](const RoundMember &m) {
-        return m.reachable;
-    }));
-    if (owners == 0 && members.size() == 1) {
-        members.front().begin = 0;
-        members.front().end = parameterCount;
+    std::vector<std::size_t> owners;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+        members[i].begin = members[i].end = 0;
+        if (members[i].reachable)
+            owners.push_back(i);
+    }
+    if (owners.empty()) {
+        if (members.size() == 1)
+            members.front().end = parameterCount;
         return members;
     }
-    qint64 index = 0;
-    for (RoundMember &member : members) {
-        member.begin = member.end = 0;
-        if (!member.reachable)
-            continue;
-        // The first (parameterCount % owners) owners take one extra element.
-        const qint64 base = parameterCount / owners;
-        const qint64 extra = parameterCount % owners;
-        member.begin = index * base + std::min(index, extra);
-        member.end = member.begin + base + (index < extra ? 1 : 0);
-        ++index;
+    // Each owner's share; a weight that is missing or not positive counts as the mean of the others.
+    std::vector<double> share(owners.size(), 1.0);
+    double known = 0.0;
+    int knownCount = 0;
+    for (std::size_t k = 0; k < owners.size(); ++k) {
+        if (owners[k] < weights.size() && weights[owners[k]] > 0.0 && std::isfinite(weights[owners[k]])) {
+            known += weights[owners[k]];
+            ++knownCount;
+        }
+    }
+    if (knownCount == 0) {
+        // Equal shares: the first (parameterCount % owners) owners take one extra element.
+        const auto n = qint64(owners.size());
+        for (qint64 k = 0; k < n; ++k) {
+            RoundMember &owner = members[owners[std::size_t(k)]];
+            owner.begin = k * (parameterCount / n) + std::min(k, parameterCount % n);
+            owner.end = owner.begin + parameterCount / n + (k < parameterCount % n ? 1 : 0);
+        }
+        return members;
+    }
+    for (std::size_t k = 0; k < owners.size(); ++k) {
+        const bool has = owners[k] < weights.size() && weights[owners[k]] > 0.0 && std::isfinite(weights[owners[k]]);
+        share[k] = has ? weights[owners[k]] : known / knownCount;
+    }
+    const double total = std::accumulate(share.begin(), share.end(), 0.0);
+    // Boundaries at the rounded cumulative shares: contiguous, covering everything exactly.
+    double cumulative = 0.0;
+    qint64 begin = 0;
+    for (std::size_t k = 0; k < owners.size(); ++k) {
+        cumulative += share[k];
+        const qint64 end = k + 1 == owners.size() ? parameterCount
+                                                   : std::clamp<qint64>(qint64(std::llround(double(parameterCount) * cumulative / total)),
+                                                                        begin, parameterCount);
+        members[owners[k]].begin = begin;
+        members[owners[k]].end = end;
+        begin = end;
     }
     return members;
 }
@@ -184,7 +215,8 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
     round.state = RoundState::Running;
     round.startedMs = nowMs;
     round.deadlineMs = nowMs + m_settings.roundDeadlineMs;
-    round.members = assignRanges(std::move(ready), m_settings.parameterCount);
+    const std::vector<double> weights = m_ownerWeights ? m_ownerWeights(ready) : std::vector<double>();
+    round.members = assignRanges(std::move(ready), m_settings.parameterCount, weights);
     qCInfo(lcCoordinator) << "round" << round.number << "attempt" << round.attempt << "runs with"
                           << round.members.size() << "members";
     return m_store.saveRound(round);

@@ -54,10 +54,16 @@ public:
     bool isOnline(const PeerRecord &peer) const;
     const RoundSettings &settings() const { return m_settings; }
 
-    // [0, parameterCount) split into contiguous, nearly equal ranges among the reachable
-    // members (in the given order); unreachable members get none. A lone unreachable member
-    // owns everything, since it exchanges nothing.
-    static std::vector<RoundMember> assignRanges(std::vector<RoundMember> members, qint64 parameterCount);
+    // [0, parameterCount) split into contiguous ranges among the reachable members (in the
+    // given order), in proportion to `weights` (one per member; empty, or a weight that is not
+    // positive: an equal share); unreachable members get none. A lone unreachable member owns
+    // everything, since it exchanges nothing.
+    static std::vector<RoundMember> assignRanges(std::vector<RoundMember> members, qint64 parameterCount,
+                                                 const std::vector<double> &weights = {});
+    // The weight of each member's range when a round starts: its measured bandwidth, so a slow
+    // link carries less and nobody waits for it. Unset: equal ranges.
+    using OwnerWeights = std::function<std::vector<double>(const std::vector<RoundMember> &members)>;
+    void setOwnerWeights(OwnerWeights weights) { m_ownerWeights = std::move(weights); }
     // The hash reported by more than half of the reports, if any.
     static std::optional<QString> majorityHash(const std::vector<QString> &hashes);
 
@@ -73,6 +79,7 @@ private:
     CoordinatorStore &m_store;
     RoundSettings m_settings;
     Clock m_clock;
+    OwnerWeights m_ownerWeights;
 };
 
 } // namespace swarmtrain
