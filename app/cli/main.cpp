@@ -1,7 +1,11 @@
-// swarmtrain-cli: drives the engine directly (reference training, sampling, device benchmark, GPUs).
+// swarmtrain-cli: drives the engine directly (reference training, sampling, device benchmark, GPUs)
+// and the scheduler (placing devices on a pipeline grid).
 #include "CliFlags.h"
 #include "DeviceBench.h"
+#include "FileIo.h"
 #include "GpuProbe.h"
+#include "ScheduleCommand.h"
+#include "ScenarioJson.h"
 #include "Trainer.h"
 
 #include <nlohmann/json.hpp>
@@ -152,6 +156,43 @@ int runGpus(const std::vector<std::string> &args, const char *self)
     return 0;
 }
 
+int runSchedule(const std::vector<std::string> &args)
+{
+    std::string input;
+    double seconds = 10.0;
+    std::uint64_t seed = 1;
+    bool json = false;
+    CLI::App app("Places devices on a pipeline grid with the DT-FM scheduler: reads a scenario (devices, delay and"
+                 " bandwidth matrices, model sizes, grid) and prints the assignment and its cost terms.",
+                 "swarmtrain-cli schedule");
+    flags::configure(app);
+    app.add_option("--input", input, "the scenario, JSON (see core/scheduler/ScenarioJson.h for the format)")
+        ->type_name("FILE.json")
+        ->required()
+        ->check(flags::nonEmpty());
+    app.add_option("--seconds", seconds, "budget of the search")->transform(flags::numberIn(0.001, 3600.0));
+    app.add_option("--seed", seed, "seed of the search (the same seed, the same answer)")
+        ->transform(flags::wholeNumberIn(0, (1ll << 53) - 1));
+    app.add_flag("--json", json, "one JSON object instead of text");
+    if (flags::helpAsked(args)) {
+        std::cout << app.help();
+        return 0;
+    }
+    if (Result<void> parsed = flags::parse(app, args); !parsed) {
+        std::cerr << app.help();
+        return fail(parsed.error().message);
+    }
+    Result<std::vector<std::byte>> bytes = readFileBytes(input, scheduler::kMaxScenarioBytes);
+    if (!bytes)
+        return fail(bytes.error().message);
+    Result<std::string> result = scheduler::runScheduleCommand(
+        std::string(reinterpret_cast<const char *>(bytes->data()), bytes->size()), seconds, seed, json);
+    if (!result)
+        return fail(input + ": " + result.error().message);
+    std::cout << *result << std::endl;
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -166,6 +207,7 @@ int main(int argc, char **argv)
     app.add_subcommand("sample", "generate text from a checkpoint");
     app.add_subcommand("bench", "measure this machine's device: FLOP/s, copy bandwidth, training speed");
     app.add_subcommand("gpus", "list this machine's GPUs");
+    app.add_subcommand("schedule", "place devices on a pipeline grid from a scenario (the DT-FM scheduler)");
 
     if (argc < 2) {
         std::cerr << app.help();
@@ -182,6 +224,8 @@ int main(int argc, char **argv)
             return runBench(args);
         if (command == "gpus")
             return runGpus(args, "/proc/self/exe");
+        if (command == "schedule")
+            return runSchedule(args);
         if (command == "gpu-probe-child") // hidden: the probe's child process
             return runGpuProbeChild(argc - 2, argv + 2);
         if (command == "--help" || command == "-h" || command == "help") {

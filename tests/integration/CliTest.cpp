@@ -256,3 +256,34 @@ TEST_F(CliTest, HelpIsGeneratedForEveryCommand)
                        "--n-layer expects a whole number, got 'four'");
     expectCleanFailure({"bench", "--iters", "0"}, "--iters must be between 1 and 100000, got 0");
 }
+
+TEST_F(CliTest, ScheduleKeepsEachPipelineInsideItsSite)
+{
+    // Two sites of two devices: fast inside a site, slow between them. Two stages of two: each
+    // pipeline (stage 0 feeding stage 1) must stay in one site.
+    std::ofstream(dir.path() / "scenario.json") << R"({
+        "devices": [{"id": "a1", "site": "A"}, {"id": "b1", "site": "B"}, {"id": "a2", "site": "A"}, {"id": "b2", "site": "B"}],
+        "delay_ms": [[0, 60, 1, 60], [60, 0, 60, 1], [1, 60, 0, 60], [60, 1, 60, 0]],
+        "bandwidth_gbps": [[0, 0.1, 10, 0.1], [0.1, 0, 0.1, 10], [10, 0.1, 0, 0.1], [0.1, 10, 0.1, 0]],
+        "model": {"layers": 4, "parameter_bytes_per_layer": 1e5, "activation_bytes_per_microbatch": 1e7},
+        "grid": {"pipeline_stages": 2, "data_parallel": 2},
+        "terms": {"compute": false, "memory": false}})";
+    const Outcome outcome = run({"schedule", "--input", (dir.path() / "scenario.json").string(), "--seconds", "0.5",
+                                 "--seed", "3", "--json"});
+    ASSERT_EQ(outcome.exitCode, 0) << outcome.err;
+    const nlohmann::json result = lastJsonLine(outcome.out);
+    ASSERT_EQ(result["links"].size(), 1u);
+    for (const nlohmann::json &feed : result["links"][0]["feeds"]) {
+        const std::string from = feed[0], to = feed[1];
+        EXPECT_EQ(from[0], to[0]) << from << " feeds " << to << " across the sites";
+    }
+    EXPECT_GT(result["cost"]["total"].get<double>(), 0.0);
+    const Outcome again = run({"schedule", "--input", (dir.path() / "scenario.json").string(), "--seconds", "0.5",
+                               "--seed", "3", "--json"});
+    EXPECT_EQ(lastJsonLine(again.out)["links"], result["links"]) << "the same seed, the same placement";
+
+    std::ofstream(dir.path() / "bad.json") << R"({"devices": [{"id": "a"}, {"id": "b"}], "delay_ms": [[0, 1]],
+        "bandwidth_gbps": [[0, 1], [1, 0]], "model": {"layers": 2}})";
+    expectCleanFailure({"schedule", "--input", (dir.path() / "bad.json").string()}, "delay_ms");
+    expectCleanFailure({"schedule", "--input", (dir.path() / "missing.json").string()}, "missing.json");
+}
