@@ -51,8 +51,11 @@ LinkProber::LinkProber(PeerTransport &transport, LinkProberOptions options,
             finish(peerKeyId, QStringLiteral("disconnected: %1").arg(why));
     });
     auto *expiry = new QTimer(this);
-    connect(expiry, &QTimer::timeout, this, &LinkProber::expire);
-    expiry->start(1000);
+    connect(expiry, &QTimer::timeout, this, [this] {
+        expire();
+        hangUpIdle();
+    });
+    expiry->start(250);
 }
 
 void LinkProber::probe(const QList<ProbeTarget> &targets)
@@ -66,7 +69,7 @@ void LinkProber::probe(const QList<ProbeTarget> &targets)
             sendProbe(target.keyId, probe, 0);
             continue;
         }
-        probe.dialed = true;
+        m_dialed[target.keyId].start();
         if (Result<void> dialed = m_transport.connectToPeer(target.endpoint, target.keyId); !dialed)
             finish(target.keyId, QString::fromStdString(dialed.error().message));
     }
@@ -83,6 +86,9 @@ void LinkProber::sendProbe(const QString &peerKeyId, Probe &probe, int fillerByt
 {
     probe.stage = fillerBytes > 0 ? Stage::Filling : Stage::Timing;
     probe.tag = m_nextTag++;
+    ++probe.attempts;
+    if (const auto dialed = m_dialed.find(peerKeyId); dialed != m_dialed.end())
+        dialed->restart();
     const int bytes = fillerBytes > 0 ? fillerBytes : kTimingBytes;
     probe.clock.start();
     const QByteArray filler(bytes, '\0');
@@ -94,6 +100,8 @@ void LinkProber::sendProbe(const QString &peerKeyId, Probe &probe, int fillerByt
 void LinkProber::onFrame(const QString &peerKeyId, const FrameHeader &header, const QByteArray &)
 {
     if (header.type() == wire::FRAME_TYPE_PROBE) {
+        if (const auto dialed = m_dialed.find(peerKeyId); dialed != m_dialed.end())
+            dialed->restart();
         answer(peerKeyId, header);
         return;
     }
@@ -143,25 +151,41 @@ void LinkProber::finish(const QString &peerKeyId, const QString &failure)
     const auto found = m_probes.find(peerKeyId);
     if (found == m_probes.end())
         return;
-    const bool dialed = found->dialed;
     m_probes.erase(found);
     if (!failure.isEmpty()) {
         qCInfo(lcProbe).noquote() << "no measurement of the link to" << peerKeyId << ":" << failure;
         Q_EMIT failed(peerKeyId, failure);
     }
-    if (dialed && m_transport.isConnected(peerKeyId) && !(m_keepConnection && m_keepConnection(peerKeyId)))
-        m_transport.disconnectPeer(peerKeyId, QStringLiteral("the link is measured"));
 }
 
 void LinkProber::expire()
 {
     QStringList late;
+    QStringList resend;
     for (auto it = m_probes.cbegin(); it != m_probes.cend(); ++it) {
-        if (it->age.elapsed() > m_options.timeoutMs)
+        if (it->stage == Stage::Timing && it->clock.elapsed() > m_options.resendMs)
+            (it->attempts < m_options.attempts ? resend : late).append(it.key());
+        else if (it->age.elapsed() > m_options.timeoutMs)
             late.append(it.key());
     }
+    for (const QString &peerKeyId : resend)
+        sendProbe(peerKeyId, m_probes[peerKeyId], 0);
     for (const QString &peerKeyId : late)
         finish(peerKeyId, QStringLiteral("no answer within %1 ms").arg(m_options.timeoutMs));
+}
+
+void LinkProber::hangUpIdle()
+{
+    for (auto it = m_dialed.begin(); it != m_dialed.end();) {
+        const QString peerKeyId = it.key();
+        if (m_probes.contains(peerKeyId) || it->elapsed() < m_options.idleHangUpMs) {
+            ++it;
+            continue;
+        }
+        it = m_dialed.erase(it);
+        if (m_transport.isConnected(peerKeyId) && !(m_keepConnection && m_keepConnection(peerKeyId)))
+            m_transport.disconnectPeer(peerKeyId, QStringLiteral("the link is measured"));
+    }
 }
 
 } // namespace swarmtrain

@@ -29,7 +29,12 @@ struct ProbeTarget {
 
 struct LinkProberOptions {
     int fillerBytes = 256 * 1024; // enough to time a link of a few MB/s, little for a fast one
-    int timeoutMs = 15'000;       // a probe not answered by then is dropped
+    int timeoutMs = 15'000;       // a filler (or a dial) not answered by then is given up
+    // A small probe lost on the way (a connection both sides dialled at once keeps one, and what
+    // was sent on the other is lost) is sent again after this, a few times.
+    int resendMs = 2'000;
+    int attempts = 3;
+    int idleHangUpMs = 5'000; // a connection opened only to measure closes after this long unused
     int maxRepliesPerSecond = 8;  // per asking peer; probes beyond it go unanswered
     std::function<qint64()> clockMs; // for the reply limit's windows; default: a steady clock
 };
@@ -61,9 +66,9 @@ private:
     struct Probe {
         Stage stage = Stage::Dialing;
         quint32 tag = 0;
-        bool dialed = false; // this prober opened the connection
+        int attempts = 0;
         double rttMs = 0.0;
-        QElapsedTimer clock;
+        QElapsedTimer clock; // since the probe in flight was sent
         QElapsedTimer age;
     };
 
@@ -73,11 +78,15 @@ private:
     void sendProbe(const QString &peerKeyId, Probe &probe, int fillerBytes);
     void finish(const QString &peerKeyId, const QString &failure);
     void expire();
+    void hangUpIdle();
 
     PeerTransport &m_transport;
     LinkProberOptions m_options;
     std::function<bool(const QString &)> m_keepConnection;
     QHash<QString, Probe> m_probes;
+    // Connections this prober opened, and how long since a probe went over each: closed when
+    // idle, not at once, so the other side's probes on them are not cut off.
+    QHash<QString, QElapsedTimer> m_dialed;
     QList<LinkMeasurement> m_measurements;
     quint32 m_nextTag = 1;
     // Replies given per asking peer in the current second.
