@@ -15,3 +15,14 @@ target_compile_definitions(swarmtrain_client_process_tests PRIVATE
     SWARMTRAIN_CLIENT="$<TARGET_FILE:swarmtrain>" SWARMTRAIN_HAS_DESKTOP=$<BOOL:${SWARMTRAIN_GUI}>)
 add_dependencies(swarmtrain_client_process_tests swarmtrain)
 gtest_discover_tests(swarmtrain_client_process_tests PROPERTIES LABELS integration DISCOVERY_TIMEOUT 60)
+
+# Links measured between real peers and the schedule made of them, directly and through the
+# user-space link emulator (integration).
+add_executable(swarmtrain_swarm_links_tests integration/SwarmLinksTest.cpp)
+target_link_libraries(swarmtrain_swarm_links_tests PRIVATE
+    swarmtrain_swarm_control swarmtrain_coordinator_store swarmtrain_protocol swarmtrain_link_emulator
+    swarmtrain_test_support Qt6::Test GTest::gtest_main)
+target_compile_definitions(swarmtrain_swarm_links_tests PRIVATE
+    SWARMTRAIN_COORDINATOR="$<TARGET_FILE:swarmtrain-coordinator>" SWARMTRAIN_CLIENT="$<TARGET_FILE:swarmtrain>")
+add_dependencies(swarmtrain_swarm_links_tests swarmtrain-coordinator swarmtrain)
+gtest_discover_tests(swarmtrain_swarm_links_tests PROPERTIES LABELS integration TIMEOUT 600 DISCOVERY_TIMEOUT 60)

@@ -6,6 +6,7 @@
 #include "Identity.h"
 #include "SqliteCoordinatorStore.h"
 #include "StatsStore.h"
+#include "SwarmHarness.h"
 #include "SwarmState.h"
 #include "Tokenizer.h"
 #include "TempDir.h"
@@ -56,28 +57,11 @@ protected:
     void startCoordinator(int port = 0, const std::vector<std::string> &extra = {})
     {
         coordinator = std::make_unique<ChildProcess>();
-        const std::vector<std::string> args = {
-            "--listen", "127.0.0.1:" + std::to_string(port), "--state-dir", (dir.path() / "coordinator").string(),
-            "--data", (dir.path() / "data.txt").string(), "--n-layer", "1", "--n-head", "2", "--n-embd", "32",
-            "--block-size", "32", "--batch-size", "8", "--inner-steps", "20", "--lr", "3e-3", "--warmup-iters", "20",
-            "--eval-iters", "8", "--shard-bytes", "16384", "--heartbeat-interval", "1", "--gather-timeout", "5",
-            "--round-deadline", "20"};
-        std::vector<std::string> all = args;
-        all.insert(all.end(), extra.begin(), extra.end());
-        ASSERT_TRUE(coordinator->start(SWARMTRAIN_COORDINATOR, all, dir.path() / "coordinator.out",
-                                       dir.path() / "coordinator.err"));
-        const std::regex listening("listening on http://127\\.0\\.0\\.1:(\\d+)");
-        std::smatch match;
-        std::string out;
-        ASSERT_TRUE(waitUntil(
-            [&] {
-                out = coordinator->output();
-                return std::regex_search(out, match, listening);
-            },
-            30s))
-            << coordinator->errors();
-        url = QStringLiteral("http://127.0.0.1:%1").arg(QString::fromStdString(match[1].str()));
-        coordinatorPort = std::stoi(match[1].str());
+        std::vector<std::string> args = test::smallSwarmFlags(dir.path() / "coordinator", dir.path() / "data.txt", port);
+        args.insert(args.end(), extra.begin(), extra.end());
+        coordinatorPort = test::startCoordinatorProcess(*coordinator, SWARMTRAIN_COORDINATOR, args, dir.path());
+        ASSERT_NE(coordinatorPort, 0) << coordinator->errors();
+        url = QStringLiteral("http://127.0.0.1:%1").arg(coordinatorPort);
         status = std::make_unique<CoordinatorClient>(watcher, CoordinatorClientOptions{url, {}, 20, 100, 1000});
     }
 

@@ -1,0 +1,43 @@
+#pragma once
+
+#include "ChildProcess.h"
+
+#include <chrono>
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace swarmtrain::test {
+
+// The small swarm integration tests and benchmarks host: a one-block model on `data`, rounds of
+// a few seconds, heartbeats every second. Flags given after these win (the last of a flag counts).
+inline std::vector<std::string> smallSwarmFlags(const std::filesystem::path &stateDir, const std::filesystem::path &data,
+                                                int port = 0)
+{
+    return {"--listen", "127.0.0.1:" + std::to_string(port), "--state-dir", stateDir.string(), "--data", data.string(),
+            "--n-layer", "1", "--n-head", "2", "--n-embd", "32", "--block-size", "32", "--batch-size", "8",
+            "--inner-steps", "20", "--lr", "3e-3", "--warmup-iters", "20", "--eval-iters", "8", "--shard-bytes",
+            "16384", "--heartbeat-interval", "1", "--gather-timeout", "5", "--round-deadline", "20"};
+}
+
+// Starts swarmtrain-coordinator (its output in `logDir`/coordinator.{out,err}) and waits until it
+// says where it listens; the port, or 0 when it did not within a minute.
+inline int startCoordinatorProcess(ChildProcess &process, const std::string &executable,
+                                   const std::vector<std::string> &args, const std::filesystem::path &logDir)
+{
+    if (!process.start(executable, args, logDir / "coordinator.out", logDir / "coordinator.err"))
+        return 0;
+    const std::regex listening("listening on https?://127\\.0\\.0\\.1:(\\d+)");
+    std::smatch match;
+    std::string out;
+    const bool started = waitUntil(
+        [&] {
+            out = process.output();
+            return std::regex_search(out, match, listening);
+        },
+        std::chrono::seconds(60));
+    return started ? std::stoi(match[1].str()) : 0;
+}
+
+} // namespace swarmtrain::test
