@@ -21,6 +21,24 @@ struct LinkEmulatorShared {
     LinkModel model;
     QHash<quint16, std::shared_ptr<RelayTraffic>> traffic;
     QList<RelayedConnectionInfo> connections;
+    // Made on the relay thread when a connection first needs them, and used only there.
+    QHash<QHostAddress, std::shared_ptr<AccessLink>> accessLinks;
+
+    // The access link of `address`, if it has one.
+    std::shared_ptr<AccessLink> accessLinkOf(const QHostAddress &address)
+    {
+        const auto [up, down] = model.accessRateOf(address);
+        if (up <= 0 && down <= 0)
+            return nullptr;
+        const auto bucket = [this](qint64 rate) {
+            return rate > 0 ? std::make_unique<TokenBucket>(rate, std::max(options.burstBytes, rate / 100)) : nullptr;
+        };
+        std::shared_ptr<AccessLink> &link = accessLinks[LinkModel::normalized(address)];
+        const auto rateOf = [](const std::unique_ptr<TokenBucket> &b) { return b ? b->bytesPerSecond : 0; };
+        if (!link || rateOf(link->up) != up || rateOf(link->down) != down)
+            link = std::make_shared<AccessLink>(AccessLink{bucket(up), bucket(down)});
+        return link;
+    }
 };
 
 namespace {
@@ -34,15 +52,19 @@ void relayAccepted(QTcpSocket *client, quint16 relayPort, const std::shared_ptr<
     info.relayPort = relayPort;
     info.source = LinkModel::normalized(client->peerAddress());
     info.target = target;
+    std::shared_ptr<AccessLink> sourceAccess, targetAccess;
     {
         QMutexLocker lock(&shared->mutex);
         info.sourceSite = shared->model.siteOf(info.source);
         info.targetSite = shared->model.siteOf(target);
         info.shape = shared->model.shapeBetween(info.source, target);
+        sourceAccess = shared->accessLinkOf(info.source);
+        targetAccess = shared->accessLinkOf(target);
         shared->connections.append(info);
     }
     ++traffic->connectionsAccepted;
-    new RelayedConnection(client, target, targetPort, info.shape, shared->options, traffic, shared->account, parent);
+    new RelayedConnection(client, target, targetPort, info.shape, shared->options, traffic, shared->account,
+                          std::move(sourceAccess), std::move(targetAccess), parent);
 }
 
 // Runs on the relay thread: one relay port.
@@ -149,6 +171,12 @@ void LinkEmulator::setDefaultShape(LinkShape shape)
 {
     QMutexLocker lock(&m_shared->mutex);
     m_shared->model.setDefaultShape(shape);
+}
+
+void LinkEmulator::setAccessRate(const QHostAddress &peerAddress, qint64 upBytesPerSecond, qint64 downBytesPerSecond)
+{
+    QMutexLocker lock(&m_shared->mutex);
+    m_shared->model.setAccessRate(peerAddress, upBytesPerSecond, downBytesPerSecond);
 }
 
 LinkShape LinkEmulator::shapeBetween(const QHostAddress &source, const QHostAddress &target) const

@@ -72,6 +72,10 @@ public:
     void setLink(const QString &siteA, const QString &siteB, LinkShape shape);
     // For addresses without a site and site pairs without a link; no delay, unlimited at first.
     void setDefaultShape(LinkShape shape);
+    // A peer's access link (a home connection): all its connections together send at most `up`
+    // and receive at most `down` bytes a second (0: unlimited), on top of each link's own shape.
+    // Applies to later connections.
+    void setAccessRate(const QHostAddress &peerAddress, qint64 upBytesPerSecond, qint64 downBytesPerSecond);
     LinkShape shapeBetween(const QHostAddress &source, const QHostAddress &target) const;
 
     RelayCounters counters(quint16 relayPort) const;

@@ -39,4 +39,9 @@ LinkShape LinkModel::shapeBetween(const QHostAddress &source, const QHostAddress
     return link == m_links.end() ? m_defaultShape : link->second;
 }
 
+void LinkModel::setAccessRate(const QHostAddress &address, qint64 upBytesPerSecond, qint64 downBytesPerSecond)
+{
+    m_accessRates.insert(normalized(address), {upBytesPerSecond, downBytesPerSecond});
+}
+
 } // namespace swarmtrain::test

@@ -25,6 +25,13 @@ public:
     // Symmetric; setLink(site, site, shape) shapes the links inside one site.
     void setLink(const QString &siteA, const QString &siteB, LinkShape shape);
     void setDefaultShape(LinkShape shape) { m_defaultShape = shape; }
+    // A peer's access link, shared by all its connections: at most these rates up and down,
+    // however many peers it talks to (a home connection). 0: unlimited that way.
+    void setAccessRate(const QHostAddress &address, qint64 upBytesPerSecond, qint64 downBytesPerSecond);
+    std::pair<qint64, qint64> accessRateOf(const QHostAddress &address) const
+    {
+        return m_accessRates.value(normalized(address));
+    }
 
     // Empty for an address no site was given.
     QString siteOf(const QHostAddress &address) const;
@@ -38,6 +45,7 @@ private:
     static std::pair<QString, QString> linkKey(const QString &siteA, const QString &siteB);
 
     QHash<QHostAddress, QString> m_sites;
+    QHash<QHostAddress, std::pair<qint64, qint64>> m_accessRates; // up, down
     std::map<std::pair<QString, QString>, LinkShape> m_links;
     LinkShape m_defaultShape;
 };

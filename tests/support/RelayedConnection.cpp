@@ -6,8 +6,16 @@
 
 namespace swarmtrain::test {
 
+void TokenBucket::refill(Clock::time_point now)
+{
+    tokens = std::min(double(burstBytes),
+                      tokens + double(bytesPerSecond) * std::chrono::duration<double>(now - refilledAt).count());
+    refilledAt = now;
+}
+
 RelayPipe::RelayPipe(QTcpSocket *from, QTcpSocket *to, LinkShape shape, const LinkEmulatorOptions &options,
-                     std::atomic<qint64> *forwarded, QueueAccount *account, QObject *context)
+                     std::atomic<qint64> *forwarded, QueueAccount *account, QObject *context,
+                     std::vector<TokenBucket *> sharedBuckets)
     : m_from(from),
       m_to(to),
       m_shape(shape),
@@ -16,8 +24,8 @@ RelayPipe::RelayPipe(QTcpSocket *from, QTcpSocket *to, LinkShape shape, const Li
       m_burstBytes(std::max({qint64(1), options.burstBytes, shape.bytesPerSecond / 100})),
       m_forwarded(forwarded),
       m_account(account),
-      m_tokens(double(m_burstBytes)),
-      m_refilledAt(Clock::now())
+      m_bucket(shape.bytesPerSecond, m_burstBytes),
+      m_sharedBuckets(std::move(sharedBuckets))
 {
     m_timer.setSingleShot(true);
     m_timer.setTimerType(Qt::PreciseTimer);
@@ -112,20 +120,31 @@ void RelayPipe::pump()
 
 qint64 RelayPipe::sendableBytes(qint64 wanted, Clock::time_point now)
 {
-    if (m_shape.bytesPerSecond <= 0)
+    std::vector<TokenBucket *> buckets = m_sharedBuckets;
+    if (m_shape.bytesPerSecond > 0)
+        buckets.push_back(&m_bucket);
+    if (buckets.empty())
         return wanted;
     using Seconds = std::chrono::duration<double>;
-    const double rate = double(m_shape.bytesPerSecond);
-    m_tokens = std::min(double(m_burstBytes), m_tokens + rate * Seconds(now - m_refilledAt).count());
-    m_refilledAt = now;
     // Whole quanta, so a slow link sends packets rather than a trickle of tiny writes.
-    const qint64 quantum = std::min(wanted, std::max<qint64>(1, m_burstBytes / 8));
-    if (m_tokens < double(quantum)) {
-        wakeAfter(std::chrono::duration_cast<Clock::duration>(Seconds((double(quantum) - m_tokens) / rate)));
+    qint64 quantum = wanted;
+    for (TokenBucket *bucket : buckets) {
+        bucket->refill(now);
+        quantum = std::min(quantum, std::max<qint64>(1, bucket->burstBytes / 8));
+    }
+    double wait = 0.0;
+    qint64 sendable = wanted;
+    for (const TokenBucket *bucket : buckets) {
+        if (bucket->tokens < double(quantum))
+            wait = std::max(wait, (double(quantum) - bucket->tokens) / double(bucket->bytesPerSecond));
+        sendable = std::min(sendable, qint64(bucket->tokens));
+    }
+    if (wait > 0.0) {
+        wakeAfter(std::chrono::duration_cast<Clock::duration>(Seconds(wait)));
         return 0;
     }
-    const qint64 sendable = std::min(wanted, qint64(m_tokens));
-    m_tokens -= double(sendable);
+    for (TokenBucket *bucket : buckets)
+        bucket->tokens -= double(sendable);
     return sendable;
 }
 
@@ -156,8 +175,14 @@ void RelayPipe::closeTargetWhenFlushed()
 RelayedConnection::RelayedConnection(QTcpSocket *client, const QHostAddress &target, quint16 targetPort,
                                      LinkShape shape, const LinkEmulatorOptions &options,
                                      std::shared_ptr<RelayTraffic> traffic, std::shared_ptr<QueueAccount> account,
+                                     std::shared_ptr<AccessLink> sourceAccess, std::shared_ptr<AccessLink> targetAccess,
                                      QObject *parent)
-    : QObject(parent), m_traffic(std::move(traffic)), m_account(std::move(account)), m_client(client)
+    : QObject(parent),
+      m_traffic(std::move(traffic)),
+      m_account(std::move(account)),
+      m_sourceAccess(std::move(sourceAccess)),
+      m_targetAccess(std::move(targetAccess)),
+      m_client(client)
 {
     const qint64 readBuffer = RelayPipe::readBufferBytes(options);
     m_client->setParent(this);
@@ -167,10 +192,24 @@ RelayedConnection::RelayedConnection(QTcpSocket *client, const QHostAddress &tar
     m_target = connectFrom(LinkModel::normalized(m_client->peerAddress()), this);
     m_target->setReadBufferSize(readBuffer);
 
+    // Bytes to the target leave the source's access link and enter the target's; back the other way.
+    std::vector<TokenBucket *> toTarget, fromTarget;
+    const auto add = [](std::vector<TokenBucket *> &buckets, const std::unique_ptr<TokenBucket> &bucket) {
+        if (bucket)
+            buckets.push_back(bucket.get());
+    };
+    if (m_sourceAccess) {
+        add(toTarget, m_sourceAccess->up);
+        add(fromTarget, m_sourceAccess->down);
+    }
+    if (m_targetAccess) {
+        add(toTarget, m_targetAccess->down);
+        add(fromTarget, m_targetAccess->up);
+    }
     m_toTarget = std::make_unique<RelayPipe>(m_client, m_target, shape, options, &m_traffic->bytesToTarget,
-                                             m_account.get(), this);
+                                             m_account.get(), this, std::move(toTarget));
     m_fromTarget = std::make_unique<RelayPipe>(m_target, m_client, shape, options, &m_traffic->bytesFromTarget,
-                                               m_account.get(), this);
+                                               m_account.get(), this, std::move(fromTarget));
     watch(m_client, *m_toTarget, *m_fromTarget);
     watch(m_target, *m_fromTarget, *m_toTarget);
     connect(m_target, &QTcpSocket::connected, this, [this] {

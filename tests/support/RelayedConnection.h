@@ -10,6 +10,7 @@
 #include <chrono>
 #include <deque>
 #include <memory>
+#include <vector>
 
 class QTcpSocket;
 
@@ -28,12 +29,37 @@ struct QueueAccount {
     std::atomic<qint64> peakPerDirection{0};
 };
 
+// A rate limit: tokens (bytes) refill at `bytesPerSecond` up to `burstBytes`.
+struct TokenBucket {
+    using Clock = std::chrono::steady_clock;
+
+    TokenBucket(qint64 bytesPerSecond, qint64 burstBytes)
+        : bytesPerSecond(bytesPerSecond), burstBytes(burstBytes), tokens(double(burstBytes)), refilledAt(Clock::now())
+    {
+    }
+    void refill(Clock::time_point now);
+
+    qint64 bytesPerSecond;
+    qint64 burstBytes;
+    double tokens;
+    Clock::time_point refilledAt;
+};
+
+// A peer's access link: one bucket for all it sends, one for all it receives (null: unlimited
+// that way). Touched only on the relay thread.
+struct AccessLink {
+    std::unique_ptr<TokenBucket> up;
+    std::unique_ptr<TokenBucket> down;
+};
+
 // One direction of a relayed connection: reads `from` while the bounds allow, holds each chunk
-// for the link's delay, then writes it to `to` as fast as a token bucket allows.
+// for the link's delay, then writes it to `to` as fast as the link's token bucket, and the
+// sender's and receiver's access links (when they have one), allow.
 class RelayPipe {
 public:
     RelayPipe(QTcpSocket *from, QTcpSocket *to, LinkShape shape, const LinkEmulatorOptions &options,
-              std::atomic<qint64> *forwarded, QueueAccount *account, QObject *context);
+              std::atomic<qint64> *forwarded, QueueAccount *account, QObject *context,
+              std::vector<TokenBucket *> sharedBuckets = {});
     ~RelayPipe();
     RelayPipe(const RelayPipe &) = delete;
     RelayPipe &operator=(const RelayPipe &) = delete;
@@ -72,8 +98,8 @@ private:
     QTimer m_timer;
     std::deque<Chunk> m_chunks; // in arrival order; one delay for all keeps release times in order
     qint64 m_chunkBytes = 0;
-    double m_tokens;
-    Clock::time_point m_refilledAt;
+    TokenBucket m_bucket;                     // this connection's link, this direction
+    std::vector<TokenBucket *> m_sharedBuckets; // access links, shared with other connections
     qint64 m_accountedBytes = 0;
     bool m_sourceFinished = false;
     bool m_targetClosed = false;
@@ -85,7 +111,8 @@ class RelayedConnection : public QObject {
 public:
     RelayedConnection(QTcpSocket *client, const QHostAddress &target, quint16 targetPort, LinkShape shape,
                       const LinkEmulatorOptions &options, std::shared_ptr<RelayTraffic> traffic,
-                      std::shared_ptr<QueueAccount> account, QObject *parent);
+                      std::shared_ptr<QueueAccount> account, std::shared_ptr<AccessLink> sourceAccess,
+                      std::shared_ptr<AccessLink> targetAccess, QObject *parent);
     ~RelayedConnection() override;
 
 private:
@@ -96,6 +123,8 @@ private:
 
     std::shared_ptr<RelayTraffic> m_traffic;
     std::shared_ptr<QueueAccount> m_account;
+    std::shared_ptr<AccessLink> m_sourceAccess; // kept alive while the pipes use them
+    std::shared_ptr<AccessLink> m_targetAccess;
     QTcpSocket *m_client;
     QTcpSocket *m_target;
     std::unique_ptr<RelayPipe> m_toTarget;

@@ -230,6 +230,36 @@ TEST_F(LinkEmulatorTest, RateLimitHoldsEachDirectionToTheLinkRate)
     EXPECT_TRUE(atClient.bytes() == down);
 }
 
+TEST_F(LinkEmulatorTest, AnAccessLinkIsSharedByAllOfAPeersConnections)
+{
+    // Each link alone is unlimited; the sender's access link carries 100 KiB/s for both together.
+    const QHostAddress home(QStringLiteral("127.0.1.7"));
+    emulator.setAccessRate(home, 100 * kKiB, 0);
+    TargetServer first;
+    TargetServer second;
+    const Result<quint16> firstRelay = emulator.addRelay(first.address(), first.port());
+    const Result<quint16> secondRelay = emulator.addRelay(second.address(), second.port());
+    ASSERT_TRUE(firstRelay.ok() && secondRelay.ok());
+    std::unique_ptr<QTcpSocket> toFirst = connectThrough(*firstRelay, home);
+    std::unique_ptr<QTcpSocket> toSecond = connectThrough(*secondRelay, home);
+    QTcpSocket *atFirst = first.waitForConnection();
+    QTcpSocket *atSecond = second.waitForConnection();
+    ASSERT_TRUE(atFirst && atSecond);
+    Collector firstBytes(atFirst);
+    Collector secondBytes(atSecond);
+
+    const QByteArray payload = randomBytes(100 * kKiB, 5);
+    QElapsedTimer clock;
+    clock.start();
+    toFirst->write(payload);
+    toSecond->write(payload);
+    ASSERT_TRUE(waitFor([&] { return firstBytes.bytes().size() >= payload.size() && secondBytes.bytes().size() >= payload.size(); }));
+    // 200 KiB through one 100 KiB/s access link (one 16 KiB burst): 1.84 s at the least.
+    EXPECT_GE(clock.elapsed(), 1800);
+    EXPECT_TRUE(firstBytes.bytes() == payload);
+    EXPECT_TRUE(secondBytes.bytes() == payload);
+}
+
 TEST_F(LinkEmulatorTest, SourceAddressPicksTheShapeOfItsSitePair)
 {
     const QHostAddress lanPeer(QStringLiteral("127.0.1.1"));
