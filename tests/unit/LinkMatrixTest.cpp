@@ -55,10 +55,12 @@ TEST(LinkMatrixTest, OldMeasurementsAndStrangersAreLeftOut)
     EXPECT_FALSE(matrix.peerBandwidth(0).has_value());
 }
 
-TEST(LinkMatrixTest, APeersBandwidthIsTheMedianOfItsMeasuredLinks)
+TEST(LinkMatrixTest, APeersBandwidthIsTheMedianOfItsMeasuredUploads)
 {
     const LinkMatrix matrix = LinkMatrix::build(
-        {A, B, C, D}, {{D, A, 1, 1e6, 0}, {A, D, 1, 1e6, 0}, {D, B, 1, 2e6, 0}, {B, C, 1, 8e6, 0}}, 0);
-    EXPECT_DOUBLE_EQ(*matrix.peerBandwidth(3), 1e6);
-    EXPECT_DOUBLE_EQ(*matrix.peerBandwidth(1), 8e6) << "median of 2e6 and 8e6, the upper one";
+        {A, B, C, D},
+        {{D, A, 1, 1e6, 0}, {A, D, 1, 9e6, 0}, {D, B, 1, 2e6, 0}, {D, C, 1, 3e6, 0}, {B, C, 1, 8e6, 0}}, 0);
+    EXPECT_DOUBLE_EQ(*matrix.peerBandwidth(3), 2e6) << "d's uploads: 1, 2 and 3 MB/s";
+    EXPECT_DOUBLE_EQ(*matrix.peerBandwidth(0), 9e6) << "a's one upload";
+    EXPECT_DOUBLE_EQ(*matrix.peerBandwidth(2), 8e6) << "c uploaded nothing: what it received";
 }

@@ -84,16 +84,16 @@ void LinkMatrix::estimateMissing(const LinkMatrixOptions &options)
 
 std::optional<double> LinkMatrix::peerBandwidth(int peer) const
 {
-    std::vector<double> rates;
+    std::vector<double> sent, received;
     for (int other = 0; other < size(); ++other) {
         if (other == peer)
             continue;
         if (at(peer, other).measured)
-            rates.push_back(at(peer, other).bytesPerSecond);
+            sent.push_back(at(peer, other).bytesPerSecond);
         if (at(other, peer).measured)
-            rates.push_back(at(other, peer).bytesPerSecond);
+            received.push_back(at(other, peer).bytesPerSecond);
     }
-    return median(std::move(rates));
+    return sent.empty() ? median(std::move(received)) : median(std::move(sent));
 }
 
 } // namespace swarmtrain

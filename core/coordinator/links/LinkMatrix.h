@@ -38,7 +38,8 @@ public:
     const LinkEntry &at(int from, int to) const { return m_entries[std::size_t(from) * m_peers.size() + std::size_t(to)]; }
     int measuredCount() const { return m_measured; }
     int estimatedCount() const { return size() * (size() - 1) - m_measured; }
-    // A peer's typical throughput: the median of its measured links, out and in.
+    // A peer's typical upload: the median of its measured links to others (a home line's
+    // upload is what limits it), else of the links it was measured on by others.
     std::optional<double> peerBandwidth(int peer) const;
     int indexOf(const QString &keyId) const { return m_index.value(keyId, -1); }
 
