@@ -66,7 +66,7 @@ void LinkProber::probe(const QList<ProbeTarget> &targets)
         Probe &probe = m_probes[target.keyId];
         probe.age.start();
         if (m_transport.isConnected(target.keyId)) {
-            sendProbe(target.keyId, probe, 0);
+            sendProbe(target.keyId, probe, Stage::Timing);
             continue;
         }
         m_dialed[target.keyId].start();
@@ -79,17 +79,18 @@ void LinkProber::onConnected(const QString &peerKeyId)
 {
     const auto found = m_probes.find(peerKeyId);
     if (found != m_probes.end() && found->stage == Stage::Dialing)
-        sendProbe(peerKeyId, *found, 0);
+        sendProbe(peerKeyId, *found, Stage::Timing);
 }
 
-void LinkProber::sendProbe(const QString &peerKeyId, Probe &probe, int fillerBytes)
+void LinkProber::sendProbe(const QString &peerKeyId, Probe &probe, Stage stage)
 {
-    probe.stage = fillerBytes > 0 ? Stage::Filling : Stage::Timing;
+    probe.attempts = probe.stage == stage ? probe.attempts : 0;
+    probe.stage = stage;
     probe.tag = m_nextTag++;
     ++probe.attempts;
     if (const auto dialed = m_dialed.find(peerKeyId); dialed != m_dialed.end())
         dialed->restart();
-    const int bytes = fillerBytes > 0 ? fillerBytes : kTimingBytes;
+    const int bytes = stage == Stage::Filling ? m_options.fillerBytes : kTimingBytes;
     probe.clock.start();
     const QByteArray filler(bytes, '\0');
     if (Result<void> sent = m_transport.send(peerKeyId, probeHeader(wire::FRAME_TYPE_PROBE, probe.tag, bytes), filler);
@@ -114,13 +115,19 @@ void LinkProber::onFrame(const QString &peerKeyId, const FrameHeader &header, co
     const double elapsedMs = double(probe.clock.nsecsElapsed()) / 1e6;
     if (probe.stage == Stage::Timing) {
         probe.rttMs = elapsedMs;
-        sendProbe(peerKeyId, probe, m_options.fillerBytes);
+        sendProbe(peerKeyId, probe, Stage::Filling);
+        return;
+    }
+    if (probe.stage == Stage::Filling) {
+        probe.fillMs = elapsedMs;
+        sendProbe(peerKeyId, probe, Stage::Retiming);
         return;
     }
     // The filler's reply left once all of it had arrived: the time beyond one round trip moved
-    // the bytes. On a fast link that is next to nothing, so the rate is capped, not infinite.
-    const double transferMs = std::max(elapsedMs - probe.rttMs, 0.01);
-    const LinkMeasurement measurement{peerKeyId, probe.rttMs,
+    // the bytes. On a fast link that is next to nothing, hence the floor at a tenth.
+    const double rttMs = std::min(probe.rttMs, elapsedMs);
+    const double transferMs = std::max(probe.fillMs - rttMs, std::max(probe.fillMs / 10.0, 0.01));
+    const LinkMeasurement measurement{peerKeyId, rttMs,
                                       std::min(double(m_options.fillerBytes) / (transferMs / 1000.0), kMaxBytesPerSecond)};
     m_measurements.append(measurement);
     Q_EMIT measured(measurement);
@@ -163,13 +170,14 @@ void LinkProber::expire()
     QStringList late;
     QStringList resend;
     for (auto it = m_probes.cbegin(); it != m_probes.cend(); ++it) {
-        if (it->stage == Stage::Timing && it->clock.elapsed() > m_options.resendMs)
+        const bool small = it->stage == Stage::Timing || it->stage == Stage::Retiming;
+        if (small && it->clock.elapsed() > m_options.resendMs)
             (it->attempts < m_options.attempts ? resend : late).append(it.key());
         else if (it->age.elapsed() > m_options.timeoutMs)
             late.append(it.key());
     }
     for (const QString &peerKeyId : resend)
-        sendProbe(peerKeyId, m_probes[peerKeyId], 0);
+        sendProbe(peerKeyId, m_probes[peerKeyId], m_probes[peerKeyId].stage);
     for (const QString &peerKeyId : late)
         finish(peerKeyId, QStringLiteral("no answer within %1 ms").arg(m_options.timeoutMs));
 }

@@ -41,8 +41,11 @@ struct LinkProberOptions {
 
 // Measures links over the data plane (issue 15: the scheduler's delay and bandwidth matrix):
 // a small PROBE for the round trip, then a PROBE with filler bytes whose reply times the
-// throughput, to each target in turn, dialling it when there is no connection yet. Answers
-// other peers' probes, a few a second at most. Lives on the transport's thread.
+// throughput, then a small one again, to each target in turn, dialling it when there is no
+// connection yet. The round trip is the smaller of the two small probes' (a connection that
+// also carries an all-reduce delays some); the throughput is the filler's time beyond it, and
+// never more than ten times the filler's whole time allows. Answers other peers' probes, a few
+// a second at most. Lives on the transport's thread.
 class LinkProber : public QObject {
     Q_OBJECT
 
@@ -62,12 +65,15 @@ Q_SIGNALS:
     void failed(const QString &peerKeyId, const QString &reason);
 
 private:
-    enum class Stage { Dialing, Timing, Filling };
+    // A small probe, the filler, and a small probe again: the smaller round trip is the link's,
+    // the other may have waited behind other traffic.
+    enum class Stage { Dialing, Timing, Filling, Retiming };
     struct Probe {
         Stage stage = Stage::Dialing;
         quint32 tag = 0;
         int attempts = 0;
         double rttMs = 0.0;
+        double fillMs = 0.0; // the filler's send to reply
         QElapsedTimer clock; // since the probe in flight was sent
         QElapsedTimer age;
     };
@@ -75,7 +81,7 @@ private:
     void onConnected(const QString &peerKeyId);
     void onFrame(const QString &peerKeyId, const FrameHeader &header, const QByteArray &payload);
     void answer(const QString &peerKeyId, const FrameHeader &header);
-    void sendProbe(const QString &peerKeyId, Probe &probe, int fillerBytes);
+    void sendProbe(const QString &peerKeyId, Probe &probe, Stage stage);
     void finish(const QString &peerKeyId, const QString &failure);
     void expire();
     void hangUpIdle();
