@@ -24,12 +24,14 @@ QString roundLine(const RoundReport &r)
     const QString verdict = !r.verdictKnown ? QStringLiteral("verdict pending")
                             : r.accepted    ? QStringLiteral("accepted, credit %1").arg(r.credit, 0, 'f', 1)
                                             : QStringLiteral("not accepted");
-    QString line = QStringLiteral("round %1 done: %2 members, loss %3, %4 tokens in %5 s, up %6, down %7, params %8, %9")
+    QString line = QStringLiteral("round %1 done: %2 members, loss %3, %4 tokens in %5 s, averaged in %6 s, up %7, down %8, "
+                                  "params %9, %10")
                        .arg(r.round)
                        .arg(r.members)
                        .arg(r.loss, 0, 'f', 4)
                        .arg(r.tokens)
                        .arg(r.computeSeconds, 0, 'f', 1)
+                       .arg(r.averagingSeconds, 0, 'f', 2)
                        .arg(megabytes(r.bytesUp), megabytes(r.bytesDown), r.paramsHash, verdict);
     if (r.skippedRanges > 0)
         line += QStringLiteral(", %1 ranges skipped").arg(r.skippedRanges);

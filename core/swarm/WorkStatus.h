@@ -36,6 +36,7 @@ struct RoundReport {
     qint64 tokens = 0;
     double flops = 0.0;
     double computeSeconds = 0.0;
+    double averagingSeconds = 0.0; // the all-reduce, from its start to the average in hand
     qint64 bytesUp = 0;  // this round: data plane and coordinator
     qint64 bytesDown = 0;
     int skippedRanges = 0;

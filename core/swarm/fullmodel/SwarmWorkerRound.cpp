@@ -13,6 +13,7 @@
 #include "WorkGate.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace swarmtrain {
 
@@ -32,7 +33,10 @@ Result<void> SwarmWorker::runRound()
         return {}; // it moved on meanwhile; the next heartbeat says where to
     const qint64 sentBefore = m_dataPlane->bytesSent(), receivedBefore = m_dataPlane->bytesReceived();
     const CoordinatorClient::Counters httpBefore = m_client->counters();
+    const auto averagingStarted = std::chrono::steady_clock::now();
     const std::optional<AllReduceOutcome> outcome = averageRound(round, *info);
+    const double averagingSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - averagingStarted).count();
     if (!outcome)
         return {};
 
@@ -42,6 +46,7 @@ Result<void> SwarmWorker::runRound()
     report.tokens = m_work.tokens;
     report.flops = m_work.flops;
     report.computeSeconds = m_work.seconds;
+    report.averagingSeconds = averagingSeconds;
     report.loss = m_work.steps > 0 ? m_work.lossSum / double(m_work.steps) : 0.0;
     report.paramsHash = QString::fromStdString(m_trainer->globalHash());
     report.skippedRanges = int(outcome->skippedRanges.size());
