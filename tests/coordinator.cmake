@@ -3,9 +3,9 @@
 add_executable(swarmtrain_coordinator_tests
     unit/CoordinatorConfigTest.cpp unit/CoordinatorRoundsTest.cpp unit/CoordinatorServerTest.cpp
     unit/CoordinatorStoreTest.cpp unit/LinkBookTest.cpp unit/LinkMatrixTest.cpp unit/RouteTableTest.cpp
-    unit/ShardManifestTest.cpp)
+    unit/ScheduleServiceTest.cpp unit/ShardManifestTest.cpp)
 target_link_libraries(swarmtrain_coordinator_tests PRIVATE
-    swarmtrain_coordinator swarmtrain_test_support GTest::gtest_main)
+    swarmtrain_coordinator swarmtrain_test_support Qt6::Test GTest::gtest_main)
 gtest_discover_tests(swarmtrain_coordinator_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)
 
 add_executable(swarmtrain_coordinator_process_tests integration/CoordinatorProcessTest.cpp)

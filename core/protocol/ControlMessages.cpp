@@ -478,7 +478,9 @@ QJsonObject ScheduleAnswer::toJson() const
                                                {L("pipeline_s"), pipelineSeconds},
                                                {L("compute_s"), computeSeconds},
                                                {L("total_s"), totalSeconds}}},
-                       {L("why"), why}};
+                       {L("why"), why},
+                       {L("moved_peers"), movedPeers},
+                       {L("placed_peers"), placedPeers}};
 }
 
 Result<ScheduleAnswer> ScheduleAnswer::fromJson(const QJsonObject &json)
@@ -503,6 +505,8 @@ Result<ScheduleAnswer> ScheduleAnswer::fromJson(const QJsonObject &json)
     m.computeSeconds = cost.number(L("compute_s"), 0.0, kMaxFigure);
     m.totalSeconds = cost.number(L("total_s"), 0.0, kMaxFigure);
     m.why = r.text(L("why"), 64 * 1024);
+    m.movedPeers = int(r.integer(L("moved_peers"), 0, kMaxMembers, 0));
+    m.placedPeers = int(r.integer(L("placed_peers"), 0, kMaxMembers, 0));
     return r.finish(std::move(m));
 }
 

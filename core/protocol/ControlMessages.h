@@ -235,6 +235,8 @@ struct ScheduleAnswer {
     double computeSeconds = 0.0;
     double totalSeconds = 0.0;
     QString why;
+    int movedPeers = 0;  // peers this schedule moved to another stage (a repair of the last)
+    int placedPeers = 0; // newcomers it put into a stage
 
     QJsonObject toJson() const;
     static Result<ScheduleAnswer> fromJson(const QJsonObject &json);

@@ -1,5 +1,6 @@
 // The coordinator's REST API in-process: real HTTP over loopback, signed like a peer signs.
 #include "TestApplication.h"
+#include "ControlMessages.h"
 #include "CoordinatorServer.h"
 #include "CoordinatorSetup.h"
 #include "Identity.h"
@@ -448,4 +449,46 @@ TEST_F(CoordinatorServerTest, StatusIsPublic)
     EXPECT_EQ(status.value(QLatin1StringView("peers_total")).toInt(), 0);
     EXPECT_EQ(status.value(QLatin1StringView("model")).toObject().value(QLatin1StringView("n_embd")).toInt(), 16);
     EXPECT_EQ(send("GET", "/v1/nothing", {}, {}).status, 404);
+}
+
+TEST_F(CoordinatorServerTest, HeartbeatsHandOutProbePeersAndTakeOnlyBoundedLinkReports)
+{
+    ASSERT_TRUE(listenerA.listen(QHostAddress::LocalHost, 0));
+    ASSERT_EQ(join(a, QStringLiteral("127.0.0.1:%1").arg(listenerA.serverPort())).status, 200);
+    ASSERT_EQ(join(b, QString()).status, 200);
+    server->refreshPeers();
+    const HttpAnswer beat = heartbeat(a, QStringLiteral("training"), 0);
+    ASSERT_EQ(beat.status, 200);
+    const HeartbeatAnswer answer = HeartbeatAnswer::fromJson(beat.json()).value();
+    ASSERT_EQ(answer.probe.size(), 1u) << "a and b measure each other";
+    EXPECT_EQ(answer.probe[0].peerId, b.identity.keyId());
+    EXPECT_TRUE(answer.probe[0].endpoint.isEmpty()) << "b only dials out";
+
+    // 65 link reports are one too many; a bad figure names its field.
+    QJsonArray links;
+    for (int i = 0; i < 65; ++i)
+        links.append(QJsonObject{{QStringLiteral("peer_id"), b.identity.keyId()}, {QStringLiteral("rtt_ms"), 1.0},
+                                 {QStringLiteral("bytes_per_s"), 1e6}});
+    QJsonObject body{{QStringLiteral("state"), QStringLiteral("training")}, {QStringLiteral("base_round"), 0},
+                     {QStringLiteral("links"), links}};
+    HttpAnswer refused = post(a, "/v1/heartbeat", body);
+    EXPECT_EQ(refused.status, 400);
+    EXPECT_NE(refused.json().value(QLatin1StringView("error")).toString().indexOf(QLatin1StringView("heartbeat.links")),
+              -1);
+    body.insert(QStringLiteral("links"), QJsonArray{QJsonObject{{QStringLiteral("peer_id"), b.identity.keyId()},
+                                                                {QStringLiteral("rtt_ms"), 1.0},
+                                                                {QStringLiteral("bytes_per_s"), 1e30}}});
+    refused = post(a, "/v1/heartbeat", body);
+    EXPECT_EQ(refused.status, 400);
+    EXPECT_TRUE(setup->store->links(0)->empty()) << "nothing of a refused heartbeat is kept";
+}
+
+TEST_F(CoordinatorServerTest, TheScheduleIsPublicAndReadOnly)
+{
+    const HttpAnswer answer = send("GET", "/v1/schedule", {}, {});
+    ASSERT_EQ(answer.status, 200);
+    const Result<ScheduleAnswer> schedule = ScheduleAnswer::fromJson(answer.json());
+    ASSERT_TRUE(schedule.ok()) << schedule.error().message;
+    EXPECT_EQ(schedule->state, QStringLiteral("waiting")) << "no peers yet";
+    EXPECT_EQ(send("POST", "/v1/schedule", "{}", {}).status, 405);
 }

@@ -36,8 +36,15 @@ public:
     // Listens (with TLS when given); returns the port.
     Result<quint16> start(const QHostAddress &address, quint16 port, const std::optional<TlsIdentity> &tls);
     CoordinatorRounds &rounds() { return m_rounds; }
-    // Blocks until the validation-loss computations in flight are done (tests, shutdown).
-    void waitForBackgroundWork() { m_validation.waitForDone(); }
+    // Blocks until the validation-loss computations and the schedule in flight are done (tests, shutdown).
+    void waitForBackgroundWork()
+    {
+        m_validation.waitForDone();
+        m_schedule.waitForDone();
+    }
+    // Reads which peers are online, for link probes and the schedule: on each tick at most every
+    // two seconds (not on every heartbeat: it reads every peer), and when a caller asks.
+    void refreshPeers();
 
 Q_SIGNALS:
     void validationLossRecorded(qint64 round, double loss);
@@ -53,8 +60,6 @@ private:
     // Limits, parsing and signature of `route`, then its handler.
     void dispatch(const Route &route, HttpExchange &exchange);
     void tick();
-    // The online peers, for link probes and the schedule (not on every heartbeat: it reads them all).
-    void refreshPeers();
     std::vector<double> ownerWeights(const std::vector<RoundMember> &members) const;
 
     CoordinatorSetup &m_setup;

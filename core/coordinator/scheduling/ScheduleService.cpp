@@ -91,7 +91,22 @@ ScheduleAnswer answerOf(const scheduler::Problem &problem, const scheduler::Sche
     answer.computeSeconds = schedule.cost.compute;
     answer.totalSeconds = schedule.cost.total;
     answer.why = QString::fromStdString(schedule.why);
+    answer.movedPeers = schedule.movedPeers;
+    answer.placedPeers = schedule.placedPeers;
     return answer;
+}
+
+scheduler::CurrentAssignment assignmentOf(const ScheduleAnswer &answer)
+{
+    scheduler::CurrentAssignment current;
+    for (const QStringList &stage : answer.stages) {
+        current.stages.emplace_back();
+        for (const QString &peer : stage)
+            current.stages.back().push_back(peer.toStdString());
+    }
+    for (const QString &spare : answer.spares)
+        current.spares.push_back(spare.toStdString());
+    return current;
 }
 
 } // namespace
@@ -127,10 +142,21 @@ void ScheduleService::update(const std::vector<PeerRecord> &online, const LinkMa
     scheduler::Problem problem = problemOf(online, matrix, modelSpec(m_model, m_training), m_options.stages);
     scheduler::SearchOptions search;
     search.seconds = m_options.seconds;
+    // The same grid as the current assignment: repair it. Another grid (more or fewer peers per
+    // stage), or none yet: start over.
+    std::optional<scheduler::CurrentAssignment> current;
+    {
+        std::lock_guard lock(m_mutex);
+        const int stages = problem.grid.pipelineStages;
+        if (m_current && stages > 0 && int(m_current->stages.size()) == stages
+            && int(m_current->stages.front().size()) == problem.grid.dataParallel)
+            current = m_current;
+    }
     const qint64 measured = matrix.measuredCount(), estimated = matrix.estimatedCount();
-    m_workers.start([this, problem = std::move(problem), search, nowMs, measured, estimated] {
+    m_workers.start([this, problem = std::move(problem), search, current, nowMs, measured, estimated] {
         // The destructor waits for this task, so `this` outlives it.
-        Result<scheduler::Schedule> found = scheduler::schedule(problem, search);
+        Result<scheduler::Schedule> found = current ? scheduler::reschedule(problem, *current, {-1.0, search})
+                                                    : scheduler::schedule(problem, search);
         ScheduleAnswer answer;
         if (found) {
             answer = answerOf(problem, *found);
@@ -145,6 +171,8 @@ void ScheduleService::update(const std::vector<PeerRecord> &online, const LinkMa
         {
             std::lock_guard lock(m_mutex);
             m_latest = answer;
+            if (found)
+                m_current = assignmentOf(answer);
         }
         QMetaObject::invokeMethod(this, [this] {
             m_running = false;

@@ -9,7 +9,10 @@
 #include <QObject>
 #include <QThreadPool>
 
+#include "Rescheduler.h"
+
 #include <mutex>
+#include <optional>
 
 namespace swarmtrain {
 
@@ -20,8 +23,10 @@ struct ScheduleOptions {
 };
 
 // The tasklet scheduler (core/scheduler, DT-FM) run on the swarm's online peers, from their
-// measured devices and links, on a thread of its own: a search takes seconds. GET
-// /v1/schedule shows the latest assignment; the pipeline-stage mode places peers with it.
+// measured devices and links, on a thread of its own: a search takes seconds. While the grid
+// stays the same, peers coming and going repair the current assignment (moving as few peers as
+// it must) instead of starting over. GET /v1/schedule shows the latest assignment; the
+// pipeline-stage mode places peers with it.
 class ScheduleService : public QObject {
     Q_OBJECT
 
@@ -48,6 +53,7 @@ private:
     bool m_running = false;
     mutable std::mutex m_mutex;
     ScheduleAnswer m_latest; // guarded by m_mutex
+    std::optional<scheduler::CurrentAssignment> m_current; // guarded by m_mutex
     QThreadPool m_workers;
 };
 
