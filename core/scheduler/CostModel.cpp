@@ -54,7 +54,7 @@ double CostModel::allReduceSeconds(std::span<const int> group, int *slowestDevic
     return std::max(slowest, 0.0);
 }
 
-double CostModel::linkSeconds(std::span<const int> from, std::span<const int> to) const
+int CostModel::fillBlock(std::span<const int> from, std::span<const int> to) const
 {
     const int n = int(from.size());
     m_block.resize(std::size_t(n) * std::size_t(n));
@@ -63,18 +63,18 @@ double CostModel::linkSeconds(std::span<const int> from, std::span<const int> to
             m_block[std::size_t(i) * std::size_t(n) + std::size_t(j)]
                 = pipelineEdge(from[std::size_t(i)], to[std::size_t(j)]);
     }
+    return n;
+}
+
+double CostModel::linkSeconds(std::span<const int> from, std::span<const int> to) const
+{
+    const int n = fillBlock(from, to);
     return m_matcher.bottleneck(m_block, n);
 }
 
 int CostModel::linkSlack(std::span<const int> from, std::span<const int> to, double bottleneck) const
 {
-    const int n = int(from.size());
-    m_block.resize(std::size_t(n) * std::size_t(n));
-    for (int i = 0; i < n; ++i) {
-        for (int j = 0; j < n; ++j)
-            m_block[std::size_t(i) * std::size_t(n) + std::size_t(j)]
-                = pipelineEdge(from[std::size_t(i)], to[std::size_t(j)]);
-    }
+    const int n = fillBlock(from, to);
     return n - m_matcher.matchedBelow(m_block, n, bottleneck);
 }
 

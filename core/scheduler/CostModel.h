@@ -112,6 +112,9 @@ private:
     std::vector<double> m_pipelineEdge;
     std::vector<double> m_dataParallelEdge;
 
+    // Fills m_block with the pipeline edge costs from each device of `from` to each of `to`; returns n.
+    int fillBlock(std::span<const int> from, std::span<const int> to) const;
+
     mutable BottleneckMatcher m_matcher;
     mutable PathOrderSolver m_pathSolver;
     mutable std::vector<double> m_block;
