@@ -50,7 +50,7 @@ Result<void> openCurrentState(CoordinatorSetup &setup, std::uint64_t seed)
     if (*latest) {
         setup.checkpoint = **latest;
         const std::filesystem::path file = setup.checkpointsDir() / setup.checkpoint.fileName.toStdString();
-        Result<std::string> sha = sha256OfFile(file);
+        Result<std::string> sha = Sha256::hexOfFile(file);
         if (!sha)
             return makeError("the current global state is missing: " + sha.error().message);
         if (QString::fromStdString(*sha) != setup.checkpoint.sha256)
@@ -64,7 +64,7 @@ Result<void> openCurrentState(CoordinatorSetup &setup, std::uint64_t seed)
         Result<SwarmStateInfo> info = inspectSwarmState(file);
         if (!info)
             return makeError("the initial global state does not check out: " + info.error().message);
-        Result<std::string> sha = sha256OfFile(file);
+        Result<std::string> sha = Sha256::hexOfFile(file);
         if (!sha)
             return sha.error();
         setup.checkpoint = {0, name, QString::fromStdString(*sha), qint64(std::filesystem::file_size(file, ec)),
@@ -76,22 +76,6 @@ Result<void> openCurrentState(CoordinatorSetup &setup, std::uint64_t seed)
 }
 
 } // namespace
-
-Result<std::string> sha256OfFile(const std::filesystem::path &file)
-{
-    std::ifstream in(file, std::ios::binary);
-    if (!in)
-        return makeError("cannot open " + file.string());
-    Sha256 hash;
-    std::vector<char> buffer(1 << 20);
-    while (in) {
-        in.read(buffer.data(), std::streamsize(buffer.size()));
-        hash.update(std::string_view(buffer.data(), std::size_t(in.gcount())));
-    }
-    if (in.bad())
-        return makeError("cannot read " + file.string());
-    return Sha256::hex(hash.finish());
-}
 
 Result<CoordinatorSetup> CoordinatorSetup::prepare(const CoordinatorConfig &config)
 {

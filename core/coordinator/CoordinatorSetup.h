@@ -34,7 +34,4 @@ struct CoordinatorSetup {
     static Result<CoordinatorSetup> prepare(const CoordinatorConfig &config);
 };
 
-// Hex SHA-256 of a file, read in chunks.
-Result<std::string> sha256OfFile(const std::filesystem::path &file);
-
 } // namespace swarmtrain
