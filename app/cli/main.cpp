@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -26,6 +27,20 @@ int fail(const std::string &message)
     // One line, even when a library put a backtrace under its message.
     std::cerr << "swarmtrain-cli: error: " << message.substr(0, message.find('\n')) << "\n";
     return 1;
+}
+
+// Parses a command's flags into `app`. Help asked for, or a bad flag, ends the command: its exit code.
+std::optional<int> parseFlags(CLI::App &app, const std::vector<std::string> &args)
+{
+    if (flags::helpAsked(args)) {
+        std::cout << app.help();
+        return 0;
+    }
+    if (Result<void> parsed = flags::parse(app, args); !parsed) {
+        std::cerr << app.help();
+        return fail(parsed.error().message);
+    }
+    return std::nullopt;
 }
 
 void printProgress(const TrainProgress &p, bool live)
@@ -127,14 +142,8 @@ int runGpus(const std::vector<std::string> &args, const char *self)
     CLI::App app("Lists this machine's GPUs and whether this build can train on them.", "swarmtrain-cli gpus");
     flags::configure(app);
     app.add_flag("--json", json, "one JSON object instead of a table");
-    if (flags::helpAsked(args)) {
-        std::cout << app.help();
-        return 0;
-    }
-    if (Result<void> parsed = flags::parse(app, args); !parsed) {
-        std::cerr << app.help();
-        return fail(parsed.error().message);
-    }
+    if (const std::optional<int> exitCode = parseFlags(app, args))
+        return *exitCode;
     Result<GpuReport> report = probeGpus({self, "gpu-probe-child"}, GpuProbeOptions{});
     if (!report)
         return fail(report.error().message);
@@ -174,14 +183,8 @@ int runSchedule(const std::vector<std::string> &args)
     app.add_option("--seed", seed, "seed of the search (the same seed, the same answer)")
         ->transform(flags::wholeNumberIn(0, (1ll << 53) - 1));
     app.add_flag("--json", json, "one JSON object instead of text");
-    if (flags::helpAsked(args)) {
-        std::cout << app.help();
-        return 0;
-    }
-    if (Result<void> parsed = flags::parse(app, args); !parsed) {
-        std::cerr << app.help();
-        return fail(parsed.error().message);
-    }
+    if (const std::optional<int> exitCode = parseFlags(app, args))
+        return *exitCode;
     Result<std::vector<std::byte>> bytes = readFileBytes(input, scheduler::kMaxScenarioBytes);
     if (!bytes)
         return fail(bytes.error().message);
