@@ -1,7 +1,12 @@
 #include "CoordinatorServer.h"
 
 #include "CoordinatorLog.h"
+#include "PeerEndpoints.h"
 #include "QtText.h"
+#include "RoundEndpoints.h"
+#include "ScheduleEndpoint.h"
+#include "StateEndpoints.h"
+#include "StatusEndpoint.h"
 
 #include <QDateTime>
 #include <QHttpServerRequest>
@@ -91,17 +96,14 @@ CoordinatorServer::CoordinatorServer(CoordinatorSetup &setup, CoordinatorServerO
     , m_links(*setup.store, options.links)
     , m_schedule(setup.model, options.training, options.schedule)
     , m_context{this, setup, *setup.store, m_rounds, m_options, m_clock, m_validation, m_links, m_schedule}
-    , m_peerEndpoints(m_context)
-    , m_roundEndpoints(m_context)
-    , m_stateEndpoints(m_context)
-    , m_statusEndpoint(m_context)
-    , m_scheduleEndpoint(m_context)
 {
-    m_peerEndpoints.addRoutes(m_routes);
-    m_roundEndpoints.addRoutes(m_routes);
-    m_stateEndpoints.addRoutes(m_routes);
-    m_statusEndpoint.addRoutes(m_routes);
-    m_scheduleEndpoint.addRoutes(m_routes);
+    m_endpoints.push_back(std::make_unique<PeerEndpoints>(m_context));
+    m_endpoints.push_back(std::make_unique<RoundEndpoints>(m_context));
+    m_endpoints.push_back(std::make_unique<StateEndpoints>(m_context));
+    m_endpoints.push_back(std::make_unique<StatusEndpoint>(m_context));
+    m_endpoints.push_back(std::make_unique<ScheduleEndpoint>(m_context));
+    for (const std::unique_ptr<EndpointGroup> &group : m_endpoints)
+        group->addRoutes(m_routes);
     if (m_options.bandwidthRanges)
         m_rounds.setOwnerWeights([this](const std::vector<RoundMember> &members) { return ownerWeights(members); });
     connect(&m_validation, &StateValidation::recorded, this, &CoordinatorServer::validationLossRecorded);

@@ -1,21 +1,19 @@
 #pragma once
 
 #include "CoordinatorContext.h"
-#include "PeerEndpoints.h"
+#include "EndpointGroup.h"
 #include "RequestSignature.h"
 #include "Result.h"
-#include "RoundEndpoints.h"
 #include "RouteTable.h"
-#include "ScheduleEndpoint.h"
-#include "StateEndpoints.h"
-#include "StatusEndpoint.h"
 #include "TlsIdentity.h"
 
 #include <QAbstractHttpServer>
 #include <QHostAddress>
 #include <QTimer>
 
+#include <memory>
 #include <optional>
+#include <vector>
 
 namespace swarmtrain {
 
@@ -71,11 +69,7 @@ private:
     LinkBook m_links;
     ScheduleService m_schedule;
     CoordinatorContext m_context;
-    PeerEndpoints m_peerEndpoints;
-    RoundEndpoints m_roundEndpoints;
-    StateEndpoints m_stateEndpoints;
-    StatusEndpoint m_statusEndpoint;
-    ScheduleEndpoint m_scheduleEndpoint;
+    std::vector<std::unique_ptr<EndpointGroup>> m_endpoints;
     RouteTable m_routes;
     QTimer m_ticker;
     qint64 m_peersRefreshedMs = 0;

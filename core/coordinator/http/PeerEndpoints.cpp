@@ -38,23 +38,21 @@ QString resolveEndpoint(const QString &endpoint, const QHttpServerRequest &reque
 
 void PeerEndpoints::addRoutes(RouteTable &routes)
 {
-    const qint64 maxJson = m_context.options.maxJsonBytes;
-    routes.add({QHttpServerRequest::Method::Post, QStringLiteral("/v1/join"), RouteAccess::Joining, RouteBody::Json,
-                [maxJson] { return maxJson; },
-                [](const QJsonObject &json) -> Result<QByteArray> {
-                    Result<JoinRequest> request = JoinRequest::fromJson(json);
-                    if (!request)
-                        return request.error();
-                    return request->publicKey;
-                },
-                decoding<JoinRequest>([this](HttpExchange &exchange, const JoinRequest &request) {
-                    join(exchange, request);
-                })});
-    routes.add({QHttpServerRequest::Method::Post, QStringLiteral("/v1/heartbeat"), RouteAccess::Peer,
-                RouteBody::Json, [maxJson] { return maxJson; }, {},
-                decoding<HeartbeatRequest>([this](HttpExchange &exchange, const HeartbeatRequest &request) {
-                    exchange.respond(heartbeat(exchange.peer, request));
-                })});
+    Route joinRoute = route(QHttpServerRequest::Method::Post, "/v1/join", RouteAccess::Joining, RouteBody::Json,
+                            decoding<JoinRequest>([this](HttpExchange &exchange, const JoinRequest &request) {
+                                join(exchange, request);
+                            }));
+    joinRoute.joiningKey = [](const QJsonObject &json) -> Result<QByteArray> {
+        Result<JoinRequest> request = JoinRequest::fromJson(json);
+        if (!request)
+            return request.error();
+        return request->publicKey;
+    };
+    routes.add(std::move(joinRoute));
+    routes.add(route(QHttpServerRequest::Method::Post, "/v1/heartbeat", RouteAccess::Peer, RouteBody::Json,
+                     decoding<HeartbeatRequest>([this](HttpExchange &exchange, const HeartbeatRequest &request) {
+                         exchange.respond(heartbeat(exchange.peer, request));
+                     })));
 }
 
 void PeerEndpoints::join(HttpExchange &exchange, const JoinRequest &request)

@@ -1,24 +1,21 @@
 #pragma once
 
 #include "ControlMessages.h"
-#include "CoordinatorContext.h"
-#include "RouteTable.h"
+#include "EndpointGroup.h"
 
 namespace swarmtrain {
 
 // POST /v1/join and POST /v1/heartbeat: peers come, say how they are, and go.
-class PeerEndpoints {
+class PeerEndpoints : public EndpointGroup {
 public:
-    explicit PeerEndpoints(CoordinatorContext context) : m_context(context) {}
+    using EndpointGroup::EndpointGroup;
 
-    void addRoutes(RouteTable &routes);
+    void addRoutes(RouteTable &routes) override;
 
 private:
     void join(HttpExchange &exchange, const JoinRequest &request);
     HttpReply heartbeat(const PeerRecord &peer, const HeartbeatRequest &request);
     HttpReply joinAnswer(const PeerRecord &peer);
-
-    CoordinatorContext m_context;
 };
 
 } // namespace swarmtrain

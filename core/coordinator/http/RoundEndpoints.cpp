@@ -6,14 +6,12 @@ namespace swarmtrain {
 
 void RoundEndpoints::addRoutes(RouteTable &routes)
 {
-    const qint64 maxJson = m_context.options.maxJsonBytes;
-    routes.add({QHttpServerRequest::Method::Get, QStringLiteral("/v1/round"), RouteAccess::Peer, RouteBody::None,
-                [maxJson] { return maxJson; }, {}, [this](HttpExchange &exchange) { exchange.respond(round()); }});
-    routes.add({QHttpServerRequest::Method::Post, QStringLiteral("/v1/contribution"), RouteAccess::Peer,
-                RouteBody::Json, [maxJson] { return maxJson; }, {},
-                decoding<ContributionRequest>([this](HttpExchange &exchange, const ContributionRequest &request) {
-                    exchange.respond(contribution(exchange.peer, request));
-                })});
+    routes.add(route(QHttpServerRequest::Method::Get, "/v1/round", RouteAccess::Peer, RouteBody::None,
+                     [this](HttpExchange &exchange) { exchange.respond(round()); }));
+    routes.add(route(QHttpServerRequest::Method::Post, "/v1/contribution", RouteAccess::Peer, RouteBody::Json,
+                     decoding<ContributionRequest>([this](HttpExchange &exchange, const ContributionRequest &request) {
+                         exchange.respond(contribution(exchange.peer, request));
+                     })));
 }
 
 HttpReply RoundEndpoints::round()

@@ -1,23 +1,20 @@
 #pragma once
 
 #include "ControlMessages.h"
-#include "CoordinatorContext.h"
-#include "RouteTable.h"
+#include "EndpointGroup.h"
 
 namespace swarmtrain {
 
 // GET /v1/round and POST /v1/contribution: who averages with whom, and what each member did.
-class RoundEndpoints {
+class RoundEndpoints : public EndpointGroup {
 public:
-    explicit RoundEndpoints(CoordinatorContext context) : m_context(context) {}
+    using EndpointGroup::EndpointGroup;
 
-    void addRoutes(RouteTable &routes);
+    void addRoutes(RouteTable &routes) override;
 
 private:
     HttpReply round();
     HttpReply contribution(const PeerRecord &peer, const ContributionRequest &request);
-
-    CoordinatorContext m_context;
 };
 
 } // namespace swarmtrain

@@ -14,16 +14,14 @@ namespace swarmtrain {
 
 void StateEndpoints::addRoutes(RouteTable &routes)
 {
-    const qint64 maxJson = m_context.options.maxJsonBytes;
-    routes.add({QHttpServerRequest::Method::Get, QStringLiteral("/v1/checkpoint"), RouteAccess::Public,
-                RouteBody::None, [maxJson] { return maxJson; }, {},
-                [this](HttpExchange &exchange) { exchange.respond(checkpoint(exchange.request)); }});
-    routes.add({QHttpServerRequest::Method::Get, QStringLiteral("/v1/shards/"), RouteAccess::Public,
-                RouteBody::None, [maxJson] { return maxJson; }, {},
-                [this](HttpExchange &exchange) { exchange.respond(shard(exchange.request, exchange.pathTail)); }});
-    routes.add({QHttpServerRequest::Method::Post, QStringLiteral("/v1/checkpoint"), RouteAccess::Peer,
-                RouteBody::Bytes, [this] { return maxStateBytes(); }, {},
-                [this](HttpExchange &exchange) { exchange.respond(upload(exchange.peer, exchange.request)); }});
+    routes.add(route(QHttpServerRequest::Method::Get, "/v1/checkpoint", RouteAccess::Public, RouteBody::None,
+                     [this](HttpExchange &exchange) { exchange.respond(checkpoint(exchange.request)); }));
+    routes.add(route(QHttpServerRequest::Method::Get, "/v1/shards/", RouteAccess::Public, RouteBody::None,
+                     [this](HttpExchange &exchange) { exchange.respond(shard(exchange.request, exchange.pathTail)); }));
+    Route uploadRoute = route(QHttpServerRequest::Method::Post, "/v1/checkpoint", RouteAccess::Peer, RouteBody::Bytes,
+                              [this](HttpExchange &exchange) { exchange.respond(upload(exchange.peer, exchange.request)); });
+    uploadRoute.maxBodyBytes = [this] { return maxStateBytes(); };
+    routes.add(std::move(uploadRoute));
 }
 
 HttpReply StateEndpoints::checkpoint(const QHttpServerRequest &request)

@@ -1,7 +1,6 @@
 #pragma once
 
-#include "CoordinatorContext.h"
-#include "RouteTable.h"
+#include "EndpointGroup.h"
 
 #include <filesystem>
 
@@ -9,11 +8,11 @@ namespace swarmtrain {
 
 // The swarm's state and data: GET /v1/checkpoint and /v1/shards/{id} (public, resumable), and
 // POST /v1/checkpoint?round=R, the agreed state uploaded by a member the coordinator asked.
-class StateEndpoints {
+class StateEndpoints : public EndpointGroup {
 public:
-    explicit StateEndpoints(CoordinatorContext context) : m_context(context) {}
+    using EndpointGroup::EndpointGroup;
 
-    void addRoutes(RouteTable &routes);
+    void addRoutes(RouteTable &routes) override;
     // Parameters and the outer momentum in float32, plus room for the header and tokenizer.
     qint64 maxStateBytes() const { return m_context.setup.parameterCount * 8 + (16 << 20); }
 
@@ -25,8 +24,6 @@ private:
     Result<RoundRecord> uploadAllowed(const PeerRecord &peer, qint64 stateRound, int &status);
     // Why the file is not the state round `round` agreed on, or "" when it is.
     QString refusal(const std::filesystem::path &file, qint64 stateRound, const RoundRecord &round);
-
-    CoordinatorContext m_context;
 };
 
 } // namespace swarmtrain

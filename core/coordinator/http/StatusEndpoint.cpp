@@ -10,9 +10,8 @@ constexpr int kLeaderboardSize = 20;
 
 void StatusEndpoint::addRoutes(RouteTable &routes)
 {
-    const qint64 maxJson = m_context.options.maxJsonBytes;
-    routes.add({QHttpServerRequest::Method::Get, QStringLiteral("/v1/status"), RouteAccess::Public, RouteBody::None,
-                [maxJson] { return maxJson; }, {}, [this](HttpExchange &exchange) { exchange.respond(status()); }});
+    routes.add(route(QHttpServerRequest::Method::Get, "/v1/status", RouteAccess::Public, RouteBody::None,
+                     [this](HttpExchange &exchange) { exchange.respond(status()); }));
 }
 
 HttpReply StatusEndpoint::status()

@@ -1,21 +1,18 @@
 #pragma once
 
-#include "CoordinatorContext.h"
-#include "RouteTable.h"
+#include "EndpointGroup.h"
 
 namespace swarmtrain {
 
 // GET /v1/status: the swarm as anyone may watch it (round, peers, loss history, leaderboard).
-class StatusEndpoint {
+class StatusEndpoint : public EndpointGroup {
 public:
-    explicit StatusEndpoint(CoordinatorContext context) : m_context(context) {}
+    using EndpointGroup::EndpointGroup;
 
-    void addRoutes(RouteTable &routes);
+    void addRoutes(RouteTable &routes) override;
 
 private:
     HttpReply status();
-
-    CoordinatorContext m_context;
 };
 
 } // namespace swarmtrain
