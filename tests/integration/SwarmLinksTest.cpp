@@ -30,10 +30,17 @@ namespace {
 constexpr int kPeers = 6;
 constexpr quint16 kPeerPort = 47'311; // each peer has an address of its own, so one port serves all
 
-QHostAddress peerAddress(int i) { return QHostAddress(QStringLiteral("127.0.1.%1").arg(i + 1)); }
-
 class SwarmLinksTest : public ::testing::Test {
 protected:
+    // Each test its own 127.0.N.0/24 (N from useSubnet), so tests run side by side (ctest -j)
+    // never share an address.
+    QHostAddress peerAddress(int i) const
+    {
+        return QHostAddress(QStringLiteral("127.0.%1.%2").arg(m_subnet).arg(i + 1));
+    }
+
+    void useSubnet(int subnet) { m_subnet = subnet; }
+
     void SetUp() override
     {
         test::application();
@@ -134,12 +141,14 @@ protected:
     std::unique_ptr<ChildProcess> peers[kPeers];
     std::unique_ptr<CoordinatorClient> status;
     QString url;
+    int m_subnet = 0;
 };
 
 } // namespace
 
 TEST_F(SwarmLinksTest, SixPeersFillTheLinkMatrixFromRealProbes)
 {
+    useSubnet(11);
     startCoordinator();
     for (int i = 0; i < kPeers; ++i)
         startPeer(i, peerAddress(i).toString());
@@ -160,6 +169,7 @@ TEST_F(SwarmLinksTest, SixPeersFillTheLinkMatrixFromRealProbes)
 
 TEST_F(SwarmLinksTest, PeersOfAFastSiteSharePipelinesThroughTheLinkEmulator)
 {
+    useSubnet(12);
     // Two sites of three peers: 2 ms and 50 MB/s inside a site, 60 ms and 2 MB/s between them.
     test::LinkEmulator emulator;
     ASSERT_TRUE(emulator.start().ok());
