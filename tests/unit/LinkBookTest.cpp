@@ -37,7 +37,8 @@ protected:
         store = SqliteCoordinatorStore::open(dir.path() / "c.db").value();
         book = std::make_unique<LinkBook>(*store, options());
         book->setOnlinePeers({peer(QStringLiteral("a"), true), peer(QStringLiteral("b"), true),
-                              peer(QStringLiteral("c"), false), peer(QStringLiteral("d"), false)});
+                              peer(QStringLiteral("c"), false), peer(QStringLiteral("d"), false)},
+                             0);
     }
 
     static LinkBookOptions options()
@@ -100,4 +101,21 @@ TEST_F(LinkBookTest, ReportsAreBlendedKeptAndBoundedToOnlinePeers)
     const LinkMatrix matrix = restarted.matrix({QStringLiteral("a"), QStringLiteral("b")}, 3000);
     EXPECT_TRUE(matrix.at(0, 1).measured) << "a restarted coordinator keeps the links";
     EXPECT_DOUBLE_EQ(matrix.at(0, 1).bytesPerSecond, 3e6);
+}
+
+TEST_F(LinkBookTest, UploadBandwidthsAreWhatTheMatrixSaysWithoutBuildingIt)
+{
+    ASSERT_TRUE(book->record(QStringLiteral("a"), {{QStringLiteral("b"), 1.0, 8e6}, {QStringLiteral("c"), 1.0, 6e6}}, 1000)
+                    .ok());
+    ASSERT_TRUE(book->record(QStringLiteral("c"), {{QStringLiteral("a"), 1.0, 1e6}}, 1000).ok());
+    const std::vector<QString> peers = {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c"),
+                                        QStringLiteral("d")};
+    const std::vector<double> bandwidths = book->uploadBandwidths(peers, 2000);
+    const LinkMatrix matrix = book->matrix(peers, 2000);
+    ASSERT_EQ(bandwidths.size(), 4u);
+    for (int i = 0; i < 4; ++i)
+        EXPECT_DOUBLE_EQ(bandwidths[std::size_t(i)], matrix.peerBandwidth(i).value_or(0.0)) << i;
+    EXPECT_DOUBLE_EQ(bandwidths[0], 8e6) << "a's uploads: 6 and 8 MB/s, the upper middle";
+    EXPECT_DOUBLE_EQ(bandwidths[1], 8e6) << "b uploaded nothing: what it received";
+    EXPECT_DOUBLE_EQ(bandwidths[3], 0.0) << "nothing known of d";
 }

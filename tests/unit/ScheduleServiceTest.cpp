@@ -64,7 +64,7 @@ protected:
     ScheduleAnswer update(ScheduleService &service, const std::vector<PeerRecord> &peers, qint64 nowMs)
     {
         QSignalSpy scheduled(&service, &ScheduleService::scheduled);
-        service.update(peers, sites(peers), nowMs);
+        service.update(peers, [&](const std::vector<QString> &) { return sites(peers); }, nowMs);
         EXPECT_TRUE(scheduled.wait(60'000));
         return service.latest();
     }
@@ -109,7 +109,8 @@ TEST_F(ScheduleServiceTest, OnePeerIsNoGrid)
 {
     ScheduleService service(model(), training(), {});
     QSignalSpy scheduled(&service, &ScheduleService::scheduled);
-    service.update({peer(QStringLiteral("a1"))}, sites({peer(QStringLiteral("a1"))}), 1000);
+    const std::vector<PeerRecord> lone = {peer(QStringLiteral("a1"))};
+    service.update(lone, [&](const std::vector<QString> &) { return sites(lone); }, 1000);
     service.waitForDone();
     QCoreApplication::processEvents();
     EXPECT_EQ(scheduled.count(), 0);

@@ -162,15 +162,12 @@ void CoordinatorServer::refreshPeers()
         return;
     }
     std::vector<PeerRecord> online;
-    std::vector<QString> ids;
     for (PeerRecord &peer : *peers) {
-        if (m_rounds.isOnline(peer)) {
-            ids.push_back(peer.keyId);
+        if (m_rounds.isOnline(peer))
             online.push_back(std::move(peer));
-        }
     }
-    m_schedule.update(online, m_links.matrix(ids, now), now);
-    m_links.setOnlinePeers(std::move(online));
+    m_schedule.update(online, [this, now](const std::vector<QString> &ids) { return m_links.matrix(ids, now); }, now);
+    m_links.setOnlinePeers(std::move(online), now);
 }
 
 std::vector<double> CoordinatorServer::ownerWeights(const std::vector<RoundMember> &members) const
@@ -178,11 +175,7 @@ std::vector<double> CoordinatorServer::ownerWeights(const std::vector<RoundMembe
     std::vector<QString> ids;
     for (const RoundMember &member : members)
         ids.push_back(member.keyId);
-    const LinkMatrix matrix = m_links.matrix(ids, m_clock());
-    std::vector<double> weights;
-    for (int i = 0; i < matrix.size(); ++i)
-        weights.push_back(matrix.peerBandwidth(i).value_or(0.0));
-    return weights;
+    return m_links.uploadBandwidths(ids, m_clock());
 }
 
 void CoordinatorServer::missingHandler(const QHttpServerRequest &request, QTcpSocket *socket)

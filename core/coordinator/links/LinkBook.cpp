@@ -16,8 +16,14 @@ Result<void> LinkBook::load(qint64 nowMs)
     return {};
 }
 
-void LinkBook::setOnlinePeers(std::vector<PeerRecord> peers)
+void LinkBook::setOnlinePeers(std::vector<PeerRecord> peers, qint64 nowMs)
 {
+    // Partnerships that ran out, of peers that may never ask again.
+    for (auto peer = m_partners.begin(); peer != m_partners.end();) {
+        for (auto it = peer->begin(); it != peer->end();)
+            it = nowMs - it.value() > m_options.pairTtlMs ? peer->erase(it) : std::next(it);
+        peer = peer->isEmpty() ? m_partners.erase(peer) : std::next(peer);
+    }
     m_online = std::move(peers);
     m_onlineIndex.clear();
     for (std::size_t i = 0; i < m_online.size(); ++i)
@@ -72,17 +78,17 @@ Result<void> LinkBook::record(const QString &from, const std::vector<LinkReport>
 
 std::vector<ProbePeerInfo> LinkBook::probePeers(const PeerRecord &asker, qint64 nowMs)
 {
-    // Partnerships made earlier, by this peer or by its partner.
+    // Partnerships made earlier, by this peer or by its partner, while this side has not
+    // measured the link since.
     std::vector<QString> partners;
-    for (auto it = m_pairs.begin(); it != m_pairs.end();) {
+    QHash<QString, qint64> &mine = m_partners[asker.keyId];
+    for (auto it = mine.begin(); it != mine.end();) {
         if (nowMs - it.value() > m_options.pairTtlMs) {
-            it = m_pairs.erase(it);
+            it = mine.erase(it);
             continue;
         }
-        const QString other = it.key().first == asker.keyId ? it.key().second
-                              : it.key().second == asker.keyId ? it.key().first : QString();
-        if (!other.isEmpty() && online(other) && !measuredSince(asker.keyId, other, it.value()))
-            partners.push_back(other);
+        if (online(it.key()) && !measuredSince(asker.keyId, it.key(), it.value()))
+            partners.push_back(it.key());
         ++it;
     }
     // New partners: a sample of the online peers, the links not measured lately first. One
@@ -92,17 +98,17 @@ std::vector<ProbePeerInfo> LinkBook::probePeers(const PeerRecord &asker, qint64 
         std::vector<const PeerRecord *> candidates;
         const std::size_t sample = std::min(m_online.size(), std::size_t(4 * m_options.probePeersPerHeartbeat));
         std::uniform_int_distribution<std::size_t> pick(0, m_online.size() - 1);
-        for (std::size_t i = 0; i < sample; ++i) {
+        for (std::size_t i = 0; i < sample && int(candidates.size()) < wanted; ++i) {
             const PeerRecord &peer = m_online.size() <= sample ? m_online[i] : m_online[pick(m_random)];
             const bool dialable = (peer.reachable && !peer.endpoint.isEmpty()) || asker.reachable;
-            if (peer.keyId == asker.keyId || !dialable || m_pairs.contains(pairOf(asker.keyId, peer.keyId))
-                || fresh(asker.keyId, peer.keyId, nowMs) || std::count(candidates.begin(), candidates.end(), &peer))
+            if (peer.keyId == asker.keyId || !dialable || mine.contains(peer.keyId) || fresh(asker.keyId, peer.keyId, nowMs)
+                || std::count(candidates.begin(), candidates.end(), &peer))
                 continue;
             candidates.push_back(&peer);
         }
-        candidates.resize(std::min(candidates.size(), std::size_t(wanted)));
         for (const PeerRecord *peer : candidates) {
-            m_pairs.insert(pairOf(asker.keyId, peer->keyId), nowMs);
+            mine.insert(peer->keyId, nowMs);
+            m_partners[peer->keyId].insert(asker.keyId, nowMs);
             partners.push_back(peer->keyId);
         }
     }
@@ -112,6 +118,30 @@ std::vector<ProbePeerInfo> LinkBook::probePeers(const PeerRecord &asker, qint64 
         answer.push_back({peer->keyId, peer->publicKey, peer->reachable ? peer->endpoint : QString()});
     }
     return answer;
+}
+
+std::vector<double> LinkBook::uploadBandwidths(const std::vector<QString> &peers, qint64 nowMs) const
+{
+    QHash<QString, std::vector<double>> sent, received;
+    for (const QString &peer : peers) {
+        sent.insert(peer, {});
+        received.insert(peer, {});
+    }
+    for (const LinkRecord &link : m_links) {
+        if (double(nowMs - link.measuredMs) / 1000.0 > m_options.matrix.maxAgeSeconds)
+            continue;
+        if (const auto from = sent.find(link.fromKeyId); from != sent.end() && received.contains(link.toKeyId))
+            from->push_back(link.bytesPerSecond);
+        if (const auto to = received.find(link.toKeyId); to != received.end() && sent.contains(link.fromKeyId))
+            to->push_back(link.bytesPerSecond);
+    }
+    std::vector<double> bandwidths;
+    for (const QString &peer : peers) {
+        std::vector<double> &rates = sent[peer].empty() ? received[peer] : sent[peer];
+        std::sort(rates.begin(), rates.end());
+        bandwidths.push_back(rates.empty() ? 0.0 : rates[rates.size() / 2]);
+    }
+    return bandwidths;
 }
 
 LinkMatrix LinkBook::matrix(const std::vector<QString> &peers, qint64 nowMs) const

@@ -32,8 +32,8 @@ public:
 
     // Loads the links measured within the matrix's age limit (a restarted coordinator keeps them).
     Result<void> load(qint64 nowMs);
-    // The peers online now; partners are picked among them.
-    void setOnlinePeers(std::vector<PeerRecord> peers);
+    // The peers online now; partners are picked among them. Forgets partnerships that ran out.
+    void setOnlinePeers(std::vector<PeerRecord> peers, qint64 nowMs);
     const std::vector<PeerRecord> &onlinePeers() const { return m_online; }
 
     // A heartbeat's measurements by `from`: reports about itself or unknown peers are dropped.
@@ -43,10 +43,12 @@ public:
     std::vector<ProbePeerInfo> probePeers(const PeerRecord &asker, qint64 nowMs);
 
     LinkMatrix matrix(const std::vector<QString> &peers, qint64 nowMs) const;
+    // Each peer's measured upload (LinkMatrix::peerBandwidth), 0 when unknown, without building
+    // a matrix: a round may have thousands of members.
+    std::vector<double> uploadBandwidths(const std::vector<QString> &peers, qint64 nowMs) const;
 
 private:
-    using Pair = QPair<QString, QString>; // (smaller key id, larger)
-    static Pair pairOf(const QString &a, const QString &b) { return a < b ? Pair(a, b) : Pair(b, a); }
+    using Pair = QPair<QString, QString>; // (from, to)
     bool fresh(const QString &from, const QString &to, qint64 nowMs) const;
     bool measuredSince(const QString &from, const QString &to, qint64 sinceMs) const;
     const PeerRecord *online(const QString &keyId) const;
@@ -54,7 +56,9 @@ private:
     CoordinatorStore &m_store;
     LinkBookOptions m_options;
     QHash<Pair, LinkRecord> m_links; // by (from, to), directed
-    QHash<Pair, qint64> m_pairs;     // partnerships and when they were made
+    // Partnerships, both ways (a peer's partners and when each was made): a heartbeat reads its
+    // own, never all of them.
+    QHash<QString, QHash<QString, qint64>> m_partners;
     std::vector<PeerRecord> m_online;
     QHash<QString, int> m_onlineIndex;
     std::mt19937_64 m_random{20221012};

@@ -127,13 +127,23 @@ ScheduleAnswer ScheduleService::latest() const
     return m_latest;
 }
 
-void ScheduleService::update(const std::vector<PeerRecord> &online, const LinkMatrix &matrix, qint64 nowMs)
+void ScheduleService::update(std::vector<PeerRecord> online, const MatrixOf &matrixOf, qint64 nowMs)
 {
+    if (online.size() > std::size_t(m_options.maxPeers))
+        online.resize(std::size_t(m_options.maxPeers));
     QStringList peers;
-    for (const PeerRecord &peer : online)
+    std::vector<QString> ids;
+    for (const PeerRecord &peer : online) {
         peers.append(peer.keyId);
-    const bool changed = peers != m_scheduledPeers || matrix.measuredCount() != m_scheduledLinks;
-    if (m_running || online.size() < 2 || (!changed && nowMs - m_scheduledMs < m_options.everyMs))
+        ids.push_back(peer.keyId);
+    }
+    const bool peersChanged = peers != m_scheduledPeers;
+    const qint64 sinceLast = nowMs - m_scheduledMs;
+    // New measurements count only every few seconds: the matrix costs to build.
+    if (m_running || online.size() < 2 || (!peersChanged && sinceLast < m_options.everyMs / 5))
+        return;
+    const LinkMatrix matrix = matrixOf(ids);
+    if (!peersChanged && matrix.measuredCount() == m_scheduledLinks && sinceLast < m_options.everyMs)
         return;
     m_running = true;
     m_scheduledPeers = peers;

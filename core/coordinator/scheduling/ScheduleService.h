@@ -11,6 +11,7 @@
 
 #include "Rescheduler.h"
 
+#include <functional>
 #include <mutex>
 #include <optional>
 
@@ -20,6 +21,7 @@ struct ScheduleOptions {
     int stages = 0;         // pipeline stages; 0: the scheduler chooses
     double seconds = 2.0;   // the search's budget
     qint64 everyMs = 30'000; // scheduled again this often while the peers stay the same
+    int maxPeers = 256;      // the first this many online peers (by join) are scheduled
 };
 
 // The tasklet scheduler (core/scheduler, DT-FM) run on the swarm's online peers, from their
@@ -35,8 +37,10 @@ public:
                     QObject *parent = nullptr);
     ~ScheduleService() override; // waits for a search in flight
 
-    // Schedules again when the online peers changed or the last schedule is old.
-    void update(const std::vector<PeerRecord> &online, const LinkMatrix &matrix, qint64 nowMs);
+    // Schedules again when the online peers changed or the last schedule is old. The matrix of
+    // the scheduled peers' links is built only then: it grows with the square of their number.
+    using MatrixOf = std::function<LinkMatrix(const std::vector<QString> &peers)>;
+    void update(std::vector<PeerRecord> online, const MatrixOf &matrixOf, qint64 nowMs);
     ScheduleAnswer latest() const;
     void waitForDone() { m_workers.waitForDone(); }
 
