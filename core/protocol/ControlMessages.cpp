@@ -469,6 +469,7 @@ QJsonObject ScheduleAnswer::toJson() const
                        {L("peers"), double(peers)},
                        {L("links_measured"), double(linksMeasured)},
                        {L("links_estimated"), double(linksEstimated)},
+                       {L("estimated_links"), QJsonArray::fromStringList(estimatedLinks)},
                        {L("pipeline_stages"), pipelineStages},
                        {L("data_parallel"), dataParallel},
                        {L("stages"), listsToJson(stages)},
@@ -492,6 +493,11 @@ Result<ScheduleAnswer> ScheduleAnswer::fromJson(const QJsonObject &json)
     m.peers = r.integer(L("peers"), 0, kMaxMembers);
     m.linksMeasured = r.integer(L("links_measured"), 0, kMaxCount);
     m.linksEstimated = r.integer(L("links_estimated"), 0, kMaxCount);
+    if (r.has(L("estimated_links"))) {
+        const QJsonArray estimated = r.array(L("estimated_links"), kMaxListedEstimates);
+        for (qsizetype i = 0; i < estimated.size() && r.ok(); ++i)
+            m.estimatedLinks.append(r.stringAt(estimated, L("estimated_links"), i, 2 * kMaxKeyIdChars + 1));
+    }
     m.pipelineStages = int(r.integer(L("pipeline_stages"), 0, kMaxMembers));
     m.dataParallel = int(r.integer(L("data_parallel"), 0, kMaxMembers));
     m.stages = readLists(r, L("stages"));

@@ -33,6 +33,7 @@ constexpr int kPublicKeyBytes = 32; // Ed25519
 constexpr qsizetype kMaxGpus = 16;
 constexpr qsizetype kMaxLinkReports = 64;
 constexpr qsizetype kMaxProbePeers = 32;
+constexpr qsizetype kMaxListedEstimates = 1024;
 } // namespace protocol
 
 // The global state the coordinator serves at /v1/checkpoint (and answers an upload with).
@@ -225,6 +226,7 @@ struct ScheduleAnswer {
     qint64 peers = 0;
     qint64 linksMeasured = 0;  // directed links with a measurement
     qint64 linksEstimated = 0; // the others, estimated
+    QStringList estimatedLinks; // which: "FROM>TO" peer ids, the first kMaxListedEstimates
     int pipelineStages = 0;
     int dataParallel = 0;
     std::vector<QStringList> stages;    // peer ids of each stage, first stage first

@@ -116,3 +116,21 @@ TEST_F(ScheduleServiceTest, OnePeerIsNoGrid)
     EXPECT_EQ(scheduled.count(), 0);
     EXPECT_EQ(service.latest().state, QStringLiteral("waiting"));
 }
+
+TEST_F(ScheduleServiceTest, SaysWhichLinksAreEstimates)
+{
+    ScheduleOptions options;
+    options.seconds = 0.1;
+    ScheduleService service(model(), training(), options);
+    const std::vector<PeerRecord> peers = {peer(QStringLiteral("a1")), peer(QStringLiteral("b1"))};
+    QSignalSpy scheduled(&service, &ScheduleService::scheduled);
+    // Only a1 -> b1 was measured: b1 -> a1 is estimated from it.
+    service.update(peers, [&](const std::vector<QString> &ids) {
+        return LinkMatrix::build(ids, {{QStringLiteral("a1"), QStringLiteral("b1"), 10.0, 1e6, 1000}}, 1000);
+    }, 1000);
+    ASSERT_TRUE(scheduled.wait(60'000));
+    const ScheduleAnswer answer = service.latest();
+    EXPECT_EQ(answer.linksMeasured, 1);
+    EXPECT_EQ(answer.linksEstimated, 1);
+    EXPECT_EQ(answer.estimatedLinks, QStringList{QStringLiteral("b1>a1")});
+}

@@ -163,7 +163,14 @@ void ScheduleService::update(std::vector<PeerRecord> online, const MatrixOf &mat
             current = m_current;
     }
     const qint64 measured = matrix.measuredCount(), estimated = matrix.estimatedCount();
-    m_workers.start([this, problem = std::move(problem), search, current, nowMs, measured, estimated] {
+    QStringList estimatedLinks;
+    for (int from = 0; from < matrix.size() && estimatedLinks.size() < protocol::kMaxListedEstimates; ++from) {
+        for (int to = 0; to < matrix.size() && estimatedLinks.size() < protocol::kMaxListedEstimates; ++to) {
+            if (from != to && !matrix.at(from, to).measured)
+                estimatedLinks.append(peers.at(from) + QLatin1Char('>') + peers.at(to));
+        }
+    }
+    m_workers.start([this, problem = std::move(problem), search, current, nowMs, measured, estimated, estimatedLinks] {
         // The destructor waits for this task, so `this` outlives it.
         Result<scheduler::Schedule> found = current ? scheduler::reschedule(problem, *current, {-1.0, search})
                                                     : scheduler::schedule(problem, search);
@@ -178,6 +185,7 @@ void ScheduleService::update(std::vector<PeerRecord> online, const MatrixOf &mat
         answer.peers = problem.deviceCount();
         answer.linksMeasured = measured;
         answer.linksEstimated = estimated;
+        answer.estimatedLinks = estimatedLinks;
         {
             std::lock_guard lock(m_mutex);
             m_latest = answer;
