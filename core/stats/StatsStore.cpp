@@ -1,5 +1,7 @@
 #include "StatsStore.h"
 
+#include "QtText.h"
+
 #include <QLoggingCategory>
 #include <QSqlDatabase>
 #include <QSqlError>
@@ -25,8 +27,6 @@ Q_LOGGING_CATEGORY(lcStats, "swarmtrain.stats")
 constexpr char kSqliteMagic[16] = "SQLite format 3"; // with its terminating NUL: 16 bytes
 constexpr int kBusyTimeoutMs = 5000;
 constexpr int kMaxDays = 3660;
-
-QString toQString(const std::filesystem::path &path) { return QString::fromStdU16String(path.u16string()); }
 
 Error sqlError(const std::string &what, const QSqlError &error)
 {

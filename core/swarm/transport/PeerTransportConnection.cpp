@@ -2,6 +2,7 @@
 
 #include "FrameCodec.h"
 #include "Identity.h"
+#include "QtText.h"
 
 #include <QTcpSocket>
 
@@ -10,8 +11,6 @@ namespace swarmtrain {
 namespace {
 
 constexpr qint64 kReadChunkBytes = 1 << 20;
-
-QString toQString(const std::string &text) { return QString::fromStdString(text); }
 
 } // namespace
 
