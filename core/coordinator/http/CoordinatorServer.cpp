@@ -291,7 +291,6 @@ Result<void> CoordinatorServer::authenticate(HttpExchange &exchange, const std::
     if (!verified)
         return reject(toQString(verified.error()), stored->has_value());
     exchange.peer = std::move(peer);
-    exchange.knownPeer = stored->has_value();
     return {};
 }
 

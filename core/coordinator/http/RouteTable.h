@@ -31,7 +31,6 @@ public:
     QString pathTail;        // what follows a prefix route's path ("000003" of /v1/shards/000003)
     QJsonObject json;        // the body of a JSON route
     PeerRecord peer;         // who signed it (a joining peer: the record it will get)
-    bool knownPeer = false;  // the peer was registered before this request
 
     void respond(const HttpReply &reply) const { m_replier(reply); }
     // For an answer sent after the handler returned.

@@ -34,7 +34,6 @@ public:
     Result<void> load(qint64 nowMs);
     // The peers online now; partners are picked among them. Forgets partnerships that ran out.
     void setOnlinePeers(std::vector<PeerRecord> peers, qint64 nowMs);
-    const std::vector<PeerRecord> &onlinePeers() const { return m_online; }
 
     // A heartbeat's measurements by `from`: reports about itself or unknown peers are dropped.
     Result<void> record(const QString &from, const std::vector<LinkReport> &reports, qint64 nowMs);
