@@ -102,6 +102,8 @@ DeviceReport readDevice(JsonReader device)
     return d;
 }
 
+QByteArray readPublicKey(JsonReader &r) { return r.base64(L("public_key"), kPublicKeyBytes); }
+
 } // namespace
 
 QJsonObject CheckpointInfo::toJson() const
@@ -146,11 +148,18 @@ QJsonObject JoinRequest::toJson() const
         {L("client_version"), clientVersion}};
 }
 
+Result<QByteArray> JoinRequest::publicKeyOf(const QJsonObject &json)
+{
+    JsonReader r(json, QStringLiteral("join"));
+    QByteArray key = readPublicKey(r);
+    return r.finish(std::move(key));
+}
+
 Result<JoinRequest> JoinRequest::fromJson(const QJsonObject &json)
 {
     JsonReader r(json, QStringLiteral("join"));
     JoinRequest m;
-    m.publicKey = r.base64(L("public_key"), kPublicKeyBytes);
+    m.publicKey = readPublicKey(r);
     m.device = readDevice(r.object(L("device")));
     m.endpoint = r.string(L("endpoint"), kMaxEndpointChars);
     m.clientVersion = r.text(L("client_version"), kMaxClientVersionChars);

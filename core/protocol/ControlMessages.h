@@ -76,6 +76,9 @@ struct JoinRequest {
 
     QJsonObject toJson() const;
     static Result<JoinRequest> fromJson(const QJsonObject &json);
+    // Only the key, with the same bound: what a join's signature is checked against before the
+    // rest of the message is decoded.
+    static Result<QByteArray> publicKeyOf(const QJsonObject &json);
 };
 
 struct TokenizerInfo {

@@ -42,12 +42,7 @@ void PeerEndpoints::addRoutes(RouteTable &routes)
                             decoding<JoinRequest>([this](HttpExchange &exchange, const JoinRequest &request) {
                                 join(exchange, request);
                             }));
-    joinRoute.joiningKey = [](const QJsonObject &json) -> Result<QByteArray> {
-        Result<JoinRequest> request = JoinRequest::fromJson(json);
-        if (!request)
-            return request.error();
-        return request->publicKey;
-    };
+    joinRoute.joiningKey = &JoinRequest::publicKeyOf;
     routes.add(std::move(joinRoute));
     routes.add(route(QHttpServerRequest::Method::Post, "/v1/heartbeat", RouteAccess::Peer, RouteBody::Json,
                      decoding<HeartbeatRequest>([this](HttpExchange &exchange, const HeartbeatRequest &request) {
