@@ -53,7 +53,7 @@ protected:
     {
         std::vector<std::string> args = test::smallSwarmFlags(dir.path() / "coordinator", dir.path() / "data.txt");
         // Six blocks so three stages have something to split; the schedule is made every refresh.
-        args.insert(args.end(), {"--n-layer", "6", "--stages", "3", "--schedule-seconds", "0.5", "--inner-steps",
+        args.insert(args.end(), {"--n-layer", "6", "--stages", "3", "--schedule-seconds", "60", "--inner-steps",
                                  "200"});
         const int port = test::startCoordinatorProcess(coordinator, SWARMTRAIN_COORDINATOR, args, dir.path());
         ASSERT_NE(port, 0) << coordinator.errors();
