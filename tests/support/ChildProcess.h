@@ -99,6 +99,7 @@ public:
     }
 
     bool running() const { return m_pid > 0; }
+    pid_t pid() const { return m_pid; }
     std::string output() const { return readWholeFile(m_out); }
     std::string errors() const { return readWholeFile(m_err); }
 
