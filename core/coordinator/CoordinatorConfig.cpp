@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <charconv>
+#include <fstream>
 #include <optional>
 #include <tuple>
 #include <utility>
@@ -98,8 +99,28 @@ CLI::Validator hostAndPort()
 
 // Text flags, read into CoordinatorConfig's own types after parsing.
 struct CoordinatorText {
-    std::string listen, stateDir, data, tokenizer = "char", cert, key, rangeSplit = "bandwidth";
+    std::string listen, stateDir, data, tokenizer = "char", cert, key, rangeSplit = "bandwidth", admission = "open",
+                                                                     allowlist;
 };
+
+// --allowlist FILE: key ids, one a line; blank lines and lines starting with '#' are skipped.
+Result<QSet<QString>> readAllowlist(const std::filesystem::path &file)
+{
+    std::ifstream in(file);
+    if (!in)
+        return makeError("--allowlist: cannot read " + file.string());
+    QSet<QString> keys;
+    std::string line;
+    while (std::getline(in, line) && keys.size() <= 1'000'000) {
+        const QString key = QString::fromStdString(line).trimmed();
+        if (key.isEmpty() || key.startsWith(QLatin1Char('#')))
+            continue;
+        if (key.size() > 64)
+            return makeError("--allowlist: \"" + key.left(70).toStdString() + "\" is not a key id");
+        keys.insert(key);
+    }
+    return keys;
+}
 
 void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text)
 {
@@ -180,6 +201,25 @@ void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText
         ->check(flags::nonEmpty());
     app.add_option("--tls-key", text.key, "PEM private key of --tls-cert")->type_name("FILE")->check(flags::nonEmpty());
     app.add_flag("--tls-self-signed", c.tlsSelfSigned, "HTTPS with a certificate made and kept in --state-dir");
+
+    TrustSettings &trust = c.trust;
+    app.add_option("--admission", text.admission,
+                   "who may join: anyone (open), holders of the invite link (invite), the keys in --allowlist")
+        ->check(flags::oneOf({"open", "invite", "allowlist"}));
+    app.add_option("--allowlist", text.allowlist, "key ids allowed to join, one a line (with --admission allowlist)")
+        ->type_name("FILE")
+        ->check(flags::nonEmpty());
+    app.add_option("--max-peers-per-address", trust.maxPeersPerAddress,
+                   "identities online at once from one IP address (0: no limit)")
+        ->transform(flags::wholeNumberIn(0, 1'000'000));
+    app.add_option("--max-peers-per-subnet", trust.maxPeersPerSubnet,
+                   "identities online at once from one /24 (IPv4) or /64 (IPv6) subnet (0: no limit)")
+        ->transform(flags::wholeNumberIn(0, 1'000'000));
+    app.add_option("--probation-rounds", trust.probationRounds,
+                   "agreed rounds before a new identity of an open swarm votes and owns ranges")
+        ->transform(flags::wholeNumberIn(0, 1'000'000));
+    app.add_option("--ban-after", trust.banAfterOffences, "offences (dishonest claims or requests) that ban a key")
+        ->transform(flags::wholeNumberIn(1, 1'000'000));
 }
 
 } // namespace
@@ -219,6 +259,17 @@ Result<CoordinatorConfig> parseCoordinatorArguments(const std::vector<std::strin
     c.tlsCert = text.cert;
     c.tlsKey = text.key;
     c.bandwidthRanges = text.rangeSplit == "bandwidth";
+    c.trust.admission = text.admission == "invite"      ? Admission::Invite
+                        : text.admission == "allowlist" ? Admission::Allowlist
+                                                        : Admission::Open;
+    if ((c.trust.admission == Admission::Allowlist) != !text.allowlist.empty())
+        return makeError("--admission allowlist and --allowlist FILE go together");
+    if (!text.allowlist.empty()) {
+        Result<QSet<QString>> keys = readAllowlist(text.allowlist);
+        if (!keys)
+            return keys.error();
+        c.trust.allowedKeys = std::move(keys).value();
+    }
     return c;
 }
 

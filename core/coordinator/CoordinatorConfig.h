@@ -4,6 +4,7 @@
 #include "Result.h"
 #include "Tokenizer.h"
 #include "TrainingSettings.h"
+#include "TrustSettings.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -36,6 +37,8 @@ struct CoordinatorConfig {
     std::filesystem::path tlsCert;
     std::filesystem::path tlsKey;
     bool tlsSelfSigned = false;
+    TrustSettings trust; // admission, limits per address, probation, bans
+    std::filesystem::path allowlistFile; // Admission::Allowlist: one key id a line
 
     bool tls() const { return tlsSelfSigned || !tlsCert.empty(); }
 };

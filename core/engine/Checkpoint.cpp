@@ -38,13 +38,20 @@ Result<torch::Tensor> floatTensor(const TensorContainer &container, const std::s
 
 } // namespace
 
-Result<LoadedSwarmState> loadSwarmState(const std::filesystem::path &file)
+Result<LoadedSwarmState> loadSwarmState(const std::filesystem::path &file, const GptConfig *expected)
 {
     Result<LoadedCheckpoint> checkpoint = readCheckpoint(file);
     if (!checkpoint)
         return checkpoint.error();
+    if (expected && checkpoint->config.toJson() != expected->toJson())
+        return makeError(file.string() + ": the model config " + checkpoint->config.toJson() + " is not the swarm's "
+                         + expected->toJson());
     LoadedSwarmState state{std::move(checkpoint).value(), Gpt(nullptr), {}};
-    state.model = Gpt(state.checkpoint.config);
+    try {
+        state.model = Gpt(state.checkpoint.config);
+    } catch (const c10::Error &e) {
+        return makeError(file.string() + ": cannot build its model: " + e.what_without_backtrace());
+    }
     if (Result<void> r = restoreModel(state.checkpoint, *state.model); !r)
         return makeError(file.string() + ": " + r.error().message);
     Result<OuterState> outer = readOuterState(state.checkpoint, state.checkpoint.config.parameterCount());

@@ -50,7 +50,9 @@ struct LoadedSwarmState {
     Gpt model{nullptr};
     OuterState outer;
 };
-Result<LoadedSwarmState> loadSwarmState(const std::filesystem::path &file);
+// With `expected`, a file whose model config differs is refused before any model is built: a
+// stranger's file must not make this process allocate what its config asks for.
+Result<LoadedSwarmState> loadSwarmState(const std::filesystem::path &file, const GptConfig *expected = nullptr);
 Result<void> restoreOptimizer(const LoadedCheckpoint &checkpoint, FlatParameters &parameters, AdamW &optimizer);
 
 std::filesystem::path checkpointFile(const std::filesystem::path &dir);

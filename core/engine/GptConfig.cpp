@@ -6,8 +6,8 @@ namespace swarmtrain {
 
 std::string GptConfig::validate() const
 {
-    if (vocabSize <= 0)
-        return "vocabulary size must be positive";
+    if (vocabSize <= 0 || vocabSize > 1 << 24)
+        return "vocabulary size must be between 1 and 16777216";
     if (nLayer <= 0 || nLayer > 1024)
         return "n-layer must be between 1 and 1024";
     if (nHead <= 0)
@@ -20,6 +20,10 @@ std::string GptConfig::validate() const
         return "block-size must be between 1 and 1048576";
     if (!(dropout >= 0.0 && dropout < 1.0))
         return "dropout must be in [0, 1)";
+    // Each figure alone is bounded above; together they still must not ask for more than 2^36
+    // parameters (256 GiB of float32), which no PC or swarm here trains.
+    if (parameterCount() > std::int64_t(1) << 36)
+        return "the model would have " + std::to_string(parameterCount()) + " parameters, more than 2^36";
     return {};
 }
 

@@ -20,9 +20,9 @@ Result<void> writeInitialSwarmState(const std::filesystem::path &file, const Gpt
     return saveCheckpoint(file, *model, nullptr, tokenizer, TrainingState{}, &outer);
 }
 
-Result<SwarmStateInfo> inspectSwarmState(const std::filesystem::path &file)
+Result<SwarmStateInfo> inspectSwarmState(const std::filesystem::path &file, const GptConfig *expected)
 {
-    Result<LoadedSwarmState> state = loadSwarmState(file);
+    Result<LoadedSwarmState> state = loadSwarmState(file, expected);
     if (!state)
         return state.error();
     const FlatParameters flat(state->model->namedParameters());

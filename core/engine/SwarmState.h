@@ -27,8 +27,9 @@ Result<void> writeInitialSwarmState(const std::filesystem::path &file, const Gpt
                                     const Tokenizer &tokenizer, std::uint64_t seed);
 
 // Reads and fully checks a state file: container checksum, config, tokenizer, every tensor's
-// shape, and that no value is NaN or infinite.
-Result<SwarmStateInfo> inspectSwarmState(const std::filesystem::path &file);
+// shape, and that no value is NaN or infinite. With `expected`, a file of another model config
+// is refused before its model is built (an upload from a stranger).
+Result<SwarmStateInfo> inspectSwarmState(const std::filesystem::path &file, const GptConfig *expected = nullptr);
 
 // Mean cross-entropy of the state's model on `tokens`: evalIters batches of `batch` windows of
 // the model's block size, at offsets drawn from `seed`, so the same call gives the same number.

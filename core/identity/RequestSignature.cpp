@@ -37,6 +37,8 @@ Result<void> RequestVerifier::verify(QByteArrayView publicKey, QByteArrayView me
                          + std::to_string((nowMs - request.timestampMs) / 1000) + " s from now; check the clock");
     if (!Identity::verify(publicKey, signedRequestMessage(method, path, request.timestampMs, body), request.signature))
         return makeError("bad signature");
+    if (signedBeforeStart(request))
+        return makeError("signed before the coordinator started; sign it again");
     forgetOlderThan(nowMs - m_maxSkewMs);
     if (m_seen.contains(request.signature))
         return makeError("replayed request");

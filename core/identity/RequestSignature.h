@@ -52,11 +52,17 @@ public:
 
     // How many accepted signatures are remembered for replay checks (bounded by the window).
     qsizetype rememberedSignatures() const { return m_seen.size(); }
+    // Requests signed before `timestampMs` are refused. The coordinator sets its start time:
+    // the signatures it saw before a restart are forgotten, so without this a request captured
+    // then could be replayed within the skew window after it.
+    void refuseSignedBefore(qint64 timestampMs) { m_notBeforeMs = timestampMs; }
+    bool signedBeforeStart(const RequestSignature &request) const { return request.timestampMs < m_notBeforeMs; }
 
 private:
     void forgetOlderThan(qint64 timestampMs);
 
     qint64 m_maxSkewMs;
+    qint64 m_notBeforeMs = 0;
     // Signatures accepted within the skew window; older requests are refused as stale anyway.
     QSet<QByteArray> m_seen;
     std::multimap<qint64, QByteArray> m_seenByTime;

@@ -145,7 +145,8 @@ QJsonObject JoinRequest::toJson() const
         {L("public_key"), QString::fromLatin1(publicKey.toBase64())},
         {L("device"), device.toJson()},
         {L("endpoint"), endpoint},
-        {L("client_version"), clientVersion}};
+        {L("client_version"), clientVersion},
+        {L("invite"), invite}};
 }
 
 Result<QByteArray> JoinRequest::publicKeyOf(const QJsonObject &json)
@@ -165,6 +166,7 @@ Result<JoinRequest> JoinRequest::fromJson(const QJsonObject &json)
     m.clientVersion = r.text(L("client_version"), kMaxClientVersionChars);
     if (!r.has(L("client_version")))
         r.fail(L("client_version"), QStringLiteral("is missing"));
+    m.invite = r.text(L("invite"), kMaxInviteChars);
     return r.finish(std::move(m));
 }
 

@@ -34,6 +34,7 @@ constexpr qsizetype kMaxGpus = 16;
 constexpr qsizetype kMaxLinkReports = 64;
 constexpr qsizetype kMaxProbePeers = 32;
 constexpr qsizetype kMaxListedEstimates = 1024;
+constexpr qsizetype kMaxInviteChars = 128;
 } // namespace protocol
 
 // The global state the coordinator serves at /v1/checkpoint (and answers an upload with).
@@ -73,6 +74,7 @@ struct JoinRequest {
     DeviceReport device;
     QString endpoint; // "host:port", "*:port" (the address the coordinator sees) or "" (outbound only)
     QString clientVersion;
+    QString invite; // the invite link's token, for a swarm that admits by invite; "" otherwise
 
     QJsonObject toJson() const;
     static Result<JoinRequest> fromJson(const QJsonObject &json);

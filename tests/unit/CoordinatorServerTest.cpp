@@ -68,9 +68,18 @@ protected:
         Result<CoordinatorSetup> prepared = CoordinatorSetup::prepare(config);
         ASSERT_TRUE(prepared.ok()) << prepared.error().message;
         setup = std::make_unique<CoordinatorSetup>(std::move(prepared).value());
-        CoordinatorServerOptions options = CoordinatorServerOptions::from(config, setup->parameterCount);
+        options = CoordinatorServerOptions::from(config, setup->parameterCount);
         options.tickMs = 0;
         options.rounds.gatherTimeoutMs = 3'600'000;
+        startServer();
+    }
+
+    // A new coordinator process on the same state dir, as after a restart, with `options`.
+    void startServer()
+    {
+        if (server)
+            server->waitForBackgroundWork();
+        server.reset();
         server = std::make_unique<CoordinatorServer>(*setup, options, [this]() { return now; });
         Result<quint16> port = server->start(QHostAddress(QHostAddress::LocalHost), 0, std::nullopt);
         ASSERT_TRUE(port.ok()) << port.error().message;
@@ -126,13 +135,14 @@ protected:
         return signedRequest(peer, "POST", target, QJsonDocument(body).toJson(QJsonDocument::Compact));
     }
 
-    HttpAnswer join(Peer &peer, const QString &endpoint)
+    HttpAnswer join(Peer &peer, const QString &endpoint, const QString &invite = QString())
     {
         return post(peer, "/v1/join",
                     QJsonObject{{QStringLiteral("public_key"), QString::fromLatin1(peer.identity.publicKey().toBase64())},
                                 {QStringLiteral("device"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("test")}}},
                                 {QStringLiteral("endpoint"), endpoint},
-                                {QStringLiteral("client_version"), QStringLiteral("0.1.0")}});
+                                {QStringLiteral("client_version"), QStringLiteral("0.1.0")},
+                                {QStringLiteral("invite"), invite}});
     }
 
     HttpAnswer heartbeat(Peer &peer, const QString &state, qint64 baseRound)
@@ -149,12 +159,18 @@ protected:
         return post(peer, "/v1/contribution",
                     QJsonObject{{QStringLiteral("round"), double(round)},
                                 {QStringLiteral("tokens"), double(tokens)},
-                                {QStringLiteral("flops"), 1e12},
+                                {QStringLiteral("flops"), 1e6},
                                 {QStringLiteral("seconds"), 10.0},
                                 {QStringLiteral("loss"), 2.5},
                                 {QStringLiteral("params_hash"), hash},
                                 {QStringLiteral("bytes_up"), 1000.0},
                                 {QStringLiteral("bytes_down"), 1000.0}});
+    }
+
+    double roundCredit() const
+    {
+        const RoundSettings &settings = server->rounds().settings();
+        return double(settings.work.tokensPerMember) * settings.creditPerToken;
     }
 
     qint64 rejectedCount(const Peer &peer) { return setup->store->peer(peer.identity.keyId())->value().rejectedRequests; }
@@ -173,6 +189,7 @@ protected:
 
     TempDir dir;
     CoordinatorConfig config;
+    CoordinatorServerOptions options;
     std::unique_ptr<CoordinatorSetup> setup;
     std::unique_ptr<CoordinatorServer> server;
     QNetworkAccessManager network;
@@ -270,7 +287,8 @@ TEST_F(CoordinatorServerTest, MajorityHashIsAcceptedAndMismatchIsNot)
     const HttpAnswer last = contribute(b, 0, agreed, 2000);
     ASSERT_EQ(last.status, 200);
     EXPECT_TRUE(last.json().value(QLatin1StringView("accepted")).toBool());
-    EXPECT_DOUBLE_EQ(last.json().value(QLatin1StringView("credit")).toDouble(), 2.0);
+    // Credit is the round's work by the coordinator's accounting, not the 2000 tokens claimed.
+    EXPECT_DOUBLE_EQ(last.json().value(QLatin1StringView("credit")).toDouble(), roundCredit());
     EXPECT_EQ(contribute(b, 0, agreed, 2000).status, 409) << "the round is over";
 
     const QJsonObject first2 = heartbeat(a, QStringLiteral("training"), 1).json();
@@ -287,7 +305,7 @@ TEST_F(CoordinatorServerTest, MajorityHashIsAcceptedAndMismatchIsNot)
     const QJsonArray leaders = status.value(QLatin1StringView("leaderboard")).toArray();
     ASSERT_EQ(leaders.size(), 3);
     EXPECT_EQ(leaders.at(0).toObject().value(QLatin1StringView("peer_id")).toString(), a.identity.keyId());
-    EXPECT_DOUBLE_EQ(leaders.at(0).toObject().value(QLatin1StringView("credit")).toDouble(), 4.0);
+    EXPECT_DOUBLE_EQ(leaders.at(0).toObject().value(QLatin1StringView("credit")).toDouble(), roundCredit());
     EXPECT_DOUBLE_EQ(leaders.at(2).toObject().value(QLatin1StringView("credit")).toDouble(), 0.0);
     EXPECT_EQ(status.value(QLatin1StringView("peers")).toInt(), 3);
 }
@@ -491,4 +509,123 @@ TEST_F(CoordinatorServerTest, TheScheduleIsPublicAndReadOnly)
     ASSERT_TRUE(schedule.ok()) << schedule.error().message;
     EXPECT_EQ(schedule->state, QStringLiteral("waiting")) << "no peers yet";
     EXPECT_EQ(send("POST", "/v1/schedule", "{}", {}).status, 405);
+}
+
+// Issue 16: what strangers may claim and do.
+
+TEST_F(CoordinatorServerTest, AClaimBeyondTheRoundsWorkIsRefusedCountedAndBansAfterRepeats)
+{
+    startRoundWithThreePeers();
+    const QString agreed = setup->checkpoint.parametersHash;
+    const qint64 work = server->rounds().settings().work.tokensPerMember;
+    ASSERT_GT(work, 0);
+    for (int offence = 1; offence <= options.trust.banAfterOffences; ++offence) {
+        const HttpAnswer inflated = contribute(a, 0, agreed, work * 1000);
+        EXPECT_EQ(inflated.status, 400) << inflated.body.constData();
+        EXPECT_EQ(setup->store->peer(a.identity.keyId())->value().offences, offence);
+    }
+    EXPECT_TRUE(setup->store->peer(a.identity.keyId())->value().banned());
+    const HttpAnswer after = heartbeat(a, QStringLiteral("ready"), 0);
+    EXPECT_EQ(after.status, 403) << "a banned key is refused everywhere";
+    EXPECT_NE(after.json().value(QLatin1StringView("error")).toString().indexOf(QLatin1StringView("banned")), -1);
+    EXPECT_EQ(setup->store->peer(a.identity.keyId())->value().credit, 0.0);
+    EXPECT_EQ(setup->store->peer(b.identity.keyId())->value().offences, 0) << "honest members are not touched";
+}
+
+TEST_F(CoordinatorServerTest, AJoinEndpointOnAnotherHostIsRefusedAndNeverDialled)
+{
+    QTcpServer elsewhere;
+    ASSERT_TRUE(elsewhere.listen(QHostAddress(QStringLiteral("127.0.0.2")), 0));
+    const HttpAnswer scan = join(a, QStringLiteral("127.0.0.2:%1").arg(elsewhere.serverPort()));
+    EXPECT_EQ(scan.status, 400) << scan.body.constData();
+    EXPECT_NE(scan.json().value(QLatin1StringView("error")).toString().indexOf(QLatin1StringView("not the address")), -1);
+    QCoreApplication::processEvents();
+    EXPECT_FALSE(elsewhere.hasPendingConnections()) << "the probe dialled a third party";
+    EXPECT_FALSE(setup->store->peer(a.identity.keyId())->has_value());
+    EXPECT_EQ(join(a, QStringLiteral("example.org:80")).status, 400) << "a name is not the request's address";
+
+    ASSERT_TRUE(listenerA.listen(QHostAddress::LocalHost, 0));
+    const HttpAnswer own = join(a, QStringLiteral("*:%1").arg(listenerA.serverPort()));
+    ASSERT_EQ(own.status, 200) << own.body.constData();
+    EXPECT_TRUE(own.json().value(QLatin1StringView("reachable")).toBool());
+    EXPECT_EQ(setup->store->peer(a.identity.keyId())->value().address, QStringLiteral("127.0.0.1"));
+}
+
+TEST_F(CoordinatorServerTest, IdentitiesOnlineFromOneAddressAreLimited)
+{
+    options.trust.maxPeersPerAddress = 2;
+    startServer();
+    ASSERT_EQ(join(a, QString()).status, 200);
+    ASSERT_EQ(join(b, QString()).status, 200);
+    const HttpAnswer third = join(nat, QString());
+    EXPECT_EQ(third.status, 429) << third.body.constData();
+    EXPECT_EQ(join(a, QString()).status, 200) << "a peer already online joins again";
+    now += 10 * options.rounds.heartbeatIntervalMs * options.rounds.missedHeartbeats; // a and b go offline
+    ASSERT_EQ(heartbeat(nat, QStringLiteral("idle"), 0).status, 401) << "nat was never stored";
+    EXPECT_EQ(join(nat, QString()).status, 200) << "the limit counts identities online, not ever seen";
+}
+
+TEST_F(CoordinatorServerTest, AnInviteOnlySwarmAdmitsTheTokenAndAnAllowlistItsKeys)
+{
+    options.trust.admission = Admission::Invite;
+    startServer();
+    const QString token = server->inviteToken();
+    ASSERT_EQ(token.size(), 32);
+    EXPECT_EQ(join(a, QString()).status, 403);
+    EXPECT_EQ(join(a, QString(), QString(32, QLatin1Char('0'))).status, 403);
+    EXPECT_EQ(join(a, QString(), token).status, 200);
+    startServer();
+    EXPECT_EQ(server->inviteToken(), token) << "invite links given out stay valid after a restart";
+
+    options.trust.admission = Admission::Allowlist;
+    options.trust.allowedKeys = {b.identity.keyId()};
+    startServer();
+    EXPECT_EQ(join(nat, QString()).status, 403);
+    EXPECT_EQ(join(b, QString()).status, 200);
+}
+
+TEST_F(CoordinatorServerTest, ARequestSignedBeforeARestartIsNotAcceptedAfterIt)
+{
+    ASSERT_EQ(join(a, QString()).status, 200);
+    const QByteArray body = R"({"state":"left","base_round":0})";
+    const auto captured = signatureHeaders(a, "POST", "/v1/heartbeat", body, now);
+    EXPECT_EQ(send("POST", "/v1/heartbeat", body, captured).status, 200);
+    now += 1000;
+    startServer(); // the replay cache is gone with the process
+    const HttpAnswer replay = send("POST", "/v1/heartbeat", body, captured);
+    EXPECT_EQ(replay.status, 503) << "refused, and the honest client signs again";
+    EXPECT_EQ(heartbeat(a, QStringLiteral("idle"), 0).status, 200);
+}
+
+TEST_F(CoordinatorServerTest, ANewcomerOnProbationOwnsNoRangeAndHasNoVote)
+{
+    options.trust.probationRounds = 1;
+    startServer();
+    for (QTcpServer *listener : {&listenerA, &listenerB})
+        ASSERT_TRUE(listener->listen(QHostAddress::LocalHost, 0));
+    ASSERT_EQ(join(a, QStringLiteral("*:%1").arg(listenerA.serverPort())).status, 200);
+    const QString agreed = setup->checkpoint.parametersHash;
+    // a makes one round alone and is past probation.
+    ASSERT_EQ(heartbeat(a, QStringLiteral("ready"), 0).status, 200);
+    ASSERT_TRUE(contribute(a, 0, agreed, 1000).json().value(QLatin1StringView("accepted")).toBool());
+
+    ASSERT_EQ(join(b, QStringLiteral("*:%1").arg(listenerB.serverPort())).status, 200);
+    ASSERT_EQ(join(nat, QString()).status, 200);
+    for (Peer *peer : {&a, &b, &nat})
+        ASSERT_EQ(heartbeat(*peer, QStringLiteral("ready"), 1).status, 200);
+    const QJsonArray members = signedRequest(a, "GET", "/v1/round", {}).json().value(QLatin1StringView("members")).toArray();
+    ASSERT_EQ(members.size(), 3);
+    for (const QJsonValue &value : members) {
+        const QJsonObject member = value.toObject();
+        const bool isA = member.value(QLatin1StringView("peer_id")).toString() == a.identity.keyId();
+        EXPECT_EQ(member.value(QLatin1StringView("reachable")).toBool(), isA) << "only the established peer owns a range";
+    }
+    // Two newcomers agree on another hash: they are outvoted by the one established peer.
+    const QString other = QString(64, QLatin1Char('e'));
+    ASSERT_EQ(contribute(b, 1, other, 1000).status, 200);
+    ASSERT_EQ(contribute(nat, 1, other, 1000).status, 200);
+    const HttpAnswer last = contribute(a, 1, agreed, 1000);
+    ASSERT_EQ(last.status, 200);
+    EXPECT_TRUE(last.json().value(QLatin1StringView("accepted")).toBool());
+    EXPECT_FALSE(setup->store->lastContribution(b.identity.keyId())->value().accepted.value_or(true));
 }

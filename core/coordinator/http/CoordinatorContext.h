@@ -4,6 +4,7 @@
 #include "CoordinatorRounds.h"
 #include "CoordinatorSetup.h"
 #include "LinkBook.h"
+#include "Reputation.h"
 #include "ScheduleService.h"
 #include "StateValidation.h"
 
@@ -24,6 +25,7 @@ struct CoordinatorServerOptions {
     LinkBookOptions links;
     ScheduleOptions schedule;
     bool bandwidthRanges = true; // the all-reduce's ranges in proportion to each owner's bandwidth
+    TrustSettings trust;
 
     static CoordinatorServerOptions from(const CoordinatorConfig &config, qint64 parameterCount);
 };
@@ -41,6 +43,7 @@ struct CoordinatorContext {
     StateValidation &validation;
     LinkBook &links;
     ScheduleService &schedule;
+    Reputation &reputation;
 };
 
 } // namespace swarmtrain

@@ -17,6 +17,8 @@
 #include <QSslKey>
 #include <QTcpSocket>
 
+#include <openssl/rand.h>
+
 #include <memory>
 
 namespace swarmtrain {
@@ -75,6 +77,10 @@ CoordinatorServerOptions CoordinatorServerOptions::from(const CoordinatorConfig 
     options.rounds.gatherTimeoutMs = qint64(config.gatherTimeoutSeconds * 1000);
     options.rounds.roundDeadlineMs = qint64(config.roundDeadlineSeconds * 1000);
     options.rounds.minPeers = config.minPeers;
+    const GptConfig &m = config.model;
+    options.rounds.work.tokensPerMember = qint64(config.training.innerSteps) * config.training.batchSize * m.blockSize;
+    options.rounds.work.flopsPerToken = 6.0 * double(parameterCount) + 12.0 * m.nLayer * m.nEmbd * m.blockSize;
+    options.trust = config.trust;
     options.evalIters = config.evalIters;
     options.schedule.stages = config.stages;
     options.schedule.seconds = config.scheduleSeconds;
@@ -95,7 +101,8 @@ CoordinatorServer::CoordinatorServer(CoordinatorSetup &setup, CoordinatorServerO
     , m_validation(setup, options.training.batchSize, options.evalIters, options.training.seed)
     , m_links(*setup.store, options.links)
     , m_schedule(setup.model, options.training, options.schedule)
-    , m_context{this, setup, *setup.store, m_rounds, m_options, m_clock, m_validation, m_links, m_schedule}
+    , m_reputation(*setup.store, m_options.trust, m_clock)
+    , m_context{this, setup, *setup.store, m_rounds, m_options, m_clock, m_validation, m_links, m_schedule, m_reputation}
 {
     m_endpoints.push_back(std::make_unique<PeerEndpoints>(m_context));
     m_endpoints.push_back(std::make_unique<RoundEndpoints>(m_context));
@@ -104,6 +111,7 @@ CoordinatorServer::CoordinatorServer(CoordinatorSetup &setup, CoordinatorServerO
     m_endpoints.push_back(std::make_unique<ScheduleEndpoint>(m_context));
     for (const std::unique_ptr<EndpointGroup> &group : m_endpoints)
         group->addRoutes(m_routes);
+    m_rounds.setEstablished([this](const PeerRecord &peer) { return m_reputation.established(peer); });
     if (m_options.bandwidthRanges)
         m_rounds.setOwnerWeights([this](const std::vector<RoundMember> &members) { return ownerWeights(members); });
     connect(&m_validation, &StateValidation::recorded, this, &CoordinatorServer::validationLossRecorded);
@@ -122,6 +130,9 @@ Result<quint16> CoordinatorServer::start(const QHostAddress &address, quint16 po
     Result<RoundRecord> round = m_rounds.initialize(m_setup.checkpoint.round);
     if (!round)
         return round.error();
+    if (Result<void> token = loadInviteToken(); !token)
+        return token.error();
+    m_verifier.refuseSignedBefore(m_clock());
     if (Result<void> loaded = m_links.load(m_clock()); !loaded)
         return loaded.error();
     refreshPeers();
@@ -142,6 +153,28 @@ Result<quint16> CoordinatorServer::start(const QHostAddress &address, quint16 po
     if (!m_setup.checkpoint.validationLoss)
         m_validation.validate(m_setup.checkpoint);
     return bound;
+}
+
+Result<void> CoordinatorServer::loadInviteToken()
+{
+    if (m_options.trust.admission != Admission::Invite || !m_options.trust.inviteToken.isEmpty())
+        return {};
+    const QString key = QStringLiteral("invite_token");
+    Result<std::optional<QString>> stored = m_setup.store->meta(key);
+    if (!stored)
+        return stored.error();
+    if (!*stored) {
+        // 128 random bits, kept so invite links already given out stay valid across restarts.
+        QByteArray random(16, '\0');
+        if (RAND_bytes(reinterpret_cast<unsigned char *>(random.data()), int(random.size())) != 1)
+            return makeError("cannot make an invite token: no randomness");
+        const QByteArray token = random.toHex();
+        if (Result<void> saved = m_setup.store->setMeta(key, QString::fromLatin1(token)); !saved)
+            return saved.error();
+        *stored = QString::fromLatin1(token);
+    }
+    m_options.trust.inviteToken = **stored;
+    return {};
 }
 
 void CoordinatorServer::tick()
@@ -288,8 +321,20 @@ Result<void> CoordinatorServer::authenticate(HttpExchange &exchange, const std::
     }
     Result<void> verified = m_verifier.verify(peer.publicKey, methodName(request.method()), exchange.target,
                                               request.body(), signature, m_clock());
+    const bool fresh = std::llabs(m_clock() - signature.timestampMs) <= m_options.maxClockSkewMs;
+    if (!verified && fresh && m_verifier.signedBeforeStart(signature)) {
+        // In flight across a restart, or replayed from before it: the client signs again.
+        failure = HttpReply::error(503, toQString(verified.error()));
+        failure.headers.append({QByteArrayLiteral("Retry-After"), QByteArrayLiteral("1")});
+        return verified.error();
+    }
+    // Not an offence of the key's owner: anyone can forge a key id or replay its requests.
     if (!verified)
         return reject(toQString(verified.error()), stored->has_value());
+    if (peer.banned()) {
+        failure = HttpReply::error(403, QStringLiteral("this key is banned from the swarm: %1").arg(peer.bannedReason));
+        return makeError("banned");
+    }
     exchange.peer = std::move(peer);
     return {};
 }

@@ -34,6 +34,8 @@ public:
     // Listens (with TLS when given); returns the port.
     Result<quint16> start(const QHostAddress &address, quint16 port, const std::optional<TlsIdentity> &tls);
     CoordinatorRounds &rounds() { return m_rounds; }
+    // The token invite links carry when admission is by invite ("" otherwise); set by start().
+    const QString &inviteToken() const { return m_options.trust.inviteToken; }
     // Blocks until the validation-loss computations and the schedule in flight are done (tests, shutdown).
     void waitForBackgroundWork()
     {
@@ -58,6 +60,8 @@ private:
     // Limits, parsing and signature of `route`, then its handler.
     void dispatch(const Route &route, HttpExchange &exchange);
     void tick();
+    // Admission by invite: the token kept in the store, made the first time.
+    Result<void> loadInviteToken();
     std::vector<double> ownerWeights(const std::vector<RoundMember> &members) const;
 
     CoordinatorSetup &m_setup;
@@ -68,6 +72,7 @@ private:
     StateValidation m_validation;
     LinkBook m_links;
     ScheduleService m_schedule;
+    Reputation m_reputation;
     CoordinatorContext m_context;
     std::vector<std::unique_ptr<EndpointGroup>> m_endpoints;
     RouteTable m_routes;

@@ -2,6 +2,7 @@
 
 #include "CoordinatorLog.h"
 #include "QtText.h"
+#include "Admission.h"
 #include "ReachabilityProbe.h"
 
 #include <QHostAddress>
@@ -50,6 +51,26 @@ void PeerEndpoints::addRoutes(RouteTable &routes)
                      })));
 }
 
+Result<void> PeerEndpoints::admit(const PeerRecord &peer, const JoinRequest &request, const QString &endpointHost,
+                                  const QHostAddress &from, const std::vector<PeerRecord> &all, int &status)
+{
+    status = 403;
+    if (Result<void> admitted = admission::checkAdmission(m_context.options.trust, peer.keyId, request.invite); !admitted)
+        return admitted;
+    status = 400;
+    if (!endpointHost.isEmpty()) {
+        if (Result<void> own = admission::checkEndpointHost(endpointHost, from); !own)
+            return own;
+    }
+    std::vector<PeerRecord> others;
+    for (const PeerRecord &other : all) {
+        if (other.keyId != peer.keyId && !other.banned() && m_context.rounds.isOnline(other))
+            others.push_back(other);
+    }
+    status = 429;
+    return admission::checkAddressLimits(m_context.options.trust, from, others);
+}
+
 void PeerEndpoints::join(HttpExchange &exchange, const JoinRequest &request)
 {
     PeerRecord peer = exchange.peer;
@@ -58,10 +79,18 @@ void PeerEndpoints::join(HttpExchange &exchange, const JoinRequest &request)
     quint16 port = 0;
     if (!endpoint.isEmpty() && !splitEndpoint(endpoint, host, port))
         return exchange.respond(HttpReply::error(400, QStringLiteral("endpoint must be \"host:port\", \"*:port\" or \"\"")));
+    Result<std::vector<PeerRecord>> all = m_context.store.peers();
+    if (!all)
+        return exchange.respond(HttpReply::error(500, toQString(all.error())));
+    const QHostAddress from = admission::normalized(exchange.request.remoteAddress());
+    int status = 0;
+    if (Result<void> admitted = admit(peer, request, host, from, *all, status); !admitted) {
+        qCWarning(lcCoordinator) << "refused the join of" << peer.keyId << "from" << from.toString() << ":"
+                                 << admitted.error().message.c_str();
+        return exchange.respond(HttpReply::error(status, toQString(admitted.error())));
+    }
+    peer.address = from.toString();
     if (peer.joinedMs == 0) {
-        Result<std::vector<PeerRecord>> all = m_context.store.peers();
-        if (!all)
-            return exchange.respond(HttpReply::error(500, toQString(all.error())));
         peer.ordinal = all->empty() ? 0 : all->back().ordinal + 1;
         for (const std::string &id : dealShards(peer.ordinal, m_context.setup.manifest->shards()))
             peer.assignedShards.append(QString::fromStdString(id));

@@ -3,6 +3,10 @@
 #include "ControlMessages.h"
 #include "EndpointGroup.h"
 
+#include <QHostAddress>
+
+#include <vector>
+
 namespace swarmtrain {
 
 // POST /v1/join and POST /v1/heartbeat: peers come, say how they are, and go.
@@ -14,6 +18,9 @@ public:
 
 private:
     void join(HttpExchange &exchange, const JoinRequest &request);
+    // Admission, the endpoint's host, identities per address; `status` is the answer's on refusal.
+    Result<void> admit(const PeerRecord &peer, const JoinRequest &request, const QString &endpointHost,
+                       const QHostAddress &from, const std::vector<PeerRecord> &all, int &status);
     HttpReply heartbeat(const PeerRecord &peer, const HeartbeatRequest &request);
     HttpReply joinAnswer(const PeerRecord &peer);
 };

@@ -46,6 +46,13 @@ HttpReply RoundEndpoints::contribution(const PeerRecord &peer, const Contributio
     c.paramsHash = request.paramsHash;
     c.bytesUp = request.bytesUp;
     c.bytesDown = request.bytesDown;
+    // A claim no honest client makes counts against its signer, and repeats ban it.
+    if (Result<void> honest = m_context.rounds.settings().work.checkClaim(c); !honest) {
+        Result<bool> banned = m_context.reputation.offend(peer.keyId, QStringLiteral("claim"), toQString(honest.error()));
+        if (!banned)
+            return HttpReply::error(500, toQString(banned.error()));
+        return HttpReply::error(400, QStringLiteral("refused: %1").arg(toQString(honest.error())));
+    }
     Result<ContributionVerdict> verdict = m_context.rounds.contribute(c);
     if (!verdict)
         return HttpReply::error(409, toQString(verdict.error()));

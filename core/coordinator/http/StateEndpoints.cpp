@@ -70,13 +70,12 @@ Result<RoundRecord> StateEndpoints::uploadAllowed(const PeerRecord &peer, qint64
 
 QString StateEndpoints::refusal(const std::filesystem::path &file, qint64 stateRound, const RoundRecord &round)
 {
-    Result<SwarmStateInfo> info = inspectSwarmState(file);
+    // The config is compared before anything of the file's model is built.
+    Result<SwarmStateInfo> info = inspectSwarmState(file, &m_context.setup.model);
     if (!info)
         return QStringLiteral("the state file does not check out: %1").arg(toQString(info.error()));
     if (info->round != stateRound)
         return QStringLiteral("the state file holds round %1, not %2").arg(info->round).arg(stateRound);
-    if (info->config.toJson() != m_context.setup.model.toJson())
-        return QStringLiteral("the state file's model config differs from the swarm's");
     if (QString::fromStdString(info->parametersHash) != round.agreedHash)
         return QStringLiteral("the state file's parameters hash differs from round %1's agreed hash").arg(round.number);
     return {};

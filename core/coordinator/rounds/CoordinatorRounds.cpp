@@ -81,6 +81,35 @@ std::optional<QString> CoordinatorRounds::majorityHash(const std::vector<QString
     return std::nullopt;
 }
 
+std::optional<QString> CoordinatorRounds::weightedMajority(const std::vector<std::pair<QString, double>> &votes)
+{
+    std::map<QString, double> weights;
+    double total = 0.0;
+    for (const auto &[hash, weight] : votes) {
+        weights[hash] += weight;
+        total += weight;
+    }
+    for (const auto &[hash, weight] : weights) {
+        if (total > 0.0 && 2.0 * weight > total)
+            return hash;
+    }
+    return std::nullopt;
+}
+
+std::optional<QString> CoordinatorRounds::agreedHash(const std::vector<ContributionRecord> &reports,
+                                                     const std::vector<PeerRecord> &peers) const
+{
+    std::vector<std::pair<QString, double>> established;
+    std::vector<QString> everyone;
+    for (const ContributionRecord &report : reports) {
+        everyone.push_back(report.paramsHash);
+        const auto peer = std::find_if(peers.begin(), peers.end(), [&](const PeerRecord &p) { return p.keyId == report.keyId; });
+        if (peer != peers.end() && m_established && m_established(*peer))
+            established.emplace_back(report.paramsHash, double(std::max<qint64>(peer->tokens, 1)));
+    }
+    return established.empty() ? majorityHash(everyone) : weightedMajority(established);
+}
+
 bool CoordinatorRounds::isOnline(const PeerRecord &peer) const
 {
     return m_clock() - peer.lastSeenMs <= m_settings.missedHeartbeats * m_settings.heartbeatIntervalMs;
@@ -193,12 +222,21 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
         return {};
     std::vector<RoundMember> ready;
     std::size_t online = 0;
+    bool anyEstablished = false;
     for (const PeerRecord &peer : *peers) {
-        if (!isOnline(peer))
+        if (!isOnline(peer) || peer.banned())
             continue;
         ++online;
-        if (peer.state == QLatin1StringView("ready") && peer.baseRound == round.number)
+        if (peer.state == QLatin1StringView("ready") && peer.baseRound == round.number) {
             ready.push_back({peer.keyId, peer.reachable, 0, 0});
+            anyEstablished = anyEstablished || established(peer);
+        }
+    }
+    // Newcomers on probation own no range while established members are there to own them: they
+    // take part as if they accepted no connections.
+    for (RoundMember &member : ready) {
+        const auto peer = std::find_if(peers->begin(), peers->end(), [&](const PeerRecord &p) { return p.keyId == member.keyId; });
+        member.reachable = member.reachable && (!anyEstablished || established(*peer));
     }
     const bool everyoneReady = online > 0 && ready.size() == online
                                && ready.size() >= std::size_t(std::max(m_settings.minPeers, 1));
@@ -228,18 +266,15 @@ Result<void> CoordinatorRounds::maybeFinish(RoundRecord round, qint64 nowMs)
     if (!reports)
         return reports.error();
     std::set<QString> reported;
-    std::vector<QString> hashes;
-    for (const ContributionRecord &report : *reports) {
+    for (const ContributionRecord &report : *reports)
         reported.insert(report.keyId);
-        hashes.push_back(report.paramsHash);
-    }
     // A member that stopped sending heartbeats (killed, unplugged) is not waited for.
     Result<std::vector<PeerRecord>> peers = m_store.peers();
     if (!peers)
         return peers.error();
     std::set<QString> online;
     for (const PeerRecord &peer : *peers) {
-        if (isOnline(peer))
+        if (isOnline(peer) && !peer.banned())
             online.insert(peer.keyId);
     }
     const bool everyoneReported = std::all_of(round.members.begin(), round.members.end(), [&](const RoundMember &m) {
@@ -248,7 +283,7 @@ Result<void> CoordinatorRounds::maybeFinish(RoundRecord round, qint64 nowMs)
     if (!everyoneReported && nowMs < round.deadlineMs)
         return {};
 
-    const std::optional<QString> agreed = majorityHash(hashes);
+    const std::optional<QString> agreed = agreedHash(*reports, *peers);
     std::vector<ContributionRecord> verdicts = *reports;
     QString uploader;
     for (ContributionRecord &verdict : verdicts) {
@@ -260,7 +295,7 @@ Result<void> CoordinatorRounds::maybeFinish(RoundRecord round, qint64 nowMs)
     }
     if (!agreed) {
         qCWarning(lcCoordinator) << "round" << round.number << "attempt" << round.attempt << "ended without a majority"
-                                 << "of" << hashes.size() << "reports; gathering it again";
+                                 << "of" << reports->size() << "reports; gathering it again";
         RoundRecord again;
         again.number = round.number;
         again.attempt = round.attempt + 1;
@@ -300,6 +335,9 @@ Result<ContributionVerdict> CoordinatorRounds::contribute(ContributionRecord con
         return makeError("not a member of round " + std::to_string(round->number));
     contribution.attempt = round->attempt;
     contribution.receivedMs = m_clock();
+    // What it is credited with, if accepted: the round's work, never what it claims.
+    if (m_settings.work.tokensPerMember > 0)
+        contribution.tokens = m_settings.work.tokensPerMember;
     contribution.accepted.reset();
     contribution.credit = 0;
     if (Result<void> added = m_store.addContribution(contribution); !added)

@@ -2,6 +2,7 @@
 
 #include "CoordinatorStore.h"
 #include "Result.h"
+#include "WorkAccounting.h"
 
 #include <QString>
 
@@ -19,6 +20,8 @@ struct RoundSettings {
     qint64 roundDeadlineMs = 600'000;
     int minPeers = 1; // no round starts with fewer ready peers
     double creditPerToken = 0.001;
+    // Each member's work; 0 tokens: whatever it reports (tests of the lifecycle alone).
+    RoundWork work;
 };
 
 // What a contribution earned, as far as it is known yet.
@@ -31,10 +34,12 @@ struct ContributionVerdict {
 // The round lifecycle (DESIGN.md, full-model mode): round r turns global state r into r + 1.
 // "gathering" until every online peer is ready on state r (or the gather timeout passes with
 // --min-peers ready), then "running" with ranges of the flat parameter vector split among the
-// reachable members, then "done" when every member reported or the deadline passed. The
-// majority params hash is the result; matching contributions are accepted and credited. A
-// round without a majority is gathered again. All state lives in the store, so a restarted
-// coordinator carries on.
+// reachable members, then "done" when every member reported or the deadline passed. The params
+// hash that established members' votes, weighted by their verified work, put above half is the
+// result (while no established member reports, as in a new swarm, each report is one vote);
+// matching contributions are accepted and credited with the round's fixed work. Members still
+// on probation own no range and have no vote. A round without a majority is gathered again. All
+// state lives in the store, so a restarted coordinator carries on.
 class CoordinatorRounds {
 public:
     using Clock = std::function<qint64()>;
@@ -66,6 +71,11 @@ public:
     void setOwnerWeights(OwnerWeights weights) { m_ownerWeights = std::move(weights); }
     // The hash reported by more than half of the reports, if any.
     static std::optional<QString> majorityHash(const std::vector<QString> &hashes);
+    // The hash whose votes weigh more than half of all votes' weight, if any.
+    static std::optional<QString> weightedMajority(const std::vector<std::pair<QString, double>> &votes);
+    // Whether a peer is past probation: it owns ranges and votes. Unset: everyone is.
+    using Established = std::function<bool(const PeerRecord &peer)>;
+    void setEstablished(Established established) { m_established = std::move(established); }
 
 private:
     Result<void> maybeStart(RoundRecord round, qint64 nowMs);
@@ -75,11 +85,17 @@ private:
     Result<bool> recoverLostState(const RoundRecord &round, const std::vector<PeerRecord> &peers, qint64 nowMs);
     Result<void> maybeFinish(RoundRecord round, qint64 nowMs);
     Result<ContributionVerdict> verdictFor(const ContributionRecord &contribution);
+    // The agreed hash of `reports`: established members' votes weighted by their verified
+    // tokens, or one vote a report when none of them is established.
+    std::optional<QString> agreedHash(const std::vector<ContributionRecord> &reports,
+                                      const std::vector<PeerRecord> &peers) const;
+    bool established(const PeerRecord &peer) const { return !m_established || m_established(peer); }
 
     CoordinatorStore &m_store;
     RoundSettings m_settings;
     Clock m_clock;
     OwnerWeights m_ownerWeights;
+    Established m_established;
 };
 
 } // namespace swarmtrain

@@ -28,6 +28,12 @@ struct PeerRecord {
     qint64 rejectedRequests = 0;
     double credit = 0;
     qint64 tokens = 0; // tokens of accepted contributions
+    QString address;        // the IP address it joined from (identities per address are limited)
+    qint64 offences = 0;    // claims and requests refused as dishonest (DESIGN.md, "Security model")
+    QString bannedReason;   // not empty: banned, and why
+    qint64 acceptedRounds = 0; // rounds whose result it agreed with; past probation at enough of them
+
+    bool banned() const { return !bannedReason.isEmpty(); }
 };
 
 // A member of a running round and the part of the flat parameter vector it owns in the

@@ -30,6 +30,11 @@ public:
     virtual Result<void> recordHeartbeat(const QString &keyId, const QString &state, const QString &reason,
                                          double tokensPerSecond, qint64 baseRound, qint64 nowMs) = 0;
     virtual Result<void> countRejectedRequest(const QString &keyId) = 0;
+    // Records a dishonest claim or request of a known peer (`kind` names it: "claim", "replay",
+    // ...); the peer's offences so far, this one included.
+    virtual Result<qint64> recordOffence(const QString &keyId, const QString &kind, const QString &detail,
+                                         qint64 nowMs) = 0;
+    virtual Result<void> banPeer(const QString &keyId, const QString &reason) = 0;
     // Peers by credit, highest first.
     virtual Result<std::vector<PeerRecord>> leaderboard(int limit) = 0;
 

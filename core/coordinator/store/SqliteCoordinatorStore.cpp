@@ -56,7 +56,8 @@ std::optional<double> toOptionalDouble(const QVariant &value)
 
 const char kPeerColumns[] =
     "key_id, public_key, device, endpoint, reachable, client_version, ordinal, assigned_shards, joined_ms,"
-    " last_seen_ms, state, pause_reason, tokens_per_s, base_round, rejected_requests, credit, tokens";
+    " last_seen_ms, state, pause_reason, tokens_per_s, base_round, rejected_requests, credit, tokens, address, offences,"
+    " banned_reason, accepted_rounds";
 
 const char kContributionColumns[] = "round, attempt, key_id, tokens, flops, seconds, loss, params_hash, bytes_up,"
                                     " bytes_down, accepted, credit, received_ms";
@@ -82,6 +83,10 @@ PeerRecord peerFromQuery(const QSqlQuery &query)
     peer.rejectedRequests = query.value(14).toLongLong();
     peer.credit = query.value(15).toDouble();
     peer.tokens = query.value(16).toLongLong();
+    peer.address = query.value(17).toString();
+    peer.offences = query.value(18).toLongLong();
+    peer.bannedReason = query.value(19).toString();
+    peer.acceptedRounds = query.value(20).toLongLong();
     return peer;
 }
 
@@ -193,7 +198,7 @@ Result<void> SqliteCoordinatorStore::setMeta(const QString &key, const QString &
 Result<void> SqliteCoordinatorStore::savePeer(const PeerRecord &peer)
 {
     QSqlQuery q = query(QStringLiteral("INSERT OR REPLACE INTO peers (%1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                                       "?, ?, ?, ?)")
+                                       "?, ?, ?, ?, ?, ?, ?, ?)")
                             .arg(QLatin1StringView(kPeerColumns)));
     q.addBindValue(text(peer.keyId));
     q.addBindValue(peer.publicKey.isNull() ? QByteArray("") : peer.publicKey);
@@ -212,6 +217,10 @@ Result<void> SqliteCoordinatorStore::savePeer(const PeerRecord &peer)
     q.addBindValue(peer.rejectedRequests);
     q.addBindValue(peer.credit);
     q.addBindValue(peer.tokens);
+    q.addBindValue(text(peer.address));
+    q.addBindValue(peer.offences);
+    q.addBindValue(text(peer.bannedReason));
+    q.addBindValue(peer.acceptedRounds);
     return exec(q, "saving a peer");
 }
 
@@ -270,6 +279,42 @@ Result<void> SqliteCoordinatorStore::countRejectedRequest(const QString &keyId)
     QSqlQuery q = query(QStringLiteral("UPDATE peers SET rejected_requests = rejected_requests + 1 WHERE key_id = ?"));
     q.addBindValue(text(keyId));
     return exec(q, "counting a rejected request");
+}
+
+Result<qint64> SqliteCoordinatorStore::recordOffence(const QString &keyId, const QString &kind, const QString &detail,
+                                                    qint64 nowMs)
+{
+    Result<qint64> count = makeError("no such peer");
+    Result<void> done = inTransaction([&]() -> Result<void> {
+        QSqlQuery insert = query(QStringLiteral("INSERT INTO offences (key_id, at_ms, kind, detail) VALUES (?, ?, ?, ?)"));
+        insert.addBindValue(text(keyId));
+        insert.addBindValue(nowMs);
+        insert.addBindValue(text(kind));
+        insert.addBindValue(text(detail));
+        if (Result<void> inserted = exec(insert, "recording an offence"); !inserted)
+            return inserted;
+        QSqlQuery update = query(QStringLiteral("UPDATE peers SET offences = offences + 1 WHERE key_id = ?"));
+        update.addBindValue(text(keyId));
+        if (Result<void> updated = exec(update, "counting an offence"); !updated)
+            return updated;
+        QSqlQuery read = query(QStringLiteral("SELECT offences FROM peers WHERE key_id = ?"));
+        read.addBindValue(text(keyId));
+        if (Result<void> selected = exec(read, "reading offences"); !selected)
+            return selected;
+        count = read.next() ? read.value(0).toLongLong() : qint64(0);
+        return {};
+    });
+    if (!done)
+        return done.error();
+    return count;
+}
+
+Result<void> SqliteCoordinatorStore::banPeer(const QString &keyId, const QString &reason)
+{
+    QSqlQuery q = query(QStringLiteral("UPDATE peers SET banned_reason = ? WHERE key_id = ?"));
+    q.addBindValue(text(reason));
+    q.addBindValue(text(keyId));
+    return exec(q, "banning a peer");
 }
 
 Result<std::vector<RoundRecord>> SqliteCoordinatorStore::selectRounds(const QString &where, qint64 value)
@@ -422,8 +467,8 @@ Result<void> SqliteCoordinatorStore::closeRound(const RoundRecord &closed, const
                 return done;
             if (!verdict.accepted.value_or(false))
                 continue;
-            QSqlQuery credit = query(QStringLiteral("UPDATE peers SET credit = credit + ?, tokens = tokens + ? WHERE"
-                                                    " key_id = ?"));
+            QSqlQuery credit = query(QStringLiteral("UPDATE peers SET credit = credit + ?, tokens = tokens + ?,"
+                                                    " accepted_rounds = accepted_rounds + 1 WHERE key_id = ?"));
             credit.addBindValue(verdict.credit);
             credit.addBindValue(verdict.tokens);
             credit.addBindValue(text(verdict.keyId));

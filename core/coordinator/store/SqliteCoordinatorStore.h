@@ -33,6 +33,9 @@ public:
     Result<void> recordHeartbeat(const QString &keyId, const QString &state, const QString &reason,
                                  double tokensPerSecond, qint64 baseRound, qint64 nowMs) override;
     Result<void> countRejectedRequest(const QString &keyId) override;
+    Result<qint64> recordOffence(const QString &keyId, const QString &kind, const QString &detail,
+                                 qint64 nowMs) override;
+    Result<void> banPeer(const QString &keyId, const QString &reason) override;
     Result<std::vector<PeerRecord>> leaderboard(int limit) override;
 
     Result<std::optional<RoundRecord>> currentRound() override;

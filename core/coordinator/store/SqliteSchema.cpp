@@ -40,7 +40,18 @@ const char *const kVersion2[] = {
     "CREATE INDEX links_by_time ON links (measured_ms)",
 };
 
-const std::span<const char *const> kSteps[] = {kVersion1, kVersion2};
+// Version 3: trust (issue 16): where a peer joined from, its offences and ban, its accepted
+// rounds (probation), and each offence as it happened.
+const char *const kVersion3[] = {
+    "ALTER TABLE peers ADD COLUMN address TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE peers ADD COLUMN offences INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE peers ADD COLUMN banned_reason TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE peers ADD COLUMN accepted_rounds INTEGER NOT NULL DEFAULT 0",
+    "CREATE TABLE offences (key_id TEXT NOT NULL, at_ms INTEGER NOT NULL, kind TEXT NOT NULL, detail TEXT NOT NULL)",
+    "CREATE INDEX offences_by_peer ON offences (key_id, at_ms)",
+};
+
+const std::span<const char *const> kSteps[] = {kVersion1, kVersion2, kVersion3};
 static_assert(std::size(kSteps) == kSqliteSchemaVersion);
 
 Result<void> run(QSqlDatabase &db, const QString &sql, const char *what)

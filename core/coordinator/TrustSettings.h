@@ -1,0 +1,27 @@
+#pragma once
+
+#include <QSet>
+#include <QString>
+
+namespace swarmtrain {
+
+// Who may join a swarm (DESIGN.md, "Security model"): anyone, holders of the invite link's
+// token, or the keys on the host's list.
+enum class Admission { Open, Invite, Allowlist };
+
+// The coordinator's defences against strangers (issue 16), from its flags.
+struct TrustSettings {
+    Admission admission = Admission::Open;
+    QString inviteToken;      // Admission::Invite: the token the invite link carries
+    QSet<QString> allowedKeys; // Admission::Allowlist: key ids
+    // Identities online at once from one address and from one subnet (/24 for IPv4, /64 for
+    // IPv6); 0: no limit. Generous enough for a household or a LAN party behind one NAT.
+    int maxPeersPerAddress = 8;
+    int maxPeersPerSubnet = 32;
+    // Rounds a new identity agrees with the swarm before it votes and owns ranges (open swarms).
+    int probationRounds = 3;
+    // Offences (dishonest claims and requests) after which a key is banned.
+    int banAfterOffences = 3;
+};
+
+} // namespace swarmtrain

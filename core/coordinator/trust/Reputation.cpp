@@ -1,0 +1,32 @@
+#include "Reputation.h"
+
+#include "CoordinatorLog.h"
+
+namespace swarmtrain {
+
+Reputation::Reputation(CoordinatorStore &store, const TrustSettings &settings, std::function<qint64()> clock)
+    : m_store(store), m_settings(settings), m_clock(std::move(clock))
+{
+}
+
+Result<bool> Reputation::offend(const QString &keyId, const QString &kind, const QString &detail)
+{
+    Result<qint64> count = m_store.recordOffence(keyId, kind, detail.left(500), m_clock());
+    if (!count)
+        return count.error();
+    qCWarning(lcCoordinator).noquote() << "offence" << *count << "of" << keyId << "(" << kind << "):" << detail;
+    if (m_settings.banAfterOffences <= 0 || *count < m_settings.banAfterOffences)
+        return false;
+    const QString reason = QStringLiteral("%1 offences, the last: %2").arg(*count).arg(kind);
+    if (Result<void> banned = m_store.banPeer(keyId, reason); !banned)
+        return banned.error();
+    qCWarning(lcCoordinator).noquote() << "banned" << keyId << ":" << reason;
+    return true;
+}
+
+bool Reputation::established(const PeerRecord &peer) const
+{
+    return m_settings.admission != Admission::Open || peer.acceptedRounds >= m_settings.probationRounds;
+}
+
+} // namespace swarmtrain

@@ -1,0 +1,29 @@
+#pragma once
+
+#include "CoordinatorStore.h"
+#include "Result.h"
+#include "TrustSettings.h"
+
+#include <functional>
+
+namespace swarmtrain {
+
+// Counts a known peer's offences (dishonest claims, forged or replayed requests) in the store
+// and bans its key after TrustSettings::banAfterOffences of them. A banned key is refused at
+// every signed endpoint; its offences and ban outlive restarts.
+class Reputation {
+public:
+    Reputation(CoordinatorStore &store, const TrustSettings &settings, std::function<qint64()> clock);
+
+    // Records the offence; whether the peer is banned now.
+    Result<bool> offend(const QString &keyId, const QString &kind, const QString &detail);
+    // A new identity votes on the agreed state and owns ranges once it is past probation.
+    bool established(const PeerRecord &peer) const;
+
+private:
+    CoordinatorStore &m_store;
+    const TrustSettings &m_settings;
+    std::function<qint64()> m_clock;
+};
+
+} // namespace swarmtrain
