@@ -180,9 +180,10 @@ TEST_F(SwarmLinksTest, PeersOfAFastSiteSharePipelinesThroughTheLinkEmulator)
     emulator.setLink(QStringLiteral("east"), QStringLiteral("west"), {60, 2'000'000});
     startCoordinator();
     for (int i = 0; i < kPeers; ++i) {
-        Result<quint16> relay = emulator.addRelay(peerAddress(i), kPeerPort);
+        // The relay listens on the peer's own address: a peer may only announce an endpoint there.
+        Result<quint16> relay = emulator.addRelay(peerAddress(i), kPeerPort, peerAddress(i));
         ASSERT_TRUE(relay.ok()) << relay.error().message;
-        startPeer(i, QStringLiteral("127.0.0.1:%1").arg(*relay));
+        startPeer(i, QStringLiteral("%1:%2").arg(peerAddress(i).toString()).arg(*relay));
     }
     double seconds = 0;
     ASSERT_TRUE(waitForMeasuredSchedule(180s, seconds)) << logs();

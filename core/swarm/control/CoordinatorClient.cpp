@@ -121,6 +121,7 @@ HttpRequest CoordinatorClient::signedRequest(QByteArrayView method, const QByteA
     request.url = m_origin + target;
     request.body = body;
     request.pinnedPublicKey = m_options.pinnedPublicKey.toLatin1();
+    request.sourceAddress = m_options.sourceAddress.toLatin1();
     request.headers = {
         QByteArray(kKeyIdHeader) + ": " + signature.keyId.toLatin1(),
         QByteArray(kTimestampHeader) + ": " + QByteArray::number(signature.timestampMs),

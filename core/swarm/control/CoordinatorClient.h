@@ -35,6 +35,10 @@ struct CoordinatorClientOptions {
     // The whole exchange for JSON calls; for postBytes() and download(), which move large
     // files, the longest time without a byte moving.
     int requestTimeoutMs = 30000;
+    // The local address requests leave from ("" for the system's choice): a peer whose data plane
+    // listens on one address of several talks to the coordinator from it, since the coordinator
+    // accepts only a data-plane endpoint on the address a join comes from.
+    QString sourceAddress;
 };
 
 // The client's control plane (DESIGN.md, "Swarm protocol"): signed HTTP(S) calls to the

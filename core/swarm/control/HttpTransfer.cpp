@@ -162,6 +162,10 @@ void configure(CURL *handle, const HttpRequest &request, curl_slist *headers, Ex
         curl_easy_setopt(handle, CURLOPT_SSL_VERIFYHOST, 0L);
         curl_easy_setopt(handle, CURLOPT_PINNEDPUBLICKEY, request.pinnedPublicKey.constData());
     }
+    // "host!": an address to bind, never an interface name to look up.
+    const QByteArray interface = "host!" + request.sourceAddress;
+    if (!request.sourceAddress.isEmpty())
+        curl_easy_setopt(handle, CURLOPT_INTERFACE, interface.constData());
     curl_easy_setopt(handle, CURLOPT_HTTPHEADER, headers);
     if (request.method == "GET") {
         curl_easy_setopt(handle, CURLOPT_HTTPGET, 1L);

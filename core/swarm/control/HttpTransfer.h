@@ -18,6 +18,7 @@ struct HttpRequest {
     QList<QByteArray> headers; // "Name: value"
     QByteArray body;           // sent when method is POST
     QByteArray pinnedPublicKey; // "sha256//BASE64": accept only this TLS key, self-signed or not
+    QByteArray sourceAddress;   // the local IP address to connect from; "" for the system's choice
     long connectTimeoutMs = 5000;
     long totalTimeoutMs = 0;  // 0: none
     long stallTimeoutMs = 0;  // 0: none; else fail when no byte moves for this long (big transfers)

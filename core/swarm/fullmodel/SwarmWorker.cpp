@@ -144,6 +144,10 @@ Result<void> SwarmWorker::setUp()
     CoordinatorClientOptions clientOptions;
     clientOptions.baseUrl = m_options.swarmUrl;
     clientOptions.pinnedPublicKey = m_options.pinnedPublicKey;
+    // A data plane on one address of several: the coordinator accepts its endpoint only from it.
+    const QHostAddress listen(m_options.listenAddress);
+    if (!listen.isNull() && listen != QHostAddress::AnyIPv4 && listen != QHostAddress::AnyIPv6 && listen != QHostAddress::Any)
+        clientOptions.sourceAddress = listen.toString();
     m_client = std::make_unique<CoordinatorClient>(*m_identity, clientOptions);
     m_gate->setStopHook([client = m_client.get()] { client->cancel(); });
     m_session = std::make_unique<CoordinatorSession>(*m_client, *m_gate, [this](std::optional<int> retryInMs) {
