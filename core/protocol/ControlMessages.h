@@ -74,7 +74,7 @@ struct JoinRequest {
     DeviceReport device;
     QString endpoint; // "host:port", "*:port" (the address the coordinator sees) or "" (outbound only)
     QString clientVersion;
-    QString invite; // the invite link's token, for a swarm that admits by invite; "" otherwise
+    QString invite{}; // the invite link's token, for a swarm that admits by invite; "" otherwise
 
     QJsonObject toJson() const;
     static Result<JoinRequest> fromJson(const QJsonObject &json);

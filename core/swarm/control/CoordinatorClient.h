@@ -38,7 +38,7 @@ struct CoordinatorClientOptions {
     // The local address requests leave from ("" for the system's choice): a peer whose data plane
     // listens on one address of several talks to the coordinator from it, since the coordinator
     // accepts only a data-plane endpoint on the address a join comes from.
-    QString sourceAddress;
+    QString sourceAddress{};
 };
 
 // The client's control plane (DESIGN.md, "Swarm protocol"): signed HTTP(S) calls to the
