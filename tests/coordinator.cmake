@@ -1,7 +1,7 @@
 # Coordinator tests: store, rounds, shards, config and the REST API in-process (unit), and the
 # real swarmtrain-coordinator process killed and restarted (integration).
 add_executable(swarmtrain_coordinator_tests
-    unit/CoordinatorConfigTest.cpp unit/CoordinatorRoundsTest.cpp unit/CoordinatorServerTest.cpp
+    unit/AdmissionTest.cpp unit/CoordinatorConfigTest.cpp unit/CoordinatorRoundsTest.cpp unit/CoordinatorServerTest.cpp
     unit/CoordinatorStoreTest.cpp unit/LinkBookTest.cpp unit/LinkMatrixTest.cpp unit/RouteTableTest.cpp
     unit/ScheduleServiceTest.cpp unit/ShardManifestTest.cpp)
 target_link_libraries(swarmtrain_coordinator_tests PRIVATE

@@ -72,3 +72,23 @@ TEST_F(SwarmStateTest, LossRefusesTokensOutsideTheVocabulary)
     tokens[20] = tokenizer.vocabSize();
     EXPECT_FALSE(swarmStateLoss(file, tokens, 2, 1, 1).ok());
 }
+
+TEST_F(SwarmStateTest, AFileOfAnotherModelIsRefusedBeforeItsModelIsBuilt)
+{
+    ASSERT_TRUE(writeInitialSwarmState(file, config, tokenizer, 3).ok());
+    GptConfig swarm = config;
+    swarm.nEmbd = 32;
+    const Result<SwarmStateInfo> info = inspectSwarmState(file, &swarm);
+    ASSERT_FALSE(info.ok());
+    EXPECT_NE(info.error().message.find("is not the swarm's"), std::string::npos) << info.error().message;
+    EXPECT_TRUE(inspectSwarmState(file, &config).ok());
+}
+
+TEST_F(SwarmStateTest, AConfigAskingForMoreThanTwoToTheThirtySixParametersIsInvalid)
+{
+    // Each figure within its own bound; together 2^41 parameters (8 TiB of float32).
+    const GptConfig absurd{256, 1024, 1, 32768, 32, 0.0, false};
+    EXPECT_NE(absurd.validate().find("more than 2^36"), std::string::npos) << absurd.validate();
+    EXPECT_FALSE(GptConfig::fromJson(absurd.toJson()).ok());
+    EXPECT_TRUE(config.validate().empty());
+}
