@@ -175,6 +175,13 @@ void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText
                    "the all-reduce's ranges: in proportion to each owner's measured bandwidth, or equal")
         ->check(flags::oneOf({"bandwidth", "equal"}));
 
+    app.add_option("--rate-limit-address", c.rateLimitPerAddress,
+                   "requests per second one client address may make (bursts of 4 s' worth; 0: no limit)")
+        ->transform(flags::numberIn(0.0, 1e6));
+    app.add_option("--rate-limit-key", c.rateLimitPerKey,
+                   "signed requests per second one peer key may make (bursts of 4 s' worth; 0: no limit)")
+        ->transform(flags::numberIn(0.0, 1e6));
+
     app.add_option("--tls-cert", text.cert, "PEM certificate for HTTPS (with --tls-key)")
         ->type_name("FILE")
         ->check(flags::nonEmpty());

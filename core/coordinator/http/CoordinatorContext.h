@@ -3,7 +3,9 @@
 #include "CoordinatorConfig.h"
 #include "CoordinatorRounds.h"
 #include "CoordinatorSetup.h"
+#include "HttpLimits.h"
 #include "LinkBook.h"
+#include "RateLimiter.h"
 #include "ScheduleService.h"
 #include "StateValidation.h"
 
@@ -24,6 +26,10 @@ struct CoordinatorServerOptions {
     LinkBookOptions links;
     ScheduleOptions schedule;
     bool bandwidthRanges = true; // the all-reduce's ranges in proportion to each owner's bandwidth
+    HttpLimits http;
+    // Generous: a peer heartbeating every second, with its round and upload calls, is far below.
+    RateLimit ratePerAddress{50, 200};
+    RateLimit ratePerKey{20, 80};
 
     static CoordinatorServerOptions from(const CoordinatorConfig &config, qint64 parameterCount);
 };
