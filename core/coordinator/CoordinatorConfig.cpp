@@ -101,6 +101,22 @@ struct CoordinatorText {
     std::string listen, stateDir, data, tokenizer = "char", cert, key, rangeSplit = "bandwidth";
 };
 
+// How the REST API is served: rate limits and TLS.
+void defineServingFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text)
+{
+    app.add_option("--rate-limit-address", c.rateLimitPerAddress,
+                   "requests per second one client address may make (bursts of 4 s' worth; 0: no limit)")
+        ->transform(flags::numberIn(0.0, 1e6));
+    app.add_option("--rate-limit-key", c.rateLimitPerKey,
+                   "signed requests per second one peer key may make (bursts of 4 s' worth; 0: no limit)")
+        ->transform(flags::numberIn(0.0, 1e6));
+    app.add_option("--tls-cert", text.cert, "PEM certificate for HTTPS (with --tls-key)")
+        ->type_name("FILE")
+        ->check(flags::nonEmpty());
+    app.add_option("--tls-key", text.key, "PEM private key of --tls-cert")->type_name("FILE")->check(flags::nonEmpty());
+    app.add_flag("--tls-self-signed", c.tlsSelfSigned, "HTTPS with a certificate made and kept in --state-dir");
+}
+
 void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text)
 {
     flags::configure(app);
@@ -175,18 +191,7 @@ void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText
                    "the all-reduce's ranges: in proportion to each owner's measured bandwidth, or equal")
         ->check(flags::oneOf({"bandwidth", "equal"}));
 
-    app.add_option("--rate-limit-address", c.rateLimitPerAddress,
-                   "requests per second one client address may make (bursts of 4 s' worth; 0: no limit)")
-        ->transform(flags::numberIn(0.0, 1e6));
-    app.add_option("--rate-limit-key", c.rateLimitPerKey,
-                   "signed requests per second one peer key may make (bursts of 4 s' worth; 0: no limit)")
-        ->transform(flags::numberIn(0.0, 1e6));
-
-    app.add_option("--tls-cert", text.cert, "PEM certificate for HTTPS (with --tls-key)")
-        ->type_name("FILE")
-        ->check(flags::nonEmpty());
-    app.add_option("--tls-key", text.key, "PEM private key of --tls-cert")->type_name("FILE")->check(flags::nonEmpty());
-    app.add_flag("--tls-self-signed", c.tlsSelfSigned, "HTTPS with a certificate made and kept in --state-dir");
+    defineServingFlags(app, c, text);
 }
 
 } // namespace

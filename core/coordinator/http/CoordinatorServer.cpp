@@ -57,6 +57,8 @@ CoordinatorServerOptions CoordinatorServerOptions::from(const CoordinatorConfig 
     options.schedule.stages = config.stages;
     options.schedule.seconds = config.scheduleSeconds;
     options.bandwidthRanges = config.bandwidthRanges;
+    options.ratePerAddress = {config.rateLimitPerAddress, 4 * config.rateLimitPerAddress};
+    options.ratePerKey = {config.rateLimitPerKey, 4 * config.rateLimitPerKey};
     // A pair of peers stays partnered for a few heartbeats, so both sides hear of each other.
     options.links.pairTtlMs = std::max<qint64>(options.links.pairTtlMs, 5 * options.rounds.heartbeatIntervalMs);
     return options;
