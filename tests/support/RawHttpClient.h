@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 #include <netinet/in.h>
+#include <poll.h>
 #include <string>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -107,6 +108,16 @@ public:
             m_buffer.clear();
         }
         return m_closed;
+    }
+
+    // Waits, reading nothing, until the server hangs up (reset or closed); false when it has not
+    // within the timeout. For a client that never reads what it asked for.
+    bool waitForHangUp()
+    {
+        pollfd wait{m_fd, POLLRDHUP, 0};
+        if (::poll(&wait, 1, m_timeoutSeconds * 1000) <= 0)
+            return false;
+        return (wait.revents & (POLLHUP | POLLERR | POLLRDHUP)) != 0;
     }
 
     void close()

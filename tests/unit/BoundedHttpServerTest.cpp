@@ -252,3 +252,20 @@ TEST_F(BoundedHttpServerTest, AStreamedFileArrivesWholeAndTheConnectionGoesOn)
         EXPECT_EQ(client.read().body, "/get1");
     });
 }
+
+TEST_F(BoundedHttpServerTest, ExpectContinueIsAnsweredBeforeTheBodyOrRefusedInstead)
+{
+    withClient([&] {
+        RawHttpClient client;
+        ASSERT_TRUE(client.connect(port));
+        ASSERT_TRUE(client.send("POST /echo HTTP/1.1\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n"));
+        EXPECT_EQ(client.read().status, 100) << "go on";
+        ASSERT_TRUE(client.send("hello"));
+        EXPECT_EQ(client.read().body, "hello");
+
+        ASSERT_TRUE(client.send("POST /echo HTTP/1.1\r\nContent-Length: 5000\r\nExpect: 100-continue\r\n\r\n"));
+        const RawHttpClient::Response refused = client.read();
+        EXPECT_EQ(refused.status, 413) << "refused without waiting for the body it need not send";
+        EXPECT_EQ(refused.headers.at("connection"), "close");
+    });
+}

@@ -5,6 +5,12 @@
 #include <QFile>
 #include <QTemporaryFile>
 
+#ifdef Q_OS_WIN
+#include <winsock2.h>
+#else
+#include <sys/socket.h>
+#endif
+
 namespace swarmtrain {
 
 namespace {
@@ -46,6 +52,16 @@ qsizetype headEnd(const QByteArray &buffer)
     if (crlf >= 0 && (lf < 0 || crlf + 2 <= lf))
         return crlf + 4;
     return lf >= 0 ? lf + 2 : -1;
+}
+
+// A connection cut for abuse ends with a reset: a graceful close would leave its unsent bytes
+// queued in the kernel, for minutes, for a client that never reads them.
+void resetOnClose(qintptr descriptor)
+{
+    if (descriptor < 0)
+        return;
+    const linger reset{1, 0};
+    ::setsockopt(descriptor, SOL_SOCKET, SO_LINGER, reinterpret_cast<const char *>(&reset), sizeof reset);
 }
 
 } // namespace
@@ -332,8 +348,10 @@ void HttpConnection::close(bool abort)
     m_download.reset();
     m_leftover.clear();
     m_head.clear();
-    if (abort)
+    if (abort) {
+        resetOnClose(m_socket->socketDescriptor());
         m_socket->abort();
+    }
     else
         m_socket->disconnectFromHost();
     if (m_socket->state() == QAbstractSocket::UnconnectedState)
