@@ -4,10 +4,13 @@
 #include "RawHttpClient.h"
 #include "TempDir.h"
 #include "TestApplication.h"
+#include "TlsIdentity.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>
 #include <QFile>
+#include <QSslKey>
+#include <QSslSocket>
 
 #include <atomic>
 #include <gtest/gtest.h>
@@ -268,4 +271,36 @@ TEST_F(BoundedHttpServerTest, ExpectContinueIsAnsweredBeforeTheBodyOrRefusedInst
         EXPECT_EQ(refused.status, 413) << "refused without waiting for the body it need not send";
         EXPECT_EQ(refused.headers.at("connection"), "close");
     });
+}
+
+TEST_F(BoundedHttpServerTest, OverTlsAStreamedFileArrivesWhole)
+{
+    std::filesystem::create_directories(dir.path() / "tls");
+    Result<TlsIdentity> identity = TlsIdentity::loadOrCreateSelfSigned(dir.path() / "tls");
+    ASSERT_TRUE(identity.ok()) << identity.error().message;
+    QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+    tls.setLocalCertificate(QSslCertificate(identity->certificatePem, QSsl::Pem));
+    tls.setPrivateKey(QSslKey(identity->privateKeyPem, QSsl::Ec, QSsl::Pem));
+    BoundedHttpServer secure(
+        limits, [this](const HttpRequest &request) { return admit(request); },
+        [this](const HttpRequest &request, HttpConnection::Replier reply) { handle(request, std::move(reply)); });
+    Result<quint16> listening = secure.listen(QHostAddress(QHostAddress::LocalHost), 0, tls);
+    ASSERT_TRUE(listening.ok()) << listening.error().message;
+    QByteArray received;
+    withClient([&] {
+        QSslSocket client; // blocking calls: this thread has no event loop
+        client.setPeerVerifyMode(QSslSocket::VerifyNone);
+        client.connectToHostEncrypted(QStringLiteral("127.0.0.1"), *listening);
+        ASSERT_TRUE(client.waitForEncrypted(120'000)) << client.errorString().toStdString();
+        client.write(QByteArray::fromStdString(get("/file")));
+        const qsizetype whole = (3 << 20) - 1;
+        while (received.size() < whole + 100 && client.waitForReadyRead(120'000)) {
+            received += client.readAll();
+            if (received.contains("\r\n\r\n") && received.size() - received.indexOf("\r\n\r\n") - 4 >= whole)
+                break;
+        }
+    });
+    const qsizetype bodyAt = received.indexOf("\r\n\r\n") + 4;
+    EXPECT_TRUE(received.startsWith("HTTP/1.1 200 OK"));
+    EXPECT_EQ(received.size() - bodyAt, (3 << 20) - 1);
 }

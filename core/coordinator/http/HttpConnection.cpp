@@ -3,6 +3,7 @@
 #include "CoordinatorLog.h"
 
 #include <QFile>
+#include <QSslSocket>
 #include <QTemporaryFile>
 
 #ifdef Q_OS_WIN
@@ -81,6 +82,9 @@ HttpConnection::HttpConnection(QTcpSocket *socket, const HttpLimits &limits, Htt
     m_socket->setReadBufferSize(m_limits.readBufferBytes);
     connect(m_socket, &QTcpSocket::readyRead, this, &HttpConnection::process);
     connect(m_socket, &QTcpSocket::bytesWritten, this, &HttpConnection::written);
+    // TLS hands plaintext on to its encrypted buffer at once: that one is what must drain.
+    if (auto *tls = qobject_cast<QSslSocket *>(m_socket))
+        connect(tls, &QSslSocket::encryptedBytesWritten, this, &HttpConnection::written);
     connect(m_socket, &QTcpSocket::disconnected, this, &HttpConnection::gone);
     m_timer.setSingleShot(true);
     connect(&m_timer, &QTimer::timeout, this, &HttpConnection::timedOut);
@@ -302,7 +306,7 @@ void HttpConnection::send(HttpReply reply)
 
 void HttpConnection::fill()
 {
-    while (m_download && m_download->length > 0 && m_socket->bytesToWrite() < m_limits.writeChunkBytes) {
+    while (m_download && m_download->length > 0 && unsentBytes() < m_limits.writeChunkBytes) {
         const QByteArray piece = m_download->file->read(std::min(m_download->length, m_limits.writeChunkBytes));
         if (piece.isEmpty()) {
             qCWarning(lcCoordinator) << "a download's file ended early; closing the connection";
@@ -313,7 +317,7 @@ void HttpConnection::fill()
     }
     if (m_download && m_download->length == 0)
         m_download.reset();
-    if (m_download || m_socket->bytesToWrite() > 0)
+    if (m_download || unsentBytes() > 0)
         return;
     if (m_closeAfterReply)
         return close(false);
@@ -321,6 +325,12 @@ void HttpConnection::fill()
     m_timer.start(m_limits.idleTimeoutMs);
     // The next pipelined request, if any, after this call returns (no recursion per request).
     QMetaObject::invokeMethod(this, &HttpConnection::process, Qt::QueuedConnection);
+}
+
+qint64 HttpConnection::unsentBytes() const
+{
+    const auto *tls = qobject_cast<const QSslSocket *>(m_socket);
+    return m_socket->bytesToWrite() + (tls ? tls->encryptedBytesToWrite() : 0);
 }
 
 void HttpConnection::written()

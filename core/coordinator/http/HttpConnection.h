@@ -60,6 +60,7 @@ private:
     void refuse(const HttpReply &reply, bool readBodyFirst);
     void send(HttpReply reply);
     void fill();
+    qint64 unsentBytes() const;
     void written();
     void timedOut();
     void close(bool abort);
