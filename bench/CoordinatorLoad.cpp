@@ -9,7 +9,7 @@
 // one per call, like real peers), the coordinator's work and its answer. Calls are not retried,
 // so every failure is counted; more than 1% failed calls in a phase makes the exit code 1.
 // With --downloads N, a last phase downloads the checkpoint N times (C at once) through
-// CoordinatorClient::download and prints MiB/s and the coordinator's peak RSS (VmHWM); a bigger
+// CoordinatorClient::download and prints MiB/s and the coordinator's RSS before and at its peak; a bigger
 // --n-embd/--n-layer makes a bigger checkpoint. All calls come from 127.0.0.1, so the
 // coordinator's limit per address must be lifted: --coordinator-arg=--rate-limit-address=0.
 #include "CliFlags.h"
@@ -465,6 +465,33 @@ bool report(const std::string &phase, Tally &tally, int peers, int concurrency)
     return false;
 }
 
+// Downloads the checkpoint --downloads times; prints MiB/s and the coordinator's RSS, which is
+// sampled through the phase (its start-up peak is no concern here).
+bool downloadPhase(Swarm &swarm, const Options &options, int concurrency, const std::filesystem::path &dir, pid_t pid)
+{
+    std::atomic<long long> bytes{0};
+    const long long rssBefore = processStatusBytes(pid, "VmRSS");
+    std::atomic<long long> rssPeak{rssBefore};
+    std::atomic<bool> sampling{true};
+    std::thread sampler([&] {
+        while (sampling) {
+            rssPeak = std::max(rssPeak.load(), processStatusBytes(pid, "VmRSS"));
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+    });
+    Tally downloads = downloadLoad(swarm, options, concurrency, dir, bytes);
+    sampling = false;
+    sampler.join();
+    nlohmann::json line = figures("download", downloads, options.peers, concurrency);
+    const double mib = double(1 << 20);
+    line["mib_per_s"] = downloads.seconds > 0 ? double(bytes) / mib / downloads.seconds : 0.0;
+    line["checkpoint_mib"] = downloads.requests > 0 ? double(bytes) / mib / double(downloads.requests) : 0.0;
+    line["coordinator_rss_before_mib"] = double(rssBefore) / mib;
+    line["coordinator_rss_peak_mib"] = double(rssPeak) / mib;
+    std::cout << line.dump() << std::endl;
+    return downloads.errorRate() <= kMaxErrorRate;
+}
+
 int fail(const std::string &message)
 {
     std::cerr << "swarmtrain_coordinator_load: error: " << message << "\n";
@@ -501,16 +528,8 @@ int runMain(int argc, char **argv)
         Tally beats = heartbeatLoad(*swarm, *options, concurrency);
         ok = report("heartbeat", beats, options->peers, concurrency);
     }
-    if (ok && options->downloads > 0) {
-        std::atomic<long long> bytes{0};
-        Tally downloads = downloadLoad(*swarm, *options, concurrency, dir.path(), bytes);
-        nlohmann::json line = figures("download", downloads, options->peers, concurrency);
-        line["mib_per_s"] = downloads.seconds > 0 ? double(bytes) / double(1 << 20) / downloads.seconds : 0.0;
-        line["checkpoint_mib"] = downloads.requests > 0 ? double(bytes) / double(1 << 20) / double(downloads.requests) : 0.0;
-        line["coordinator_peak_rss_mib"] = double(processStatusBytes(coordinator.pid(), "VmHWM")) / double(1 << 20);
-        std::cout << line.dump() << std::endl;
-        ok = downloads.errorRate() <= kMaxErrorRate;
-    }
+    if (ok && options->downloads > 0)
+        ok = downloadPhase(*swarm, *options, concurrency, dir.path(), coordinator.pid());
 
     Result<int> exitCode = coordinator.stop();
     if (!exitCode)
