@@ -19,7 +19,7 @@ struct HttpLimits {
     // one is answered at once and the connection closed.
     qint64 maxDiscardedBodyBytes = 16 << 20;
     qint64 readBufferBytes = 64 * 1024; // per socket: a peer that sends faster than we handle waits
-    qint64 writeChunkBytes = 256 * 1024; // a download is refilled in pieces of this size
+    qint64 writeChunkBytes = 64 * 1024; // a download is refilled in pieces of this size
 };
 
 } // namespace swarmtrain
