@@ -1,12 +1,17 @@
 // Coordinator load: the real swarmtrain-coordinator process under many simulated peers sending
 // signed heartbeats through CoordinatorClient, as clients do. Prints JSON lines; figures only:
 //   swarmtrain_coordinator_load [--peers 1000] [--concurrency 16] [--seconds 10 | --requests N]
-//                               [--coordinator PATH]
+//                               [--downloads N] [--n-layer L] [--n-embd E] [--coordinator PATH]
+//                               [--coordinator-arg=ARG ...]
 // Every peer joins once (no data-plane endpoint, so no reachability probe), then C threads
 // cycle through their share of the peers sending POST /v1/heartbeat back to back. Latency is
 // taken by the client around each whole call: signing, a fresh connection (the client opens
 // one per call, like real peers), the coordinator's work and its answer. Calls are not retried,
 // so every failure is counted; more than 1% failed calls in a phase makes the exit code 1.
+// With --downloads N, a last phase downloads the checkpoint N times (C at once) through
+// CoordinatorClient::download and prints MiB/s and the coordinator's RSS before and at its peak; a bigger
+// --n-embd/--n-layer makes a bigger checkpoint. All calls come from 127.0.0.1, so the
+// coordinator's limit per address must be lifted: --coordinator-arg=--rate-limit-address=0.
 #include "CliFlags.h"
 #include "ControlMessages.h"
 #include "CoordinatorClient.h"
@@ -50,7 +55,11 @@ struct Options {
     int concurrency = 16;
     double seconds = 10;
     long long requests = 0; // when set, exactly this many heartbeats instead of `seconds`
+    int downloads = 0;
+    int nLayer = 1;
+    int nEmbd = 16;
     std::string coordinator = SWARMTRAIN_COORDINATOR;
+    std::vector<std::string> coordinatorArgs;
 };
 
 // Empty when --help was asked for (and printed).
@@ -67,6 +76,13 @@ Result<std::optional<Options>> parseOptions(int argc, char **argv)
     app.add_option("--seconds", o.seconds, "length of each phase")->transform(flags::numberIn(0.1, 86400));
     app.add_option("--requests", o.requests, "exactly this many heartbeats instead of --seconds (0: off)")
         ->transform(flags::wholeNumberIn(1, 1'000'000'000));
+    app.add_option("--downloads", o.downloads, "checkpoint downloads after the heartbeats (0: none)")
+        ->transform(flags::wholeNumberIn(0, 1'000'000));
+    app.add_option("--n-layer", o.nLayer, "the swarm model's blocks")->transform(flags::wholeNumberIn(1, 64));
+    app.add_option("--n-embd", o.nEmbd, "the swarm model's width (a multiple of 2)")
+        ->transform(flags::wholeNumberIn(2, 4096));
+    app.add_option("--coordinator-arg", o.coordinatorArgs, "one more flag for the coordinator (repeatable)")
+        ->allow_extra_args(false);
     app.add_option("--coordinator", o.coordinator, "the swarmtrain-coordinator binary")
         ->type_name("PATH")
         ->check(flags::nonEmpty());
@@ -220,17 +236,36 @@ private:
         return text.substr(0, text.find('\n'));
     }
 
+public:
+    pid_t pid() const { return m_pid; }
+
+private:
     pid_t m_pid = -1;
 };
 
 // A tiny model: the benchmark loads the control plane, not training.
-std::vector<std::string> coordinatorArguments(const std::filesystem::path &dir)
+std::vector<std::string> coordinatorArguments(const std::filesystem::path &dir, const Options &options)
 {
-    return {"--listen", "127.0.0.1:0", "--state-dir", (dir / "state").string(), "--data", (dir / "corpus.txt").string(),
-            "--n-layer", "1", "--n-head", "2", "--n-embd", "16", "--block-size", "16", "--batch-size", "4",
-            "--eval-iters", "2", "--shard-bytes", "65536",
-            // Every simulated peer comes from 127.0.0.1.
-            "--max-peers-per-address", "0", "--max-peers-per-subnet", "0"};
+    std::vector<std::string> args{"--listen", "127.0.0.1:0", "--state-dir", (dir / "state").string(), "--data",
+                                  (dir / "corpus.txt").string(), "--n-layer", std::to_string(options.nLayer),
+                                  "--n-head", "2", "--n-embd", std::to_string(options.nEmbd), "--block-size", "16",
+                                  "--batch-size", "4", "--eval-iters", "2", "--shard-bytes", "65536",
+                                  // Every simulated peer comes from 127.0.0.1.
+                                  "--max-peers-per-address", "0", "--max-peers-per-subnet", "0"};
+    args.insert(args.end(), options.coordinatorArgs.begin(), options.coordinatorArgs.end());
+    return args;
+}
+
+// A line of /proc/PID/status in bytes ("VmHWM": the peak resident set); 0 when unreadable.
+long long processStatusBytes(pid_t pid, const std::string &field)
+{
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind(field + ":", 0) == 0)
+            return std::stoll(line.substr(field.size() + 1)) * 1024;
+    }
+    return 0;
 }
 
 // The simulated peers. Each client keeps a reference to its identity, so both are built once.
@@ -372,6 +407,27 @@ Tally heartbeatLoad(Swarm &swarm, const Options &options, int concurrency)
     return runPhase(concurrency, next, [&swarm](std::size_t peer) { return heartbeat(*swarm.clients[peer]); });
 }
 
+// Worker w downloads the checkpoint into a file of its own until `downloads` have started.
+Tally downloadLoad(Swarm &swarm, const Options &options, int concurrency, const std::filesystem::path &dir,
+                   std::atomic<long long> &bytes)
+{
+    std::atomic<long long> issued{0};
+    const NextPeer next = [&](int worker, long long) -> std::optional<std::size_t> {
+        if (issued.fetch_add(1) >= options.downloads)
+            return std::nullopt;
+        return std::size_t(worker);
+    };
+    return runPhase(concurrency, next, [&](std::size_t worker) -> Result<void> {
+        const std::filesystem::path file = dir / ("checkpoint-" + std::to_string(worker));
+        std::error_code ignored;
+        std::filesystem::remove(file, ignored);
+        if (Result<void> done = swarm.clients[worker]->download(QStringLiteral("/v1/checkpoint"), file, QString()); !done)
+            return done.error();
+        bytes += static_cast<long long>(std::filesystem::file_size(file, ignored));
+        return {};
+    });
+}
+
 // Nearest-rank percentile of sorted values; null when there are none.
 nlohmann::json percentile(const std::vector<double> &sorted, double p)
 {
@@ -411,6 +467,33 @@ bool report(const std::string &phase, Tally &tally, int peers, int concurrency)
     return false;
 }
 
+// Downloads the checkpoint --downloads times; prints MiB/s and the coordinator's RSS, which is
+// sampled through the phase (its start-up peak is no concern here).
+bool downloadPhase(Swarm &swarm, const Options &options, int concurrency, const std::filesystem::path &dir, pid_t pid)
+{
+    std::atomic<long long> bytes{0};
+    const long long rssBefore = processStatusBytes(pid, "VmRSS");
+    std::atomic<long long> rssPeak{rssBefore};
+    std::atomic<bool> sampling{true};
+    std::thread sampler([&] {
+        while (sampling) {
+            rssPeak = std::max(rssPeak.load(), processStatusBytes(pid, "VmRSS"));
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+    });
+    Tally downloads = downloadLoad(swarm, options, concurrency, dir, bytes);
+    sampling = false;
+    sampler.join();
+    nlohmann::json line = figures("download", downloads, options.peers, concurrency);
+    const double mib = double(1 << 20);
+    line["mib_per_s"] = downloads.seconds > 0 ? double(bytes) / mib / downloads.seconds : 0.0;
+    line["checkpoint_mib"] = downloads.requests > 0 ? double(bytes) / mib / double(downloads.requests) : 0.0;
+    line["coordinator_rss_before_mib"] = double(rssBefore) / mib;
+    line["coordinator_rss_peak_mib"] = double(rssPeak) / mib;
+    std::cout << line.dump() << std::endl;
+    return downloads.errorRate() <= kMaxErrorRate;
+}
+
 int fail(const std::string &message)
 {
     std::cerr << "swarmtrain_coordinator_load: error: " << message << "\n";
@@ -433,7 +516,7 @@ int runMain(int argc, char **argv)
 
     CoordinatorProcess coordinator;
     Result<std::string> baseUrl =
-        coordinator.start(options->coordinator, coordinatorArguments(dir.path()), dir.path() / "coordinator.err");
+        coordinator.start(options->coordinator, coordinatorArguments(dir.path(), *options), dir.path() / "coordinator.err");
     if (!baseUrl)
         return fail(baseUrl.error().message);
     Result<Swarm> swarm = makeSwarm(options->peers, *baseUrl);
@@ -447,6 +530,8 @@ int runMain(int argc, char **argv)
         Tally beats = heartbeatLoad(*swarm, *options, concurrency);
         ok = report("heartbeat", beats, options->peers, concurrency);
     }
+    if (ok && options->downloads > 0)
+        ok = downloadPhase(*swarm, *options, concurrency, dir.path(), coordinator.pid());
 
     Result<int> exitCode = coordinator.stop();
     if (!exitCode)

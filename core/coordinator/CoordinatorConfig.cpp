@@ -122,6 +122,45 @@ Result<QSet<QString>> readAllowlist(const std::filesystem::path &file)
     return keys;
 }
 
+// How the REST API is served: rate limits and TLS.
+void defineServingFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text)
+{
+    app.add_option("--rate-limit-address", c.rateLimitPerAddress,
+                   "requests per second one client address may make (bursts of 4 s' worth; 0: no limit)")
+        ->transform(flags::numberIn(0.0, 1e6));
+    app.add_option("--rate-limit-key", c.rateLimitPerKey,
+                   "signed requests per second one peer key may make (bursts of 4 s' worth; 0: no limit)")
+        ->transform(flags::numberIn(0.0, 1e6));
+    app.add_option("--tls-cert", text.cert, "PEM certificate for HTTPS (with --tls-key)")
+        ->type_name("FILE")
+        ->check(flags::nonEmpty());
+    app.add_option("--tls-key", text.key, "PEM private key of --tls-cert")->type_name("FILE")->check(flags::nonEmpty());
+    app.add_flag("--tls-self-signed", c.tlsSelfSigned, "HTTPS with a certificate made and kept in --state-dir");
+}
+
+// Who may join, and the limits on strangers (issue 16).
+void defineTrustFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text)
+{
+    TrustSettings &trust = c.trust;
+    app.add_option("--admission", text.admission,
+                   "who may join: anyone (open), holders of the invite link (invite), the keys in --allowlist")
+        ->check(flags::oneOf({"open", "invite", "allowlist"}));
+    app.add_option("--allowlist", text.allowlist, "key ids allowed to join, one a line (with --admission allowlist)")
+        ->type_name("FILE")
+        ->check(flags::nonEmpty());
+    app.add_option("--max-peers-per-address", trust.maxPeersPerAddress,
+                   "identities online at once from one IP address (0: no limit)")
+        ->transform(flags::wholeNumberIn(0, 1'000'000));
+    app.add_option("--max-peers-per-subnet", trust.maxPeersPerSubnet,
+                   "identities online at once from one /24 (IPv4) or /64 (IPv6) subnet (0: no limit)")
+        ->transform(flags::wholeNumberIn(0, 1'000'000));
+    app.add_option("--probation-rounds", trust.probationRounds,
+                   "agreed rounds before a new identity of an open swarm votes and owns ranges")
+        ->transform(flags::wholeNumberIn(0, 1'000'000));
+    app.add_option("--ban-after", trust.banAfterOffences, "offences (dishonest claims or requests) that ban a key")
+        ->transform(flags::wholeNumberIn(1, 1'000'000));
+}
+
 void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text)
 {
     flags::configure(app);
@@ -196,30 +235,8 @@ void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText
                    "the all-reduce's ranges: in proportion to each owner's measured bandwidth, or equal")
         ->check(flags::oneOf({"bandwidth", "equal"}));
 
-    app.add_option("--tls-cert", text.cert, "PEM certificate for HTTPS (with --tls-key)")
-        ->type_name("FILE")
-        ->check(flags::nonEmpty());
-    app.add_option("--tls-key", text.key, "PEM private key of --tls-cert")->type_name("FILE")->check(flags::nonEmpty());
-    app.add_flag("--tls-self-signed", c.tlsSelfSigned, "HTTPS with a certificate made and kept in --state-dir");
-
-    TrustSettings &trust = c.trust;
-    app.add_option("--admission", text.admission,
-                   "who may join: anyone (open), holders of the invite link (invite), the keys in --allowlist")
-        ->check(flags::oneOf({"open", "invite", "allowlist"}));
-    app.add_option("--allowlist", text.allowlist, "key ids allowed to join, one a line (with --admission allowlist)")
-        ->type_name("FILE")
-        ->check(flags::nonEmpty());
-    app.add_option("--max-peers-per-address", trust.maxPeersPerAddress,
-                   "identities online at once from one IP address (0: no limit)")
-        ->transform(flags::wholeNumberIn(0, 1'000'000));
-    app.add_option("--max-peers-per-subnet", trust.maxPeersPerSubnet,
-                   "identities online at once from one /24 (IPv4) or /64 (IPv6) subnet (0: no limit)")
-        ->transform(flags::wholeNumberIn(0, 1'000'000));
-    app.add_option("--probation-rounds", trust.probationRounds,
-                   "agreed rounds before a new identity of an open swarm votes and owns ranges")
-        ->transform(flags::wholeNumberIn(0, 1'000'000));
-    app.add_option("--ban-after", trust.banAfterOffences, "offences (dishonest claims or requests) that ban a key")
-        ->transform(flags::wholeNumberIn(1, 1'000'000));
+    defineServingFlags(app, c, text);
+    defineTrustFlags(app, c, text);
 }
 
 } // namespace

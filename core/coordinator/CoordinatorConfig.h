@@ -34,6 +34,10 @@ struct CoordinatorConfig {
     // How the all-reduce's ranges are sized: in proportion to each owner's measured bandwidth,
     // or equal.
     bool bandwidthRanges = true;
+    // Requests per second per client address and per peer key (token buckets, bursts of 4 s'
+    // worth); 0: no limit.
+    double rateLimitPerAddress = 50;
+    double rateLimitPerKey = 20;
     std::filesystem::path tlsCert;
     std::filesystem::path tlsKey;
     bool tlsSelfSigned = false;

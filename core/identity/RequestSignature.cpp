@@ -9,6 +9,13 @@ namespace swarmtrain {
 
 QByteArray signedRequestMessage(QByteArrayView method, QByteArrayView path, qint64 timestampMs, QByteArrayView body)
 {
+    return signedRequestMessageForHash(method, path, timestampMs,
+                                       QCryptographicHash::hash(body, QCryptographicHash::Sha256).toHex());
+}
+
+QByteArray signedRequestMessageForHash(QByteArrayView method, QByteArrayView path, qint64 timestampMs,
+                                       QByteArrayView bodySha256Hex)
+{
     QByteArray message("swarmtrain-request-v1\n");
     message += method;
     message += '\n';
@@ -16,7 +23,7 @@ QByteArray signedRequestMessage(QByteArrayView method, QByteArrayView path, qint
     message += '\n';
     message += QByteArray::number(timestampMs);
     message += '\n';
-    message += QCryptographicHash::hash(body, QCryptographicHash::Sha256).toHex();
+    message += bodySha256Hex;
     return message;
 }
 
@@ -30,12 +37,21 @@ RequestSignature RequestSigner::sign(QByteArrayView method, QByteArrayView path,
 Result<void> RequestVerifier::verify(QByteArrayView publicKey, QByteArrayView method, QByteArrayView path,
                                      QByteArrayView body, const RequestSignature &request, qint64 nowMs)
 {
+    return verifyBodyHash(publicKey, method, path, QCryptographicHash::hash(body, QCryptographicHash::Sha256).toHex(),
+                          request, nowMs);
+}
+
+Result<void> RequestVerifier::verifyBodyHash(QByteArrayView publicKey, QByteArrayView method, QByteArrayView path,
+                                             QByteArrayView bodySha256Hex, const RequestSignature &request,
+                                             qint64 nowMs)
+{
     if (request.keyId != Identity::keyIdOf(publicKey))
         return makeError("the key id does not match the registered key");
     if (std::llabs(nowMs - request.timestampMs) > m_maxSkewMs)
         return makeError("stale timestamp: the request was signed "
                          + std::to_string((nowMs - request.timestampMs) / 1000) + " s from now; check the clock");
-    if (!Identity::verify(publicKey, signedRequestMessage(method, path, request.timestampMs, body), request.signature))
+    if (!Identity::verify(publicKey, signedRequestMessageForHash(method, path, request.timestampMs, bodySha256Hex),
+                          request.signature))
         return makeError("bad signature");
     if (signedBeforeStart(request))
         return makeError("signed before the coordinator started; sign it again");

@@ -27,6 +27,9 @@ struct RequestSignature {
 
 // The exact bytes that are signed.
 QByteArray signedRequestMessage(QByteArrayView method, QByteArrayView path, qint64 timestampMs, QByteArrayView body);
+// The same, given the body's SHA-256 as lower-case hex (a body hashed as it streamed in).
+QByteArray signedRequestMessageForHash(QByteArrayView method, QByteArrayView path, qint64 timestampMs,
+                                       QByteArrayView bodySha256Hex);
 
 // Signs a peer's requests. Timestamps only go up, so two identical requests in the same
 // millisecond still differ and neither looks like a replay.
@@ -49,6 +52,9 @@ public:
 
     Result<void> verify(QByteArrayView publicKey, QByteArrayView method, QByteArrayView path, QByteArrayView body,
                         const RequestSignature &request, qint64 nowMs);
+    // verify() for a body known only by its SHA-256 (lower-case hex): a streamed upload.
+    Result<void> verifyBodyHash(QByteArrayView publicKey, QByteArrayView method, QByteArrayView path,
+                                QByteArrayView bodySha256Hex, const RequestSignature &request, qint64 nowMs);
 
     // How many accepted signatures are remembered for replay checks (bounded by the window).
     qsizetype rememberedSignatures() const { return m_seen.size(); }

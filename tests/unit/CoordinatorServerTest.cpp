@@ -629,3 +629,27 @@ TEST_F(CoordinatorServerTest, ANewcomerOnProbationOwnsNoRangeAndHasNoVote)
     EXPECT_TRUE(last.json().value(QLatin1StringView("accepted")).toBool());
     EXPECT_FALSE(setup->store->lastContribution(b.identity.keyId())->value().accepted.value_or(true));
 }
+
+TEST_F(CoordinatorServerTest, RequestsPastAnAddresssRateAre429WithRetryAfter)
+{
+    options.ratePerAddress = {0.01, 3}; // three at once, then one per 100 s
+    startServer();
+    for (int i = 0; i < 3; ++i)
+        ASSERT_EQ(send("GET", "/v1/status", {}, {}).status, 200) << i;
+    const HttpAnswer refused = send("GET", "/v1/status", {}, {});
+    EXPECT_EQ(refused.status, 429);
+    EXPECT_TRUE(refused.json().contains(QLatin1StringView("error")));
+    EXPECT_GE(refused.headers.value("retry-after").toInt(), 1);
+}
+
+TEST_F(CoordinatorServerTest, AnUploadFromAStrangerIsRefusedBeforeItsBodyIsStored)
+{
+    const QByteArray upload(64 * 1024, 'u');
+    const HttpAnswer unsigned_ = send("POST", "/v1/checkpoint?round=1", upload, {});
+    EXPECT_EQ(unsigned_.status, 401);
+    const HttpAnswer unknown = signedRequest(a, "POST", "/v1/checkpoint?round=1", upload);
+    EXPECT_EQ(unknown.status, 401);
+    EXPECT_NE(unknown.json().value(QLatin1StringView("error")).toString().indexOf(QLatin1StringView("join first")), -1);
+    for (const auto &entry : std::filesystem::directory_iterator(setup->checkpointsDir()))
+        EXPECT_EQ(entry.path().filename().string().rfind("incoming-", 0), std::string::npos) << entry.path();
+}

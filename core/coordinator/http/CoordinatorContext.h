@@ -3,8 +3,10 @@
 #include "CoordinatorConfig.h"
 #include "CoordinatorRounds.h"
 #include "CoordinatorSetup.h"
+#include "HttpLimits.h"
 #include "LinkBook.h"
 #include "Reputation.h"
+#include "RateLimiter.h"
 #include "ScheduleService.h"
 #include "StateValidation.h"
 
@@ -26,6 +28,10 @@ struct CoordinatorServerOptions {
     ScheduleOptions schedule;
     bool bandwidthRanges = true; // the all-reduce's ranges in proportion to each owner's bandwidth
     TrustSettings trust;
+    HttpLimits http;
+    // Generous: a peer heartbeating every second, with its round and upload calls, is far below.
+    RateLimit ratePerAddress{50, 200};
+    RateLimit ratePerKey{20, 80};
 
     static CoordinatorServerOptions from(const CoordinatorConfig &config, qint64 parameterCount);
 };

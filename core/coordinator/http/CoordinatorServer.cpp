@@ -9,13 +9,10 @@
 #include "StatusEndpoint.h"
 
 #include <QDateTime>
-#include <QHttpServerRequest>
-#include <QHttpServerResponder>
 #include <QJsonDocument>
-#include <QPointer>
 #include <QSslCertificate>
+#include <QSslConfiguration>
 #include <QSslKey>
-#include <QTcpSocket>
 
 #include <openssl/rand.h>
 
@@ -29,41 +26,22 @@ constexpr qint64 kPeersRefreshMs = 2000;
 
 qint64 wallClockMs() { return QDateTime::currentMSecsSinceEpoch(); }
 
-QByteArray requestTarget(const QHttpServerRequest &request)
+// Rate limits count per IPv4 address and per IPv6 /64, the block one subscriber usually holds.
+QString addressKey(const QHostAddress &address)
 {
-    const QUrl url = request.url();
-    QByteArray target = url.path(QUrl::FullyEncoded).toUtf8();
-    if (url.hasQuery())
-        target += '?' + url.query(QUrl::FullyEncoded).toUtf8();
-    return target;
+    bool mapped = false;
+    const quint32 v4 = address.toIPv4Address(&mapped);
+    if (mapped)
+        return QHostAddress(v4).toString();
+    const Q_IPV6ADDR v6 = address.toIPv6Address();
+    return QString::fromLatin1(QByteArray(reinterpret_cast<const char *>(v6.c), 8).toHex()) + QStringLiteral("::/64");
 }
 
-QByteArray methodName(QHttpServerRequest::Method method)
+HttpReply tooManyRequests(qint64 waitMs, const QString &who)
 {
-    switch (method) {
-    case QHttpServerRequest::Method::Get:
-        return "GET";
-    case QHttpServerRequest::Method::Post:
-        return "POST";
-    case QHttpServerRequest::Method::Put:
-        return "PUT";
-    case QHttpServerRequest::Method::Delete:
-        return "DELETE";
-    case QHttpServerRequest::Method::Head:
-        return "HEAD";
-    default:
-        return "OTHER";
-    }
-}
-
-void send(QHttpServerResponder &responder, const HttpReply &reply)
-{
-    responder.writeStatusLine(QHttpServerResponder::StatusCode(reply.status));
-    responder.writeHeader("Content-Type", reply.contentType);
-    responder.writeHeader("Content-Length", QByteArray::number(reply.body.size()));
-    for (const auto &[name, value] : reply.headers)
-        responder.writeHeader(name, value);
-    responder.writeBody(reply.body);
+    HttpReply reply = HttpReply::error(429, QStringLiteral("too many requests from this %1; slow down").arg(who));
+    reply.headers.append(qMakePair(QByteArray("Retry-After"), QByteArray::number((waitMs + 999) / 1000)));
+    return reply;
 }
 
 } // namespace
@@ -85,6 +63,8 @@ CoordinatorServerOptions CoordinatorServerOptions::from(const CoordinatorConfig 
     options.schedule.stages = config.stages;
     options.schedule.seconds = config.scheduleSeconds;
     options.bandwidthRanges = config.bandwidthRanges;
+    options.ratePerAddress = {config.rateLimitPerAddress, 4 * config.rateLimitPerAddress};
+    options.ratePerKey = {config.rateLimitPerKey, 4 * config.rateLimitPerKey};
     // A pair of peers stays partnered for a few heartbeats, so both sides hear of each other.
     options.links.pairTtlMs = std::max<qint64>(options.links.pairTtlMs, 5 * options.rounds.heartbeatIntervalMs);
     return options;
@@ -92,7 +72,7 @@ CoordinatorServerOptions CoordinatorServerOptions::from(const CoordinatorConfig 
 
 CoordinatorServer::CoordinatorServer(CoordinatorSetup &setup, CoordinatorServerOptions options, Clock clock,
                                      QObject *parent)
-    : QAbstractHttpServer(parent)
+    : QObject(parent)
     , m_setup(setup)
     , m_options(options)
     , m_clock(clock ? std::move(clock) : Clock(wallClockMs))
@@ -103,6 +83,11 @@ CoordinatorServer::CoordinatorServer(CoordinatorSetup &setup, CoordinatorServerO
     , m_schedule(setup.model, options.training, options.schedule)
     , m_reputation(*setup.store, m_options.trust, m_clock)
     , m_context{this, setup, *setup.store, m_rounds, m_options, m_clock, m_validation, m_links, m_schedule, m_reputation}
+    , m_addressLimits(m_options.ratePerAddress)
+    , m_keyLimits(m_options.ratePerKey)
+    , m_http(
+          m_options.http, [this](const HttpRequest &request) { return admit(request); },
+          [this](const HttpRequest &request, HttpConnection::Replier replier) { handle(request, std::move(replier)); })
 {
     m_endpoints.push_back(std::make_unique<PeerEndpoints>(m_context));
     m_endpoints.push_back(std::make_unique<RoundEndpoints>(m_context));
@@ -136,6 +121,7 @@ Result<quint16> CoordinatorServer::start(const QHostAddress &address, quint16 po
     if (Result<void> loaded = m_links.load(m_clock()); !loaded)
         return loaded.error();
     refreshPeers();
+    std::optional<QSslConfiguration> ssl;
     if (tls) {
         const QSslCertificate certificate(tls->certificatePem, QSsl::Pem);
         QSslKey key(tls->privateKeyPem, QSsl::Ec, QSsl::Pem);
@@ -143,16 +129,19 @@ Result<quint16> CoordinatorServer::start(const QHostAddress &address, quint16 po
             key = QSslKey(tls->privateKeyPem, QSsl::Rsa, QSsl::Pem);
         if (certificate.isNull() || key.isNull())
             return makeError("the TLS certificate or key cannot be read (PEM, EC or RSA)");
-        sslSetup(certificate, key);
+        ssl = QSslConfiguration::defaultConfiguration();
+        ssl->setLocalCertificate(certificate);
+        ssl->setPrivateKey(key);
+        ssl->setPeerVerifyMode(QSslSocket::VerifyNone); // peers prove who they are by signatures
     }
-    const quint16 bound = listen(address, port);
-    if (bound == 0)
-        return makeError("cannot listen on " + address.toString().toStdString() + ":" + std::to_string(port));
+    Result<quint16> bound = m_http.listen(address, port, std::move(ssl));
+    if (!bound)
+        return bound.error();
     if (m_options.tickMs > 0)
         m_ticker.start(m_options.tickMs);
     if (!m_setup.checkpoint.validationLoss)
         m_validation.validate(m_setup.checkpoint);
-    return bound;
+    return *bound;
 }
 
 Result<void> CoordinatorServer::loadInviteToken()
@@ -211,46 +200,68 @@ std::vector<double> CoordinatorServer::ownerWeights(const std::vector<RoundMembe
     return m_links.uploadBandwidths(ids, m_clock());
 }
 
-void CoordinatorServer::missingHandler(const QHttpServerRequest &request, QTcpSocket *socket)
+HttpAdmission CoordinatorServer::admit(const HttpRequest &request)
 {
-    QHttpServerResponder responder = makeResponder(request, socket);
-    send(responder, HttpReply::error(404, QStringLiteral("no such endpoint")));
-}
-
-bool CoordinatorServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket)
-{
-    // The answer may go out after this returns (a join waits for its probe): the responder is
-    // kept until then, and dropped unsent when the connection went away meanwhile.
-    auto responder = std::make_shared<QHttpServerResponder>(makeResponder(request, socket));
-    auto sent = std::make_shared<bool>(false);
-    const QPointer<QTcpSocket> alive(socket);
-    HttpExchange exchange(request, requestTarget(request), [responder, sent, alive](const HttpReply &reply) {
-        if (*sent || !alive)
-            return;
-        *sent = true;
-        send(*responder, reply);
-    });
+    HttpAdmission admission;
     const RouteTable::Match match = m_routes.match(request.method(), request.url().path());
     if (!match.route) {
-        exchange.respond(match.status == 405 ? HttpReply::error(405, QStringLiteral("method not allowed"))
-                                             : HttpReply::error(404, QStringLiteral("no such endpoint")));
-        return true;
+        admission.refusal = match.status == 405 ? HttpReply::error(405, QStringLiteral("method not allowed"))
+                                                : HttpReply::error(404, QStringLiteral("no such endpoint"));
+        return admission;
     }
+    if (const qint64 waitMs = m_addressLimits.take(addressKey(request.remoteAddress())); waitMs > 0) {
+        admission.refusal = tooManyRequests(waitMs, QStringLiteral("address"));
+        return admission;
+    }
+    admission.maxBodyBytes = match.route->maxBodyBytes();
+    if (request.contentLength() > admission.maxBodyBytes) {
+        qCWarning(lcCoordinator) << "refused" << request.target() << "with a body of" << request.contentLength()
+                                 << "bytes from" << request.value(kKeyIdHeader) << "at"
+                                 << request.remoteAddress().toString();
+        return admission; // the connection answers 413
+    }
+    if (match.route->body == RouteBody::Bytes) {
+        if (const QString why = unknownSigner(request); !why.isEmpty()) {
+            admission.refusal = HttpReply::error(401, why);
+            return admission;
+        }
+        admission.spoolDir = toQString(m_setup.checkpointsDir());
+    }
+    return admission;
+}
+
+QString CoordinatorServer::unknownSigner(const HttpRequest &request)
+{
+    bool timestampOk = false;
+    const qint64 timestampMs = request.value(kTimestampHeader).toLongLong(&timestampOk);
+    const QString keyId = QString::fromLatin1(request.value(kKeyIdHeader));
+    if (keyId.isEmpty() || !timestampOk || request.value(kSignatureHeader).isEmpty())
+        return QStringLiteral("the request is not signed (X-Swarm-Key, X-Swarm-Timestamp, X-Swarm-Signature)");
+    if (std::llabs(m_clock() - timestampMs) > m_options.maxClockSkewMs)
+        return QStringLiteral("stale timestamp; check the clock");
+    Result<std::optional<PeerRecord>> stored = m_setup.store->peer(keyId);
+    if (!stored || !*stored)
+        return QStringLiteral("unknown peer: join first");
+    return {};
+}
+
+void CoordinatorServer::handle(const HttpRequest &request, HttpConnection::Replier replier)
+{
+    HttpExchange exchange(request, request.target(), std::move(replier));
+    const RouteTable::Match match = m_routes.match(request.method(), request.url().path());
+    if (!match.route) // admit() let it through, so the table has not changed; kept for safety
+        return exchange.respond(HttpReply::error(404, QStringLiteral("no such endpoint")));
     exchange.pathTail = match.pathTail;
     dispatch(*match.route, exchange);
-    return true;
 }
 
 void CoordinatorServer::dispatch(const Route &route, HttpExchange &exchange)
 {
-    const QHttpServerRequest &request = exchange.request;
+    const HttpRequest &request = exchange.request;
     const qint64 limit = route.maxBodyBytes();
-    if (request.body().size() > limit) {
-        qCWarning(lcCoordinator) << "refused" << exchange.target << "with a body of" << request.body().size()
-                                 << "bytes from" << request.value(kKeyIdHeader);
+    if (request.contentLength() > limit) // admit() refused it already; the route's limit may have shrunk since
         return exchange.respond(
             HttpReply::error(413, QStringLiteral("the request body is larger than %1 bytes").arg(limit)));
-    }
     const auto parseJson = [&]() {
         QJsonParseError parseError;
         const QJsonDocument document = QJsonDocument::fromJson(request.body(), &parseError);
@@ -273,6 +284,8 @@ void CoordinatorServer::dispatch(const Route &route, HttpExchange &exchange)
         HttpReply failure;
         if (Result<void> signedBy = authenticate(exchange, joiningKey, failure); !signedBy)
             return exchange.respond(failure);
+        if (const qint64 waitMs = m_keyLimits.take(exchange.peer.keyId); waitMs > 0)
+            return exchange.respond(tooManyRequests(waitMs, QStringLiteral("key")));
     }
     if (route.body == RouteBody::Json && route.access != RouteAccess::Joining && !parseJson())
         return exchange.respond(notAnObject);
@@ -282,10 +295,10 @@ void CoordinatorServer::dispatch(const Route &route, HttpExchange &exchange)
 Result<void> CoordinatorServer::authenticate(HttpExchange &exchange, const std::optional<QByteArray> &joiningKey,
                                              HttpReply &failure)
 {
-    const QHttpServerRequest &request = exchange.request;
+    const HttpRequest &request = exchange.request;
     const QString keyId = QString::fromLatin1(request.value(kKeyIdHeader));
     auto reject = [&](const QString &reason, bool known) -> Error {
-        qCWarning(lcCoordinator).noquote() << "rejected" << methodName(request.method()) << exchange.target
+        qCWarning(lcCoordinator).noquote() << "rejected" << request.methodName() << exchange.target
                                            << "from key" << (keyId.isEmpty() ? QStringLiteral("(none)") : keyId)
                                            << "from" << request.remoteAddress().toString() << ":" << reason;
         if (known) {
@@ -319,8 +332,9 @@ Result<void> CoordinatorServer::authenticate(HttpExchange &exchange, const std::
     } else if (!*stored) {
         return reject(QStringLiteral("unknown peer: join first"), false);
     }
-    Result<void> verified = m_verifier.verify(peer.publicKey, methodName(request.method()), exchange.target,
-                                              request.body(), signature, m_clock());
+    // The body's hash was computed as it arrived (a spooled upload is never read back for it).
+    Result<void> verified = m_verifier.verifyBodyHash(peer.publicKey, request.methodName(), exchange.target,
+                                                      request.bodySha256Hex(), signature, m_clock());
     const bool fresh = std::llabs(m_clock() - signature.timestampMs) <= m_options.maxClockSkewMs;
     if (!verified && fresh && m_verifier.signedBeforeStart(signature)) {
         // In flight across a restart, or replayed from before it: the client signs again.

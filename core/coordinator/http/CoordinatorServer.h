@@ -1,13 +1,14 @@
 #pragma once
 
+#include "BoundedHttpServer.h"
 #include "CoordinatorContext.h"
 #include "EndpointGroup.h"
+#include "RateLimiter.h"
 #include "RequestSignature.h"
 #include "Result.h"
 #include "RouteTable.h"
 #include "TlsIdentity.h"
 
-#include <QAbstractHttpServer>
 #include <QHostAddress>
 #include <QTimer>
 
@@ -17,11 +18,12 @@
 
 namespace swarmtrain {
 
-// The coordinator's REST API (see the "Swarm protocol" section of README.md) on Qt HTTP
-// Server. The route table holds every endpoint with its access and body limit; every request
-// but the public downloads and status is signed by a peer's Ed25519 key; failures are answered
-// as JSON {"error": ...}. State changes are committed to the store before the answer is written.
-class CoordinatorServer : public QAbstractHttpServer {
+// The coordinator's REST API (see the "Swarm protocol" section of README.md) on BoundedHttpServer.
+// The route table holds every endpoint with its access and body limit; every request but the
+// public downloads and status is signed by a peer's Ed25519 key; requests are rate-limited per
+// address (before the body is read) and per key (once signed); failures are answered as JSON
+// {"error": ...}. State changes are committed to the store before the answer is written.
+class CoordinatorServer : public QObject {
     Q_OBJECT
 
 public:
@@ -49,11 +51,17 @@ public:
 Q_SIGNALS:
     void validationLossRecorded(qint64 round, double loss);
 
-protected:
-    bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override;
-    void missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) override;
+public:
+    // Open connections (tests).
+    int connectionCount() const { return m_http.connectionCount(); }
 
 private:
+    // A request's head: its route, its address's rate, its body's limit and where the body goes.
+    HttpAdmission admit(const HttpRequest &request);
+    // A complete request: through its route to its handler.
+    void handle(const HttpRequest &request, HttpConnection::Replier replier);
+    // Before a large body is written to disk: it must be signed, recently, by a registered peer.
+    QString unknownSigner(const HttpRequest &request);
     // Checks the request's signature against the peer's stored key, or for a joining peer
     // against `joiningKey`; fills in who signed it.
     Result<void> authenticate(HttpExchange &exchange, const std::optional<QByteArray> &joiningKey, HttpReply &failure);
@@ -76,6 +84,9 @@ private:
     CoordinatorContext m_context;
     std::vector<std::unique_ptr<EndpointGroup>> m_endpoints;
     RouteTable m_routes;
+    RateLimiter m_addressLimits;
+    RateLimiter m_keyLimits;
+    BoundedHttpServer m_http;
     QTimer m_ticker;
     qint64 m_peersRefreshedMs = 0;
 };

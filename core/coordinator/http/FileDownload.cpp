@@ -32,10 +32,10 @@ bool parseByteRange(const QByteArray &header, qint64 size, qint64 &begin, qint64
 HttpReply fileDownload(const std::filesystem::path &file, const QString &sha256, const QByteArray &rangeHeader,
                        QList<QPair<QByteArray, QByteArray>> headers)
 {
-    QFile input(toQString(file));
-    if (!input.open(QIODevice::ReadOnly))
+    auto input = std::make_shared<QFile>(toQString(file));
+    if (!input->open(QIODevice::ReadOnly))
         return HttpReply::error(500, QStringLiteral("cannot read the file"));
-    const qint64 size = input.size();
+    const qint64 size = input->size();
     qint64 begin = 0;
     qint64 end = size;
     HttpReply reply;
@@ -56,11 +56,8 @@ HttpReply fileDownload(const std::filesystem::path &file, const QString &sha256,
                                                                          + QByteArray::number(end - 1) + "/"
                                                                          + QByteArray::number(size)));
     }
-    if (!input.seek(begin))
-        return HttpReply::error(500, QStringLiteral("cannot read the file"));
-    reply.body = input.read(end - begin);
-    if (reply.body.size() != end - begin)
-        return HttpReply::error(500, QStringLiteral("cannot read the file"));
+    // Streamed by the connection as the client reads; the open file outlives a later rename.
+    reply.file = HttpReply::FilePart{std::move(input), begin, end - begin};
     return reply;
 }
 

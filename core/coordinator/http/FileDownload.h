@@ -15,6 +15,7 @@ bool parseByteRange(const QByteArray &header, qint64 size, qint64 &begin, qint64
 
 // A file as a download: whole, or the part a Range header asks for (206, or 416 when it
 // cannot be served), with its SHA-256 in X-Content-SHA256 so resumed downloads can be checked.
+// The reply holds the open file; its bytes are read only as the connection sends them.
 HttpReply fileDownload(const std::filesystem::path &file, const QString &sha256, const QByteArray &rangeHeader,
                        QList<QPair<QByteArray, QByteArray>> headers);
 

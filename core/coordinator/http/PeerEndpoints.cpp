@@ -21,7 +21,7 @@ QString vocabularyString(const Tokenizer &tokenizer)
 }
 
 // "*:PORT" from a peer that does not know its public address: the address its request came from.
-QString resolveEndpoint(const QString &endpoint, const QHttpServerRequest &request)
+QString resolveEndpoint(const QString &endpoint, const HttpRequest &request)
 {
     if (!endpoint.startsWith(QLatin1StringView("*:")))
         return endpoint;

@@ -2,10 +2,10 @@
 
 #include "CoordinatorRecords.h"
 #include "HttpReply.h"
+#include "HttpRequest.h"
 #include "Result.h"
 
 #include <QByteArray>
-#include <QHttpServerRequest>
 #include <QJsonObject>
 #include <QString>
 
@@ -21,12 +21,12 @@ class HttpExchange {
 public:
     using Replier = std::function<void(const HttpReply &)>;
 
-    HttpExchange(const QHttpServerRequest &request, QByteArray target, Replier replier)
+    HttpExchange(const HttpRequest &request, QByteArray target, Replier replier)
         : request(request), target(std::move(target)), m_replier(std::move(replier))
     {
     }
 
-    const QHttpServerRequest &request;
+    const HttpRequest &request;
     const QByteArray target; // path and query, as signed
     QString pathTail;        // what follows a prefix route's path ("000003" of /v1/shards/000003)
     QJsonObject json;        // the body of a JSON route

@@ -1,29 +1,51 @@
 #pragma once
 
 #include "EndpointGroup.h"
+#include "GptConfig.h"
+
+#include <QThreadPool>
 
 #include <filesystem>
+#include <memory>
 
 namespace swarmtrain {
 
 // The swarm's state and data: GET /v1/checkpoint and /v1/shards/{id} (public, resumable), and
 // POST /v1/checkpoint?round=R, the agreed state uploaded by a member the coordinator asked.
+// Downloads stream from their files; an upload arrives spooled to a file in the checkpoints dir
+// with its hash, and is checked on a worker thread while the coordinator goes on answering.
 class StateEndpoints : public EndpointGroup {
 public:
-    using EndpointGroup::EndpointGroup;
+    explicit StateEndpoints(CoordinatorContext context);
+    ~StateEndpoints() override;
 
     void addRoutes(RouteTable &routes) override;
     // Parameters and the outer momentum in float32, plus room for the header and tokenizer.
     qint64 maxStateBytes() const { return m_context.setup.parameterCount * 8 + (16 << 20); }
 
 private:
-    HttpReply checkpoint(const QHttpServerRequest &request);
-    HttpReply shard(const QHttpServerRequest &request, const QString &id);
-    HttpReply upload(const PeerRecord &peer, const QHttpServerRequest &request);
+    // An upload between its arrival and its verdict.
+    struct Upload {
+        QString keyId;
+        qint64 stateRound = 0;
+        RoundRecord round;
+        std::shared_ptr<QFile> file; // the spooled body; removed with it unless kept
+        QString sha256;
+        qint64 bytes = 0;
+    };
+
+    HttpReply checkpoint(const HttpRequest &request);
+    HttpReply shard(const HttpRequest &request, const QString &id);
+    void upload(const HttpExchange &exchange);
     // The round that produced state `stateRound`, when `peer` may upload that state.
     Result<RoundRecord> uploadAllowed(const PeerRecord &peer, qint64 stateRound, int &status);
-    // Why the file is not the state round `round` agreed on, or "" when it is.
-    QString refusal(const std::filesystem::path &file, qint64 stateRound, const RoundRecord &round);
+    // Why the file is not the state round `round` agreed on, or "" when it is (a worker thread).
+    static QString refusal(const std::filesystem::path &file, qint64 stateRound, const RoundRecord &round,
+                           const GptConfig &model);
+    // Back on the server's thread: the checked upload becomes the current state, or is dropped.
+    HttpReply keep(const Upload &upload, const QString &why);
+
+    QThreadPool m_checks; // upload checks; waited for before the endpoints go
 };
 
 } // namespace swarmtrain
