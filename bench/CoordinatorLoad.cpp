@@ -228,7 +228,7 @@ std::vector<std::string> coordinatorArguments(const std::filesystem::path &dir)
 {
     return {"--listen", "127.0.0.1:0", "--state-dir", (dir / "state").string(), "--data", (dir / "corpus.txt").string(),
             "--n-layer", "1", "--n-head", "2", "--n-embd", "16", "--block-size", "16", "--batch-size", "4",
-            "--eval-iters", "2", "--shard-bytes", "65536"};
+            "--eval-iters", "2", "--shard-bytes", "65536", "--plain-http"};
 }
 
 // The simulated peers. Each client keeps a reference to its identity, so both are built once.

@@ -346,7 +346,8 @@ void ClientSession::pollSwarm()
     if (m_swarmPollRunning)
         return;
     m_swarmPollRunning = true;
-    const CoordinatorClientOptions options{m_preferences.swarmUrl, m_preferences.swarmPin, 1, 250, 1000};
+    CoordinatorClientOptions options{m_preferences.swarmUrl, m_preferences.swarmPin, 1, 250, 1000};
+    options.allowPlainHttp = m_options.worker.allowPlainHttp;
     if (!m_statusIdentity) {
         // Reading the status needs no account: a key of its own, made once.
         Result<Identity> identity = Identity::generate();

@@ -101,6 +101,20 @@ struct CoordinatorText {
     std::string listen, stateDir, data, tokenizer = "char", cert, key, rangeSplit = "bandwidth";
 };
 
+// HTTPS by default; the certificate the host has, or none at all.
+void defineTlsFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text)
+{
+    app.add_option("--tls-cert", text.cert, "PEM certificate for HTTPS (with --tls-key)")
+        ->type_name("FILE")
+        ->check(flags::nonEmpty());
+    app.add_option("--tls-key", text.key, "PEM private key of --tls-cert")->type_name("FILE")->check(flags::nonEmpty());
+    app.add_flag("--tls-self-signed", c.tlsSelfSigned,
+                 "HTTPS with a certificate made and kept in --state-dir (the default without --tls-cert)");
+    app.add_flag("--plain-http", c.plainHttp,
+                 "serve plain HTTP instead: answers can be forged on the way, so clients refuse it off loopback"
+                 " unless they allow it");
+}
+
 void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text)
 {
     flags::configure(app);
@@ -174,12 +188,7 @@ void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText
     app.add_option("--range-split", text.rangeSplit,
                    "the all-reduce's ranges: in proportion to each owner's measured bandwidth, or equal")
         ->check(flags::oneOf({"bandwidth", "equal"}));
-
-    app.add_option("--tls-cert", text.cert, "PEM certificate for HTTPS (with --tls-key)")
-        ->type_name("FILE")
-        ->check(flags::nonEmpty());
-    app.add_option("--tls-key", text.key, "PEM private key of --tls-cert")->type_name("FILE")->check(flags::nonEmpty());
-    app.add_flag("--tls-self-signed", c.tlsSelfSigned, "HTTPS with a certificate made and kept in --state-dir");
+    defineTlsFlags(app, c, text);
 }
 
 } // namespace
@@ -216,6 +225,9 @@ Result<CoordinatorConfig> parseCoordinatorArguments(const std::vector<std::strin
         return makeError("--tls-cert and --tls-key go together");
     if (!text.cert.empty() && c.tlsSelfSigned)
         return makeError("--tls-self-signed cannot be combined with --tls-cert");
+    if (c.plainHttp && (c.tlsSelfSigned || !text.cert.empty()))
+        return makeError("--plain-http cannot be combined with --tls-self-signed or --tls-cert");
+    c.tlsSelfSigned = !c.plainHttp && text.cert.empty();
     c.tlsCert = text.cert;
     c.tlsKey = text.key;
     c.bandwidthRanges = text.rangeSplit == "bandwidth";

@@ -35,7 +35,10 @@ struct CoordinatorConfig {
     bool bandwidthRanges = true;
     std::filesystem::path tlsCert;
     std::filesystem::path tlsKey;
+    // The command line turns this on unless it names a certificate or asks for --plain-http:
+    // HTTPS is the default, so a client can check that answers come from this coordinator.
     bool tlsSelfSigned = false;
+    bool plainHttp = false;
 
     bool tls() const { return tlsSelfSigned || !tlsCert.empty(); }
 };

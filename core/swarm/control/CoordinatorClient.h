@@ -35,6 +35,9 @@ struct CoordinatorClientOptions {
     // The whole exchange for JSON calls; for postBytes() and download(), which move large
     // files, the longest time without a byte moving.
     int requestTimeoutMs = 30000;
+    // Plain http:// to a host other than loopback is refused unless this is set: without TLS
+    // anyone on the path can forge the coordinator's answers (rounds, members, checkpoints).
+    bool allowPlainHttp = false;
 };
 
 // The client's control plane (DESIGN.md, "Swarm protocol"): signed HTTP(S) calls to the

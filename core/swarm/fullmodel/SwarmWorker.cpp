@@ -144,6 +144,7 @@ Result<void> SwarmWorker::setUp()
     CoordinatorClientOptions clientOptions;
     clientOptions.baseUrl = m_options.swarmUrl;
     clientOptions.pinnedPublicKey = m_options.pinnedPublicKey;
+    clientOptions.allowPlainHttp = m_options.allowPlainHttp;
     m_client = std::make_unique<CoordinatorClient>(*m_identity, clientOptions);
     m_gate->setStopHook([client = m_client.get()] { client->cancel(); });
     m_session = std::make_unique<CoordinatorSession>(*m_client, *m_gate, [this](std::optional<int> retryInMs) {
