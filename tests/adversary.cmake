@@ -10,3 +10,6 @@ function(swarmtrain_adversary_test name)
     add_dependencies(${name} swarmtrain-coordinator swarmtrain)
     gtest_discover_tests(${name} PROPERTIES LABELS adversary TIMEOUT 900 DISCOVERY_TIMEOUT 60)
 endfunction()
+
+# A man in the middle on the data plane: bit flips, a replayed record, a swapped ephemeral key.
+swarmtrain_adversary_test(swarmtrain_data_plane_tamper_tests adversary/DataPlaneTamperTest.cpp)

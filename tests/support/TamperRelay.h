@@ -16,8 +16,9 @@ namespace swarmtrain::test {
 
 // A man in the middle on loopback for the data plane's tests: forwards each connection made to
 // port() to the target port, keeps a copy of every byte that went either way, and can alter
-// them: flip one bit of the sealed stream after the handshake, or rewrite the dialer's first
-// frame (its HELLO). Lives on the test's thread; the event loop moves the bytes.
+// them: flip one bit of the sealed stream after the handshake, replay its first record, or
+// rewrite the dialer's first frame (its HELLO). Records, like clear frames, start with a
+// 4-byte big-endian length, which is all it knows of them. Lives on the test's thread; the event loop moves the bytes.
 class TamperRelay {
 public:
     enum Way { ToTarget = 0, FromTarget = 1 };
@@ -27,6 +28,19 @@ public:
         m_server.listen(QHostAddress::LocalHost, 0);
         QObject::connect(&m_server, &QTcpServer::newConnection, &m_server, [this] { accept(); });
     }
+
+    // Closing the relay aborts its connections: both peers see theirs end.
+    ~TamperRelay()
+    {
+        for (const std::unique_ptr<Pair> &pair : m_pairs) {
+            for (QTcpSocket *socket : {pair->client, pair->target}) {
+                QObject::disconnect(socket, nullptr, &m_server, nullptr);
+                socket->abort();
+            }
+        }
+    }
+    TamperRelay(const TamperRelay &) = delete;
+    TamperRelay &operator=(const TamperRelay &) = delete;
 
     quint16 port() const { return m_server.serverPort(); }
     QByteArray captured(Way way) const
@@ -45,6 +59,8 @@ public:
         m_flipWay = way;
         m_flipOffset = offset;
     }
+    // Sends the first sealed record that goes `way` a second time, right after it.
+    void replayFirstRecord(Way way) { m_replayWay = way; }
     // Replaces the dialer's first frame (length prefix included) with what `rewrite` returns.
     void rewriteFirstFrame(std::function<QByteArray(const QByteArray &)> rewrite) { m_rewrite = std::move(rewrite); }
 
@@ -54,6 +70,7 @@ private:
         QByteArray held;     // the dialer's first frame, while it is incomplete
         bool rewritten = false;
         bool flipped = false;
+        bool replayed = false;
     };
     struct Pair {
         QTcpSocket *client = nullptr;
@@ -121,6 +138,14 @@ private:
             }
         }
         to->write(chunk);
+        if (way == m_replayWay && !stream.replayed && clearEnd >= 0) {
+            const qint64 recordEnd = endOfFrames(stream.captured.mid(clearEnd), 1);
+            if (recordEnd > 0 && clearEnd + recordEnd <= stream.captured.size()) {
+                to->write(stream.captured.mid(clearEnd, recordEnd));
+                stream.replayed = true;
+                ++m_tampered;
+            }
+        }
     }
 
     QTcpServer m_server;
@@ -128,6 +153,7 @@ private:
     std::vector<std::unique_ptr<Pair>> m_pairs;
     std::function<QByteArray(const QByteArray &)> m_rewrite;
     int m_flipWay = -1;
+    int m_replayWay = -1;
     qint64 m_flipOffset = -1;
     int m_tampered = 0;
 };
