@@ -4,9 +4,9 @@
 #include "HttpPartFile.h"
 #include "HttpTransfer.h"
 #include "Identity.h"
+#include "Invite.h"
 
 #include <QDateTime>
-#include <QHostAddress>
 #include <QJsonDocument>
 #include <QJsonParseError>
 #include <QLoggingCategory>
@@ -56,15 +56,6 @@ std::int64_t contentRangeStart(const QByteArray &value)
 
 bool isRetryableStatus(int status) { return status == 429 || status >= 500; }
 
-// Loopback never leaves this machine, so plain HTTP there (tests, the local demo) is no risk.
-bool isLoopbackHost(const QString &host)
-{
-    if (host.compare(u"localhost", Qt::CaseInsensitive) == 0)
-        return true;
-    const QHostAddress address(host);
-    return !address.isNull() && address.isLoopback();
-}
-
 } // namespace
 
 CoordinatorClient::CoordinatorClient(const Identity &identity, CoordinatorClientOptions options)
@@ -83,7 +74,8 @@ CoordinatorClient::CoordinatorClient(const Identity &identity, CoordinatorClient
     } else if (!m_options.pinnedPublicKey.isEmpty() && scheme != u"https") {
         // A pin asks for a verified server; plain HTTP cannot give one.
         m_setupError = "a pinned key needs an https:// coordinator URL";
-    } else if (scheme == u"http" && !m_options.allowPlainHttp && !isLoopbackHost(url.host())) {
+    } else if (!m_options.allowPlainHttp && isPlainHttpOffThisMachine(m_options.baseUrl)) {
+        // Loopback never leaves this machine, so plain HTTP there (tests, the local demo) is no risk.
         m_setupError = "refusing plain http:// to " + url.host().toStdString()
                        + ": anyone on the way could forge the coordinator's answers. Use the swarm's https:// invite"
                          " link, or allow plain HTTP explicitly (--allow-plain-http)";
