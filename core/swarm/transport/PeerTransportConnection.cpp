@@ -190,9 +190,9 @@ void PeerTransportConnection::readSealed()
     while (m_stage != Stage::Closed && m_socket->bytesAvailable() > 0) {
         const QByteArray chunk = m_socket->read(std::min(m_socket->bytesAvailable(), kReadChunkBytes));
         Q_EMIT bytesReceived(chunk.size());
-        QByteArray plaintext;
-        const bool authentic = m_opener->feed(chunk, plaintext);
-        const bool intact = m_decoder.feed(plaintext);
+        m_plaintext.resize(0); // keeps its buffer from chunk to chunk
+        const bool authentic = m_opener->feed(chunk, m_plaintext);
+        const bool intact = m_decoder.feed(m_plaintext);
         // Frames from records that authenticated before a bad one are the peer's own.
         takeFrames();
         if (m_stage == Stage::Closed)

@@ -110,6 +110,7 @@ private:
     QByteArray m_receiveKey; // until the peer's proof, after which its frames come sealed
     std::optional<RecordSealer> m_sealer; // set once our proof is out
     std::optional<RecordOpener> m_opener; // set once the peer's proof is in
+    QByteArray m_plaintext; // what the last chunk's records held
     bool m_drainWanted = false;
 };
 

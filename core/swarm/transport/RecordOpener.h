@@ -40,7 +40,10 @@ private:
     };
     explicit RecordOpener(EVP_CIPHER_CTX *context);
 
-    void open(QByteArray &plaintext);
+    // False (and the stream broken) for a sealed length outside the limits.
+    bool acceptLength(quint32 sealedBytes);
+    // `record`: the length prefix and the sealed bytes, m_sealedBytes of them.
+    void open(QByteArrayView record, QByteArray &plaintext);
     void fail(std::string message);
 
     std::unique_ptr<EVP_CIPHER_CTX, ContextDeleter> m_context;
