@@ -251,7 +251,7 @@ std::vector<std::string> coordinatorArguments(const std::filesystem::path &dir, 
                                   "--n-head", "2", "--n-embd", std::to_string(options.nEmbd), "--block-size", "16",
                                   "--batch-size", "4", "--eval-iters", "2", "--shard-bytes", "65536",
                                   // Every simulated peer comes from 127.0.0.1.
-                                  "--max-peers-per-address", "0", "--max-peers-per-subnet", "0"};
+                                  "--max-peers-per-address", "0", "--max-peers-per-subnet", "0", "--plain-http"};
     args.insert(args.end(), options.coordinatorArgs.begin(), options.coordinatorArgs.end());
     return args;
 }

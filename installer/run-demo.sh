@@ -36,21 +36,25 @@ setsid "$bin/coordinator/swarmtrain-coordinator" --listen "127.0.0.1:$port" --st
     --inner-steps 50 --warmup-iters 50 --eval-iters 10 --heartbeat-interval 2 --gather-timeout 20 \
     >"$demo/coordinator.log" 2>&1 &
 coordinator=$!
+# It serves HTTPS with a self-signed certificate, whose key the clients pin, and prints an
+# invite link for other PCs (the desktop client takes it).
 for _ in $(seq 50); do
-    grep -q "^listening on" "$demo/coordinator.log" 2>/dev/null && break
+    grep -q "^invite " "$demo/coordinator.log" 2>/dev/null && break
     sleep 0.2
 done
-if ! grep -q "^listening on" "$demo/coordinator.log"; then
+if ! grep -q "^invite " "$demo/coordinator.log"; then
     cat "$demo/coordinator.log" >&2
     exit 1
 fi
-echo "demo swarm: coordinator at http://127.0.0.1:$port (log $demo/coordinator.log), status: http://127.0.0.1:$port/v1/status"
+pin=$(sed -n 's/^fingerprint //p' "$demo/coordinator.log" | head -n 1)
+echo "demo swarm: coordinator at https://127.0.0.1:$port, certificate $pin (log $demo/coordinator.log)"
+echo "  status: curl -k https://127.0.0.1:$port/v1/status; $(grep -m 1 '^invite ' "$demo/coordinator.log")"
 
-setsid "$bin/client/swarmtrain" --headless --swarm "http://127.0.0.1:$port" --state-dir "$demo/helper-peer" \
-    --listen 127.0.0.1:0 --threads 1 >"$demo/helper-peer.log" 2>&1 &
+setsid "$bin/client/swarmtrain" --headless --swarm "https://127.0.0.1:$port" --pin "$pin" \
+    --state-dir "$demo/helper-peer" --listen 127.0.0.1:0 --threads 1 >"$demo/helper-peer.log" 2>&1 &
 helper=$!
 
-"$bin/client/swarmtrain" --headless --swarm "http://127.0.0.1:$port" --state-dir "$demo/peer" \
+"$bin/client/swarmtrain" --headless --swarm "https://127.0.0.1:$port" --pin "$pin" --state-dir "$demo/peer" \
     --listen 127.0.0.1:0 --threads 1 "$@" &
 client=$!
 # Ctrl-C reaches the client and this script: the client leaves the swarm and exits by itself.

@@ -12,3 +12,6 @@ function(swarmtrain_adversary_test name)
 endfunction()
 swarmtrain_adversary_test(swarmtrain_protocol_adversary_tests adversary/ProtocolAttackTest.cpp)
 swarmtrain_adversary_test(swarmtrain_http_adversary_tests adversary/HttpExhaustionTest.cpp)
+
+# A man in the middle on the data plane: bit flips, a replayed record, a swapped ephemeral key.
+swarmtrain_adversary_test(swarmtrain_data_plane_tamper_tests adversary/DataPlaneTamperTest.cpp)

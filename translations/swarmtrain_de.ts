@@ -138,6 +138,10 @@
             <numerusform>GPT, %n Schichten × %1, %2 Parameter</numerusform>
         </translation>
     </message>
+    <message>
+        <source>%1 is plain http:// to another computer: anyone on the way could forge the swarm&apos;s answers. Ask for its https:// invite link, or allow plain HTTP.</source>
+        <translation>%1 ist unverschlüsseltes http:// zu einem anderen Computer: Jeder auf dem Weg könnte die Antworten des Schwarms fälschen. Bitte um den https://-Einladungslink oder erlaube unverschlüsseltes HTTP.</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::DashboardPage</name>
@@ -797,6 +801,10 @@
     <message>
         <source>None (a plain address)</source>
         <translation>Keiner (einfache Adresse)</translation>
+    </message>
+    <message>
+        <source>Allow plain http:// to other computers (unsafe: their answers could be forged)</source>
+        <translation>Unverschlüsseltes http:// zu anderen Computern erlauben (unsicher: ihre Antworten könnten gefälscht sein)</translation>
     </message>
 </context>
 <context>

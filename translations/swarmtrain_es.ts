@@ -138,6 +138,10 @@
             <numerusform>GPT, %n capas × %1, %2 de parámetros</numerusform>
         </translation>
     </message>
+    <message>
+        <source>%1 is plain http:// to another computer: anyone on the way could forge the swarm&apos;s answers. Ask for its https:// invite link, or allow plain HTTP.</source>
+        <translation>%1 es http:// sin cifrar hacia otro ordenador: cualquiera en el camino podría falsificar las respuestas del enjambre. Pide su enlace de invitación https:// o permite HTTP sin cifrar.</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::DashboardPage</name>
@@ -797,6 +801,10 @@
     <message>
         <source>None (a plain address)</source>
         <translation>Ninguno (dirección simple)</translation>
+    </message>
+    <message>
+        <source>Allow plain http:// to other computers (unsafe: their answers could be forged)</source>
+        <translation>Permitir http:// sin cifrar hacia otros ordenadores (inseguro: sus respuestas podrían falsificarse)</translation>
     </message>
 </context>
 <context>

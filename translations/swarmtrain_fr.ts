@@ -138,6 +138,10 @@
             <numerusform>GPT, %n couches × %1, %2 de paramètres</numerusform>
         </translation>
     </message>
+    <message>
+        <source>%1 is plain http:// to another computer: anyone on the way could forge the swarm&apos;s answers. Ask for its https:// invite link, or allow plain HTTP.</source>
+        <translation>%1 est du http:// non chiffré vers un autre ordinateur : n’importe qui sur le chemin pourrait falsifier les réponses de l’essaim. Demandez son lien d’invitation https:// ou autorisez le HTTP non chiffré.</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::DashboardPage</name>
@@ -797,6 +801,10 @@
     <message>
         <source>None (a plain address)</source>
         <translation>Aucun (adresse simple)</translation>
+    </message>
+    <message>
+        <source>Allow plain http:// to other computers (unsafe: their answers could be forged)</source>
+        <translation>Autoriser le http:// non chiffré vers d’autres ordinateurs (risqué : leurs réponses pourraient être falsifiées)</translation>
     </message>
 </context>
 <context>

@@ -137,6 +137,10 @@
             <numerusform>GPT、%n 層 × %1、パラメーター %2</numerusform>
         </translation>
     </message>
+    <message>
+        <source>%1 is plain http:// to another computer: anyone on the way could forge the swarm&apos;s answers. Ask for its https:// invite link, or allow plain HTTP.</source>
+        <translation>%1 は別のコンピューターへの暗号化されていない http:// です。経路上の誰でもスウォームの応答を偽造できます。https:// の招待リンクを依頼するか、暗号化されていない HTTP を許可してください。</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::DashboardPage</name>
@@ -796,6 +800,10 @@
     <message>
         <source>None (a plain address)</source>
         <translation>なし（通常のアドレス）</translation>
+    </message>
+    <message>
+        <source>Allow plain http:// to other computers (unsafe: their answers could be forged)</source>
+        <translation>別のコンピューターへの暗号化されていない http:// を許可する（危険: 応答が偽造される可能性があります）</translation>
     </message>
 </context>
 <context>

@@ -138,6 +138,10 @@
             <numerusform>GPT, %n camadas × %1, %2 de parâmetros</numerusform>
         </translation>
     </message>
+    <message>
+        <source>%1 is plain http:// to another computer: anyone on the way could forge the swarm&apos;s answers. Ask for its https:// invite link, or allow plain HTTP.</source>
+        <translation>%1 é http:// sem criptografia para outro computador: qualquer um no caminho poderia falsificar as respostas do enxame. Peça o link de convite https:// ou permita HTTP sem criptografia.</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::DashboardPage</name>
@@ -797,6 +801,10 @@
     <message>
         <source>None (a plain address)</source>
         <translation>Nenhuma (endereço simples)</translation>
+    </message>
+    <message>
+        <source>Allow plain http:// to other computers (unsafe: their answers could be forged)</source>
+        <translation>Permitir http:// sem criptografia para outros computadores (inseguro: as respostas podem ser falsificadas)</translation>
     </message>
 </context>
 <context>

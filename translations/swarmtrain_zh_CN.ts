@@ -137,6 +137,10 @@
             <numerusform>GPT，%n 层 × %1，%2 参数</numerusform>
         </translation>
     </message>
+    <message>
+        <source>%1 is plain http:// to another computer: anyone on the way could forge the swarm&apos;s answers. Ask for its https:// invite link, or allow plain HTTP.</source>
+        <translation>%1 是发往另一台计算机的未加密 http://：路径上的任何人都可以伪造集群的应答。请索取它的 https:// 邀请链接，或允许未加密的 HTTP。</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::DashboardPage</name>
@@ -796,6 +800,10 @@
     <message>
         <source>None (a plain address)</source>
         <translation>无（普通地址）</translation>
+    </message>
+    <message>
+        <source>Allow plain http:// to other computers (unsafe: their answers could be forged)</source>
+        <translation>允许向其他计算机使用未加密的 http://（不安全：其应答可能被伪造）</translation>
     </message>
 </context>
 <context>

@@ -115,6 +115,11 @@ Result<void> ClientSession::join(const QString &urlOrInvite)
     Result<Invite> invite = parseInvite(urlOrInvite);
     if (!invite)
         return invite.error();
+    if (!plainHttpAllowed() && isPlainHttpOffThisMachine(invite->swarmUrl))
+        return makeError(tr("%1 is plain http:// to another computer: anyone on the way could forge the swarm's "
+                            "answers. Ask for its https:// invite link, or allow plain HTTP.")
+                             .arg(invite->swarmUrl)
+                             .toStdString());
     Preferences preferences = m_preferences;
     preferences.swarmUrl = invite->swarmUrl;
     preferences.swarmPin = invite->pin;
@@ -137,6 +142,11 @@ void ClientSession::leave()
     updateState();
 }
 
+bool ClientSession::plainHttpAllowed() const
+{
+    return m_options.worker.allowPlainHttp || m_preferences.allowPlainHttp;
+}
+
 bool ClientSession::joined() const { return !m_preferences.swarmUrl.isEmpty(); }
 
 Invite ClientSession::swarm() const { return {m_preferences.swarmUrl, m_preferences.swarmPin}; }
@@ -146,6 +156,7 @@ void ClientSession::startWorker()
     WorkerOptions options = m_options.worker;
     options.swarmUrl = m_preferences.swarmUrl;
     options.pinnedPublicKey = m_preferences.swarmPin;
+    options.allowPlainHttp = plainHttpAllowed();
     options.stateDir = m_options.stateDir;
     options.deviceMemoryBudget = std::int64_t(m_preferences.maxGpuMemoryMiB) << 20;
     m_worker = std::make_unique<WorkController>(options);
@@ -346,7 +357,8 @@ void ClientSession::pollSwarm()
     if (m_swarmPollRunning)
         return;
     m_swarmPollRunning = true;
-    const CoordinatorClientOptions options{m_preferences.swarmUrl, m_preferences.swarmPin, 1, 250, 1000};
+    CoordinatorClientOptions options{m_preferences.swarmUrl, m_preferences.swarmPin, 1, 250, 1000};
+    options.allowPlainHttp = plainHttpAllowed();
     if (!m_statusIdentity) {
         // Reading the status needs no account: a key of its own, made once.
         Result<Identity> identity = Identity::generate();

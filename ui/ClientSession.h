@@ -92,6 +92,8 @@ public:
     void leave();
     bool joined() const;
     Invite swarm() const;
+    // Plain http:// to another computer: --allow-plain-http, or the Swarm page's setting.
+    bool plainHttpAllowed() const;
 
     // "Host a swarm on this PC": an embedded coordinator (self-signed TLS) training `config`;
     // hostingChanged() brings the invite link, then this client joins it.

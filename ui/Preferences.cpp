@@ -116,7 +116,8 @@ constexpr auto kSettings = std::make_tuple(
     Setting<int>{"app/diskLimitGiB", &Preferences::diskLimitGiB, 1, 1000},
     Setting<bool>{"app/trayNoticeShown", &Preferences::trayNoticeShown},
     Setting<QString>{"swarm/url", &Preferences::swarmUrl},
-    Setting<QString>{"swarm/pin", &Preferences::swarmPin});
+    Setting<QString>{"swarm/pin", &Preferences::swarmPin},
+    Setting<bool>{"swarm/allowPlainHttp", &Preferences::allowPlainHttp});
 
 template <typename F>
 void forEachSetting(F &&f)

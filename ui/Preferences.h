@@ -32,6 +32,7 @@ struct Preferences {
     // The swarm
     QString swarmUrl;              // "" until the person joins one
     QString swarmPin;              // "" or "sha256//BASE64" from an invite
+    bool allowPlainHttp = false;   // plain http:// to a coordinator on another computer (forgeable answers)
 
     bool operator==(const Preferences &) const = default;
 };

@@ -5,6 +5,7 @@
 #include "PageStyle.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
 #include <QDir>
@@ -86,6 +87,12 @@ SwarmPage::SwarmPage(ClientSession &session, QWidget *parent) : QWidget(parent),
     connect(m_joinEdit, &QLineEdit::textChanged, this, &SwarmPage::showPastedPin);
     connect(m_joinEdit, &QLineEdit::returnPressed, this, &SwarmPage::join);
     connect(m_joinButton, &QPushButton::clicked, this, &SwarmPage::join);
+    m_allowPlainHttp->setChecked(m_session.preferences().allowPlainHttp);
+    connect(m_allowPlainHttp, &QCheckBox::toggled, this, [this](bool on) {
+        Preferences preferences = m_session.preferences();
+        preferences.allowPlainHttp = on;
+        m_session.setPreferences(preferences);
+    });
     connect(m_leave, &QPushButton::clicked, this, [this] {
         m_session.leave();
         m_haveSnapshot = false;
@@ -177,6 +184,10 @@ QWidget *SwarmPage::buildJoinCard()
     m_pastedPin->setReadOnly(true);
     m_joinForm->addRow(new QLabel(card), m_pastedPin);
     layout->addLayout(m_joinForm);
+
+    m_allowPlainHttp = new QCheckBox(card);
+    m_allowPlainHttp->setObjectName(QStringLiteral("allowPlainHttp"));
+    layout->addWidget(m_allowPlainHttp);
 
     m_joinMessage = makeLabel("", card);
     m_joinMessage->setObjectName(QStringLiteral("joinMessage"));
@@ -274,6 +285,7 @@ void SwarmPage::retranslate()
     m_joinButton->setText(tr("Join"));
     setRowLabel(m_joinForm, m_pastedPin, tr("Certificate pin"));
     m_pastedPin->setPlaceholderText(tr("None (a plain address)"));
+    m_allowPlainHttp->setText(tr("Allow plain http:// to other computers (unsafe: their answers could be forged)"));
 
     m_hostTitle->setText(tr("Host a swarm on this PC"));
     m_hostHelp->setText(tr("Runs a coordinator on this PC, so friends on your network can train a model "

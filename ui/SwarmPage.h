@@ -2,6 +2,7 @@
 
 #include <QWidget>
 
+class QCheckBox;
 class QComboBox;
 class QFormLayout;
 class QLabel;
@@ -74,6 +75,7 @@ private:
     QLineEdit *m_joinEdit = nullptr;
     QLineEdit *m_pastedPin = nullptr;
     QPushButton *m_joinButton = nullptr;
+    QCheckBox *m_allowPlainHttp = nullptr;
     QLabel *m_joinMessage = nullptr;
 
     QLabel *m_hostTitle = nullptr;

@@ -29,6 +29,10 @@ struct Parser {
     QCommandLineOption pin{QStringLiteral("pin"),
                            QStringLiteral("The coordinator certificate's public key, sha256//BASE64."),
                            QStringLiteral("PIN")};
+    QCommandLineOption allowPlainHttp{QStringLiteral("allow-plain-http"),
+                                      QStringLiteral("Talk plain http:// to a coordinator on another machine, whose"
+                                                     " answers anyone on the way could forge (loopback needs no"
+                                                     " permission).")};
     QCommandLineOption listen{QStringLiteral("listen"),
                               QStringLiteral("The data plane's HOST:PORT, or \"none\" for outbound only"
                                              " (default 0.0.0.0:0)."),
@@ -44,7 +48,8 @@ struct Parser {
     {
         parser.setApplicationDescription(QStringLiteral("Trains open language models with a public swarm."));
         parser.addOptions(
-            {help, headless, minimized, demo, demoData, swarm, stateDir, device, pin, listen, announce, threads});
+            {help, headless, minimized, demo, demoData, swarm, stateDir, device, pin, allowPlainHttp, listen, announce,
+             threads});
     }
 };
 
@@ -72,6 +77,7 @@ Result<ClientCommandLine> parseClientCommandLine(const QStringList &arguments)
     c.swarm = p.parser.value(p.swarm);
     WorkerOptions &o = c.worker;
     o.pinnedPublicKey = p.parser.value(p.pin);
+    o.allowPlainHttp = p.parser.isSet(p.allowPlainHttp);
     o.device = p.parser.value(p.device).toStdString();
     const QString dir = p.parser.isSet(p.stateDir) ? p.parser.value(p.stateDir)
                                                    : QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);

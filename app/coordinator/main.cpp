@@ -2,11 +2,13 @@
 #include "CoordinatorConfig.h"
 #include "CoordinatorServer.h"
 #include "CoordinatorSetup.h"
+#include "Invite.h"
 #include "SignalQuit.h"
 #include "TlsIdentity.h"
 
 #include <QCoreApplication>
 #include <QHostAddress>
+#include <QNetworkInterface>
 
 #include <algorithm>
 #include <cstdio>
@@ -21,6 +23,26 @@ int fail(const std::string &message)
 {
     std::cerr << "swarmtrain-coordinator: error: " << message << std::endl;
     return 1;
+}
+
+// The host an invite names: the listening address, or for "any" the first IPv4 address of an
+// interface that is up (what friends on the LAN reach this machine at), else loopback.
+QString inviteHost(const QHostAddress &listening)
+{
+    const bool any = listening == QHostAddress(QHostAddress::Any) || listening == QHostAddress(QHostAddress::AnyIPv4)
+                     || listening == QHostAddress(QHostAddress::AnyIPv6);
+    if (!any)
+        return listening.protocol() == QAbstractSocket::IPv6Protocol ? u'[' + listening.toString() + u']'
+                                                                     : listening.toString();
+    for (const QNetworkInterface &interface : QNetworkInterface::allInterfaces()) {
+        if (!(interface.flags() & QNetworkInterface::IsUp) || (interface.flags() & QNetworkInterface::IsLoopBack))
+            continue;
+        for (const QNetworkAddressEntry &entry : interface.addressEntries()) {
+            if (entry.ip().protocol() == QAbstractSocket::IPv4Protocol && !entry.ip().isLoopback())
+                return entry.ip().toString();
+        }
+    }
+    return QStringLiteral("127.0.0.1");
 }
 
 } // namespace
@@ -68,8 +90,17 @@ int main(int argc, char **argv)
 
     const std::string shownHost = address.protocol() == QAbstractSocket::IPv6Protocol ? "[" + config->listenHost + "]"
                                                                                       : config->listenHost;
-    std::cout << "listening on " << (tls ? "https" : "http") << "://" << shownHost << ":" << *port << std::endl;
+    const QString scheme = tls ? QStringLiteral("https") : QStringLiteral("http");
+    std::cout << "listening on " << scheme.toStdString() << "://" << shownHost << ":" << *port << std::endl;
     if (tls)
         std::cout << "fingerprint " << tls->fingerprint.toStdString() << std::endl;
+    else
+        std::cerr << "swarmtrain-coordinator: warning: plain HTTP (--plain-http): anyone on the way can forge this"
+                     " coordinator's answers, and clients off this machine refuse it unless they pass"
+                     " --allow-plain-http"
+                  << std::endl;
+    // What a friend pastes into their client: the address and, with TLS, the key to expect.
+    const QString swarmUrl = QStringLiteral("%1://%2:%3").arg(scheme, inviteHost(address)).arg(*port);
+    std::cout << "invite " << formatInvite({swarmUrl, tls ? tls->fingerprint : QString()}).toStdString() << std::endl;
     return app.exec();
 }

@@ -135,7 +135,11 @@ void defineServingFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &te
         ->type_name("FILE")
         ->check(flags::nonEmpty());
     app.add_option("--tls-key", text.key, "PEM private key of --tls-cert")->type_name("FILE")->check(flags::nonEmpty());
-    app.add_flag("--tls-self-signed", c.tlsSelfSigned, "HTTPS with a certificate made and kept in --state-dir");
+    app.add_flag("--tls-self-signed", c.tlsSelfSigned,
+                 "HTTPS with a certificate made and kept in --state-dir (the default without --tls-cert)");
+    app.add_flag("--plain-http", c.plainHttp,
+                 "serve plain HTTP instead: answers can be forged on the way, so clients refuse it off loopback"
+                 " unless they allow it");
 }
 
 // Who may join, and the limits on strangers (issue 16).
@@ -273,6 +277,9 @@ Result<CoordinatorConfig> parseCoordinatorArguments(const std::vector<std::strin
         return makeError("--tls-cert and --tls-key go together");
     if (!text.cert.empty() && c.tlsSelfSigned)
         return makeError("--tls-self-signed cannot be combined with --tls-cert");
+    if (c.plainHttp && (c.tlsSelfSigned || !text.cert.empty()))
+        return makeError("--plain-http cannot be combined with --tls-self-signed or --tls-cert");
+    c.tlsSelfSigned = !c.plainHttp && text.cert.empty();
     c.tlsCert = text.cert;
     c.tlsKey = text.key;
     c.bandwidthRanges = text.rangeSplit == "bandwidth";

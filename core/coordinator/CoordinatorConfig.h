@@ -40,9 +40,12 @@ struct CoordinatorConfig {
     double rateLimitPerKey = 20;
     std::filesystem::path tlsCert;
     std::filesystem::path tlsKey;
+    // The command line turns this on unless it names a certificate or asks for --plain-http:
+    // HTTPS is the default, so a client can check that answers come from this coordinator.
     bool tlsSelfSigned = false;
     TrustSettings trust; // admission, limits per address, probation, bans
     std::filesystem::path allowlistFile; // Admission::Allowlist: one key id a line
+    bool plainHttp = false;
 
     bool tls() const { return tlsSelfSigned || !tlsCert.empty(); }
 };

@@ -1,6 +1,7 @@
 #include "Invite.h"
 
 #include <QCoreApplication>
+#include <QHostAddress>
 #include <QUrl>
 #include <QUrlQuery>
 
@@ -15,6 +16,18 @@ bool isCoordinatorUrl(const QUrl &url)
 }
 
 } // namespace
+
+bool isPlainHttpOffThisMachine(const QString &swarmUrl)
+{
+    const QUrl url(swarmUrl, QUrl::StrictMode);
+    if (url.scheme().compare(u"http", Qt::CaseInsensitive) != 0)
+        return false;
+    const QString host = url.host();
+    if (host.compare(u"localhost", Qt::CaseInsensitive) == 0)
+        return false;
+    const QHostAddress address(host);
+    return address.isNull() || !address.isLoopback();
+}
 
 QString formatInvite(const Invite &invite)
 {

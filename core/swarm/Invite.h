@@ -18,4 +18,8 @@ QString formatInvite(const Invite &invite);
 // An invite link, or a plain http(s) URL (no pin). Anything else is an error saying why.
 Result<Invite> parseInvite(const QString &text);
 
+// Whether `swarmUrl` is plain http:// to a host other than this machine (loopback): a client
+// refuses it unless the person allowed plain HTTP, since anyone on the way could forge answers.
+bool isPlainHttpOffThisMachine(const QString &swarmUrl);
+
 } // namespace swarmtrain

@@ -13,6 +13,7 @@ namespace swarmtrain {
 struct WorkerOptions {
     QString swarmUrl;        // the coordinator, http(s)://host:port
     QString pinnedPublicKey; // "" or "sha256//BASE64" (an invite's fingerprint)
+    bool allowPlainHttp = false; // plain http:// to a coordinator off this machine (CoordinatorClientOptions)
     std::filesystem::path stateDir; // identity, replica, shards, stats.db
     std::string device = "auto";    // auto | cpu | cuda[:N]
     // The data plane: where other peers reach this one. An empty listen address means

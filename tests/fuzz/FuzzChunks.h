@@ -10,6 +10,9 @@ namespace swarmtrain::fuzz {
 // byte stream. Kept apart so a seed's frames stay intact whatever chunking the fuzzer picks.
 inline constexpr std::size_t kChunkSeedBytes = 8;
 
+// The sealed-stream fuzzer's key, every byte this one, so its seeds hold authentic records.
+inline constexpr char kSealedStreamKeyByte = 0x5a;
+
 class ChunkSizes {
 public:
     explicit ChunkSizes(const std::uint8_t *seed)

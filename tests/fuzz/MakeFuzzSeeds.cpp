@@ -2,6 +2,7 @@
 // containers for the fuzzers to mutate. Usage: MakeFuzzSeeds <corpus folder>.
 #include "FrameCodec.h"
 #include "FuzzChunks.h"
+#include "RecordSealer.h"
 #include "TensorContainer.h"
 
 #include <cstring>
@@ -60,7 +61,9 @@ int main(int argc, char **argv)
     }
     const std::filesystem::path frames = std::filesystem::path(argv[1]) / "frame";
     const std::filesystem::path tensors = std::filesystem::path(argv[1]) / "tensor";
+    const std::filesystem::path sealed = std::filesystem::path(argv[1]) / "sealed";
     std::filesystem::create_directories(frames);
+    std::filesystem::create_directories(sealed);
     std::filesystem::create_directories(tensors);
 
     FrameHeader hello;
@@ -68,7 +71,8 @@ int main(int argc, char **argv)
     hello.mutable_hello()->set_key_id(std::string(32, 'a'));
     hello.mutable_hello()->set_public_key(std::string(32, '\x11'));
     hello.mutable_hello()->set_nonce(std::string(32, '\x22'));
-    hello.mutable_hello()->set_protocol_version(1);
+    hello.mutable_hello()->set_protocol_version(2);
+    hello.mutable_hello()->set_ephemeral_key(std::string(32, '\x44'));
     FrameHeader proof;
     proof.set_type(wire::FRAME_TYPE_HELLO_PROOF);
     proof.mutable_proof()->set_signature(std::string(64, '\x33'));
@@ -85,6 +89,22 @@ int main(int argc, char **argv)
     for (std::size_t i = 0; i < frameSeeds.size(); ++i) {
         const QByteArray seed = frameSeed(frameSeeds[i], 0x9e3779b97f4a7c15ull * (i + 1));
         writeSeed(frames / ("seed" + std::to_string(i)), seed.constData(), std::size_t(seed.size()));
+    }
+
+    // The frame seeds after the handshake: sealed into records, one per frame and one for all.
+    for (std::size_t i = 1; i < frameSeeds.size(); ++i) {
+        RecordSealer sealer = RecordSealer::create(QByteArray(32, fuzz::kSealedStreamKeyByte)).value();
+        QByteArray perFrame, clear;
+        for (const QByteArray &frame : frameSeeds[i]) {
+            perFrame += sealer.seal(frame).value();
+            clear += frame;
+        }
+        RecordSealer whole = RecordSealer::create(QByteArray(32, fuzz::kSealedStreamKeyByte)).value();
+        for (const QByteArray &stream : {perFrame, whole.seal(clear).value()}) {
+            const QByteArray seed = frameSeed({stream}, 0x51ed270b27ull * (i + 1) + quint64(stream.size()));
+            writeSeed(sealed / ("seed" + std::to_string(i) + "-" + std::to_string(stream.size())), seed.constData(),
+                      std::size_t(seed.size()));
+        }
     }
 
     const std::vector<float> values = {1.0f, -2.5f, 3.25f, 0.0f, 8.0f, -0.125f};

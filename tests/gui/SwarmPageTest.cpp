@@ -6,6 +6,7 @@
 #include "Invite.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
 #include <QLabel>
@@ -86,6 +87,28 @@ TEST_F(SwarmPageTest, AnInviteFillsThePinAndJoinsWithIt)
     leave->click();
     EXPECT_FALSE(session().joined());
     EXPECT_EQ(child<QLabel>(page, "roleValue")->text(), QStringLiteral("—"));
+}
+
+TEST_F(SwarmPageTest, PlainHttpToAnotherComputerNeedsTheSetting)
+{
+    SwarmPage page(session());
+    page.show();
+    auto *allow = child<QCheckBox>(page, "allowPlainHttp");
+    EXPECT_FALSE(allow->isChecked());
+    const QString url = QStringLiteral("http://10.1.2.3:8470");
+    child<QLineEdit>(page, "joinEdit")->setText(url);
+    child<QPushButton>(page, "joinButton")->click();
+    auto *message = child<QLabel>(page, "joinMessage");
+    EXPECT_TRUE(message->isVisible());
+    EXPECT_TRUE(message->text().contains(QStringLiteral("plain http://"))) << message->text().toStdString();
+    EXPECT_FALSE(session().joined());
+
+    allow->setChecked(true); // remembered with the other preferences
+    EXPECT_TRUE(session().preferences().allowPlainHttp);
+    child<QPushButton>(page, "joinButton")->click();
+    ASSERT_TRUE(session().joined());
+    EXPECT_EQ(session().swarm().swarmUrl, url);
+    session().leave();
 }
 
 TEST_F(SwarmPageTest, TheFormBuildsTheHostedSwarmsConfig)

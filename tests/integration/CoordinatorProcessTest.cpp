@@ -1,8 +1,10 @@
 // Runs the real swarmtrain-coordinator, talks to it as a peer does, kills it with SIGKILL and
 // checks that a restart on the same state dir carries on where it was.
 #include "ChildProcess.h"
+#include "CoordinatorClient.h"
 #include "TestApplication.h"
 #include "Identity.h"
+#include "Invite.h"
 #include "RequestSignature.h"
 #include "TempDir.h"
 
@@ -62,7 +64,8 @@ protected:
     {
         return {"--listen", "127.0.0.1:0", "--state-dir", (dir.path() / "state").string(), "--data",
                 (dir.path() / "data.txt").string(), "--n-layer", nLayer, "--n-head", "2", "--n-embd", "16",
-                "--block-size", "16", "--batch-size", "4", "--eval-iters", "2", "--shard-bytes", "8192"};
+                "--block-size", "16", "--batch-size", "4", "--eval-iters", "2", "--shard-bytes", "8192",
+                "--plain-http"};
     }
 
     void startCoordinator()
@@ -165,6 +168,46 @@ TEST_F(CoordinatorProcessTest, SurvivesSigkillWithPeersRoundsAndCredit)
     // SIGTERM ends it cleanly.
     const int terminated = process.stop(SIGTERM);
     EXPECT_TRUE(WIFEXITED(terminated) && WEXITSTATUS(terminated) == 0) << terminated;
+}
+
+TEST_F(CoordinatorProcessTest, ServesHttpsByDefaultThatOnlyTheInvitesPinOpens)
+{
+    std::vector<std::string> defaults = args();
+    defaults.pop_back(); // no --plain-http
+    test::ChildProcess child;
+    ASSERT_TRUE(child.start(SWARMTRAIN_COORDINATOR, defaults, dir.path() / "tls.out", dir.path() / "tls.err"));
+    std::string out;
+    const bool printed = test::waitUntil([&] { return (out = child.output()).find("invite ") != std::string::npos
+                                                          && out.back() == '\n'; },
+                                         std::chrono::seconds(60));
+    ASSERT_TRUE(printed) << out << test::readWholeFile(dir.path() / "tls.err");
+    EXPECT_EQ(out.rfind("listening on https://127.0.0.1:", 0), 0u) << out;
+    const std::size_t at = out.find("invite ") + 7;
+    const Result<Invite> invite = parseInvite(QString::fromStdString(out.substr(at, out.find('\n', at) - at)));
+    ASSERT_TRUE(invite) << invite.error().message;
+    EXPECT_TRUE(invite->swarmUrl.startsWith(QStringLiteral("https://127.0.0.1:"))) << invite->swarmUrl.toStdString();
+    EXPECT_TRUE(invite->pin.startsWith(QStringLiteral("sha256//")));
+
+    CoordinatorClient pinned(identity, CoordinatorClientOptions{invite->swarmUrl, invite->pin, 3, 100, 1000});
+    const Result<QJsonObject> joined = pinned.postJson(
+        QStringLiteral("/v1/join"),
+        QJsonObject{{QStringLiteral("public_key"), QString::fromLatin1(identity.publicKey().toBase64())},
+                    {QStringLiteral("device"), QJsonObject{{QStringLiteral("gpu"), QStringLiteral("none")}}},
+                    {QStringLiteral("endpoint"), QString()},
+                    {QStringLiteral("client_version"), QStringLiteral("test")}});
+    ASSERT_TRUE(joined) << joined.error().message;
+    EXPECT_EQ(joined->value(QLatin1StringView("peer_id")).toString(), identity.keyId());
+
+    // Another key's pin (a man in the middle's certificate, as the client sees it) is refused,
+    // and so is the certificate with no pin at all.
+    const QString otherPin = QStringLiteral("sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
+    for (const QString &pin : {otherPin, QString()}) {
+        CoordinatorClient client(identity, CoordinatorClientOptions{invite->swarmUrl, pin, 1, 100, 1000});
+        const Result<QJsonObject> refused = client.getJson(QStringLiteral("/v1/status"));
+        ASSERT_FALSE(refused) << pin.toStdString();
+        EXPECT_NE(refused.error().message.find("TLS"), std::string::npos) << refused.error().message;
+    }
+    EXPECT_EQ(child.kill(SIGINT), 0);
 }
 
 TEST_F(CoordinatorProcessTest, DifferentModelOnTheSameStateDirIsAClearError)

@@ -606,6 +606,41 @@ TEST_F(CoordinatorClientTlsTest, APinNeedsHttpsAndTheRightForm)
     EXPECT_EQ(server.connections(), 0);
 }
 
+TEST_F(CoordinatorClientTest, RefusesPlainHttpToAHostOffThisMachineUnlessAllowed)
+{
+    // Fails before anything is sent: one attempt, no retries, a line that says what to do.
+    CoordinatorClientOptions options = optionsFor(QStringLiteral("http://10.1.2.3:8470"));
+    const Result<QJsonObject> refused = CoordinatorClient(*identity, options).getJson(QStringLiteral("/v1/status"));
+    ASSERT_FALSE(refused);
+    EXPECT_TRUE(contains(refused.error().message, "refusing plain http:// to 10.1.2.3")) << refused.error().message;
+    EXPECT_TRUE(contains(refused.error().message, "--allow-plain-http")) << refused.error().message;
+    for (const char *url : {"http://swarm.example.org", "http://[2001:db8::1]:8470", "HTTP://192.168.1.5:8470"}) {
+        const Result<QJsonObject> other =
+            CoordinatorClient(*identity, optionsFor(QString::fromLatin1(url))).getJson(QStringLiteral("/v1/status"));
+        ASSERT_FALSE(other) << url;
+        EXPECT_TRUE(contains(other.error().message, "refusing plain http://")) << url << ": " << other.error().message;
+    }
+
+    // Allowed: the client goes out and tries (nothing answers at that address in a test).
+    options.allowPlainHttp = true;
+    options.maxAttempts = 1;
+    options.connectTimeoutMs = 1;
+    const Result<QJsonObject> tried = CoordinatorClient(*identity, options).getJson(QStringLiteral("/v1/status"));
+    ASSERT_FALSE(tried);
+    EXPECT_FALSE(contains(tried.error().message, "refusing")) << tried.error().message;
+}
+
+TEST_F(CoordinatorClientTest, PlainHttpToLoopbackNeedsNoPermission)
+{
+    TestHttpServer server([](const TestHttpRequest &) { return TestHttpResponse::json(200, R"({"round": 1})"); });
+    for (const QString &host : {QStringLiteral("127.0.0.1"), QStringLiteral("localhost")}) {
+        CoordinatorClient client(*identity, optionsFor(QStringLiteral("http://%1:%2").arg(host).arg(server.port())));
+        const Result<QJsonObject> answer = client.getJson(QStringLiteral("/v1/round"));
+        ASSERT_TRUE(answer) << answer.error().message;
+        EXPECT_EQ(answer->value(QStringLiteral("round")).toInt(), 1);
+    }
+}
+
 TEST(HttpBackoffTest, GrowsExponentiallyUpToTheCapWithFullJitter)
 {
     EXPECT_EQ(backoffDelayMs(0, 250, 30'000, -1, 0.999999), 249);

@@ -17,6 +17,18 @@ std::string errorOf(const std::vector<std::string> &args)
 
 } // namespace
 
+TEST(CoordinatorConfigTest, PlainHttpOnlyWhenAskedAndACertificateNeedsNoSelfSignedOne)
+{
+    Result<CoordinatorConfig> plain = parseCoordinatorArguments({"--state-dir", "s", "--data", "d", "--plain-http"});
+    ASSERT_TRUE(plain.ok()) << plain.error().message;
+    EXPECT_FALSE(plain->tls());
+    Result<CoordinatorConfig> own =
+        parseCoordinatorArguments({"--state-dir", "s", "--data", "d", "--tls-cert", "c.pem", "--tls-key", "k.pem"});
+    ASSERT_TRUE(own.ok()) << own.error().message;
+    EXPECT_TRUE(own->tls());
+    EXPECT_FALSE(own->tlsSelfSigned);
+}
+
 TEST(CoordinatorConfigTest, Defaults)
 {
     Result<CoordinatorConfig> config = parseCoordinatorArguments({"--state-dir", "s", "--data", "d.txt"});
@@ -25,7 +37,8 @@ TEST(CoordinatorConfigTest, Defaults)
     EXPECT_DOUBLE_EQ(config->training.outerMomentum, 0.5);
     EXPECT_EQ(config->shardBytes, 64u * 1024u);
     EXPECT_EQ(config->tokenizer, TokenizerKind::Char);
-    EXPECT_FALSE(config->tls());
+    EXPECT_TRUE(config->tls()) << "HTTPS unless asked otherwise";
+    EXPECT_TRUE(config->tlsSelfSigned);
     EXPECT_EQ(config->training.lrDecayIters, 0) << "an open-ended swarm keeps its learning rate";
 }
 
@@ -70,6 +83,11 @@ TEST(CoordinatorConfigTest, BadInputIsAClearError)
     EXPECT_NE(errorOf({"--state-dir", "s", "--data", "d", "--n-embd", "30", "--n-head", "4"}).find("divisible"),
               std::string::npos);
     EXPECT_NE(errorOf({"--state-dir", "s", "--data", "d", "--tls-cert", "c.pem"}).find("together"), std::string::npos);
+    EXPECT_NE(errorOf({"--state-dir", "s", "--data", "d", "--plain-http", "--tls-self-signed"}).find("cannot be combined"),
+              std::string::npos);
+    EXPECT_NE(errorOf({"--state-dir", "s", "--data", "d", "--plain-http", "--tls-cert", "c", "--tls-key", "k"})
+                  .find("cannot be combined"),
+              std::string::npos);
     EXPECT_NE(errorOf({"--state-dir", "s", "--data", "d", "--bogus"}).find("unknown option"), std::string::npos);
     TempDir dir;
     EXPECT_NE(errorOf({"--config", dir.write("bad.json", "{\"nope\": 1}").string()}).find("unknown key"),
@@ -93,7 +111,7 @@ TEST(CoordinatorConfigTest, HelpListsEveryFlagWithItsDefault)
         EXPECT_NE(entry.find("(default: " + value + ")"), std::string::npos) << flag << " in\n" << help;
     }
     for (const char *flag : {"--config", "--state-dir", "--data", "--bias", "--tls-cert", "--tls-key",
-                             "--tls-self-signed"}) {
+                             "--tls-self-signed", "--plain-http"}) {
         const std::string entry = test::helpEntry(help, flag);
         EXPECT_GT(entry.size(), std::string(flag).size() + 10) << flag << " in\n" << help;
         EXPECT_EQ(entry.find("(default:"), std::string::npos) << entry;

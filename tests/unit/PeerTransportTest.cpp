@@ -1,9 +1,13 @@
 #include "TestApplication.h"
+#include "EphemeralKeyPair.h"
 #include "FrameCodec.h"
 #include "FrameDecoder.h"
 #include "Identity.h"
 #include "PeerTransport.h"
 #include "PeerTransportHandshake.h"
+#include "RawPeer.h"
+#include "RecordSealer.h"
+#include "TamperRelay.h"
 
 #include <gtest/gtest.h>
 
@@ -70,98 +74,8 @@ QByteArray rawFrame(const FrameHeader &header, const QByteArray &payload = {})
     return bytes + QByteArray::fromStdString(serialized) + payload;
 }
 
-// A hand-driven peer on a bare socket, to say what a real PeerTransport never would.
-class RawPeer {
-public:
-    explicit RawPeer(quint16 port, QByteArray nonce = makeHelloNonce()) : m_nonce(std::move(nonce))
-    {
-        QSignalSpy connected(&m_socket, &QTcpSocket::connected);
-        m_socket.connectToHost(QHostAddress::LocalHost, port);
-        EXPECT_TRUE(waitFor(connected));
-    }
-
-    void write(const QByteArray &bytes) { m_socket.write(bytes); }
-    void send(const FrameHeader &header) { write(*encodeFrame(header, {})); }
-
-    std::optional<Frame> readFrame()
-    {
-        for (;;) {
-            if (std::optional<Frame> frame = m_decoder.takeFrame())
-                return frame;
-            if (m_socket.bytesAvailable() > 0) {
-                m_decoder.feed(m_socket.readAll());
-                continue;
-            }
-            if (m_socket.state() != QAbstractSocket::ConnectedState)
-                return std::nullopt;
-            QSignalSpy readyRead(&m_socket, &QTcpSocket::readyRead);
-            if (m_socket.bytesAvailable() == 0 && !readyRead.wait(kWaitMs))
-                return std::nullopt;
-        }
-    }
-
-    // True once the other side has closed; frames it sent before that are read first.
-    bool waitForClose()
-    {
-        QSignalSpy disconnected(&m_socket, &QTcpSocket::disconnected);
-        while (m_socket.state() == QAbstractSocket::ConnectedState) {
-            if (!disconnected.wait(kWaitMs))
-                return false;
-        }
-        return true;
-    }
-
-    void sendHello(const Identity &identity, const QString &claimedKeyId)
-    {
-        FrameHeader header;
-        header.set_type(wire::FRAME_TYPE_HELLO);
-        header.mutable_hello()->set_key_id(claimedKeyId.toStdString());
-        header.mutable_hello()->set_public_key(identity.publicKey().toStdString());
-        header.mutable_hello()->set_nonce(m_nonce.toStdString());
-        header.mutable_hello()->set_protocol_version(kPeerProtocolVersion);
-        send(header);
-    }
-
-    // The other side's HELLO: its key id and nonce.
-    std::optional<wire::Hello> readHello()
-    {
-        std::optional<Frame> frame = readFrame();
-        if (!frame || frame->header.type() != wire::FRAME_TYPE_HELLO)
-            return std::nullopt;
-        return frame->header.hello();
-    }
-
-    // A full, honest handshake as `identity` with the transport `other` (whose proof is checked).
-    bool handshake(const Identity &identity)
-    {
-        sendHello(identity, identity.keyId());
-        const std::optional<wire::Hello> hello = readHello();
-        if (!hello)
-            return false;
-        const QString otherKeyId = QString::fromStdString(hello->key_id());
-        FrameHeader proof;
-        proof.set_type(wire::FRAME_TYPE_HELLO_PROOF);
-        const QByteArray message =
-            helloProofMessage(QByteArray::fromStdString(hello->nonce()), identity.keyId(), otherKeyId);
-        proof.mutable_proof()->set_signature(identity.sign(message).toStdString());
-        send(proof);
-
-        const std::optional<Frame> theirs = readFrame();
-        if (!theirs || theirs->header.type() != wire::FRAME_TYPE_HELLO_PROOF)
-            return false;
-        return Identity::verify(QByteArray::fromStdString(hello->public_key()),
-                                helloProofMessage(m_nonce, otherKeyId, identity.keyId()),
-                                QByteArray::fromStdString(theirs->header.proof().signature()));
-    }
-
-    QTcpSocket &socket() { return m_socket; }
-    const QByteArray &nonce() const { return m_nonce; }
-
-private:
-    QTcpSocket m_socket;
-    FrameDecoder m_decoder;
-    QByteArray m_nonce;
-};
+using test::RawPeer;
+using test::TamperRelay;
 
 class PeerTransportTest : public ::testing::Test {
 protected:
@@ -312,11 +226,12 @@ TEST_F(PeerTransportTest, RefusesAForgedProof)
     const std::optional<wire::Hello> hello = mallory.readHello();
     ASSERT_TRUE(hello.has_value());
 
-    // Signed over Mallory's own nonce instead of Alice's: what a replayed proof looks like.
+    // Signed as if Mallory were the acceptor: what a proof replayed from another connection,
+    // or reflected back, looks like.
     FrameHeader proof;
     proof.set_type(wire::FRAME_TYPE_HELLO_PROOF);
     proof.mutable_proof()->set_signature(
-        m_mallory.sign(helloProofMessage(mallory.nonce(), m_mallory.keyId(), m_alice.keyId())).toStdString());
+        m_mallory.sign(helloProofMessage(mallory.transcript(m_mallory.keyId(), *hello).digest(), false)).toStdString());
     mallory.send(proof);
 
     ASSERT_TRUE(waitFor(aliceFailed));
@@ -324,6 +239,186 @@ TEST_F(PeerTransportTest, RefusesAForgedProof)
         << aliceFailed.at(0).at(1).toString().toStdString();
     EXPECT_TRUE(mallory.waitForClose());
     EXPECT_TRUE(aliceConnected.isEmpty());
+}
+
+TEST_F(PeerTransportTest, RefusesAProofSignedByAnotherKey)
+{
+    registerKey(m_mallory);
+    auto alice = makeTransport(m_alice);
+    QSignalSpy aliceFailed(alice.get(), &PeerTransport::connectionFailed);
+    QSignalSpy aliceConnected(alice.get(), &PeerTransport::peerConnected);
+    RawPeer mallory(listen(*alice));
+    // Mallory presents Bob's registered key but holds only her own private key.
+    mallory.sendHello(m_bob, m_bob.keyId());
+    const std::optional<wire::Hello> hello = mallory.readHello();
+    ASSERT_TRUE(hello.has_value());
+    mallory.sendProof(m_mallory, mallory.transcript(m_bob.keyId(), *hello), m_bob.keyId(), *hello);
+
+    ASSERT_TRUE(waitFor(aliceFailed));
+    EXPECT_EQ(aliceFailed.at(0).at(0).toString(), m_bob.keyId());
+    EXPECT_TRUE(aliceFailed.at(0).at(1).toString().contains(QStringLiteral("proof does not verify")))
+        << aliceFailed.at(0).at(1).toString().toStdString();
+    EXPECT_TRUE(aliceConnected.isEmpty());
+}
+
+TEST_F(PeerTransportTest, RefusesAHelloWhoseEphemeralKeyWasSwapped)
+{
+    auto alice = makeTransport(m_alice);
+    QSignalSpy aliceFailed(alice.get(), &PeerTransport::connectionFailed);
+    QSignalSpy aliceConnected(alice.get(), &PeerTransport::peerConnected);
+    RawPeer bob(listen(*alice));
+    // Bob signs his own ephemeral key, but Alice receives another one, as a man in the middle
+    // who swapped in his own would make her: the proof no longer matches what she saw.
+    const Result<EphemeralKeyPair> middle = EphemeralKeyPair::generate();
+    ASSERT_TRUE(middle.ok());
+    bob.sendHello(m_bob, m_bob.keyId(), middle->publicKey());
+    const std::optional<wire::Hello> hello = bob.readHello();
+    ASSERT_TRUE(hello.has_value());
+    bob.sendProof(m_bob, bob.transcript(m_bob.keyId(), *hello), m_bob.keyId(), *hello);
+
+    ASSERT_TRUE(waitFor(aliceFailed));
+    EXPECT_TRUE(aliceFailed.at(0).at(1).toString().contains(QStringLiteral("proof does not verify")))
+        << aliceFailed.at(0).at(1).toString().toStdString();
+    EXPECT_TRUE(aliceConnected.isEmpty());
+}
+
+TEST_F(PeerTransportTest, RefusesAHelloWithoutAnEphemeralKey)
+{
+    auto alice = makeTransport(m_alice);
+    QSignalSpy aliceFailed(alice.get(), &PeerTransport::connectionFailed);
+    RawPeer bob(listen(*alice));
+    bob.sendHello(m_bob, m_bob.keyId(), QByteArray(16, 'k'));
+    ASSERT_TRUE(waitFor(aliceFailed));
+    EXPECT_TRUE(aliceFailed.at(0).at(1).toString().contains(QStringLiteral("ephemeral key of 16 bytes")))
+        << aliceFailed.at(0).at(1).toString().toStdString();
+}
+
+TEST_F(PeerTransportTest, ClosesAndCountsAConnectionWhoseSealedFrameWasAltered)
+{
+    auto alice = makeTransport(m_alice);
+    QSignalSpy aliceConnected(alice.get(), &PeerTransport::peerConnected);
+    QSignalSpy aliceDisconnected(alice.get(), &PeerTransport::peerDisconnected);
+    QSignalSpy aliceReceived(alice.get(), &PeerTransport::frameReceived);
+    RawPeer bob(listen(*alice));
+    ASSERT_TRUE(bob.handshake(m_bob));
+    ASSERT_TRUE(waitFor(aliceConnected));
+
+    QByteArray sealed = bob.encode(tensorHeader(64), patternBytes(256, 8));
+    sealed[sealed.size() / 2] = char(sealed[sealed.size() / 2] ^ 0x01);
+    bob.write(sealed);
+    ASSERT_TRUE(waitFor(aliceDisconnected));
+    EXPECT_TRUE(aliceDisconnected.at(0).at(1).toString().contains(QStringLiteral("fails authentication")))
+        << aliceDisconnected.at(0).at(1).toString().toStdString();
+    EXPECT_EQ(alice->rejectedFrames(m_bob.keyId()), 1);
+    EXPECT_TRUE(aliceReceived.isEmpty());
+    EXPECT_TRUE(bob.waitForClose());
+}
+
+TEST_F(PeerTransportTest, ClosesAConnectionThatReplaysASealedFrame)
+{
+    auto alice = makeTransport(m_alice);
+    QSignalSpy aliceConnected(alice.get(), &PeerTransport::peerConnected);
+    QSignalSpy aliceDisconnected(alice.get(), &PeerTransport::peerDisconnected);
+    QSignalSpy aliceReceived(alice.get(), &PeerTransport::frameReceived);
+    RawPeer bob(listen(*alice));
+    ASSERT_TRUE(bob.handshake(m_bob));
+    ASSERT_TRUE(waitFor(aliceConnected));
+
+    const QByteArray sealed = bob.encode(tensorHeader(4), patternBytes(16, 9));
+    bob.write(sealed);
+    ASSERT_TRUE(waitFor(aliceReceived));
+    bob.write(sealed); // the same bytes again, as a man in the middle could
+    ASSERT_TRUE(waitFor(aliceDisconnected));
+    EXPECT_TRUE(aliceDisconnected.at(0).at(1).toString().contains(QStringLiteral("fails authentication")))
+        << aliceDisconnected.at(0).at(1).toString().toStdString();
+    EXPECT_EQ(aliceReceived.count(), 1);
+    EXPECT_EQ(alice->rejectedFrames(m_bob.keyId()), 1);
+}
+
+TEST_F(PeerTransportTest, ClosesAConnectionWhoseSealedFramesAreReordered)
+{
+    auto alice = makeTransport(m_alice);
+    QSignalSpy aliceConnected(alice.get(), &PeerTransport::peerConnected);
+    QSignalSpy aliceDisconnected(alice.get(), &PeerTransport::peerDisconnected);
+    QSignalSpy aliceReceived(alice.get(), &PeerTransport::frameReceived);
+    RawPeer bob(listen(*alice));
+    ASSERT_TRUE(bob.handshake(m_bob));
+    ASSERT_TRUE(waitFor(aliceConnected));
+
+    const QByteArray first = bob.encode(tensorHeader(4, 1), patternBytes(16, 1));
+    const QByteArray second = bob.encode(tensorHeader(4, 2), patternBytes(16, 2));
+    bob.write(second + first);
+    ASSERT_TRUE(waitFor(aliceDisconnected));
+    EXPECT_TRUE(aliceDisconnected.at(0).at(1).toString().contains(QStringLiteral("fails authentication")));
+    EXPECT_TRUE(aliceReceived.isEmpty());
+    EXPECT_EQ(alice->rejectedFrames(m_bob.keyId()), 1);
+}
+
+TEST_F(PeerTransportTest, ClosesAConnectionThatSpeaksInClearAfterTheHandshake)
+{
+    auto alice = makeTransport(m_alice);
+    QSignalSpy aliceConnected(alice.get(), &PeerTransport::peerConnected);
+    QSignalSpy aliceDisconnected(alice.get(), &PeerTransport::peerDisconnected);
+    QSignalSpy aliceReceived(alice.get(), &PeerTransport::frameReceived);
+    RawPeer bob(listen(*alice));
+    ASSERT_TRUE(bob.handshake(m_bob));
+    ASSERT_TRUE(waitFor(aliceConnected));
+    bob.write(*encodeFrame(tensorHeader(4), patternBytes(16, 3)));
+    ASSERT_TRUE(waitFor(aliceDisconnected));
+    EXPECT_TRUE(aliceReceived.isEmpty());
+    EXPECT_EQ(alice->rejectedFrames(m_bob.keyId()), 1);
+}
+
+TEST_F(PeerTransportTest, NoPlaintextOfAPayloadCrossesTheWire)
+{
+    auto alice = makeTransport(m_alice);
+    auto bob = makeTransport(m_bob);
+    TamperRelay relay(listen(*alice));
+    QSignalSpy aliceReceived(alice.get(), &PeerTransport::frameReceived);
+    QSignalSpy bobReceived(bob.get(), &PeerTransport::frameReceived);
+    QSignalSpy bobConnected(bob.get(), &PeerTransport::peerConnected);
+    ASSERT_TRUE(bob->connectToPeer(endpoint(relay.port()), m_alice.keyId()).ok());
+    ASSERT_TRUE(waitFor(bobConnected));
+
+    // A recognisable payload, larger than one sealed record.
+    QByteArray secret;
+    while (secret.size() < 300'000)
+        secret += "the quick brown fox trains a tiny GPT; ";
+    secret.truncate(300'000 / 4 * 4);
+    ASSERT_TRUE(bob->send(m_alice.keyId(), tensorHeader(secret.size() / 4), secret).ok());
+    ASSERT_TRUE(waitFor(aliceReceived));
+    EXPECT_TRUE(aliceReceived.at(0).at(2).toByteArray() == secret);
+    ASSERT_TRUE(alice->send(m_bob.keyId(), tensorHeader(secret.size() / 4), secret).ok());
+    ASSERT_TRUE(waitFor(bobReceived));
+
+    const QByteArray toAlice = relay.captured(TamperRelay::ToTarget);
+    const QByteArray toBob = relay.captured(TamperRelay::FromTarget);
+    EXPECT_GT(toAlice.size(), secret.size());
+    EXPECT_GT(toBob.size(), secret.size());
+    for (const QByteArray &wire : {toAlice, toBob}) {
+        EXPECT_FALSE(wire.contains("quick brown fox"));
+        EXPECT_FALSE(wire.contains("F32")); // the frame header is sealed too
+    }
+}
+
+TEST_F(PeerTransportTest, AMiddlemanWhoFlipsABitCutsTheConnection)
+{
+    auto alice = makeTransport(m_alice);
+    auto bob = makeTransport(m_bob);
+    TamperRelay relay(listen(*alice));
+    relay.flipAfterHandshake(TamperRelay::ToTarget, 40);
+    QSignalSpy aliceDisconnected(alice.get(), &PeerTransport::peerDisconnected);
+    QSignalSpy aliceReceived(alice.get(), &PeerTransport::frameReceived);
+    QSignalSpy bobConnected(bob.get(), &PeerTransport::peerConnected);
+    ASSERT_TRUE(bob->connectToPeer(endpoint(relay.port()), m_alice.keyId()).ok());
+    ASSERT_TRUE(waitFor(bobConnected));
+    ASSERT_TRUE(bob->send(m_alice.keyId(), tensorHeader(1024), patternBytes(4096, 4)).ok());
+
+    ASSERT_TRUE(waitFor(aliceDisconnected));
+    EXPECT_EQ(relay.tampered(), 1);
+    EXPECT_TRUE(aliceDisconnected.at(0).at(1).toString().contains(QStringLiteral("fails authentication")))
+        << aliceDisconnected.at(0).at(1).toString().toStdString();
+    EXPECT_TRUE(aliceReceived.isEmpty());
 }
 
 TEST_F(PeerTransportTest, ClosesAConnectionThatSendsATensorBeforeTheHandshake)
@@ -354,7 +449,7 @@ TEST_F(PeerTransportTest, ClosesAConnectionThatSendsAnOversizedFrame)
     // Claims 2 MiB; only the header is sent, so Alice must refuse on the claim.
     FrameHeader oversized = tensorHeader((2 << 20) / 4);
     oversized.set_payload_bytes(2 << 20);
-    bob.write(rawFrame(oversized));
+    bob.write(bob.seal(rawFrame(oversized)));
     ASSERT_TRUE(waitFor(aliceDisconnected));
     EXPECT_EQ(aliceDisconnected.at(0).at(0).toString(), m_bob.keyId());
     EXPECT_TRUE(aliceDisconnected.at(0).at(1).toString().contains(QStringLiteral("exceeds the limit")))
@@ -376,7 +471,7 @@ TEST_F(PeerTransportTest, ReportsATruncatedFrameWhenThePeerLeavesMidFrame)
     ASSERT_TRUE(bob.handshake(m_bob));
     ASSERT_TRUE(waitFor(aliceConnected));
 
-    const QByteArray frame = *encodeFrame(tensorHeader(1000), patternBytes(4000, 4));
+    const QByteArray frame = bob.encode(tensorHeader(1000), patternBytes(4000, 4));
     bob.write(frame.left(frame.size() / 2));
     bob.socket().disconnectFromHost();
     ASSERT_TRUE(waitFor(aliceDisconnected));
@@ -567,14 +662,51 @@ TEST_F(PeerTransportTest, RejectsBadArguments)
     EXPECT_FALSE(alice->send(m_bob.keyId(), tensorHeader(1), patternBytes(4, 7)).ok());
 }
 
-TEST(PeerTransportHandshakeTest, ProofMessageBindsNonceAndBothKeyIds)
+TEST(PeerTransportHandshakeTest, TranscriptBindsEveryFieldAndProofsNameTheRole)
 {
-    const QByteArray nonce(kHelloNonceBytes, 'n');
-    const QByteArray message = helloProofMessage(nonce, QStringLiteral("a"), QStringLiteral("b"));
-    EXPECT_NE(message, helloProofMessage(nonce, QStringLiteral("b"), QStringLiteral("a")));
-    EXPECT_NE(message, helloProofMessage(QByteArray(kHelloNonceBytes, 'm'), QStringLiteral("a"), QStringLiteral("b")));
+    const HandshakeTranscript base{QStringLiteral("a"), QStringLiteral("b"), QByteArray(kHelloNonceBytes, 'n'),
+                                   QByteArray(kHelloNonceBytes, 'm'), QByteArray(32, 'x'), QByteArray(32, 'y')};
+    const QByteArray digest = base.digest();
+    EXPECT_EQ(digest, HandshakeTranscript(base).digest());
+    const auto differs = [&](auto change) {
+        HandshakeTranscript other = base;
+        change(other);
+        return other.digest() != digest;
+    };
+    EXPECT_TRUE(differs([](HandshakeTranscript &t) { std::swap(t.dialerKeyId, t.acceptorKeyId); }));
+    EXPECT_TRUE(differs([](HandshakeTranscript &t) { std::swap(t.dialerNonce, t.acceptorNonce); }));
+    EXPECT_TRUE(differs([](HandshakeTranscript &t) { t.acceptorEphemeralKey[0] = 'z'; }));
+    EXPECT_TRUE(differs([](HandshakeTranscript &t) { t.dialerEphemeralKey[31] = 'z'; }));
+    // Field boundaries count: moving a byte from one field to the next changes the digest.
+    EXPECT_TRUE(differs([](HandshakeTranscript &t) {
+        t.dialerKeyId = QStringLiteral("ab");
+        t.acceptorKeyId.clear();
+    }));
+    EXPECT_NE(helloProofMessage(digest, true), helloProofMessage(digest, false));
     EXPECT_NE(makeHelloNonce(), makeHelloNonce());
     EXPECT_EQ(makeHelloNonce().size(), kHelloNonceBytes);
+}
+
+TEST(PeerTransportHandshakeTest, BothEndsDeriveTheSameKeysAndEachDirectionItsOwn)
+{
+    Result<EphemeralKeyPair> dialer = EphemeralKeyPair::generate();
+    Result<EphemeralKeyPair> acceptor = EphemeralKeyPair::generate();
+    ASSERT_TRUE(dialer.ok() && acceptor.ok());
+    Result<QByteArray> dialerSecret = dialer->sharedSecret(acceptor->publicKey());
+    Result<QByteArray> acceptorSecret = acceptor->sharedSecret(dialer->publicKey());
+    ASSERT_TRUE(dialerSecret.ok() && acceptorSecret.ok());
+    EXPECT_EQ(*dialerSecret, *acceptorSecret);
+
+    const QByteArray digest(32, 'd');
+    Result<SessionKeys> keys = deriveSessionKeys(*dialerSecret, digest);
+    ASSERT_TRUE(keys.ok());
+    EXPECT_EQ(keys->dialerToAcceptor.size(), SessionKeys::kKeyBytes);
+    EXPECT_NE(keys->dialerToAcceptor, keys->acceptorToDialer);
+    EXPECT_NE(keys->dialerToAcceptor, deriveSessionKeys(*dialerSecret, QByteArray(32, 'e'))->dialerToAcceptor);
+
+    // A peer that sends a small-order point (here zero) would fix the secret: refused.
+    EXPECT_FALSE(dialer->sharedSecret(QByteArray(32, '\0')).ok());
+    EXPECT_FALSE(dialer->sharedSecret(QByteArray(31, 'k')).ok());
 }
 
 } // namespace

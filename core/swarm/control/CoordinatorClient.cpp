@@ -4,6 +4,7 @@
 #include "HttpPartFile.h"
 #include "HttpTransfer.h"
 #include "Identity.h"
+#include "Invite.h"
 
 #include <QDateTime>
 #include <QJsonDocument>
@@ -73,6 +74,11 @@ CoordinatorClient::CoordinatorClient(const Identity &identity, CoordinatorClient
     } else if (!m_options.pinnedPublicKey.isEmpty() && scheme != u"https") {
         // A pin asks for a verified server; plain HTTP cannot give one.
         m_setupError = "a pinned key needs an https:// coordinator URL";
+    } else if (!m_options.allowPlainHttp && isPlainHttpOffThisMachine(m_options.baseUrl)) {
+        // Loopback never leaves this machine, so plain HTTP there (tests, the local demo) is no risk.
+        m_setupError = "refusing plain http:// to " + url.host().toStdString()
+                       + ": anyone on the way could forge the coordinator's answers. Use the swarm's https:// invite"
+                         " link, or allow plain HTTP explicitly (--allow-plain-http)";
     }
     m_origin = url.adjusted(QUrl::RemovePath | QUrl::RemoveQuery | QUrl::RemoveFragment).toEncoded();
     m_basePath = url.path(QUrl::FullyEncoded).toUtf8();

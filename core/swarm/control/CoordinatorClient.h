@@ -39,6 +39,9 @@ struct CoordinatorClientOptions {
     // listens on one address of several talks to the coordinator from it, since the coordinator
     // accepts only a data-plane endpoint on the address a join comes from.
     QString sourceAddress{};
+    // Plain http:// to a host other than loopback is refused unless this is set: without TLS
+    // anyone on the path can forge the coordinator's answers (rounds, members, checkpoints).
+    bool allowPlainHttp = false;
 };
 
 // The client's control plane (DESIGN.md, "Swarm protocol"): signed HTTP(S) calls to the

@@ -148,6 +148,7 @@ Result<void> SwarmWorker::setUp()
     const QHostAddress listen(m_options.listenAddress);
     if (!listen.isNull() && listen != QHostAddress::AnyIPv4 && listen != QHostAddress::AnyIPv6 && listen != QHostAddress::Any)
         clientOptions.sourceAddress = listen.toString();
+    clientOptions.allowPlainHttp = m_options.allowPlainHttp;
     m_client = std::make_unique<CoordinatorClient>(*m_identity, clientOptions);
     m_gate->setStopHook([client = m_client.get()] { client->cancel(); });
     m_session = std::make_unique<CoordinatorSession>(*m_client, *m_gate, [this](std::optional<int> retryInMs) {

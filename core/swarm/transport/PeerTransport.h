@@ -25,13 +25,13 @@ class PeerTransportConnection;
 
 // The peer-to-peer data plane (DESIGN.md, "Swarm protocol"): TCP connections to other peers,
 // each opened with a mutual signed handshake against the keys the coordinator registered, then
-// carrying frames. Lives on the thread that owns it (the network thread); talk to it from
+// carrying frames sealed with that connection's session keys (PeerTransportConnection.h). Lives on the thread that owns it (the network thread); talk to it from
 // elsewhere through queued signals or QMetaObject::invokeMethod. Signals are emitted while a
 // connection is reading: a slot may send or disconnect, but must not delete the transport
 // (use deleteLater).
 //
 // A connection that breaks the protocol (a frame over the limits, inconsistent sizes, a frame
-// before the handshake, a bad proof) is closed, with the reason logged ("swarmtrain.transport")
+// before the handshake, a bad proof, a sealed record that fails authentication) is closed, with the reason logged ("swarmtrain.transport")
 // and signalled. One connection per peer: when two connections with a peer complete their
 // handshake (both dialed at once, or one dialed twice), both ends keep the same one, the one
 // whose dialer has the smaller key id, then the smaller HELLO nonce, and close the other

@@ -1,15 +1,20 @@
 #pragma once
 
+#include "EphemeralKeyPair.h"
 #include "Frame.h"
 #include "FrameDecoder.h"
 #include "PeerTransportHandshake.h"
 #include "PeerTransportOptions.h"
+#include "RecordOpener.h"
+#include "RecordSealer.h"
 #include "Result.h"
 
 #include <QByteArray>
 #include <QObject>
 #include <QString>
 #include <QTimer>
+
+#include <optional>
 
 class QTcpSocket;
 
@@ -18,8 +23,11 @@ namespace swarmtrain {
 class Identity;
 
 // One TCP connection to a peer, inside PeerTransport: runs the handshake, then turns the byte
-// stream into frames. Any protocol violation closes it, after telling the peer why in an
-// ERROR frame. It reports everything through signals and deletes itself once closed.
+// stream into frames. The HELLOs and proofs travel in clear; everything each side sends after
+// its proof is sealed with that direction's session key (RecordSealer.h), so a frame that was
+// altered, replayed or reordered on the way fails authentication. Any protocol violation closes
+// the connection, after telling the peer why in an ERROR frame. It reports everything through
+// signals and deletes itself once closed.
 class PeerTransportConnection : public QObject {
     Q_OBJECT
 
@@ -66,6 +74,14 @@ private:
 
     void onConnected();
     void onReadyRead();
+    // Until the peer's frames are sealed: one whole clear frame at a time, so the sealed records
+    // that may follow the peer's proof in the same segment stay in the socket. False when no
+    // whole frame is there yet.
+    bool readClearFrame();
+    void readSealed();
+    void takeFrames();
+    // Derives the session keys from the peer's HELLO; returns our direction's sealer.
+    Result<RecordSealer> startSession(const wire::Hello &hello);
     void onSocketGone(const QString &why);
     void onBytesWritten(qint64 bytes);
     void handleFrame(const Frame &frame);
@@ -74,6 +90,7 @@ private:
     void writeFrame(const FrameHeader &header);
     void reject(const QString &reason, bool rejectedFrame, bool quietly = false);
     void finish(const QString &reason, bool rejectedFrame, bool quietly);
+    HandshakeTranscript transcript(const wire::Hello &peerHello) const;
 
     QTcpSocket *m_socket;
     Direction m_direction;
@@ -88,6 +105,12 @@ private:
     QByteArray m_peerPublicKey;
     QByteArray m_ownNonce;
     QByteArray m_peerNonce;
+    std::optional<EphemeralKeyPair> m_ephemeral;
+    QByteArray m_transcriptDigest;
+    QByteArray m_receiveKey; // until the peer's proof, after which its frames come sealed
+    std::optional<RecordSealer> m_sealer; // set once our proof is out
+    std::optional<RecordOpener> m_opener; // set once the peer's proof is in
+    QByteArray m_plaintext; // what the last chunk's records held
     bool m_drainWanted = false;
 };
 

@@ -1,27 +1,77 @@
 #include "PeerTransportHandshake.h"
 
+#include "EphemeralKeyPair.h"
 #include "Identity.h"
 
+#include <QCryptographicHash>
 #include <QRandomGenerator>
+#include <QtEndian>
 
+#include <openssl/evp.h>
+#include <openssl/kdf.h>
+
+#include <memory>
 #include <string>
 
 namespace swarmtrain {
 
 namespace {
 
-// Domain separation: these signatures can never be mistaken for any other signed message.
-constexpr char kProofContext[] = "swarmtrain peer hello proof v1";
+// Domain separation: these signatures and keys can never be mistaken for any other.
+constexpr char kProofContext[] = "swarmtrain peer hello proof v2";
+constexpr char kTranscriptContext[] = "swarmtrain peer transcript v2";
+constexpr char kDialerToAcceptorLabel[] = "swarmtrain data plane v2 dialer to acceptor";
+constexpr char kAcceptorToDialerLabel[] = "swarmtrain data plane v2 acceptor to dialer";
+
+struct PkeyContextDeleter {
+    void operator()(EVP_PKEY_CTX *context) const { EVP_PKEY_CTX_free(context); }
+};
+
+void appendField(QCryptographicHash &hash, QByteArrayView field)
+{
+    char length[4];
+    qToBigEndian(quint32(field.size()), length);
+    hash.addData(QByteArrayView(length, 4));
+    hash.addData(field);
+}
+
+Result<QByteArray> hkdf(QByteArrayView secret, QByteArrayView salt, QByteArrayView label)
+{
+    std::unique_ptr<EVP_PKEY_CTX, PkeyContextDeleter> context(EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, nullptr));
+    QByteArray key(SessionKeys::kKeyBytes, Qt::Uninitialized);
+    std::size_t length = std::size_t(key.size());
+    const auto bytes = [](QByteArrayView view) { return reinterpret_cast<const unsigned char *>(view.data()); };
+    if (!context || EVP_PKEY_derive_init(context.get()) != 1
+        || EVP_PKEY_CTX_set_hkdf_md(context.get(), EVP_sha256()) != 1
+        || EVP_PKEY_CTX_set1_hkdf_salt(context.get(), bytes(salt), int(salt.size())) != 1
+        || EVP_PKEY_CTX_set1_hkdf_key(context.get(), bytes(secret), int(secret.size())) != 1
+        || EVP_PKEY_CTX_add1_hkdf_info(context.get(), bytes(label), int(label.size())) != 1
+        || EVP_PKEY_derive(context.get(), reinterpret_cast<unsigned char *>(key.data()), &length) != 1
+        || length != std::size_t(key.size()))
+        return makeError("cannot derive the session keys (OpenSSL HKDF)");
+    return key;
+}
 
 } // namespace
 
-QByteArray helloProofMessage(QByteArrayView otherNonce, const QString &signerKeyId, const QString &otherKeyId)
+QByteArray HandshakeTranscript::digest() const
+{
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    appendField(hash, QByteArrayView(kTranscriptContext));
+    appendField(hash, dialerKeyId.toUtf8());
+    appendField(hash, acceptorKeyId.toUtf8());
+    appendField(hash, dialerNonce);
+    appendField(hash, acceptorNonce);
+    appendField(hash, dialerEphemeralKey);
+    appendField(hash, acceptorEphemeralKey);
+    return hash.result();
+}
+
+QByteArray helloProofMessage(QByteArrayView transcriptDigest, bool signerDialed)
 {
     QByteArray message(kProofContext, sizeof(kProofContext)); // with its NUL, as a separator
-    message.append(otherNonce);
-    message.append(signerKeyId.toUtf8());
-    message.append('\0');
-    message.append(otherKeyId.toUtf8());
+    message.append(signerDialed ? 'D' : 'A');
+    message.append(transcriptDigest);
     return message;
 }
 
@@ -40,6 +90,8 @@ Result<void> checkHello(const wire::Hello &hello, const PeerKeyRegistry &registr
         return makeError("public key of " + std::to_string(hello.public_key().size()) + " bytes");
     if (hello.nonce().size() != std::size_t(kHelloNonceBytes))
         return makeError("nonce of " + std::to_string(hello.nonce().size()) + " bytes");
+    if (hello.ephemeral_key().size() != std::size_t(EphemeralKeyPair::kPublicKeyBytes))
+        return makeError("ephemeral key of " + std::to_string(hello.ephemeral_key().size()) + " bytes");
 
     const QString keyId = QString::fromStdString(hello.key_id());
     const QByteArray publicKey = QByteArray::fromStdString(hello.public_key());
@@ -53,6 +105,17 @@ Result<void> checkHello(const wire::Hello &hello, const PeerKeyRegistry &registr
     if (*registered != publicKey)
         return makeError("key " + keyId.toStdString() + " does not match the key the coordinator registered");
     return {};
+}
+
+Result<SessionKeys> deriveSessionKeys(QByteArrayView sharedSecret, QByteArrayView transcriptDigest)
+{
+    Result<QByteArray> toAcceptor = hkdf(sharedSecret, transcriptDigest, QByteArrayView(kDialerToAcceptorLabel));
+    if (!toAcceptor)
+        return toAcceptor.error();
+    Result<QByteArray> toDialer = hkdf(sharedSecret, transcriptDigest, QByteArrayView(kAcceptorToDialerLabel));
+    if (!toDialer)
+        return toDialer.error();
+    return SessionKeys{std::move(*toAcceptor), std::move(*toDialer)};
 }
 
 } // namespace swarmtrain
