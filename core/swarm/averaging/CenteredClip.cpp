@@ -81,7 +81,8 @@ Result<CenteredClipReport> centeredClip(std::span<const std::span<const float>> 
     report.tau = std::isfinite(tau) ? tau : 0.0;
 
     std::vector<double> step(n);
-    for (int iteration = 0; iteration < options.iterations; ++iteration) {
+    bool converged = false, unclippedBefore = false;
+    for (int iteration = 0; iteration < options.iterations && !converged; ++iteration) {
         std::fill(step.begin(), step.end(), 0.0);
         report.clipped.clear();
         for (std::size_t i = 0; i < m; ++i) {
@@ -97,6 +98,9 @@ Result<CenteredClipReport> centeredClip(std::span<const std::span<const float>> 
         }
         for (std::size_t j = 0; j < n; ++j)
             v[j] += step[j] / double(m);
+        // Nothing clipped twice running: v is the mean and stays there (the usual honest round).
+        converged = iteration > 0 && report.clipped.empty() && unclippedBefore;
+        unclippedBefore = report.clipped.empty();
     }
     for (std::size_t j = 0; j < n; ++j) {
         const float value = float(v[j]);
