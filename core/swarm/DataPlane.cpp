@@ -44,7 +44,14 @@ DataPlane::DataPlane(const Identity &identity)
 
 DataPlane::~DataPlane()
 {
-    onNetworkThread([this] { delete m_transport; });
+    // In dependency order, on their thread: the all-reduce and the prober use the transport
+    // and its signals, so they go before it, with nothing left in flight.
+    onNetworkThread([this] {
+        m_allReduce->abort();
+        delete m_allReduce;
+        delete m_prober;
+        delete m_transport;
+    });
     m_thread->quit();
     m_thread->wait();
     m_context.reset();
@@ -129,8 +136,11 @@ Result<AllReduceOutcome> DataPlane::allReduce(quint64 round, QList<AllReduceMemb
                 break;
         }
         if (whileWaiting && !whileWaiting()) {
-            // The all-reduce ends by its deadline anyway; the caller leaves before that.
-            disconnect();
+            // The caller leaves: the round goes on without us, and nothing of it stays running.
+            onNetworkThread([&] {
+                QObject::disconnect(connection);
+                m_allReduce->abort();
+            });
             return makeError("stopped during the all-reduce");
         }
     }

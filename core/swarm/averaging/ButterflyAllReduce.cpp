@@ -178,6 +178,18 @@ Result<void> ButterflyAllReduce::compressPieces(const std::vector<float> &pseudo
     return {};
 }
 
+void ButterflyAllReduce::abort()
+{
+    if (!m_running)
+        return;
+    qCInfo(lcAllReduce).noquote() << "round" << m_round << ": all-reduce abandoned (leaving)";
+    m_running = false;
+    m_ownerTimer.stop();
+    m_deadline.stop();
+    m_pendingPieces.clear();
+    m_pieces.clear();
+}
+
 void ButterflyAllReduce::sendPieces()
 {
     const QStringList pendingOwners = m_pendingPieces.keys();

@@ -71,6 +71,9 @@ public:
     Result<void> start(quint64 round, QList<AllReduceMember> members, std::vector<float> pseudoGradient,
                        double tokens, AllReduceOptions options = {});
     bool running() const { return m_running; }
+    // Gives up the running round without finishing it (this peer is leaving): no more dials,
+    // timers or finished(); the other members skip this peer's range.
+    void abort();
     // The outcome of the last finished round.
     const AllReduceOutcome &outcome() const { return m_outcome; }
     // What quantization has dropped so far (error feedback); reset when a peer resyncs.
