@@ -91,10 +91,18 @@ TEST_F(CenteredClipTest, APieceScaledAHundredfoldMovesTheResultLittle)
     const std::vector<float> plain = meanOf(0, 4);
     const std::vector<float> clipped = aggregate();
     EXPECT_EQ(lastReport.clipped, std::vector<std::size_t>{3});
-    // The plain mean is dragged 25 times the update's length away; the clipped one stays within
-    // the honest pieces' own spread.
+    EXPECT_EQ(lastReport.leftOut, std::vector<std::size_t>{3});
+    // The plain mean is dragged 25 times the update's length away; the robust one is the
+    // honest pieces' mean.
     EXPECT_GT(distance(plain, honest), 20.0 * norm(honest));
-    EXPECT_LT(distance(clipped, honest), 0.3 * norm(honest));
+    EXPECT_LT(distance(clipped, honest), 1e-5 * norm(honest));
+    // Clipped but kept, it moves the result by less than the honest pieces' own spread.
+    CenteredClipOptions keep;
+    keep.leaveOutOutliers = false;
+    const std::vector<float> kept = aggregate(keep);
+    EXPECT_TRUE(lastReport.leftOut.empty());
+    EXPECT_GT(distance(kept, honest), 1e-3 * norm(honest));
+    EXPECT_LT(distance(kept, honest), 0.3 * norm(honest));
 }
 
 TEST_F(CenteredClipTest, ASignFlippedPieceMovesTheResultLittle)

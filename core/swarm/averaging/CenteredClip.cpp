@@ -49,6 +49,53 @@ double medianOf(std::vector<double> values)
     return value;
 }
 
+// The clipping iterations: v <- v + (1/m) sum clip(x_i - v, tau).
+void iterate(const std::vector<std::span<const float>> &usable, const std::vector<std::size_t> &index,
+             std::vector<double> &v, int iterations, CenteredClipReport &report)
+{
+    const std::size_t n = v.size(), m = usable.size();
+    std::vector<double> step(n);
+    bool converged = false, unclippedBefore = false;
+    for (int iteration = 0; iteration < iterations && !converged; ++iteration) {
+        std::fill(step.begin(), step.end(), 0.0);
+        report.clipped.clear();
+        for (std::size_t i = 0; i < m; ++i) {
+            const double norm = distance(usable[i], v);
+            // A piece exactly at the center adds nothing; one beyond tau counts as length tau.
+            double scale = 1.0;
+            if (norm > report.tau) {
+                scale = report.tau / norm;
+                report.clipped.push_back(index[i]);
+            }
+            for (std::size_t j = 0; j < n; ++j)
+                step[j] += scale * (double(usable[i][j]) - v[j]);
+        }
+        for (std::size_t j = 0; j < n; ++j)
+            v[j] += step[j] / double(m);
+        // Nothing clipped twice running: v is the mean and stays there (the usual honest round).
+        converged = iteration > 0 && report.clipped.empty() && unclippedBefore;
+        unclippedBefore = report.clipped.empty();
+    }
+}
+
+// v becomes the mean of the pieces within tau of it, when they are a majority.
+void leaveOutOutliers(const std::vector<std::span<const float>> &usable, const std::vector<std::size_t> &index,
+                      std::vector<double> &v, CenteredClipReport &report)
+{
+    std::vector<std::size_t> inliers, outliers;
+    for (std::size_t i = 0; i < usable.size(); ++i)
+        (distance(usable[i], v) <= report.tau ? inliers : outliers).push_back(i);
+    if (outliers.empty() || 2 * inliers.size() <= usable.size())
+        return;
+    std::fill(v.begin(), v.end(), 0.0);
+    for (std::size_t i : inliers) {
+        for (std::size_t j = 0; j < v.size(); ++j)
+            v[j] += double(usable[i][j]) / double(inliers.size());
+    }
+    for (std::size_t i : outliers)
+        report.leftOut.push_back(index[i]);
+}
+
 } // namespace
 
 Result<CenteredClipReport> centeredClip(std::span<const std::span<const float>> pieces, std::span<float> out,
@@ -80,28 +127,9 @@ Result<CenteredClipReport> centeredClip(std::span<const std::span<const float>> 
     const double tau = options.tauScale * medianOf(distances);
     report.tau = std::isfinite(tau) ? tau : 0.0;
 
-    std::vector<double> step(n);
-    bool converged = false, unclippedBefore = false;
-    for (int iteration = 0; iteration < options.iterations && !converged; ++iteration) {
-        std::fill(step.begin(), step.end(), 0.0);
-        report.clipped.clear();
-        for (std::size_t i = 0; i < m; ++i) {
-            const double norm = distance(usable[i], v);
-            // A piece exactly at the center adds nothing; one beyond tau counts as length tau.
-            double scale = 1.0;
-            if (norm > report.tau) {
-                scale = report.tau / norm;
-                report.clipped.push_back(index[i]);
-            }
-            for (std::size_t j = 0; j < n; ++j)
-                step[j] += scale * (double(usable[i][j]) - v[j]);
-        }
-        for (std::size_t j = 0; j < n; ++j)
-            v[j] += step[j] / double(m);
-        // Nothing clipped twice running: v is the mean and stays there (the usual honest round).
-        converged = iteration > 0 && report.clipped.empty() && unclippedBefore;
-        unclippedBefore = report.clipped.empty();
-    }
+    iterate(usable, index, v, options.iterations, report);
+    if (options.leaveOutOutliers)
+        leaveOutOutliers(usable, index, v, report);
     for (std::size_t j = 0; j < n; ++j) {
         const float value = float(v[j]);
         if (!std::isfinite(value))
