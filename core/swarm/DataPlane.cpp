@@ -3,13 +3,17 @@
 #include "Identity.h"
 #include "PeerTransport.h"
 
+#include <QLoggingCategory>
 #include <QMetaObject>
 #include <QThread>
 
 #include <chrono>
 #include <condition_variable>
+#include <exception>
 
 namespace swarmtrain {
+
+Q_LOGGING_CATEGORY(lcDataPlane, "swarmtrain.dataplane")
 
 namespace {
 constexpr qsizetype kMaxProbeKeys = 256;
@@ -46,12 +50,16 @@ DataPlane::~DataPlane()
 {
     // In dependency order, on their thread: the all-reduce and the prober use the transport
     // and its signals, so they go before it, with nothing left in flight.
-    onNetworkThread([this] {
-        m_allReduce->abort();
-        delete m_allReduce;
-        delete m_prober;
-        delete m_transport;
-    });
+    try {
+        onNetworkThread([this] {
+            m_allReduce->abort();
+            delete m_allReduce;
+            delete m_prober;
+            delete m_transport;
+        });
+    } catch (const std::exception &e) {
+        qCWarning(lcDataPlane) << "closing the data plane:" << e.what();
+    }
     m_thread->quit();
     m_thread->wait();
     m_context.reset();
@@ -59,7 +67,21 @@ DataPlane::~DataPlane()
 
 void DataPlane::onNetworkThread(const std::function<void()> &work) const
 {
-    QMetaObject::invokeMethod(m_context.get(), work, Qt::BlockingQueuedConnection);
+    // An exception must not unwind the network thread's event loop (std::terminate, SIGABRT):
+    // it is carried back to the calling thread, whose edge turns it into an error.
+    std::exception_ptr failure;
+    QMetaObject::invokeMethod(
+        m_context.get(),
+        [&] {
+            try {
+                work();
+            } catch (...) {
+                failure = std::current_exception();
+            }
+        },
+        Qt::BlockingQueuedConnection);
+    if (failure)
+        std::rethrow_exception(failure);
 }
 
 Result<quint16> DataPlane::listen(const QHostAddress &address, quint16 port)
@@ -91,7 +113,13 @@ void DataPlane::exchangeProbes(const std::vector<ProbePeerInfo> &peers)
             m_probeKeys.remove(m_probeOrder.takeFirst());
     }
     if (!targets.isEmpty())
-        QMetaObject::invokeMethod(m_context.get(), [this, targets] { m_prober->probe(targets); });
+        QMetaObject::invokeMethod(m_context.get(), [this, targets] {
+            try {
+                m_prober->probe(targets);
+            } catch (const std::exception &e) {
+                qCWarning(lcDataPlane) << "cannot probe links:" << e.what();
+            }
+        });
 }
 
 QList<LinkMeasurement> DataPlane::takeLinkMeasurements()

@@ -292,10 +292,16 @@ void ButterflyAllReduce::onFrame(const QString &peerKeyId, const FrameHeader &he
     }
     if (header.round() != m_round)
         return; // a finished round's straggler
-    if (header.tag() == PieceTag)
-        handlePiece(peerKeyId, header, payload);
-    else
-        handleAverage(peerKeyId, header, payload);
+    // A peer's frame must not end the network thread (an exception out of its event loop is
+    // std::terminate): what cannot be decoded (out of memory, say) is refused.
+    try {
+        if (header.tag() == PieceTag)
+            handlePiece(peerKeyId, header, payload);
+        else
+            handleAverage(peerKeyId, header, payload);
+    } catch (const std::exception &e) {
+        rejectPiece(peerKeyId, std::string("cannot take the frame: ") + e.what());
+    }
     finishIfDone();
 }
 
@@ -510,7 +516,15 @@ Result<std::vector<float>> ButterflyAllReduce::aggregatePieces()
         Result<CenteredClipReport> clipped = centeredClip(spans, average, m_options.clip);
         if (!clipped)
             return clipped.error();
+        // Left out are the ones still beyond tau at the end, so those are logged as left out.
+        for (std::size_t i : clipped->leftOut) {
+            qCWarning(lcAllReduce).noquote() << "round" << m_round << ": left out the piece of" << senders[qsizetype(i)]
+                                             << "(farther than tau" << clipped->tau << "from the others' center)";
+            m_outcome.clippedSenders.append(senders[qsizetype(i)]);
+        }
         for (std::size_t i : clipped->clipped) {
+            if (m_outcome.clippedSenders.contains(senders[qsizetype(i)]))
+                continue;
             qCWarning(lcAllReduce).noquote() << "round" << m_round << ": clipped the piece of" << senders[qsizetype(i)]
                                              << "(far from the others; tau" << clipped->tau << ")";
             m_outcome.clippedSenders.append(senders[qsizetype(i)]);

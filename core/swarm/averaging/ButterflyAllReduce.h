@@ -46,7 +46,7 @@ struct AllReduceOutcome {
     // Pieces refused (bad size, NaN/Inf, outlandish norm) and senders of early frames refused
     // since the last round (too far ahead, over the budget).
     QStringList rejectedSenders;
-    QStringList clippedSenders;   // pieces of this peer's range that CenteredClip cut down
+    QStringList clippedSenders;   // pieces of this peer's range that CenteredClip cut down or left out
     int ownPieceContributors = 0; // members in the average of this peer's own range
 };
 
