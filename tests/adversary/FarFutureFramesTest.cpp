@@ -3,18 +3,24 @@
 // holds a bounded number of bytes, refuses the rest, counts it against the attacker, and the
 // honest round still completes.
 #include "ButterflyAllReduce.h"
+#include "ChildProcess.h"
+#include "CoordinatorClient.h"
 #include "Identity.h"
 #include "PeerTransport.h"
 #include "ProcessMemory.h"
+#include "SwarmHarness.h"
+#include "TempDir.h"
 #include "TestApplication.h"
 
 #include <QHostAddress>
+#include <QJsonObject>
 #include <QSignalSpy>
 #include <QTest>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <csignal>
 #include <iostream>
 #include <memory>
 #include <random>
@@ -176,4 +182,63 @@ TEST_F(FarFutureFramesTest, BeforeItsFirstRoundAPeerHoldsAFixedBudget)
     runHonestRound(6);
     EXPECT_EQ(a.allReduce->earlyBytesHeld(), 0) << "dropped once the round is known";
     EXPECT_TRUE(a.allReduce->outcome().rejectedSenders.contains(attacker.keyId()));
+}
+
+// The same attack from swarmtrain-hostile in a real swarm: before each piece it sends every
+// owner 64 MiB of frames for a round a million ahead. The honest clients hang up on it, their
+// memory stays where it was, and the swarm's rounds go on.
+TEST(FarFutureFramesProcessTest, HonestClientsStayBoundedAndTheSwarmGoesOn)
+{
+    using namespace std::chrono_literals;
+    test::application();
+    test::TempDir dir;
+    dir.write("data.txt", test::generatedText(120'000));
+    test::ChildProcess coordinator;
+    std::vector<std::string> args = test::smallSwarmFlags(dir.path() / "coordinator", dir.path() / "data.txt");
+    args.insert(args.end(), {"--min-peers", "3"});
+    const int port = test::startCoordinatorProcess(coordinator, SWARMTRAIN_COORDINATOR, args, dir.path());
+    ASSERT_NE(port, 0) << coordinator.errors();
+    const std::string url = "http://127.0.0.1:" + std::to_string(port);
+    test::ChildProcess clients[3];
+    for (int i = 0; i < 3; ++i) {
+        const bool hostile = i == 2;
+        std::vector<std::string> clientArgs = {"--headless", "--swarm", url, "--state-dir",
+                                               (dir.path() / ("client" + std::to_string(i))).string(), "--listen",
+                                               hostile ? "none" : "127.0.0.1:0", "--threads", "1"};
+        if (hostile)
+            clientArgs.insert(clientArgs.begin(), {"--misbehave", "far-future-frames"});
+        ASSERT_TRUE(clients[i].start(hostile ? SWARMTRAIN_HOSTILE : SWARMTRAIN_CLIENT, clientArgs,
+                                     dir.path() / ("client" + std::to_string(i) + ".out"),
+                                     dir.path() / ("client" + std::to_string(i) + ".err")));
+    }
+    const auto logs = [&] {
+        std::string all = coordinator.errors();
+        for (auto &client : clients)
+            all += client.output() + client.errors();
+        return all;
+    };
+    Identity watcher = Identity::generate().value();
+    CoordinatorClient status(watcher, CoordinatorClientOptions{QString::fromStdString(url), {}, 20, 100, 1000});
+    const auto round = [&] {
+        const Result<QJsonObject> answer = status.getJson(QStringLiteral("/v1/status"));
+        return answer ? answer->value(QLatin1StringView("round")).toInteger() : -1;
+    };
+    const auto refusedByBoth = [&] {
+        return clients[0].errors().find("too far ahead") != std::string::npos
+               && clients[1].errors().find("too far ahead") != std::string::npos;
+    };
+    ASSERT_TRUE(test::waitUntil([&] { return round() >= 2 && refusedByBoth(); }, 600s)) << logs();
+    const long long before[2] = {test::residentBytes(clients[0].pid()), test::residentBytes(clients[1].pid())};
+    const qint64 attackedAt = round();
+    ASSERT_TRUE(test::waitUntil([&] { return round() >= attackedAt + 4; }, 600s)) << logs();
+    long long growth = 0;
+    for (int i = 0; i < 2; ++i) {
+        growth = std::max(growth, test::residentBytes(clients[i].pid()) - before[i]);
+        EXPECT_TRUE(clients[i].running()) << logs();
+    }
+    std::cout << "ATTACK far-future-frames(process) detected=yes banned_after=disconnected-each-round rss_growth_mib="
+              << double(growth) / double(1 << 20) << std::endl;
+    EXPECT_LT(growth, 64ll << 20);
+    for (int i = 0; i < 2; ++i)
+        EXPECT_EQ(clients[i].kill(SIGINT), 0) << logs();
 }
