@@ -4,12 +4,16 @@
 //                               [--outer-lr X] [--outer-momentum X] [--seed N] [--compression on|off]
 //                               [--peer-data contiguous|interleaved|all [--chunk-tokens N]]
 //                               [--only swarm|single_large_batch|single_more_steps]
+//                               [--aggregation centered-clip|mean]
 // Each peer is a ReplicaTrainer on its own part of the training text (contiguous by default).
 // Every round each peer trains H inner steps, its pseudo-gradient is 8-bit quantized with error
 // feedback (what it would send), the token-weighted average of the decoded pieces is quantized
 // again (what each shard's owner sends back) and every peer applies the same outer Nesterov step;
+// each owner's range is aggregated on its own, with CenteredClip (as ButterflyAllReduce does) or
+// the plain mean, equally weighted, and the time it takes is printed;
 // the peers' parameter hashes are compared after every round. The bytes a peer would send in a butterfly
 // all-reduce of those encodings are set against a float32 all-reduce after every inner step.
+#include "CenteredClip.h"
 #include "CliFlags.h"
 #include "OuterOptimizer.h"
 #include "Quantization.h"
@@ -25,6 +29,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <span>
 #include <unistd.h>
 
 using namespace swarmtrain;
@@ -45,6 +50,7 @@ struct Setup {
     // of chunkTokens dealt round-robin, or "all" of it for every peer.
     std::string peerData = "contiguous";
     std::int64_t chunkTokens = 4096;
+    Aggregation aggregation = Aggregation::CenteredClip;
 };
 
 // Empty when --help was asked for (and printed).
@@ -59,6 +65,7 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
     std::string data;
     int threads = 0;
     std::string compression = "on";
+    std::string aggregation = "centered-clip";
 
     CLI::App app("Full-model swarm training (DiLoCo) simulated in one process, against one machine training the "
                  "same model on the same tokens. Prints JSON lines.",
@@ -95,6 +102,9 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
     app.add_option("--chunk-tokens", s.chunkTokens, "tokens per chunk of --peer-data interleaved")
         ->transform(flags::wholeNumberIn(1, 1LL << 40));
 
+    app.add_option("--aggregation", aggregation, "how each range owner combines the pieces")
+        ->check(flags::oneOf({"centered-clip", "mean"}));
+
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (flags::helpAsked(args)) {
         std::cout << app.help();
@@ -103,6 +113,7 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
     if (Result<void> parsed = flags::parse(app, args); !parsed)
         return parsed.error();
     s.compress = compression == "on";
+    s.aggregation = aggregation == "mean" ? Aggregation::Mean : Aggregation::CenteredClip;
     s.data = data;
     configureThreads(threads);
     return std::optional<Setup>(std::move(s));
@@ -121,9 +132,35 @@ std::int64_t bytesSentPerRound(std::size_t n, std::size_t peers, bool compress)
     return std::int64_t(2.0 * double(peers - 1) / double(peers) * vectorBytes);
 }
 
+// What the round's owners return: each of `peers` equal ranges aggregated on its own, as the
+// butterfly all-reduce does.
+Result<void> aggregate(const std::vector<std::vector<float>> &pieces, Aggregation aggregation, std::vector<float> &out)
+{
+    const std::size_t n = out.size(), owners = pieces.size();
+    for (std::size_t o = 0; o < owners; ++o) {
+        const std::size_t begin = n * o / owners, end = n * (o + 1) / owners;
+        std::vector<std::span<const float>> ranges;
+        for (const auto &piece : pieces)
+            ranges.emplace_back(piece.data() + begin, end - begin);
+        const std::span<float> target(out.data() + begin, end - begin);
+        if (aggregation == Aggregation::CenteredClip) {
+            if (Result<CenteredClipReport> r = centeredClip(ranges, target); !r)
+                return r.error();
+            continue;
+        }
+        std::vector<WeightedPiece> equal;
+        for (std::span<const float> range : ranges)
+            equal.push_back({range, 1.0});
+        if (Result<void> r = weightedAverage(equal, target); !r)
+            return r;
+    }
+    return {};
+}
+
 // Trains `replicas` for `rounds` rounds; returns the final validation loss of the global model.
 Result<double> runSwarm(const std::string &name, std::vector<std::unique_ptr<ReplicaTrainer>> &replicas,
-                        std::int64_t rounds, const std::vector<std::int32_t> &val, int evalIters, bool compress)
+                        std::int64_t rounds, const std::vector<std::int32_t> &val, int evalIters, bool compress,
+                        Aggregation aggregation)
 {
     const std::size_t n = std::size_t(replicas.front()->parameterCount());
     const std::size_t peers = replicas.size();
@@ -131,11 +168,10 @@ Result<double> runSwarm(const std::string &name, std::vector<std::unique_ptr<Rep
     for (std::size_t p = 0; p < peers; ++p)
         feedback.emplace_back(n);
     std::int64_t bytesSentPerPeer = 0, tokens = 0;
-    double valLoss = 0.0;
+    double valLoss = 0.0, aggregationSeconds = 0.0;
     const auto started = std::chrono::steady_clock::now();
     for (std::int64_t round = 0; round < rounds; ++round) {
         std::vector<std::vector<float>> pieces(peers);
-        std::vector<double> weights(peers);
         double trainLoss = 0.0;
         for (std::size_t p = 0; p < peers; ++p) {
             Result<InnerReport> inner = replicas[p]->trainInner();
@@ -143,7 +179,6 @@ Result<double> runSwarm(const std::string &name, std::vector<std::unique_ptr<Rep
                 return inner.error();
             trainLoss += inner->meanLoss / double(peers);
             tokens += inner->tokens;
-            weights[p] = double(inner->tokens);
             pieces[p] = replicas[p]->pseudoGradient();
             if (compress) {
                 Result<Quantized> q = feedback[p].compress(pieces[p]);
@@ -152,12 +187,12 @@ Result<double> runSwarm(const std::string &name, std::vector<std::unique_ptr<Rep
                 pieces[p] = dequantize(*q);
             }
         }
-        std::vector<WeightedPiece> weighted;
-        for (std::size_t p = 0; p < peers; ++p)
-            weighted.push_back({pieces[p], weights[p]});
         std::vector<float> average(n);
-        if (Result<void> r = weightedAverage(weighted, average); !r)
+        const auto aggregationStarted = std::chrono::steady_clock::now();
+        if (Result<void> r = aggregate(pieces, aggregation, average); !r)
             return r.error();
+        aggregationSeconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - aggregationStarted).count();
         if (compress) {
             Result<Quantized> q = quantize(average);
             if (!q)
@@ -181,12 +216,14 @@ Result<double> runSwarm(const std::string &name, std::vector<std::unique_ptr<Rep
                {"train_loss", trainLoss},
                {"val_loss", valLoss},
                {"hashes_agree", agree},
+               {"aggregation_seconds", aggregationSeconds},
                {"tokens", tokens},
                {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()}});
         if (!agree)
             return makeError("the replicas' parameters differ after round " + std::to_string(round + 1));
     }
-    print({{"run", name}, {"bytes_sent_per_peer", bytesSentPerPeer}});
+    print({{"run", name}, {"bytes_sent_per_peer", bytesSentPerPeer}, {"aggregation_seconds_total", aggregationSeconds},
+           {"aggregation_seconds_per_round", aggregationSeconds / double(rounds)}});
     return valLoss;
 }
 
@@ -293,7 +330,7 @@ int runMain(int argc, char **argv)
         }
         // Every run is scored on as many validation windows (the large batch's evalIters batches).
         const int evalIters = s.evalIters * s.peers * s.replica.batchSize / run.batch;
-        Result<double> loss = runSwarm(run.name, *replicas, s.rounds, val, evalIters, run.compress);
+        Result<double> loss = runSwarm(run.name, *replicas, s.rounds, val, evalIters, run.compress, s.aggregation);
         if (!loss) {
             std::cerr << "swarmtrain_swarm_simulation: error: " << loss.error().message << "\n";
             return 1;
@@ -309,6 +346,7 @@ int runMain(int argc, char **argv)
         summary[name + "_val_loss"] = loss;
     if (finalLoss.count("swarm")) {
         summary["compression"] = s.compress;
+        summary["aggregation"] = s.aggregation == Aggregation::Mean ? "mean" : "centered-clip";
         summary["peer_data"] = s.peerData;
         summary["bytes_sent_per_peer"] = swarmBytes;
         summary["fp32_allreduce_every_step_bytes_per_peer"] = fp32Bytes;

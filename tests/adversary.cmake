@@ -1,13 +1,20 @@
 # Hostile peers against real processes on loopback (DESIGN.md, "Testing"; issue 16): attackers
 # speak the protocol themselves or run a client with a misbehaviour that release builds lack.
 # Each attack's test prints one line of the table: attack, detected, rounds until banned, loss delta.
+
+# swarmtrain-hostile: the headless client with --misbehave (tests/adversary/HostileClientMain.cpp).
+# Built with the tests only; never installed or packaged.
+add_executable(swarmtrain-hostile adversary/HostileClientMain.cpp)
+target_link_libraries(swarmtrain-hostile PRIVATE swarmtrain_client_headless)
+
 function(swarmtrain_adversary_test name)
     add_executable(${name} ${ARGN})
     target_link_libraries(${name} PRIVATE
         swarmtrain_coordinator swarmtrain_swarm swarmtrain_test_support Qt6::Network Qt6::Test GTest::gtest_main)
     target_compile_definitions(${name} PRIVATE
-        SWARMTRAIN_COORDINATOR="$<TARGET_FILE:swarmtrain-coordinator>" SWARMTRAIN_CLIENT="$<TARGET_FILE:swarmtrain>")
-    add_dependencies(${name} swarmtrain-coordinator swarmtrain)
+        SWARMTRAIN_COORDINATOR="$<TARGET_FILE:swarmtrain-coordinator>" SWARMTRAIN_CLIENT="$<TARGET_FILE:swarmtrain>"
+        SWARMTRAIN_HOSTILE="$<TARGET_FILE:swarmtrain-hostile>")
+    add_dependencies(${name} swarmtrain-coordinator swarmtrain swarmtrain-hostile)
     gtest_discover_tests(${name} PROPERTIES LABELS adversary TIMEOUT 900 DISCOVERY_TIMEOUT 60)
 endfunction()
 swarmtrain_adversary_test(swarmtrain_protocol_adversary_tests adversary/ProtocolAttackTest.cpp)
@@ -15,3 +22,6 @@ swarmtrain_adversary_test(swarmtrain_http_adversary_tests adversary/HttpExhausti
 
 # A man in the middle on the data plane: bit flips, a replayed record, a swapped ephemeral key.
 swarmtrain_adversary_test(swarmtrain_data_plane_tamper_tests adversary/DataPlaneTamperTest.cpp)
+
+swarmtrain_adversary_test(swarmtrain_poisoned_update_tests adversary/PoisonedUpdateTest.cpp)
+swarmtrain_adversary_test(swarmtrain_far_future_frames_tests adversary/FarFutureFramesTest.cpp)

@@ -26,3 +26,12 @@ target_compile_definitions(swarmtrain_swarm_links_tests PRIVATE
     SWARMTRAIN_COORDINATOR="$<TARGET_FILE:swarmtrain-coordinator>" SWARMTRAIN_CLIENT="$<TARGET_FILE:swarmtrain>")
 add_dependencies(swarmtrain_swarm_links_tests swarmtrain-coordinator swarmtrain)
 gtest_discover_tests(swarmtrain_swarm_links_tests PROPERTIES LABELS integration TIMEOUT 600 DISCOVERY_TIMEOUT 60)
+
+# Ctrl-C at any moment of a headless client's life in a real swarm (integration).
+add_executable(swarmtrain_client_interrupt_tests integration/ClientInterruptTest.cpp)
+target_link_libraries(swarmtrain_client_interrupt_tests PRIVATE
+    swarmtrain_stats swarmtrain_engine swarmtrain_test_support GTest::gtest_main)
+target_compile_definitions(swarmtrain_client_interrupt_tests PRIVATE
+    SWARMTRAIN_COORDINATOR="$<TARGET_FILE:swarmtrain-coordinator>" SWARMTRAIN_CLIENT="$<TARGET_FILE:swarmtrain>")
+add_dependencies(swarmtrain_client_interrupt_tests swarmtrain-coordinator swarmtrain)
+gtest_discover_tests(swarmtrain_client_interrupt_tests PROPERTIES LABELS integration TIMEOUT 600 DISCOVERY_TIMEOUT 60)

@@ -3,13 +3,17 @@
 #include "Identity.h"
 #include "PeerTransport.h"
 
+#include <QLoggingCategory>
 #include <QMetaObject>
 #include <QThread>
 
 #include <chrono>
 #include <condition_variable>
+#include <exception>
 
 namespace swarmtrain {
+
+Q_LOGGING_CATEGORY(lcDataPlane, "swarmtrain.dataplane")
 
 namespace {
 constexpr qsizetype kMaxProbeKeys = 256;
@@ -44,7 +48,18 @@ DataPlane::DataPlane(const Identity &identity)
 
 DataPlane::~DataPlane()
 {
-    onNetworkThread([this] { delete m_transport; });
+    // In dependency order, on their thread: the all-reduce and the prober use the transport
+    // and its signals, so they go before it, with nothing left in flight.
+    try {
+        onNetworkThread([this] {
+            m_allReduce->abort();
+            delete m_allReduce;
+            delete m_prober;
+            delete m_transport;
+        });
+    } catch (const std::exception &e) {
+        qCWarning(lcDataPlane) << "closing the data plane:" << e.what();
+    }
     m_thread->quit();
     m_thread->wait();
     m_context.reset();
@@ -52,7 +67,21 @@ DataPlane::~DataPlane()
 
 void DataPlane::onNetworkThread(const std::function<void()> &work) const
 {
-    QMetaObject::invokeMethod(m_context.get(), work, Qt::BlockingQueuedConnection);
+    // An exception must not unwind the network thread's event loop (std::terminate, SIGABRT):
+    // it is carried back to the calling thread, whose edge turns it into an error.
+    std::exception_ptr failure;
+    QMetaObject::invokeMethod(
+        m_context.get(),
+        [&] {
+            try {
+                work();
+            } catch (...) {
+                failure = std::current_exception();
+            }
+        },
+        Qt::BlockingQueuedConnection);
+    if (failure)
+        std::rethrow_exception(failure);
 }
 
 Result<quint16> DataPlane::listen(const QHostAddress &address, quint16 port)
@@ -84,7 +113,13 @@ void DataPlane::exchangeProbes(const std::vector<ProbePeerInfo> &peers)
             m_probeKeys.remove(m_probeOrder.takeFirst());
     }
     if (!targets.isEmpty())
-        QMetaObject::invokeMethod(m_context.get(), [this, targets] { m_prober->probe(targets); });
+        QMetaObject::invokeMethod(m_context.get(), [this, targets] {
+            try {
+                m_prober->probe(targets);
+            } catch (const std::exception &e) {
+                qCWarning(lcDataPlane) << "cannot probe links:" << e.what();
+            }
+        });
 }
 
 QList<LinkMeasurement> DataPlane::takeLinkMeasurements()
@@ -129,8 +164,11 @@ Result<AllReduceOutcome> DataPlane::allReduce(quint64 round, QList<AllReduceMemb
                 break;
         }
         if (whileWaiting && !whileWaiting()) {
-            // The all-reduce ends by its deadline anyway; the caller leaves before that.
-            disconnect();
+            // The caller leaves: the round goes on without us, and nothing of it stays running.
+            onNetworkThread([&] {
+                QObject::disconnect(connection);
+                m_allReduce->abort();
+            });
             return makeError("stopped during the all-reduce");
         }
     }

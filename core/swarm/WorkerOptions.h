@@ -1,5 +1,7 @@
 #pragma once
 
+#include "Misbehaviour.h"
+
 #include <QString>
 
 #include <cstdint>
@@ -26,6 +28,8 @@ struct WorkerOptions {
     std::int64_t deviceMemoryBudget = 0; // bytes the replica may use on the device; 0: automatic
     // How to run the GPU probe's child for the device report; empty: no GPUs are listed.
     std::vector<std::string> gpuProbeCommand;
+    // The adversary tests' hostile client only (tests/adversary); release binaries never set it.
+    Misbehaviour misbehaviour;
 };
 
 } // namespace swarmtrain

@@ -83,6 +83,13 @@ protected:
         return list;
     }
 
+    static AllReduceOptions timeout(int ms)
+    {
+        AllReduceOptions options;
+        options.timeoutMs = ms;
+        return options;
+    }
+
     static std::vector<float> randomVector(std::size_t n, unsigned seed)
     {
         std::mt19937 rng(seed);
@@ -100,7 +107,7 @@ protected:
         std::vector<std::unique_ptr<QSignalSpy>> spies;
         for (std::size_t i : running) {
             spies.push_back(std::make_unique<QSignalSpy>(peers[i]->allReduce.get(), &ButterflyAllReduce::finished));
-            const Result<void> started = peers[i]->allReduce->start(7, list, vectors[i], tokens[i], {timeoutMs, 0.6, 1.0});
+            const Result<void> started = peers[i]->allReduce->start(7, list, vectors[i], tokens[i], timeout(timeoutMs));
             ASSERT_TRUE(started.ok()) << started.error().message;
         }
         for (auto &spy : spies) {
@@ -116,17 +123,20 @@ protected:
 
 } // namespace
 
-TEST_F(ButterflyAllReduceTest, EveryMemberGetsTheSameTokenWeightedAverage)
+// Every member's work is fixed by the swarm's config: owners weigh members alike, whatever
+// token counts the senders write in their headers.
+TEST_F(ButterflyAllReduceTest, EveryMemberGetsTheSameEquallyWeightedAverageWhateverTokensAreClaimed)
 {
     makePeers({true, true, false}); // the third accepts no connections and owns nothing
     const std::size_t n = 5000;
     const std::vector<std::vector<float>> vectors = {randomVector(n, 1), randomVector(n, 2), randomVector(n, 3)};
-    const std::vector<double> tokens = {100, 200, 700};
+    const std::vector<double> tokens = {100, 200, 1e12};
     runRound({0, 1, 2}, members(n), vectors, tokens, 10000);
 
     const AllReduceOutcome &first = peers[0]->allReduce->outcome();
     EXPECT_TRUE(first.skippedRanges.empty());
     EXPECT_TRUE(first.rejectedSenders.isEmpty());
+    EXPECT_TRUE(first.clippedSenders.isEmpty()) << "agreeing members are not clipped";
     EXPECT_EQ(first.ownPieceContributors, 3);
     for (std::size_t p = 1; p < peers.size(); ++p)
         EXPECT_EQ(peers[p]->allReduce->outcome().average, first.average) << "peer " << p;
@@ -134,11 +144,64 @@ TEST_F(ButterflyAllReduceTest, EveryMemberGetsTheSameTokenWeightedAverage)
     // largest value of a block.
     double worst = 0.0;
     for (std::size_t i = 0; i < n; ++i) {
-        const double exact = (100 * vectors[0][i] + 200 * vectors[1][i] + 700 * vectors[2][i]) / 1000.0;
+        const double exact = (vectors[0][i] + vectors[1][i] + vectors[2][i]) / 3.0;
         worst = std::max(worst, std::abs(first.average[i] - exact));
     }
     EXPECT_LT(worst, 0.01 * 4.0 * 2.0 / 127.0);
     EXPECT_GT(peers[2]->transport->bytesSent(), 0);
+}
+
+// A member that scales its update (within the norm limit) is clipped by the owners: the result
+// stays near the honest members' mean, where the plain mean is dragged away.
+TEST_F(ButterflyAllReduceTest, OwnersClipAPoisonedPieceUnlessToldToTakeThePlainMean)
+{
+    const std::size_t n = 4000;
+    std::vector<float> common = randomVector(n, 9);
+    std::vector<std::vector<float>> vectors;
+    for (unsigned seed = 1; seed <= 4; ++seed) {
+        std::vector<float> v = randomVector(n, seed);
+        for (std::size_t i = 0; i < n; ++i)
+            v[i] = common[i] + 0.3f * v[i];
+        vectors.push_back(v);
+    }
+    for (float &x : vectors[3])
+        x *= 40.0f; // root-mean-square about 0.4: under the norm limit of 1
+    const auto distanceToHonestMean = [&](const std::vector<float> &average) {
+        double sum = 0.0, norm = 0.0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const double honest = (vectors[0][i] + vectors[1][i] + vectors[2][i]) / 3.0;
+            sum += (average[i] - honest) * (average[i] - honest);
+            norm += honest * honest;
+        }
+        return std::sqrt(sum / norm);
+    };
+    makePeers({true, true, true, true});
+    const QList<AllReduceMember> list = members(n);
+    std::vector<std::unique_ptr<QSignalSpy>> spies;
+    for (Aggregation aggregation : {Aggregation::CenteredClip, Aggregation::Mean}) {
+        spies.clear();
+        for (std::size_t i = 0; i < peers.size(); ++i) {
+            spies.push_back(std::make_unique<QSignalSpy>(peers[i]->allReduce.get(), &ButterflyAllReduce::finished));
+            AllReduceOptions options;
+            options.timeoutMs = 20'000;
+            options.aggregation = aggregation;
+            ASSERT_TRUE(peers[i]->allReduce->start(aggregation == Aggregation::Mean ? 8 : 7, list, vectors[i], 1, options).ok());
+        }
+        for (auto &spy : spies) {
+            if (spy->count() == 0) {
+                ASSERT_TRUE(spy->wait(30'000));
+            }
+        }
+        const AllReduceOutcome &outcome = peers[0]->allReduce->outcome();
+        ASSERT_TRUE(outcome.skippedRanges.empty());
+        if (aggregation == Aggregation::CenteredClip) {
+            EXPECT_EQ(outcome.clippedSenders, QStringList{peers[3]->identity.keyId()});
+            EXPECT_LT(distanceToHonestMean(outcome.average), 0.3);
+        } else {
+            EXPECT_TRUE(outcome.clippedSenders.isEmpty());
+            EXPECT_GT(distanceToHonestMean(outcome.average), 5.0);
+        }
+    }
 }
 
 // Members learn the round from the coordinator at slightly different times; one that has not
@@ -161,12 +224,12 @@ TEST_F(ButterflyAllReduceTest, AMemberThatLearnsTheRoundLateIsDialedAgain)
     for (std::size_t i = 0; i < peers.size(); ++i) {
         spies.push_back(std::make_unique<QSignalSpy>(peers[i]->allReduce.get(), &ButterflyAllReduce::finished));
         if (i != late) {
-            ASSERT_TRUE(peers[i]->allReduce->start(7, list, vectors[i], 100, {10000, 0.6, 1.0}).ok());
+            ASSERT_TRUE(peers[i]->allReduce->start(7, list, vectors[i], 100, timeout(10000)).ok());
         }
     }
     QTest::qWait(600); // refused handshakes meanwhile
     knowsKeys[late] = true;
-    ASSERT_TRUE(peers[late]->allReduce->start(7, list, vectors[late], 100, {10000, 0.6, 1.0}).ok());
+    ASSERT_TRUE(peers[late]->allReduce->start(7, list, vectors[late], 100, timeout(10000)).ok());
     for (auto &spy : spies) {
         if (spy->count() == 0) {
             ASSERT_TRUE(spy->wait(15000));
@@ -242,7 +305,7 @@ TEST_F(ButterflyAllReduceTest, AMemberKilledMidRoundIsNotWaitedForUntilTheDeadli
             continue;
         alive.push_back(i);
         spies.push_back(std::make_unique<QSignalSpy>(peers[i]->allReduce.get(), &ButterflyAllReduce::finished));
-        ASSERT_TRUE(peers[i]->allReduce->start(7, list, vectors[i], 1, {deadlineMs, 0.6, 1.0}).ok());
+        ASSERT_TRUE(peers[i]->allReduce->start(7, list, vectors[i], 1, timeout(deadlineMs)).ok());
     }
     // It takes the others' connections, then dies without averaging its range.
     QTest::qWait(300);

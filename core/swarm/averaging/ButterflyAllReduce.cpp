@@ -17,8 +17,16 @@ namespace swarmtrain {
 
 namespace {
 
-constexpr int kMaxEarlyFrames = 256;
 constexpr int kRedialMs = 200;
+// Frames of rounds that have not started here: only of the next round (a member that started
+// it a moment before us), at most a piece and an average per sender, and bytes within what a
+// round can bring; before this peer's first round (ranges unknown) a fixed budget.
+constexpr quint64 kEarlyRoundWindow = 1;
+constexpr int kMaxEarlyFramesPerSender = 2;
+constexpr qint64 kFirstRoundEarlyBudget = 16ll << 20;
+constexpr qint64 kMinEarlyBudgetPerSender = 64ll << 10;
+constexpr quint64 kFarFutureRounds = 1'000'000;
+constexpr qint64 kFarFutureFrameBytes = 4ll << 20;
 constexpr int kMaxFailedDials = 15; // about three seconds of refused connections
 
 QByteArray toBytes(const std::vector<std::byte> &bytes)
@@ -46,6 +54,8 @@ ButterflyAllReduce::ButterflyAllReduce(PeerTransport &transport, QString selfKey
     : QObject(parent)
     , m_transport(transport)
     , m_self(std::move(selfKeyId))
+    , m_earlyBudget(kFirstRoundEarlyBudget)
+    , m_earlyBudgetPerSender(kFirstRoundEarlyBudget / 4)
 {
     m_ownerTimer.setSingleShot(true);
     m_deadline.setSingleShot(true);
@@ -126,18 +136,23 @@ Result<void> ButterflyAllReduce::start(quint64 round, QList<AllReduceMember> mem
     m_failedDials.clear();
     m_ownAveraged = m_own == nullptr;
     m_ownAverage.clear();
-    m_outcome = AllReduceOutcome{std::vector<float>(std::size_t(count), 0.0f), {}, {}, 0};
+    m_outcome = AllReduceOutcome{std::vector<float>(std::size_t(count), 0.0f), {}, {}, {}, 0};
+    m_outcome.rejectedSenders = std::exchange(m_earlyRefusedList, {});
     if (m_residual.size() != pseudoGradient.size())
         m_residual.assign(pseudoGradient.size(), 0.0f);
-    if (Result<void> compressed = compressPieces(pseudoGradient, tokens); !compressed)
+    if (m_options.misbehaviour.pseudoGradient)
+        m_options.misbehaviour.pseudoGradient(pseudoGradient);
+    if (Result<void> compressed = compressPieces(pseudoGradient); !compressed)
         return compressed;
     m_running = true;
+    m_started = true;
+    setEarlyBudget();
     qCInfo(lcAllReduce).noquote() << "round" << round << "all-reduce with" << m_members.size() << "members";
     sendPieces();
     return {};
 }
 
-Result<void> ButterflyAllReduce::compressPieces(const std::vector<float> &pseudoGradient, double tokens)
+Result<void> ButterflyAllReduce::compressPieces(const std::vector<float> &pseudoGradient)
 {
     // Error feedback per owner's range: add what the last rounds dropped, quantize, keep the rest.
     for (const AllReduceMember &owner : m_members) {
@@ -154,13 +169,25 @@ Result<void> ButterflyAllReduce::compressPieces(const std::vector<float> &pseudo
         for (std::size_t i = 0; i < n; ++i)
             m_residual[begin + i] = corrected[i] - sent[i];
         if (owner.keyId == m_self) {
-            m_pieces[m_self] = Piece{sent, tokens};
+            m_pieces[m_self] = Piece{sent};
             continue;
         }
         m_pendingPieces.insert(owner.keyId, toBytes(encodeQuantized(*quantized)));
         m_rangeDone.insert(owner.keyId, false);
     }
     return {};
+}
+
+void ButterflyAllReduce::abort()
+{
+    if (!m_running)
+        return;
+    qCInfo(lcAllReduce).noquote() << "round" << m_round << ": all-reduce abandoned (leaving)";
+    m_running = false;
+    m_ownerTimer.stop();
+    m_deadline.stop();
+    m_pendingPieces.clear();
+    m_pieces.clear();
 }
 
 void ButterflyAllReduce::sendPieces()
@@ -178,14 +205,7 @@ void ButterflyAllReduce::sendPieces()
     m_ownerTimer.start(int(m_options.timeoutMs * m_options.ownerWaitShare));
     m_deadline.start(m_options.timeoutMs);
 
-    // Frames that arrived before this peer started the round.
-    const QList<std::pair<QString, Frame>> early = std::exchange(m_early, {});
-    for (const auto &[sender, frame] : early) {
-        if (frame.header.round() == m_round)
-            onFrame(sender, frame.header, frame.payload);
-        else if (frame.header.round() > m_round)
-            m_early.append({sender, frame});
-    }
+    takeEarlyFrames();
     if (m_own && m_pieces.size() == std::size_t(m_members.size()))
         averageOwnRange();
     finishIfDone();
@@ -255,6 +275,8 @@ void ButterflyAllReduce::sendPending(const QString &peerKeyId)
     const AllReduceMember *owner = member(peerKeyId);
     const QByteArray bytes = *it;
     m_pendingPieces.erase(it);
+    if (m_options.misbehaviour.farFutureBytes > 0)
+        sendFarFutureFrames(peerKeyId);
     if (Result<void> r = m_transport.send(peerKeyId, tensorHeader(m_round, PieceTag, *owner, bytes.size(), m_tokens), bytes); !r)
         qCWarning(lcAllReduce).noquote() << "cannot send a piece to" << peerKeyId << ":" << QString::fromStdString(r.error().message);
 }
@@ -264,16 +286,22 @@ void ButterflyAllReduce::onFrame(const QString &peerKeyId, const FrameHeader &he
     if (header.type() != wire::FRAME_TYPE_TENSOR || (header.tag() != PieceTag && header.tag() != AverageTag))
         return;
     if (!m_running || header.round() > m_round) {
-        if (header.round() >= m_round && m_early.size() < kMaxEarlyFrames)
-            m_early.append({peerKeyId, Frame{header, payload}});
-        return;
+        if (!m_started || header.round() > m_round)
+            holdEarly(peerKeyId, header, payload);
+        return; // else a finished round's straggler
     }
     if (header.round() != m_round)
         return; // a finished round's straggler
-    if (header.tag() == PieceTag)
-        handlePiece(peerKeyId, header, payload);
-    else
-        handleAverage(peerKeyId, header, payload);
+    // A peer's frame must not end the network thread (an exception out of its event loop is
+    // std::terminate): what cannot be decoded (out of memory, say) is refused.
+    try {
+        if (header.tag() == PieceTag)
+            handlePiece(peerKeyId, header, payload);
+        else
+            handleAverage(peerKeyId, header, payload);
+    } catch (const std::exception &e) {
+        rejectPiece(peerKeyId, std::string("cannot take the frame: ") + e.what());
+    }
     finishIfDone();
 }
 
@@ -318,12 +346,11 @@ void ButterflyAllReduce::handlePiece(const QString &sender, const FrameHeader &h
     }
     if (m_pieces.count(sender))
         return;
-    if (!(header.tokens() > 0.0))
-        return rejectPiece(sender, "a piece must carry a positive token count");
+    // header.tokens() is the sender's claim and is not read: every member weighs the same.
     std::optional<std::vector<float>> values = decodePiece(sender, header, payload, m_own->end - m_own->begin);
     if (!values)
         return;
-    m_pieces[sender] = Piece{std::move(*values), header.tokens()};
+    m_pieces[sender] = Piece{std::move(*values)};
     if (allPiecesIn())
         averageOwnRange(); // onFrame finishes the round when this was the last piece missing
 }
@@ -334,15 +361,8 @@ void ButterflyAllReduce::averageOwnRange()
         return;
     m_ownAveraged = true;
     m_ownerTimer.stop();
-    // Pieces in key-id order (std::map), so the sum is the same whatever order they came in.
-    std::vector<WeightedPiece> weighted;
-    for (const auto &[sender, piece] : m_pieces)
-        weighted.push_back({piece.values, piece.tokens});
-    const std::size_t n = std::size_t(m_own->end - m_own->begin);
-    std::vector<float> average(n, 0.0f);
-    Result<Quantized> quantized = makeError("no pieces");
-    if (Result<void> r = weightedAverage(weighted, average); r)
-        quantized = quantize(average);
+    Result<std::vector<float>> average = aggregatePieces();
+    Result<Quantized> quantized = average ? quantize(*average) : Result<Quantized>(average.error());
     if (!quantized) {
         qCWarning(lcAllReduce).noquote() << "round" << m_round << ": cannot average this peer's range:"
                                          << QString::fromStdString(quantized.error().message);
@@ -416,6 +436,114 @@ void ButterflyAllReduce::finish()
     m_ownerTimer.stop();
     m_deadline.stop();
     Q_EMIT finished(m_round);
+}
+
+void ButterflyAllReduce::holdEarly(const QString &sender, const FrameHeader &header, const QByteArray &payload)
+{
+    if (m_started && header.round() > m_round + kEarlyRoundWindow) {
+        return refuseEarly(sender, QStringLiteral("a frame for round %1, too far ahead of round %2")
+                                       .arg(header.round()).arg(m_round), /*disconnect=*/true);
+    }
+    const qint64 bytes = payload.size(), fromSender = m_earlyBytesBySender.value(sender);
+    const auto framesFromSender =
+        std::count_if(m_early.cbegin(), m_early.cend(), [&](const EarlyFrame &e) { return e.sender == sender; });
+    if (framesFromSender >= kMaxEarlyFramesPerSender || fromSender + bytes > m_earlyBudgetPerSender
+        || m_earlyBytes + bytes > m_earlyBudget) {
+        return refuseEarly(sender, QStringLiteral("an early frame of %1 bytes over the budget").arg(bytes),
+                           /*disconnect=*/false);
+    }
+    m_early.append({sender, Frame{header, payload}});
+    m_earlyBytes += bytes;
+    m_earlyBytesBySender[sender] = fromSender + bytes;
+}
+
+void ButterflyAllReduce::refuseEarly(const QString &sender, const QString &why, bool disconnect)
+{
+    // Counted in this round's outcome, or the next one's when none runs.
+    QStringList &counted = m_running ? m_outcome.rejectedSenders : m_earlyRefusedList;
+    if (!counted.contains(sender)) {
+        qCWarning(lcAllReduce).noquote() << "refused" << why << "from" << sender;
+        counted.append(sender);
+    }
+    if (disconnect)
+        m_transport.disconnectPeer(sender, why);
+}
+
+void ButterflyAllReduce::takeEarlyFrames()
+{
+    const QList<EarlyFrame> early = std::exchange(m_early, {});
+    m_earlyBytes = 0;
+    m_earlyBytesBySender.clear();
+    for (const EarlyFrame &e : early) {
+        const quint64 round = e.frame.header.round();
+        if (round == m_round)
+            onFrame(e.sender, e.frame.header, e.frame.payload);
+        else if (round > m_round)
+            holdEarly(e.sender, e.frame.header, e.frame.payload); // refused when out of the window now
+    }
+}
+
+void ButterflyAllReduce::setEarlyBudget()
+{
+    // A sender brings this peer at most a piece of its range and the average of the sender's
+    // range; twice that, as the next round's ranges grow when a member leaves.
+    const std::int64_t own = m_own ? m_own->end - m_own->begin : 0;
+    std::int64_t largest = 0;
+    for (const AllReduceMember &m : std::as_const(m_members))
+        largest = std::max(largest, m.end - m.begin);
+    const qint64 perSender = 2 * qint64(encodedQuantizedSize(std::size_t(own)) + encodedQuantizedSize(std::size_t(largest)));
+    m_earlyBudgetPerSender = std::max(perSender, kMinEarlyBudgetPerSender);
+    m_earlyBudget = m_earlyBudgetPerSender * (m_members.size() + 1);
+}
+
+Result<std::vector<float>> ButterflyAllReduce::aggregatePieces()
+{
+    // Pieces in key-id order (std::map), so the result is the same whatever order they came in.
+    std::vector<std::span<const float>> spans;
+    QStringList senders;
+    for (const auto &[sender, piece] : m_pieces) {
+        spans.emplace_back(piece.values);
+        senders.append(sender);
+    }
+    std::vector<float> average(std::size_t(m_own->end - m_own->begin), 0.0f);
+    if (m_options.aggregation == Aggregation::Mean) {
+        std::vector<WeightedPiece> equal;
+        for (std::span<const float> piece : spans)
+            equal.push_back({piece, 1.0});
+        if (Result<void> r = weightedAverage(equal, average); !r)
+            return r.error();
+    } else {
+        Result<CenteredClipReport> clipped = centeredClip(spans, average, m_options.clip);
+        if (!clipped)
+            return clipped.error();
+        // Left out are the ones still beyond tau at the end, so those are logged as left out.
+        for (std::size_t i : clipped->leftOut) {
+            qCWarning(lcAllReduce).noquote() << "round" << m_round << ": left out the piece of" << senders[qsizetype(i)]
+                                             << "(farther than tau" << clipped->tau << "from the others' center)";
+            m_outcome.clippedSenders.append(senders[qsizetype(i)]);
+        }
+        for (std::size_t i : clipped->clipped) {
+            if (m_outcome.clippedSenders.contains(senders[qsizetype(i)]))
+                continue;
+            qCWarning(lcAllReduce).noquote() << "round" << m_round << ": clipped the piece of" << senders[qsizetype(i)]
+                                             << "(far from the others; tau" << clipped->tau << ")";
+            m_outcome.clippedSenders.append(senders[qsizetype(i)]);
+        }
+    }
+    if (m_options.misbehaviour.ownerAverage)
+        m_options.misbehaviour.ownerAverage(average);
+    return average;
+}
+
+void ButterflyAllReduce::sendFarFutureFrames(const QString &ownerKeyId)
+{
+    const AllReduceMember *owner = member(ownerKeyId);
+    const QByteArray junk(qsizetype(kFarFutureFrameBytes), '\x7f');
+    for (qint64 sent = 0; sent < m_options.misbehaviour.farFutureBytes; sent += junk.size()) {
+        const FrameHeader header = tensorHeader(m_round + kFarFutureRounds, PieceTag, *owner, junk.size(), m_tokens);
+        if (!m_transport.send(ownerKeyId, header, junk))
+            break; // the owner closed the connection, or the write queue is full
+    }
 }
 
 } // namespace swarmtrain

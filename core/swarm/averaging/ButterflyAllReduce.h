@@ -1,6 +1,8 @@
 #pragma once
 
+#include "CenteredClip.h"
 #include "Frame.h"
+#include "Misbehaviour.h"
 #include "Result.h"
 
 #include <QHash>
@@ -33,19 +35,26 @@ struct AllReduceOptions {
     int timeoutMs = 60'000;     // the round's deadline, from start()
     double ownerWaitShare = 0.6; // an owner averages what it has after this share of the timeout
     double maxUpdateRms = 1.0;   // a piece whose root-mean-square is larger is rejected
+    Aggregation aggregation = Aggregation::CenteredClip; // how an owner combines its pieces
+    CenteredClipOptions clip;
+    Misbehaviour misbehaviour; // the adversary tests' hostile client only; none by default
 };
 
 struct AllReduceOutcome {
-    std::vector<float> average; // the token-weighted mean pseudo-gradient; zeros where skipped
+    std::vector<float> average; // the (robust) mean pseudo-gradient; zeros where skipped
     std::vector<std::pair<std::int64_t, std::int64_t>> skippedRanges; // owners that failed
-    QStringList rejectedSenders;  // pieces refused (bad size, NaN/Inf, outlandish norm)
+    // Pieces refused (bad size, NaN/Inf, outlandish norm) and senders of early frames refused
+    // since the last round (too far ahead, over the budget).
+    QStringList rejectedSenders;
+    QStringList clippedSenders;   // pieces of this peer's range that CenteredClip cut down or left out
     int ownPieceContributors = 0; // members in the average of this peer's own range
 };
 
 // DESIGN.md's butterfly all-reduce of pseudo-gradients. Every member sends each owner that
 // owner's range of its pseudo-gradient, 8-bit quantized with error feedback (what quantization
-// drops is added to the next round's values); each owner averages the pieces it got, weighted
-// by tokens, quantizes the average once and returns it to every member that sent a piece,
+// drops is added to the next round's values); each owner aggregates the pieces it got with
+// equal weights (every member's work is fixed by the swarm's config; the token count a sender
+// writes is not trusted) by CenteredClip, quantizes the result once and returns it to every member,
 // using the same decoded average itself, so every member applies identical numbers. A range
 // whose owner fails is skipped (left zero) by everyone; pieces that arrive late are left out
 // of the average. Runs on the transport's thread.
@@ -58,13 +67,19 @@ public:
 
     // Starts round `round`. Errors (an inconsistent member list, a wrong-sized vector) come
     // back at once; otherwise finished(round) is emitted once, by the deadline at the latest.
+    // `tokens` (the round's scheduled work) only goes into frame headers, for older peers.
     Result<void> start(quint64 round, QList<AllReduceMember> members, std::vector<float> pseudoGradient,
                        double tokens, AllReduceOptions options = {});
     bool running() const { return m_running; }
+    // Gives up the running round without finishing it (this peer is leaving): no more dials,
+    // timers or finished(); the other members skip this peer's range.
+    void abort();
     // The outcome of the last finished round.
     const AllReduceOutcome &outcome() const { return m_outcome; }
     // What quantization has dropped so far (error feedback); reset when a peer resyncs.
     void resetErrorFeedback() { m_residual.clear(); }
+    // Payload bytes of frames held for a round that has not started here yet.
+    qint64 earlyBytesHeld() const { return m_earlyBytes; }
 
 Q_SIGNALS:
     void finished(quint64 round);
@@ -73,10 +88,23 @@ private:
     enum Tag : quint32 { PieceTag = 1, AverageTag = 2 };
     struct Piece {
         std::vector<float> values;
-        double tokens = 0.0;
+    };
+    struct EarlyFrame {
+        QString sender;
+        Frame frame;
     };
 
     void onFrame(const QString &peerKeyId, const FrameHeader &header, const QByteArray &payload);
+    // Keeps a frame of a round that has not started here, if it is near and fits the budget.
+    void holdEarly(const QString &sender, const FrameHeader &header, const QByteArray &payload);
+    void refuseEarly(const QString &sender, const QString &why, bool disconnect);
+    // Plays the held frames of this round; keeps those still ahead and within the window.
+    void takeEarlyFrames();
+    // The early-frame budgets for the rounds after this one, from this round's ranges.
+    void setEarlyBudget();
+    // The pieces of this peer's range combined (robustly, unless told otherwise).
+    Result<std::vector<float>> aggregatePieces();
+    void sendFarFutureFrames(const QString &ownerKeyId); // a hostile client's misbehaviour
     void onPeerConnected(const QString &peerKeyId);
     void sendAverage(const QString &peerKeyId);
     void handlePiece(const QString &sender, const FrameHeader &header, const QByteArray &payload);
@@ -84,7 +112,7 @@ private:
     // Why `members` (sorted by key) cannot run a round over `count` parameters, if they cannot.
     Result<void> checkMembers(const QList<AllReduceMember> &members, std::int64_t count) const;
     // Quantizes each owner's piece of the pseudo-gradient with error feedback.
-    Result<void> compressPieces(const std::vector<float> &pseudoGradient, double tokens);
+    Result<void> compressPieces(const std::vector<float> &pseudoGradient);
     // Dials and sends the pieces, starts the timers and takes the frames that came early.
     void sendPieces();
     void sendPending(const QString &peerKeyId);
@@ -109,7 +137,7 @@ private:
     AllReduceOptions m_options;
     bool m_running = false;
     quint64 m_round = 0;
-    double m_tokens = 0.0; // this peer's weight: the tokens it trained on
+    double m_tokens = 0.0; // written in headers for older peers; owners weigh every member alike
     QList<AllReduceMember> m_members;
     std::vector<float> m_residual;
     std::int64_t m_count = 0;
@@ -120,7 +148,13 @@ private:
     QHash<QString, bool> m_rangeDone;           // by owner: its average arrived (or was skipped)
     QSet<QString> m_departed;                   // members gone this round
     QHash<QString, int> m_failedDials;
-    QList<std::pair<QString, Frame>> m_early;   // frames of a round that has not started here yet
+    bool m_started = false;                    // a round has started: m_round anchors the early window
+    QList<EarlyFrame> m_early;                 // frames of a round that has not started here yet
+    qint64 m_earlyBytes = 0;
+    QHash<QString, qint64> m_earlyBytesBySender;
+    qint64 m_earlyBudget = 0;                  // bytes held at most, from all senders
+    qint64 m_earlyBudgetPerSender = 0;         // ...and from one
+    QStringList m_earlyRefusedList;            // senders refused while no round ran
     QByteArray m_ownAverage;                    // the encoded average of this peer's range
     QTimer m_ownerTimer;
     QTimer m_deadline;

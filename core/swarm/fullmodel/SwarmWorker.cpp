@@ -25,6 +25,7 @@ namespace swarmtrain {
 namespace {
 
 constexpr int kReadyPollMs = 250;
+constexpr int kLeaveTimeoutMs = 5'000;
 
 // Every peer trains on its own shards in its own order: the swarm's seed mixed with the key.
 std::uint64_t dataSeed(std::uint64_t swarmSeed, const QString &keyId)
@@ -478,11 +479,22 @@ void SwarmWorker::recordVerdict(const ContributionVerdictInfo &last)
 
 Result<void> SwarmWorker::leave()
 {
-    // Tell the coordinator at once, so no round waits for us; one try is enough.
-    if (Result<void> told = m_session->leave(m_trainer ? m_trainer->round() : m_releasedRound); !told)
+    // The replica first (a released one was saved when it was released): a coordinator that
+    // does not answer must not stand between Ctrl-C and what this peer keeps.
+    Result<void> saved = m_trainer ? m_trainer->saveGlobalState(replicaFile()) : Result<void>{};
+    // Tell the coordinator, so no round waits for us: one short try, not the session's
+    // retries (minutes when the coordinator is away), which would make Ctrl-C hang.
+    CoordinatorClientOptions once;
+    once.baseUrl = m_options.swarmUrl;
+    once.pinnedPublicKey = m_options.pinnedPublicKey;
+    once.maxAttempts = 1;
+    once.connectTimeoutMs = kLeaveTimeoutMs;
+    once.requestTimeoutMs = kLeaveTimeoutMs;
+    CoordinatorClient client(*m_identity, once);
+    CoordinatorSession session(client, *m_gate, [](std::optional<int>) {});
+    if (Result<void> told = session.leave(m_trainer ? m_trainer->round() : m_releasedRound); !told)
         qCWarning(lcWorker).noquote() << "could not tell the coordinator we leave:" << toQString(told.error());
-    // A released replica was saved when it was released.
-    return m_trainer ? m_trainer->saveGlobalState(replicaFile()) : Result<void>{};
+    return saved;
 }
 
 void SwarmWorker::setStatus(WorkState state, const QString &detail)

@@ -91,7 +91,9 @@ std::optional<AllReduceOutcome> SwarmWorker::averageRound(qint64 round, const Ro
 
     AllReduceOptions options;
     options.timeoutMs = int(std::clamp<qint64>(info.deadlineMs - QDateTime::currentMSecsSinceEpoch(), 2'000, 30 * 60'000));
-    const double tokens = double(std::max<qint64>(m_work.tokens, 1));
+    options.misbehaviour = m_options.misbehaviour;
+    // The round's scheduled work, the same for every member (owners weigh members alike).
+    const double tokens = double(std::max<qint64>(m_tokensPerStep * m_session->joined().training.innerSteps, 1));
     const qint64 heartbeatMs = m_session->joined().heartbeatIntervalMs;
     Result<AllReduceOutcome> outcome = m_dataPlane->allReduce(
         quint64(round), members, m_trainer->pseudoGradient(), tokens, options,

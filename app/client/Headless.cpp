@@ -1,0 +1,89 @@
+// The headless client's run: the worker, a line per round on stdout, Ctrl-C to leave.
+#include "Headless.h"
+
+#include "SignalQuit.h"
+#include "WorkController.h"
+
+#include <QCoreApplication>
+
+#include <cstdlib>
+#include <iostream>
+
+namespace swarmtrain {
+
+namespace {
+
+QString megabytes(qint64 bytes) { return QString::number(double(bytes) / 1e6, 'f', 2) + QStringLiteral(" MB"); }
+
+// One line per round, for people and for scripts.
+QString roundLine(const RoundReport &r)
+{
+    const QString verdict = !r.verdictKnown ? QStringLiteral("verdict pending")
+                            : r.accepted    ? QStringLiteral("accepted, credit %1").arg(r.credit, 0, 'f', 1)
+                                            : QStringLiteral("not accepted");
+    QString line = QStringLiteral("round %1 done: %2 members, loss %3, %4 tokens in %5 s, averaged in %6 s, up %7, down %8, "
+                                  "params %9, %10")
+                       .arg(r.round)
+                       .arg(r.members)
+                       .arg(r.loss, 0, 'f', 4)
+                       .arg(r.tokens)
+                       .arg(r.computeSeconds, 0, 'f', 1)
+                       .arg(r.averagingSeconds, 0, 'f', 2)
+                       .arg(megabytes(r.bytesUp), megabytes(r.bytesDown), r.paramsHash, verdict);
+    if (r.skippedRanges > 0)
+        line += QStringLiteral(", %1 ranges skipped").arg(r.skippedRanges);
+    if (r.uploadedState)
+        line += QStringLiteral(", uploaded the new state");
+    return line;
+}
+
+int failHeadless(const QString &message)
+{
+    std::cerr << "swarmtrain: error: " << message.toStdString() << std::endl;
+    return 2;
+}
+
+} // namespace
+
+int runHeadless(QCoreApplication &app, const ClientCommandLine &command)
+{
+    if (command.swarm.isEmpty())
+        return failHeadless(QStringLiteral("--swarm URL is needed"));
+    WorkerOptions options = command.worker;
+    options.swarmUrl = command.swarm;
+    options.gpuProbeCommand = {QCoreApplication::applicationFilePath().toStdString(), "--gpu-probe-child"};
+
+    WorkController controller(options);
+    int exitCode = 0;
+    QString lastStatus;
+    QObject::connect(&controller, &WorkController::statusChanged, &app, [&](const WorkStatus &status) {
+        if (status.detail == lastStatus)
+            return;
+        lastStatus = status.detail;
+        std::cout << "status: " << status.detail.toStdString() << std::endl;
+    });
+    QObject::connect(&controller, &WorkController::roundFinished, &app,
+                     [](const RoundReport &report) { std::cout << roundLine(report).toStdString() << std::endl; });
+    QObject::connect(&controller, &WorkController::finished, &app, [&](bool ok, const QString &message) {
+        if (!ok) {
+            std::cerr << "swarmtrain: error: " << message.toStdString() << std::endl;
+            exitCode = 1;
+        }
+        QCoreApplication::exit(exitCode);
+    });
+    int signals = 0;
+    Result<void> watched = onTerminationSignals(app, [&] {
+        // The first Ctrl-C leaves cleanly; a second one does not wait.
+        if (++signals > 1)
+            std::_Exit(130);
+        std::cout << "status: leaving the swarm (Ctrl-C again to quit at once)" << std::endl;
+        controller.stop();
+    });
+    if (!watched)
+        return failHeadless(QString::fromStdString(watched.error().message));
+    std::cout << "state directory " << options.stateDir.string() << std::endl;
+    controller.start();
+    return app.exec();
+}
+
+} // namespace swarmtrain

@@ -1,0 +1,24 @@
+#pragma once
+
+#include <QtGlobal>
+
+#include <functional>
+#include <vector>
+
+namespace swarmtrain {
+
+// Ways a peer can cheat in a round's all-reduce, for the adversary tests (tests/adversary): only
+// the test-only swarmtrain-hostile client sets one; release binaries have no switch for it, and
+// the default does nothing.
+struct Misbehaviour {
+    // Replaces this peer's pseudo-gradient before it is split and sent (scaled, sign-flipped,
+    // zero, noise).
+    std::function<void(std::vector<float> &)> pseudoGradient;
+    // Replaces the average of this peer's own range before it goes back to the members (a
+    // lying range owner).
+    std::function<void(std::vector<float> &)> ownerAverage;
+    // Bytes of frames for a round a million ahead, sent to every owner before this peer's piece.
+    qint64 farFutureBytes = 0;
+};
+
+} // namespace swarmtrain

@@ -1,0 +1,94 @@
+// swarmtrain-hostile: `swarmtrain --headless` with a misbehaviour switch, for the adversary tests
+// only (built with the tests, never installed or packaged):
+//   swarmtrain-hostile --misbehave scale100|sign-flip|zero|noise|lying-owner|far-future-frames
+//                      [the options of swarmtrain --headless]
+#include "ClientOptions.h"
+#include "GpuProbe.h"
+#include "Headless.h"
+#include "Misbehaviour.h"
+
+#include <QCoreApplication>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <cstring>
+#include <iostream>
+#include <random>
+
+using namespace swarmtrain;
+
+namespace {
+
+double rms(const std::vector<float> &values)
+{
+    double sum = 0.0;
+    for (float x : values)
+        sum += double(x) * x;
+    return values.empty() ? 0.0 : std::sqrt(sum / double(values.size()));
+}
+
+std::optional<Misbehaviour> misbehaviourNamed(const QString &name)
+{
+    Misbehaviour m;
+    if (name == QLatin1StringView("scale100")) {
+        m.pseudoGradient = [](std::vector<float> &g) {
+            for (float &x : g)
+                x *= 100.0f;
+        };
+    } else if (name == QLatin1StringView("sign-flip")) {
+        m.pseudoGradient = [](std::vector<float> &g) {
+            for (float &x : g)
+                x = -x;
+        };
+    } else if (name == QLatin1StringView("zero")) {
+        m.pseudoGradient = [](std::vector<float> &g) { std::fill(g.begin(), g.end(), 0.0f); };
+    } else if (name == QLatin1StringView("noise")) {
+        // Random values of the honest update's typical size: a freeloader that did no work.
+        m.pseudoGradient = [rng = std::make_shared<std::mt19937>(42)](std::vector<float> &g) {
+            std::normal_distribution<float> normal(0.0f, float(rms(g)));
+            for (float &x : g)
+                x = normal(*rng);
+        };
+    } else if (name == QLatin1StringView("lying-owner")) {
+        m.ownerAverage = [](std::vector<float> &average) { std::fill(average.begin(), average.end(), 0.01f); };
+    } else if (name == QLatin1StringView("far-future-frames")) {
+        m.farFutureBytes = 64ll << 20;
+    } else {
+        return std::nullopt;
+    }
+    return m;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && std::strcmp(argv[1], "--gpu-probe-child") == 0)
+        return runGpuProbeChild(argc - 1, argv + 1);
+
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("SwarmTrain"));
+    QStringList arguments = app.arguments();
+    const qsizetype flag = arguments.indexOf(QStringLiteral("--misbehave"));
+    if (flag < 0 || flag + 1 >= arguments.size()) {
+        std::cerr << "swarmtrain-hostile: --misbehave KIND is needed\n";
+        return 2;
+    }
+    const QString kind = arguments.at(flag + 1);
+    arguments.remove(flag, 2);
+    std::optional<Misbehaviour> misbehaviour = misbehaviourNamed(kind);
+    if (!misbehaviour) {
+        std::cerr << "swarmtrain-hostile: unknown misbehaviour " << kind.toStdString() << "\n";
+        return 2;
+    }
+    Result<ClientCommandLine> command = parseClientCommandLine(arguments);
+    if (!command) {
+        std::cerr << "swarmtrain-hostile: " << command.error().message << "\n";
+        return 2;
+    }
+    command->worker.misbehaviour = *misbehaviour;
+    std::cout << "misbehaving: " << kind.toStdString() << std::endl;
+    return runHeadless(app, *command);
+}

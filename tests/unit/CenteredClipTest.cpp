@@ -1,0 +1,150 @@
+#include "CenteredClip.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+using namespace swarmtrain;
+
+namespace {
+
+class CenteredClipTest : public ::testing::Test {
+protected:
+    // `count` pieces: one shared direction plus each piece's own noise, as pseudo-gradients of
+    // peers that trained on different shards.
+    void makePieces(std::size_t count, std::size_t n, float noise)
+    {
+        std::mt19937 rng(11);
+        std::normal_distribution<float> normal(0.0f, 1.0f);
+        common.assign(n, 0.0f);
+        for (float &x : common)
+            x = 0.01f * normal(rng);
+        pieces.assign(count, common);
+        for (auto &piece : pieces) {
+            for (float &x : piece)
+                x += noise * normal(rng);
+        }
+    }
+
+    std::vector<float> aggregate(CenteredClipOptions options = {})
+    {
+        std::vector<std::span<const float>> spans(pieces.begin(), pieces.end());
+        std::vector<float> out(pieces.front().size());
+        Result<CenteredClipReport> r = centeredClip(spans, out, options);
+        EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+        if (r.ok())
+            lastReport = *r;
+        return out;
+    }
+
+    std::vector<float> meanOf(std::size_t first, std::size_t last) const
+    {
+        std::vector<float> mean(pieces.front().size(), 0.0f);
+        for (std::size_t i = first; i < last; ++i) {
+            for (std::size_t j = 0; j < mean.size(); ++j)
+                mean[j] += pieces[i][j] / float(last - first);
+        }
+        return mean;
+    }
+
+    static double distance(const std::vector<float> &a, const std::vector<float> &b)
+    {
+        double sum = 0.0;
+        for (std::size_t j = 0; j < a.size(); ++j)
+            sum += (double(a[j]) - b[j]) * (double(a[j]) - b[j]);
+        return std::sqrt(sum);
+    }
+
+    static double norm(const std::vector<float> &a) { return distance(a, std::vector<float>(a.size(), 0.0f)); }
+
+    std::vector<float> common;
+    std::vector<std::vector<float>> pieces;
+    CenteredClipReport lastReport;
+};
+
+} // namespace
+
+TEST_F(CenteredClipTest, AgreeingPiecesGiveTheirMean)
+{
+    makePieces(4, 4096, 0.003f);
+    const std::vector<float> clipped = aggregate();
+    const std::vector<float> mean = meanOf(0, 4);
+    EXPECT_TRUE(lastReport.clipped.empty());
+    EXPECT_LT(distance(clipped, mean), 1e-4 * norm(mean));
+}
+
+TEST_F(CenteredClipTest, IdenticalPiecesGiveThemselves)
+{
+    makePieces(3, 1000, 0.0f);
+    EXPECT_EQ(aggregate(), common);
+    EXPECT_EQ(lastReport.tau, 0.0);
+}
+
+TEST_F(CenteredClipTest, APieceScaledAHundredfoldMovesTheResultLittle)
+{
+    makePieces(4, 4096, 0.003f);
+    const std::vector<float> honest = meanOf(0, 3);
+    for (float &x : pieces[3])
+        x *= 100.0f;
+    const std::vector<float> plain = meanOf(0, 4);
+    const std::vector<float> clipped = aggregate();
+    EXPECT_EQ(lastReport.clipped, std::vector<std::size_t>{3});
+    EXPECT_EQ(lastReport.leftOut, std::vector<std::size_t>{3});
+    // The plain mean is dragged 25 times the update's length away; the robust one is the
+    // honest pieces' mean.
+    EXPECT_GT(distance(plain, honest), 20.0 * norm(honest));
+    EXPECT_LT(distance(clipped, honest), 1e-5 * norm(honest));
+    // Clipped but kept, it moves the result by less than the honest pieces' own spread.
+    CenteredClipOptions keep;
+    keep.leaveOutOutliers = false;
+    const std::vector<float> kept = aggregate(keep);
+    EXPECT_TRUE(lastReport.leftOut.empty());
+    EXPECT_GT(distance(kept, honest), 1e-3 * norm(honest));
+    EXPECT_LT(distance(kept, honest), 0.3 * norm(honest));
+}
+
+TEST_F(CenteredClipTest, ASignFlippedPieceMovesTheResultLittle)
+{
+    makePieces(4, 4096, 0.003f);
+    const std::vector<float> honest = meanOf(0, 3);
+    for (float &x : pieces[3])
+        x = -x;
+    const std::vector<float> plain = meanOf(0, 4);
+    const std::vector<float> clipped = aggregate();
+    EXPECT_GT(distance(plain, honest), 0.4 * norm(honest));
+    EXPECT_LT(distance(clipped, honest), 0.3 * norm(honest));
+    EXPECT_LT(distance(clipped, honest), 0.5 * distance(plain, honest));
+}
+
+TEST_F(CenteredClipTest, NaNAndInfAreIgnoredAndNeverReturned)
+{
+    makePieces(4, 512, 0.003f);
+    pieces[1][7] = std::numeric_limits<float>::quiet_NaN();
+    pieces[2][9] = std::numeric_limits<float>::infinity();
+    const std::vector<float> clipped = aggregate();
+    EXPECT_EQ(lastReport.ignored, (std::vector<std::size_t>{1, 2}));
+    for (float x : clipped)
+        ASSERT_TRUE(std::isfinite(x));
+    // Two pieces left, at equal distance from their midpoint: their mean.
+    std::vector<float> mean(512);
+    for (std::size_t j = 0; j < mean.size(); ++j)
+        mean[j] = 0.5f * (pieces[0][j] + pieces[3][j]);
+    EXPECT_LT(distance(clipped, mean), 1e-5);
+
+    for (auto &piece : pieces)
+        piece[0] = std::numeric_limits<float>::quiet_NaN();
+    std::vector<std::span<const float>> spans(pieces.begin(), pieces.end());
+    std::vector<float> out(512);
+    EXPECT_FALSE(centeredClip(spans, out).ok()) << "no usable piece";
+}
+
+TEST_F(CenteredClipTest, PiecesOfAnotherLengthAreAnError)
+{
+    makePieces(2, 100, 0.01f);
+    pieces[1].resize(99);
+    std::vector<std::span<const float>> spans(pieces.begin(), pieces.end());
+    std::vector<float> out(100);
+    EXPECT_FALSE(centeredClip(spans, out).ok());
+}
