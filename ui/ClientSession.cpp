@@ -123,6 +123,7 @@ Result<void> ClientSession::join(const QString &urlOrInvite)
     Preferences preferences = m_preferences;
     preferences.swarmUrl = invite->swarmUrl;
     preferences.swarmPin = invite->pin;
+    preferences.swarmInviteToken = invite->token;
     setPreferences(preferences);
     stopWorker();
     m_lastError.clear();
@@ -136,6 +137,7 @@ void ClientSession::leave()
     Preferences preferences = m_preferences;
     preferences.swarmUrl.clear();
     preferences.swarmPin.clear();
+    preferences.swarmInviteToken.clear();
     setPreferences(preferences);
     if (m_worker)
         m_worker->stop(); // it leaves the swarm cleanly; finished() drops it
@@ -149,13 +151,17 @@ bool ClientSession::plainHttpAllowed() const
 
 bool ClientSession::joined() const { return !m_preferences.swarmUrl.isEmpty(); }
 
-Invite ClientSession::swarm() const { return {m_preferences.swarmUrl, m_preferences.swarmPin}; }
+Invite ClientSession::swarm() const
+{
+    return {m_preferences.swarmUrl, m_preferences.swarmPin, m_preferences.swarmInviteToken};
+}
 
 void ClientSession::startWorker()
 {
     WorkerOptions options = m_options.worker;
     options.swarmUrl = m_preferences.swarmUrl;
     options.pinnedPublicKey = m_preferences.swarmPin;
+    options.inviteToken = m_preferences.swarmInviteToken;
     options.allowPlainHttp = plainHttpAllowed();
     options.stateDir = m_options.stateDir;
     options.deviceMemoryBudget = std::int64_t(m_preferences.maxGpuMemoryMiB) << 20;

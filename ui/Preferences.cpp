@@ -117,6 +117,7 @@ constexpr auto kSettings = std::make_tuple(
     Setting<bool>{"app/trayNoticeShown", &Preferences::trayNoticeShown},
     Setting<QString>{"swarm/url", &Preferences::swarmUrl},
     Setting<QString>{"swarm/pin", &Preferences::swarmPin},
+    Setting<QString>{"swarm/invite_token", &Preferences::swarmInviteToken},
     Setting<bool>{"swarm/allowPlainHttp", &Preferences::allowPlainHttp});
 
 template <typename F>

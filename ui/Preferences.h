@@ -31,6 +31,7 @@ struct Preferences {
     bool trayNoticeShown = false;  // "SwarmTrain keeps running in the tray" was said once
     // The swarm
     QString swarmUrl;              // "" until the person joins one
+    QString swarmInviteToken;      // "" or an invite-only swarm's token
     QString swarmPin;              // "" or "sha256//BASE64" from an invite
     bool allowPlainHttp = false;   // plain http:// to a coordinator on another computer (forgeable answers)
 

@@ -1,6 +1,7 @@
 // The headless client's run: the worker, a line per round on stdout, Ctrl-C to leave.
 #include "Headless.h"
 
+#include "Invite.h"
 #include "SignalQuit.h"
 #include "WorkController.h"
 
@@ -50,7 +51,13 @@ int runHeadless(QCoreApplication &app, const ClientCommandLine &command)
     if (command.swarm.isEmpty())
         return failHeadless(QStringLiteral("--swarm URL is needed"));
     WorkerOptions options = command.worker;
-    options.swarmUrl = command.swarm;
+    const Result<Invite> invite = parseInvite(command.swarm);
+    if (!invite)
+        return failHeadless(QString::fromStdString(invite.error().message));
+    options.swarmUrl = invite->swarmUrl;
+    if (options.pinnedPublicKey.isEmpty())
+        options.pinnedPublicKey = invite->pin;
+    options.inviteToken = invite->token;
     options.gpuProbeCommand = {QCoreApplication::applicationFilePath().toStdString(), "--gpu-probe-child"};
 
     WorkController controller(options);

@@ -101,6 +101,7 @@ int main(int argc, char **argv)
                   << std::endl;
     // What a friend pastes into their client: the address and, with TLS, the key to expect.
     const QString swarmUrl = QStringLiteral("%1://%2:%3").arg(scheme, inviteHost(address)).arg(*port);
-    std::cout << "invite " << formatInvite({swarmUrl, tls ? tls->fingerprint : QString()}).toStdString() << std::endl;
+    const Invite invite{swarmUrl, tls ? tls->fingerprint : QString(), server.inviteToken()};
+    std::cout << "invite " << formatInvite(invite).toStdString() << std::endl;
     return app.exec();
 }

@@ -35,6 +35,8 @@ QString formatInvite(const Invite &invite)
     query.addQueryItem(QStringLiteral("swarm"), QString::fromLatin1(QUrl::toPercentEncoding(invite.swarmUrl)));
     if (!invite.pin.isEmpty())
         query.addQueryItem(QStringLiteral("pin"), QString::fromLatin1(QUrl::toPercentEncoding(invite.pin)));
+    if (!invite.token.isEmpty())
+        query.addQueryItem(QStringLiteral("token"), QString::fromLatin1(QUrl::toPercentEncoding(invite.token)));
     return QStringLiteral("swarmtrain://join?") + query.toString(QUrl::FullyEncoded);
 }
 
@@ -49,6 +51,7 @@ Result<Invite> parseInvite(const QString &text)
         Invite invite;
         invite.swarmUrl = query.queryItemValue(QStringLiteral("swarm"), QUrl::FullyDecoded);
         invite.pin = query.queryItemValue(QStringLiteral("pin"), QUrl::FullyDecoded);
+        invite.token = query.queryItemValue(QStringLiteral("token"), QUrl::FullyDecoded).left(128);
         if (url.host() != QLatin1StringView("join") || !isCoordinatorUrl(QUrl(invite.swarmUrl, QUrl::StrictMode)))
             return makeError(QCoreApplication::translate("swarmtrain::Invite", "This invite link is damaged: it names no swarm address.").toStdString());
         if (!invite.pin.isEmpty() && !invite.pin.startsWith(QLatin1StringView("sha256//")))

@@ -15,6 +15,7 @@ namespace swarmtrain {
 struct WorkerOptions {
     QString swarmUrl;        // the coordinator, http(s)://host:port
     QString pinnedPublicKey; // "" or "sha256//BASE64" (an invite's fingerprint)
+    QString inviteToken;     // "" or an invite-only swarm's token, sent with the join
     bool allowPlainHttp = false; // plain http:// to a coordinator off this machine (CoordinatorClientOptions)
     std::filesystem::path stateDir; // identity, replica, shards, stats.db
     std::string device = "auto";    // auto | cpu | cuda[:N]

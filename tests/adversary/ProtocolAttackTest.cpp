@@ -238,3 +238,39 @@ TEST_F(ProtocolAttackTest, IdentitiesFromOneSubnetAreLimited)
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(ProtocolAttackTest, AnInviteOnlySwarmAdmitsItsLinkAndNoStranger)
+{
+    startCoordinator({"--admission", "invite"});
+    std::smatch match;
+    std::string out;
+    const std::regex inviteLine("invite (swarmtrain://\\S+)");
+    ASSERT_TRUE(test::waitUntil([&] { return std::regex_search(out = coordinator.output(), match, inviteLine); },
+                                std::chrono::seconds(60)))
+        << out;
+    const std::string link = match[1].str();
+    ASSERT_NE(link.find("token="), std::string::npos) << link;
+
+    Attacker stranger(url);
+    const int refused = Attacker::status(stranger.join());
+    EXPECT_EQ(refused, 403);
+    test::ChildProcess friendClient;
+    ASSERT_TRUE(friendClient.start(SWARMTRAIN_CLIENT,
+                                   {"--headless", "--swarm", link, "--state-dir", (dir.path() / "friend").string(),
+                                    "--listen", "none", "--threads", "1"},
+                                   dir.path() / "friend.out", dir.path() / "friend.err"));
+    Attacker observer(url);
+    const bool joined = test::waitUntil(
+        [&] {
+            Result<QJsonObject> status = observer.client->getJson(QStringLiteral("/v1/status"));
+            return status && status->value(QLatin1StringView("peers_total")).toInt() == 1;
+        },
+        std::chrono::seconds(120));
+    EXPECT_TRUE(joined) << friendClient.errors();
+    EXPECT_EQ(friendClient.kill(SIGINT), 0) << "Ctrl-C ends the client cleanly";
+    printAttack("join-invite-only-without-token", refused == 403 && joined, "-", rssGrowth());
+}
+
+} // namespace

@@ -33,3 +33,14 @@ TEST(InviteTest, RejectsWhatIsNotAnInvite)
             EXPECT_FALSE(parsed.error().message.empty());
     }
 }
+
+TEST(InviteTest, AnInviteOnlySwarmsTokenTravelsInTheLink)
+{
+    const Invite invite{QStringLiteral("https://192.0.2.7:8470"), QStringLiteral("sha256//AAAA"), QStringLiteral("0f1e2d3c")};
+    const Result<Invite> parsed = parseInvite(formatInvite(invite));
+    ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+    EXPECT_EQ(parsed->token, invite.token);
+    EXPECT_EQ(parsed->pin, invite.pin);
+    EXPECT_EQ(parseInvite(QStringLiteral("https://192.0.2.7:8470"))->token, QString()) << "a plain address has no token";
+    EXPECT_EQ(formatInvite({invite.swarmUrl, invite.pin}).contains(QLatin1StringView("token")), false);
+}

@@ -194,6 +194,7 @@ Result<void> SwarmWorker::join()
     request.publicKey = m_identity->publicKey();
     request.device = *device;
     request.endpoint = m_endpoint;
+    request.invite = m_options.inviteToken;
     request.clientVersion = QStringLiteral("swarmtrain " SWARMTRAIN_VERSION);
     Result<JoinAnswer> answer = m_session->join(request);
     if (!answer)
