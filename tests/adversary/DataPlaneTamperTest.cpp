@@ -8,6 +8,7 @@
 #include "Identity.h"
 #include "PeerTransport.h"
 #include "TamperRelay.h"
+#include "SignalWait.h"
 #include "TestApplication.h"
 
 #include <gtest/gtest.h>
@@ -23,16 +24,7 @@ using swarmtrain::test::TamperRelay;
 
 namespace {
 
-constexpr int kWaitMs = 60000;
-
-bool waitFor(QSignalSpy &spy, int count = 1)
-{
-    while (spy.count() < count) {
-        if (!spy.wait(kWaitMs))
-            return spy.count() >= count;
-    }
-    return true;
-}
+using swarmtrain::test::waitFor;
 
 FrameHeader tensorHeader(qint64 elements)
 {
@@ -85,7 +77,7 @@ protected:
     {
         QSignalSpy disconnected(m_bobTransport.get(), &PeerTransport::peerDisconnected);
         while (m_bobTransport->isConnected(m_alice.keyId()))
-            ASSERT_TRUE(disconnected.wait(kWaitMs));
+            ASSERT_TRUE(disconnected.wait(test::kSignalWaitMs));
         QSignalSpy connected(m_bobTransport.get(), &PeerTransport::peerConnected);
         QSignalSpy received(m_aliceTransport.get(), &PeerTransport::frameReceived);
         ASSERT_TRUE(m_bobTransport->connectToPeer(endpoint(m_alicePort), m_alice.keyId()).ok());

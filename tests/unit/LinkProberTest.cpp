@@ -1,6 +1,7 @@
 #include "Identity.h"
 #include "LinkProber.h"
 #include "PeerTransport.h"
+#include "SignalWait.h"
 #include "TestApplication.h"
 
 #include <gtest/gtest.h>
@@ -15,17 +16,7 @@ namespace {
 
 using swarmtrain::test::application;
 
-// Generous: CI's two cores may be busy with other tests.
-constexpr int kWaitMs = 30'000;
-
-bool waitFor(QSignalSpy &spy, int count = 1)
-{
-    while (spy.count() < count) {
-        if (!spy.wait(kWaitMs))
-            return spy.count() >= count;
-    }
-    return true;
-}
+using swarmtrain::test::waitFor;
 
 // Two peers on loopback, each with a transport and a prober, who know each other's keys.
 class LinkProberTest : public ::testing::Test {

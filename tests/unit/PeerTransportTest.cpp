@@ -1,3 +1,4 @@
+#include "SignalWait.h"
 #include "TestApplication.h"
 #include "EphemeralKeyPair.h"
 #include "FrameCodec.h"
@@ -26,16 +27,7 @@ namespace {
 
 using swarmtrain::test::application;
 
-constexpr int kWaitMs = 5000;
-
-bool waitFor(QSignalSpy &spy, int count = 1)
-{
-    while (spy.count() < count) {
-        if (!spy.wait(kWaitMs))
-            return spy.count() >= count;
-    }
-    return true;
-}
+using swarmtrain::test::waitFor;
 
 Identity makeIdentity()
 {

@@ -99,13 +99,16 @@ std::optional<QString> CoordinatorRounds::weightedMajority(const std::vector<std
 std::optional<QString> CoordinatorRounds::agreedHash(const std::vector<ContributionRecord> &reports,
                                                      const std::vector<PeerRecord> &peers) const
 {
+    std::map<QString, const PeerRecord *> byKey;
+    for (const PeerRecord &peer : peers)
+        byKey[peer.keyId] = &peer;
     std::vector<std::pair<QString, double>> established;
     std::vector<QString> everyone;
     for (const ContributionRecord &report : reports) {
         everyone.push_back(report.paramsHash);
-        const auto peer = std::find_if(peers.begin(), peers.end(), [&](const PeerRecord &p) { return p.keyId == report.keyId; });
-        if (peer != peers.end() && m_established && m_established(*peer))
-            established.emplace_back(report.paramsHash, double(std::max<qint64>(peer->tokens, 1)));
+        const auto peer = byKey.find(report.keyId);
+        if (peer != byKey.end() && m_established && m_established(*peer->second))
+            established.emplace_back(report.paramsHash, double(std::max<qint64>(peer->second->tokens, 1)));
     }
     return established.empty() ? majorityHash(everyone) : weightedMajority(established);
 }
@@ -221,22 +224,22 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
     if (*wentBack)
         return {};
     std::vector<RoundMember> ready;
+    std::vector<bool> readyEstablished;
     std::size_t online = 0;
-    bool anyEstablished = false;
     for (const PeerRecord &peer : *peers) {
         if (!isOnline(peer) || peer.banned())
             continue;
         ++online;
         if (peer.state == QLatin1StringView("ready") && peer.baseRound == round.number) {
             ready.push_back({peer.keyId, peer.reachable, 0, 0});
-            anyEstablished = anyEstablished || established(peer);
+            readyEstablished.push_back(established(peer));
         }
     }
     // Newcomers on probation own no range while established members are there to own them: they
     // take part as if they accepted no connections.
-    for (RoundMember &member : ready) {
-        const auto peer = std::find_if(peers->begin(), peers->end(), [&](const PeerRecord &p) { return p.keyId == member.keyId; });
-        member.reachable = member.reachable && (!anyEstablished || established(*peer));
+    if (std::find(readyEstablished.begin(), readyEstablished.end(), true) != readyEstablished.end()) {
+        for (std::size_t i = 0; i < ready.size(); ++i)
+            ready[i].reachable = ready[i].reachable && readyEstablished[i];
     }
     const bool everyoneReady = online > 0 && ready.size() == online
                                && ready.size() >= std::size_t(std::max(m_settings.minPeers, 1));
