@@ -22,6 +22,19 @@ struct TrustSettings {
     int probationRounds = 3;
     // Offences (dishonest claims and requests) after which a key is banned.
     int banAfterOffences = 3;
+    // Spot checks: the share of (member, round) pairs whose work another peer recomputes, for
+    // established members and for those on probation; 0 turns them off.
+    double spotCheckRate = 0.05;
+    double spotCheckRateNew = 0.5;
+    // A member asked for its update sends it within this time, or the check counts against it;
+    // a check not reported by then is given up.
+    qint64 spotCheckTimeoutMs = 15 * 60'000;
+    // How close the sent update must be to the recomputed one (cosine similarity, and the ratio
+    // of their norms): AgreementTolerance's defaults, whose measurements UpdateAgreement.h gives
+    // (honest replays: cosine > 0.9999, norm within 1e-4; the closest attack: cosine 0.96).
+    double minCosine = 0.99;
+    double minRelativeNorm = 0.9;
+    double maxRelativeNorm = 1.1;
 };
 
 } // namespace swarmtrain

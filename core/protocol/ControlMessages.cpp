@@ -20,6 +20,18 @@ constexpr double kMaxRttMs = 600'000;
 
 QJsonValue optionalBool(const std::optional<bool> &value) { return value ? QJsonValue(*value) : QJsonValue(); }
 
+// An optional list of peer ids (absent: empty).
+QStringList readPeerIds(JsonReader &r, QLatin1StringView name)
+{
+    QStringList ids;
+    if (!r.has(name))
+        return ids;
+    const QJsonArray list = r.array(name, kMaxReportedPeers);
+    for (qsizetype i = 0; i < list.size() && r.ok(); ++i)
+        ids.append(r.stringAt(list, name, i, kMaxKeyIdChars));
+    return ids;
+}
+
 QJsonObject modelToJson(const GptConfig &model)
 {
     return QJsonObject{{L("vocab_size"), model.vocabSize}, {L("n_layer"), model.nLayer}, {L("n_head"), model.nHead},
@@ -238,7 +250,7 @@ Result<HeartbeatRequest> HeartbeatRequest::fromJson(const QJsonObject &json)
     JsonReader r(json, QStringLiteral("heartbeat"));
     HeartbeatRequest m;
     // "left": the peer says goodbye, so no round waits for it.
-    m.state = r.oneOf(L("state"), {L("training"), L("paused"), L("ready"), L("idle"), L("left")});
+    m.state = r.oneOf(L("state"), {L("training"), L("paused"), L("ready"), L("idle"), L("verifying"), L("left")});
     m.baseRound = r.integer(L("base_round"), -1, kMaxCount);
     m.tokensPerSecond = r.number(L("tokens_per_s"), 0.0, kMaxFigure, 0.0);
     m.reason = r.text(L("reason"), kMaxReasonChars);
@@ -274,6 +286,10 @@ QJsonObject HeartbeatAnswer::toJson() const
                                     {L("endpoint"), peer.endpoint}});
         json.insert(L("probe"), list);
     }
+    if (uploadUpdateRound)
+        json.insert(L("upload_update_round"), double(*uploadUpdateRound));
+    if (spotCheck)
+        json.insert(L("spot_check"), spotCheck->toJson());
     return json;
 }
 
@@ -305,6 +321,15 @@ Result<HeartbeatAnswer> HeartbeatAnswer::fromJson(const QJsonObject &json)
             info.endpoint = peer.string(L("endpoint"), kMaxEndpointChars);
             m.probe.push_back(std::move(info));
         }
+    }
+    if (r.has(L("upload_update_round")))
+        m.uploadUpdateRound = r.integer(L("upload_update_round"), 0, kMaxCount);
+    if (r.has(L("spot_check")) && r.ok()) {
+        Result<SpotCheckTask> task = SpotCheckTask::fromJson(json.value(L("spot_check")).toObject());
+        if (!task)
+            r.fail(L("spot_check"), QString::fromStdString(task.error().message));
+        else
+            m.spotCheck = std::move(task).value();
     }
     return r.finish(std::move(m));
 }
@@ -361,7 +386,9 @@ QJsonObject ContributionRequest::toJson() const
     return QJsonObject{{L("round"), double(round)},      {L("tokens"), double(tokens)},
                        {L("flops"), flops},              {L("seconds"), seconds},
                        {L("loss"), loss},                {L("params_hash"), paramsHash},
-                       {L("bytes_up"), double(bytesUp)}, {L("bytes_down"), double(bytesDown)}};
+                       {L("bytes_up"), double(bytesUp)}, {L("bytes_down"), double(bytesDown)},
+                       {L("refused"), QJsonArray::fromStringList(refused)},
+                       {L("left_out"), QJsonArray::fromStringList(leftOut)}};
 }
 
 Result<ContributionRequest> ContributionRequest::fromJson(const QJsonObject &json)
@@ -376,6 +403,8 @@ Result<ContributionRequest> ContributionRequest::fromJson(const QJsonObject &jso
     m.paramsHash = r.sha256Hex(L("params_hash"));
     m.bytesUp = r.integer(L("bytes_up"), 0, kMaxCount, 0);
     m.bytesDown = r.integer(L("bytes_down"), 0, kMaxCount, 0);
+    m.refused = readPeerIds(r, L("refused"));
+    m.leftOut = readPeerIds(r, L("left_out"));
     return r.finish(std::move(m));
 }
 

@@ -4,6 +4,7 @@
 #include "Result.h"
 #include "ShardInfo.h"
 #include "TrainingSettings.h"
+#include "VerificationMessages.h"
 
 #include <QByteArray>
 #include <QJsonObject>
@@ -113,7 +114,7 @@ struct LinkReport {
 
 // POST /v1/heartbeat
 struct HeartbeatRequest {
-    QString state; // training | paused | ready | idle | left
+    QString state; // training | paused | ready | idle | verifying (a spot check) | left
     qint64 baseRound = 0; // the global state the peer holds
     double tokensPerSecond = 0.0;
     QString reason; // why it is paused, in the person's words
@@ -147,6 +148,9 @@ struct HeartbeatAnswer {
     qint64 checkpointRound = 0;
     std::optional<ContributionVerdictInfo> lastContribution;
     std::vector<ProbePeerInfo> probe;
+    // Spot checks (VerificationMessages.h): send your update of this round; check this member.
+    std::optional<qint64> uploadUpdateRound;
+    std::optional<SpotCheckTask> spotCheck;
 
     QJsonObject toJson() const;
     static Result<HeartbeatAnswer> fromJson(const QJsonObject &json);
@@ -184,6 +188,11 @@ struct ContributionRequest {
     QString paramsHash; // hex SHA-256 of the parameters after the outer step
     qint64 bytesUp = 0;
     qint64 bytesDown = 0;
+    // Members whose pieces this peer, as a range owner, refused (not what they committed to,
+    // malformed, NaN, outlandish norm, early frames out of bounds) or left out of its robust
+    // average; the coordinator counts the first against them and spot-checks the second.
+    QStringList refused{};
+    QStringList leftOut{};
 
     QJsonObject toJson() const;
     static Result<ContributionRequest> fromJson(const QJsonObject &json);

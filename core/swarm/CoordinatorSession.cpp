@@ -116,4 +116,30 @@ Result<void> CoordinatorSession::leave(qint64 baseRound)
     return {};
 }
 
+Result<void> CoordinatorSession::commit(const CommitRequest &request)
+{
+    Result<QJsonObject> done =
+        ask("commitment", [&] { return m_client.postJson(QStringLiteral("/v1/round/commit"), request.toJson()); });
+    return done ? Result<void>() : Result<void>(done.error());
+}
+
+Result<CommitmentsAnswer> CoordinatorSession::commitments(qint64 round)
+{
+    return decoded<CommitmentsAnswer>("commitments", ask("commitments", [&] {
+        return m_client.getJson(QStringLiteral("/v1/round/commitments?round=%1").arg(round));
+    }));
+}
+
+Result<void> CoordinatorSession::uploadUpdate(qint64 round, const QByteArray &update)
+{
+    Result<QJsonObject> done = m_client.postBytes(QStringLiteral("/v1/round/update?round=%1").arg(round), update);
+    return done ? Result<void>() : Result<void>(done.error());
+}
+
+Result<void> CoordinatorSession::reportCheck(const SpotCheckReport &report)
+{
+    Result<QJsonObject> done = m_client.postJson(QStringLiteral("/v1/round/check"), report.toJson());
+    return done ? Result<void>() : Result<void>(done.error());
+}
+
 } // namespace swarmtrain

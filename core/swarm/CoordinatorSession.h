@@ -43,6 +43,14 @@ public:
     Result<CheckpointInfo> uploadState(qint64 stateRound, const QByteArray &state);
     Result<void> leave(qint64 baseRound);
 
+    // Verifiable contributions (VerificationMessages.h). The commitment and the commitments
+    // wait for the coordinator like the round's other calls; the update upload and the check's
+    // report are tried once, as a state upload is.
+    Result<void> commit(const CommitRequest &request);
+    Result<CommitmentsAnswer> commitments(qint64 round);
+    Result<void> uploadUpdate(qint64 round, const QByteArray &update);
+    Result<void> reportCheck(const SpotCheckReport &report);
+
 private:
     Result<QJsonObject> ask(const char *what, const std::function<Result<QJsonObject>()> &call);
 

@@ -129,6 +129,15 @@ QList<LinkMeasurement> DataPlane::takeLinkMeasurements()
     return measurements;
 }
 
+Result<QHash<QString, QByteArray>> DataPlane::preparePieces(quint64 round, QList<AllReduceMember> members,
+                                                          std::vector<float> pseudoGradient,
+                                                          const Misbehaviour &misbehaviour)
+{
+    Result<QHash<QString, QByteArray>> hashes = makeError("not started");
+    onNetworkThread([&] { hashes = m_allReduce->prepare(round, std::move(members), std::move(pseudoGradient), misbehaviour); });
+    return hashes;
+}
+
 Result<AllReduceOutcome> DataPlane::allReduce(quint64 round, QList<AllReduceMember> members,
                                               std::vector<float> pseudoGradient, double tokens,
                                               AllReduceOptions options, const std::function<bool()> &whileWaiting,

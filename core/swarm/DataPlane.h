@@ -46,6 +46,10 @@ public:
     // The links measured since the last call.
     QList<LinkMeasurement> takeLinkMeasurements();
 
+    // Makes this peer's pieces of a round and returns their SHA-256 (hex) by owner, to commit
+    // to before allReduce() with no pseudo-gradient sends them (ButterflyAllReduce::prepare).
+    Result<QHash<QString, QByteArray>> preparePieces(quint64 round, QList<AllReduceMember> members,
+                                                     std::vector<float> pseudoGradient, const Misbehaviour &misbehaviour);
     // Runs one butterfly all-reduce and waits for it; `whileWaiting` runs on the calling thread
     // about every `tickMs` (heartbeats) and may return false to give up (stop).
     Result<AllReduceOutcome> allReduce(quint64 round, QList<AllReduceMember> members, std::vector<float> pseudoGradient,

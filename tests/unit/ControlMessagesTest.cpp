@@ -99,7 +99,7 @@ TEST(ControlMessagesTest, ADecodeErrorNamesTheFieldAndItsBound)
     EXPECT_EQ(errorOf<HeartbeatRequest>(beat), "heartbeat.base_round must be an integer from -1 to 9007199254740992");
     beat.insert(QStringLiteral("base_round"), 3);
     beat.insert(QStringLiteral("state"), QStringLiteral("dancing"));
-    EXPECT_EQ(errorOf<HeartbeatRequest>(beat), "heartbeat.state must be one of training, paused, ready, idle, left");
+    EXPECT_EQ(errorOf<HeartbeatRequest>(beat), "heartbeat.state must be one of training, paused, ready, idle, verifying, left");
     beat.remove(QStringLiteral("state"));
     EXPECT_EQ(errorOf<HeartbeatRequest>(beat), "heartbeat.state is missing");
 

@@ -226,14 +226,17 @@ TEST_F(CoordinatorStoreTest, AVersionOneDatabaseIsUpgradedKeepingWhatItHeld)
         ASSERT_TRUE(store && store->savePeer(samplePeer(QStringLiteral("a"), 0)).ok());
     }
     {
-        // What the first coordinator left: the same tables but links and trust, and version 1.
+        // What the first coordinator left: the same tables but links, trust and verification, and
+        // version 1.
         QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("downgrade"));
         db.setDatabaseName(QString::fromStdString((dir.path() / "c.db").string()));
         ASSERT_TRUE(db.open());
         QSqlQuery query(db);
         ASSERT_TRUE(query.exec(QStringLiteral("DROP TABLE links")));
         ASSERT_TRUE(query.exec(QStringLiteral("DROP TABLE offences")));
-        for (const char *column : {"address", "offences", "banned_reason", "accepted_rounds"})
+        for (const char *table : {"commitments", "update_reports", "spot_checks"})
+            ASSERT_TRUE(query.exec(QStringLiteral("DROP TABLE %1").arg(QLatin1StringView(table))));
+        for (const char *column : {"address", "offences", "banned_reason", "accepted_rounds", "verified_rounds"})
             ASSERT_TRUE(query.exec(QStringLiteral("ALTER TABLE peers DROP COLUMN %1").arg(QLatin1StringView(column))));
         ASSERT_TRUE(query.exec(QStringLiteral("PRAGMA user_version = 1")));
         db.close();

@@ -9,6 +9,7 @@
 #include "RateLimiter.h"
 #include "ScheduleService.h"
 #include "StateValidation.h"
+#include "Verification.h"
 
 #include <QObject>
 
@@ -38,7 +39,7 @@ struct CoordinatorServerOptions {
 
 // What the endpoint groups share: the swarm's state dir, its store and rounds, the options, the
 // clock, the validation of new states, the links peers measured and the schedule made of them,
-// and the server (whose thread runs probes and timers).
+// the verification of contributions, and the server (whose thread runs probes and timers).
 struct CoordinatorContext {
     QObject *server;
     CoordinatorSetup &setup;
@@ -50,6 +51,7 @@ struct CoordinatorContext {
     LinkBook &links;
     ScheduleService &schedule;
     Reputation &reputation;
+    Verification &verification;
 };
 
 } // namespace swarmtrain

@@ -7,6 +7,7 @@
 #include "ScheduleEndpoint.h"
 #include "StateEndpoints.h"
 #include "StatusEndpoint.h"
+#include "VerificationEndpoints.h"
 
 #include <QDateTime>
 #include <QJsonDocument>
@@ -82,7 +83,9 @@ CoordinatorServer::CoordinatorServer(CoordinatorSetup &setup, CoordinatorServerO
     , m_links(*setup.store, options.links)
     , m_schedule(setup.model, options.training, options.schedule)
     , m_reputation(*setup.store, m_options.trust, m_clock)
-    , m_context{this, setup, *setup.store, m_rounds, m_options, m_clock, m_validation, m_links, m_schedule, m_reputation}
+    , m_verification(*setup.store, m_rounds, m_reputation, m_options.trust, setup.stateDir / "updates", m_clock)
+    , m_context{this,           setup,   *setup.store, m_rounds,       m_options,     m_clock,
+                m_validation,   m_links, m_schedule,   m_reputation,   m_verification}
     , m_addressLimits(m_options.ratePerAddress)
     , m_keyLimits(m_options.ratePerKey)
     , m_http(
@@ -94,9 +97,13 @@ CoordinatorServer::CoordinatorServer(CoordinatorSetup &setup, CoordinatorServerO
     m_endpoints.push_back(std::make_unique<StateEndpoints>(m_context));
     m_endpoints.push_back(std::make_unique<StatusEndpoint>(m_context));
     m_endpoints.push_back(std::make_unique<ScheduleEndpoint>(m_context));
+    m_endpoints.push_back(std::make_unique<VerificationEndpoints>(m_context));
     for (const std::unique_ptr<EndpointGroup> &group : m_endpoints)
         group->addRoutes(m_routes);
     m_rounds.setEstablished([this](const PeerRecord &peer) { return m_reputation.established(peer); });
+    m_rounds.setOnClosed([this](const RoundRecord &round, const std::vector<ContributionRecord> &verdicts) {
+        return m_verification.roundClosed(round, verdicts);
+    });
     if (m_options.bandwidthRanges)
         m_rounds.setOwnerWeights([this](const std::vector<RoundMember> &members) { return ownerWeights(members); });
     connect(&m_validation, &StateValidation::recorded, this, &CoordinatorServer::validationLossRecorded);
@@ -170,6 +177,8 @@ void CoordinatorServer::tick()
 {
     if (Result<void> advanced = m_rounds.advance(); !advanced)
         qCWarning(lcCoordinator) << "cannot advance the round:" << advanced.error().message.c_str();
+    if (Result<void> expired = m_verification.expire(); !expired)
+        qCWarning(lcCoordinator) << "cannot end late spot checks:" << expired.error().message.c_str();
     if (m_clock() - m_peersRefreshedMs >= kPeersRefreshMs)
         refreshPeers();
 }

@@ -81,6 +81,7 @@ private:
     LinkBook m_links;
     ScheduleService m_schedule;
     Reputation m_reputation;
+    Verification m_verification;
     CoordinatorContext m_context;
     std::vector<std::unique_ptr<EndpointGroup>> m_endpoints;
     RouteTable m_routes;

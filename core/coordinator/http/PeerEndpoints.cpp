@@ -172,6 +172,12 @@ HttpReply PeerEndpoints::heartbeat(const PeerRecord &peer, const HeartbeatReques
     }
     if (!left)
         answer.probe = m_context.links.probePeers(peer, m_context.clock());
+    Result<std::optional<qint64>> wanted = m_context.verification.updateWanted(peer.keyId);
+    Result<std::optional<SpotCheckTask>> task = m_context.verification.taskFor(peer.keyId);
+    if (!wanted || !task)
+        return HttpReply::error(500, toQString(!wanted ? wanted.error() : task.error()));
+    answer.uploadUpdateRound = *wanted;
+    answer.spotCheck = *task;
     return HttpReply::json(answer.toJson());
 }
 

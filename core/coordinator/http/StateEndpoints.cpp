@@ -34,7 +34,15 @@ void StateEndpoints::addRoutes(RouteTable &routes)
 
 HttpReply StateEndpoints::checkpoint(const HttpRequest &request)
 {
-    const CheckpointRecord &checkpoint = m_context.setup.checkpoint;
+    // ?round=R: an earlier state the coordinator still holds (what a spot check starts from).
+    CheckpointRecord checkpoint = m_context.setup.checkpoint;
+    if (const QString round = request.query().queryItemValue(QStringLiteral("round")); !round.isEmpty()) {
+        bool ok = false;
+        Result<std::optional<CheckpointRecord>> held = m_context.store.checkpoint(round.toLongLong(&ok));
+        if (!ok || !held || !*held)
+            return HttpReply::error(404, QStringLiteral("the coordinator holds no state %1").arg(round.left(20)));
+        checkpoint = **held;
+    }
     return fileDownload(m_context.setup.checkpointsDir() / checkpoint.fileName.toStdString(), checkpoint.sha256,
                         request.value("Range"), {{"X-Swarm-Round", QByteArray::number(checkpoint.round)}});
 }

@@ -10,7 +10,7 @@
 
 namespace swarmtrain {
 
-// The swarm's state and data: GET /v1/checkpoint and /v1/shards/{id} (public, resumable), and
+// The swarm's state and data: GET /v1/checkpoint[?round=R] and /v1/shards/{id} (public, resumable), and
 // POST /v1/checkpoint?round=R, the agreed state uploaded by a member the coordinator asked.
 // Downloads stream from their files; an upload arrives spooled to a file in the checkpoints dir
 // with its hash, and is checked on a worker thread while the coordinator goes on answering.

@@ -227,7 +227,8 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
     std::vector<bool> readyEstablished;
     std::size_t online = 0;
     for (const PeerRecord &peer : *peers) {
-        if (!isOnline(peer) || peer.banned())
+        // A peer checking another's work (Verification) sits this round out.
+        if (!isOnline(peer) || peer.banned() || peer.state == QLatin1StringView("verifying"))
             continue;
         ++online;
         if (peer.state == QLatin1StringView("ready") && peer.baseRound == round.number) {
@@ -317,7 +318,9 @@ Result<void> CoordinatorRounds::maybeFinish(RoundRecord round, qint64 nowMs)
     next.gatheringSinceMs = nowMs;
     qCInfo(lcCoordinator) << "round" << round.number << "done:" << reports->size() << "reports, agreed hash"
                           << agreed->left(16);
-    return m_store.closeRound(round, verdicts, next);
+    if (Result<void> closed = m_store.closeRound(round, verdicts, next); !closed)
+        return closed;
+    return m_onClosed ? m_onClosed(round, verdicts) : Result<void>();
 }
 
 Result<ContributionVerdict> CoordinatorRounds::contribute(ContributionRecord contribution)

@@ -76,6 +76,9 @@ public:
     // Whether a peer is past probation: it owns ranges and votes. Unset: everyone is.
     using Established = std::function<bool(const PeerRecord &peer)>;
     void setEstablished(Established established) { m_established = std::move(established); }
+    // Called when a round closed with an agreed result, with the verdicts (Verification).
+    using Closed = std::function<Result<void>(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts)>;
+    void setOnClosed(Closed closed) { m_onClosed = std::move(closed); }
 
 private:
     Result<void> maybeStart(RoundRecord round, qint64 nowMs);
@@ -96,6 +99,7 @@ private:
     Clock m_clock;
     OwnerWeights m_ownerWeights;
     Established m_established;
+    Closed m_onClosed;
 };
 
 } // namespace swarmtrain

@@ -24,4 +24,31 @@ std::optional<RoundState> roundStateFromName(const QString &name)
     return std::nullopt;
 }
 
+QString spotCheckStateName(SpotCheckState state)
+{
+    switch (state) {
+    case SpotCheckState::AwaitingUpdate:
+        return QStringLiteral("awaiting_update");
+    case SpotCheckState::Checking:
+        return QStringLiteral("checking");
+    case SpotCheckState::Agreed:
+        return QStringLiteral("agreed");
+    case SpotCheckState::Refuted:
+        return QStringLiteral("refuted");
+    case SpotCheckState::Expired:
+        return QStringLiteral("expired");
+    }
+    return {};
+}
+
+std::optional<SpotCheckState> spotCheckStateFromName(const QString &name)
+{
+    for (SpotCheckState state : {SpotCheckState::AwaitingUpdate, SpotCheckState::Checking, SpotCheckState::Agreed,
+                                 SpotCheckState::Refuted, SpotCheckState::Expired}) {
+        if (spotCheckStateName(state) == name)
+            return state;
+    }
+    return std::nullopt;
+}
+
 } // namespace swarmtrain

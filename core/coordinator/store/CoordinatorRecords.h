@@ -32,6 +32,7 @@ struct PeerRecord {
     qint64 offences = 0;    // claims and requests refused as dishonest (DESIGN.md, "Security model")
     QString bannedReason;   // not empty: banned, and why
     qint64 acceptedRounds = 0; // rounds whose result it agreed with; past probation at enough of them
+    qint64 verifiedRounds = 0; // rounds whose work a spot check recomputed and found honest
 
     bool banned() const { return !bannedReason.isEmpty(); }
 };
@@ -79,6 +80,48 @@ struct ContributionRecord {
     std::optional<bool> accepted; // unset while the round is open
     double credit = 0;
     qint64 receivedMs = 0;
+};
+
+// A member's commitment to one piece of its round's update: the SHA-256 (hex) of the encoded
+// piece it sends to the owner `ownerKeyId` (issue 16).
+struct CommitmentRecord {
+    qint64 round = 0;
+    int attempt = 0;
+    QString keyId;
+    QString ownerKeyId;
+    QString sha256;
+};
+
+// What a range owner said about a sender's piece: "refused" (not what it committed to, or
+// malformed) or "left_out" (of the robust average).
+struct UpdateReportRecord {
+    qint64 round = 0;
+    int attempt = 0;
+    QString reporterKeyId;
+    QString senderKeyId;
+    QString kind;
+};
+
+// A spot check of one member's work in one round: another peer recomputes it (issue 16).
+enum class SpotCheckState { AwaitingUpdate, Checking, Agreed, Refuted, Expired };
+QString spotCheckStateName(SpotCheckState state);
+std::optional<SpotCheckState> spotCheckStateFromName(const QString &name);
+
+struct SpotCheckRecord {
+    qint64 round = 0;
+    int attempt = 0;
+    QString memberKeyId;
+    QString verifierKeyId;
+    SpotCheckState state = SpotCheckState::AwaitingUpdate;
+    qint64 assignedMs = 0;
+    QString updateFile; // inside STATE/updates; empty until the member sent its update
+    QString updateSha256;
+    std::optional<double> cosine;
+    std::optional<double> relativeNorm;
+    qint64 finishedMs = 0;
+    QString detail; // why it was refuted or expired
+
+    bool open() const { return state == SpotCheckState::AwaitingUpdate || state == SpotCheckState::Checking; }
 };
 
 // A link one peer measured to another over the data plane (issue 15), blended with the ones

@@ -68,6 +68,24 @@ public:
     virtual Result<std::vector<CheckpointRecord>> checkpoints() = 0; // oldest first
     // Records the validation loss of state `round` (in its checkpoint and in round `round - 1`).
     virtual Result<void> setValidationLoss(qint64 round, double loss) = 0;
+
+    // Verifiable contributions (issue 16). One member's commitments, all or none; fails when it
+    // committed for that round and attempt already.
+    virtual Result<void> addCommitments(const std::vector<CommitmentRecord> &pieces) = 0;
+    virtual Result<std::vector<CommitmentRecord>> commitments(qint64 round, int attempt) = 0;
+    // The member's commitments of the latest round before `beforeRound` it committed in.
+    virtual Result<std::vector<CommitmentRecord>> lastCommitments(const QString &keyId, qint64 beforeRound) = 0;
+    // Reports already made (same round, reporter, sender and kind) are kept once.
+    virtual Result<void> addUpdateReports(const std::vector<UpdateReportRecord> &reports) = 0;
+    virtual Result<std::vector<UpdateReportRecord>> updateReports(qint64 round, int attempt) = 0;
+    // Inserts the check or replaces the one of the same round and member.
+    virtual Result<void> saveSpotCheck(const SpotCheckRecord &check) = 0;
+    virtual Result<std::optional<SpotCheckRecord>> spotCheck(qint64 round, const QString &memberKeyId) = 0;
+    virtual Result<std::vector<SpotCheckRecord>> openSpotChecks() = 0; // oldest first
+    // A refuted contribution in one transaction: no longer accepted, its credit and tokens taken
+    // back from the peer, which is on probation again.
+    virtual Result<void> revokeContribution(qint64 round, int attempt, const QString &keyId) = 0;
+    virtual Result<void> countVerifiedRound(const QString &keyId) = 0;
 };
 
 } // namespace swarmtrain

@@ -41,9 +41,6 @@ std::vector<RoundMember> membersFromJson(const QString &text)
     return members;
 }
 
-// QtSql binds a null QString as SQL NULL; the text columns are NOT NULL, so empty means "".
-QVariant text(const QString &value) { return value.isNull() ? QVariant(QStringLiteral("")) : QVariant(value); }
-
 QVariant optionalDouble(const std::optional<double> &value)
 {
     return value ? QVariant(*value) : QVariant(QMetaType(QMetaType::Double));
@@ -57,7 +54,7 @@ std::optional<double> toOptionalDouble(const QVariant &value)
 const char kPeerColumns[] =
     "key_id, public_key, device, endpoint, reachable, client_version, ordinal, assigned_shards, joined_ms,"
     " last_seen_ms, state, pause_reason, tokens_per_s, base_round, rejected_requests, credit, tokens, address, offences,"
-    " banned_reason, accepted_rounds";
+    " banned_reason, accepted_rounds, verified_rounds";
 
 const char kContributionColumns[] = "round, attempt, key_id, tokens, flops, seconds, loss, params_hash, bytes_up,"
                                     " bytes_down, accepted, credit, received_ms";
@@ -87,6 +84,7 @@ PeerRecord peerFromQuery(const QSqlQuery &query)
     peer.offences = query.value(18).toLongLong();
     peer.bannedReason = query.value(19).toString();
     peer.acceptedRounds = query.value(20).toLongLong();
+    peer.verifiedRounds = query.value(21).toLongLong();
     return peer;
 }
 
@@ -111,6 +109,11 @@ ContributionRecord contributionFromQuery(const QSqlQuery &query)
 }
 
 } // namespace
+
+QVariant SqliteCoordinatorStore::text(const QString &value)
+{
+    return value.isNull() ? QVariant(QStringLiteral("")) : QVariant(value);
+}
 
 SqliteCoordinatorStore::SqliteCoordinatorStore(QString connectionName)
     : m_connectionName(std::move(connectionName))
@@ -198,7 +201,7 @@ Result<void> SqliteCoordinatorStore::setMeta(const QString &key, const QString &
 Result<void> SqliteCoordinatorStore::savePeer(const PeerRecord &peer)
 {
     QSqlQuery q = query(QStringLiteral("INSERT OR REPLACE INTO peers (%1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                                       "?, ?, ?, ?, ?, ?, ?, ?)")
+                                       "?, ?, ?, ?, ?, ?, ?, ?, ?)")
                             .arg(QLatin1StringView(kPeerColumns)));
     q.addBindValue(text(peer.keyId));
     q.addBindValue(peer.publicKey.isNull() ? QByteArray("") : peer.publicKey);
@@ -221,6 +224,7 @@ Result<void> SqliteCoordinatorStore::savePeer(const PeerRecord &peer)
     q.addBindValue(peer.offences);
     q.addBindValue(text(peer.bannedReason));
     q.addBindValue(peer.acceptedRounds);
+    q.addBindValue(peer.verifiedRounds);
     return exec(q, "saving a peer");
 }
 

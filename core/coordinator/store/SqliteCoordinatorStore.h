@@ -4,6 +4,7 @@
 
 #include <QSqlDatabase>
 #include <QString>
+#include <QVariant>
 
 #include <filesystem>
 #include <functional>
@@ -59,8 +60,22 @@ public:
     Result<std::vector<CheckpointRecord>> checkpoints() override;
     Result<void> setValidationLoss(qint64 round, double loss) override;
 
+    // SqliteVerificationStore.cpp
+    Result<void> addCommitments(const std::vector<CommitmentRecord> &pieces) override;
+    Result<std::vector<CommitmentRecord>> commitments(qint64 round, int attempt) override;
+    Result<std::vector<CommitmentRecord>> lastCommitments(const QString &keyId, qint64 beforeRound) override;
+    Result<void> addUpdateReports(const std::vector<UpdateReportRecord> &reports) override;
+    Result<std::vector<UpdateReportRecord>> updateReports(qint64 round, int attempt) override;
+    Result<void> saveSpotCheck(const SpotCheckRecord &check) override;
+    Result<std::optional<SpotCheckRecord>> spotCheck(qint64 round, const QString &memberKeyId) override;
+    Result<std::vector<SpotCheckRecord>> openSpotChecks() override;
+    Result<void> revokeContribution(qint64 round, int attempt, const QString &keyId) override;
+    Result<void> countVerifiedRound(const QString &keyId) override;
+
 private:
     explicit SqliteCoordinatorStore(QString connectionName);
+    // QtSql binds a null QString as SQL NULL; the text columns are NOT NULL, so empty means "".
+    static QVariant text(const QString &value);
     QSqlQuery query(const QString &sql);
     Result<void> exec(QSqlQuery &query, const char *what);
     Result<std::vector<PeerRecord>> selectPeers(const QString &sql, int limit);
@@ -68,6 +83,7 @@ private:
     Result<std::vector<CheckpointRecord>> selectCheckpoints(const QString &where, qint64 value);
     Result<void> writeRound(const RoundRecord &round);
     Result<void> inTransaction(const std::function<Result<void>()> &work);
+    Result<std::vector<CommitmentRecord>> selectCommitments(QSqlQuery &query);
 
     QString m_connectionName;
     QSqlDatabase m_db;

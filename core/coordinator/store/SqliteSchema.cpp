@@ -51,7 +51,24 @@ const char *const kVersion3[] = {
     "CREATE INDEX offences_by_peer ON offences (key_id, at_ms)",
 };
 
-const std::span<const char *const> kSteps[] = {kVersion1, kVersion2, kVersion3};
+// Version 4: verifiable contributions (issue 16): members' commitments to their updates, what
+// range owners reported about senders' pieces, spot checks, and each peer's verified rounds.
+const char *const kVersion4[] = {
+    "ALTER TABLE peers ADD COLUMN verified_rounds INTEGER NOT NULL DEFAULT 0",
+    "CREATE TABLE commitments (round INTEGER NOT NULL, attempt INTEGER NOT NULL, key_id TEXT NOT NULL,"
+    " owner TEXT NOT NULL, sha256 TEXT NOT NULL, PRIMARY KEY (round, attempt, key_id, owner))",
+    "CREATE INDEX commitments_by_peer ON commitments (key_id, round)",
+    "CREATE TABLE update_reports (round INTEGER NOT NULL, attempt INTEGER NOT NULL, reporter TEXT NOT NULL,"
+    " sender TEXT NOT NULL, kind TEXT NOT NULL, PRIMARY KEY (round, attempt, reporter, sender, kind))",
+    "CREATE TABLE spot_checks (round INTEGER NOT NULL, attempt INTEGER NOT NULL, member TEXT NOT NULL,"
+    " verifier TEXT NOT NULL, state TEXT NOT NULL, assigned_ms INTEGER NOT NULL, update_file TEXT NOT NULL,"
+    " update_sha256 TEXT NOT NULL,"
+    " cosine REAL, relative_norm REAL, finished_ms INTEGER NOT NULL, detail TEXT NOT NULL,"
+    " PRIMARY KEY (round, member))",
+    "CREATE INDEX spot_checks_by_state ON spot_checks (state, assigned_ms)",
+};
+
+const std::span<const char *const> kSteps[] = {kVersion1, kVersion2, kVersion3, kVersion4};
 static_assert(std::size(kSteps) == kSqliteSchemaVersion);
 
 Result<void> run(QSqlDatabase &db, const QString &sql, const char *what)

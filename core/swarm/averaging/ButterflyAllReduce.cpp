@@ -4,6 +4,7 @@
 #include "PeerTransport.h"
 #include "Quantization.h"
 
+#include <QCryptographicHash>
 #include <QLoggingCategory>
 
 #include <algorithm>
@@ -18,13 +19,6 @@ namespace swarmtrain {
 namespace {
 
 constexpr int kRedialMs = 200;
-// Frames of rounds that have not started here: only of the next round (a member that started
-// it a moment before us), at most a piece and an average per sender, and bytes within what a
-// round can bring; before this peer's first round (ranges unknown) a fixed budget.
-constexpr quint64 kEarlyRoundWindow = 1;
-constexpr int kMaxEarlyFramesPerSender = 2;
-constexpr qint64 kFirstRoundEarlyBudget = 16ll << 20;
-constexpr qint64 kMinEarlyBudgetPerSender = 64ll << 10;
 constexpr quint64 kFarFutureRounds = 1'000'000;
 constexpr qint64 kFarFutureFrameBytes = 4ll << 20;
 constexpr int kMaxFailedDials = 15; // about three seconds of refused connections
@@ -109,23 +103,50 @@ Result<void> ButterflyAllReduce::checkMembers(const QList<AllReduceMember> &memb
     return {};
 }
 
+Result<QHash<QString, QByteArray>> ButterflyAllReduce::prepare(quint64 round, QList<AllReduceMember> members,
+                                                              std::vector<float> pseudoGradient,
+                                                              const Misbehaviour &misbehaviour)
+{
+    if (m_running)
+        return makeError("an all-reduce is already running");
+    std::sort(members.begin(), members.end(), [](const auto &a, const auto &b) { return a.keyId < b.keyId; });
+    if (Result<void> checked = checkMembers(members, std::int64_t(pseudoGradient.size())); !checked)
+        return checked.error();
+    if (misbehaviour.pseudoGradient)
+        misbehaviour.pseudoGradient(pseudoGradient);
+    Result<QHash<QString, QByteArray>> pieces = compressPieces(members, pseudoGradient);
+    if (!pieces)
+        return pieces.error();
+    QHash<QString, QByteArray> hashes;
+    for (auto it = pieces->begin(); it != pieces->end(); ++it) {
+        hashes.insert(it.key(), QCryptographicHash::hash(it.value(), QCryptographicHash::Sha256).toHex());
+        if (misbehaviour.equivocate && !it.value().isEmpty())
+            it.value().back() = char(it.value().back() ^ 0x01); // a code off by one: decodes fine
+    }
+    m_prepared = Prepared{round, std::int64_t(pseudoGradient.size()), std::move(members), std::move(pieces).value()};
+    return hashes;
+}
+
 Result<void> ButterflyAllReduce::start(quint64 round, QList<AllReduceMember> members, std::vector<float> pseudoGradient,
                                        double tokens, AllReduceOptions options)
 {
     if (m_running)
         return makeError("an all-reduce is already running");
-    const auto count = std::int64_t(pseudoGradient.size());
-    std::sort(members.begin(), members.end(), [](const auto &a, const auto &b) { return a.keyId < b.keyId; });
-    if (Result<void> checked = checkMembers(members, count); !checked)
-        return checked;
     if (!(tokens > 0.0) || !std::isfinite(tokens))
         return makeError("this peer's token count must be positive");
-
+    // The pieces prepared (and committed to) for this round, or made now.
+    if (!m_prepared || m_prepared->round != round || !pseudoGradient.empty()) {
+        Result<QHash<QString, QByteArray>> prepared =
+            prepare(round, std::move(members), std::move(pseudoGradient), options.misbehaviour);
+        if (!prepared)
+            return prepared.error();
+    }
+    Prepared prepared = std::exchange(m_prepared, std::nullopt).value();
     m_round = round;
     m_tokens = tokens;
-    m_members = std::move(members);
-    m_options = options;
-    m_count = count;
+    m_members = std::move(prepared.members);
+    m_options = std::move(options);
+    m_count = prepared.count;
     m_own = member(m_self);
     if (m_own->end == m_own->begin)
         m_own = nullptr;
@@ -136,14 +157,10 @@ Result<void> ButterflyAllReduce::start(quint64 round, QList<AllReduceMember> mem
     m_failedDials.clear();
     m_ownAveraged = m_own == nullptr;
     m_ownAverage.clear();
-    m_outcome = AllReduceOutcome{std::vector<float>(std::size_t(count), 0.0f), {}, {}, {}, 0};
+    m_outcome = AllReduceOutcome{std::vector<float>(std::size_t(m_count), 0.0f)};
     m_outcome.rejectedSenders = std::exchange(m_earlyRefusedList, {});
-    if (m_residual.size() != pseudoGradient.size())
-        m_residual.assign(pseudoGradient.size(), 0.0f);
-    if (m_options.misbehaviour.pseudoGradient)
-        m_options.misbehaviour.pseudoGradient(pseudoGradient);
-    if (Result<void> compressed = compressPieces(pseudoGradient); !compressed)
-        return compressed;
+    if (Result<void> taken = takePieces(std::move(prepared.pieces)); !taken)
+        return taken;
     m_running = true;
     m_started = true;
     setEarlyBudget();
@@ -152,10 +169,14 @@ Result<void> ButterflyAllReduce::start(quint64 round, QList<AllReduceMember> mem
     return {};
 }
 
-Result<void> ButterflyAllReduce::compressPieces(const std::vector<float> &pseudoGradient)
+Result<QHash<QString, QByteArray>> ButterflyAllReduce::compressPieces(const QList<AllReduceMember> &members,
+                                                                     const std::vector<float> &pseudoGradient)
 {
+    if (m_residual.size() != pseudoGradient.size())
+        m_residual.assign(pseudoGradient.size(), 0.0f);
     // Error feedback per owner's range: add what the last rounds dropped, quantize, keep the rest.
-    for (const AllReduceMember &owner : m_members) {
+    QHash<QString, QByteArray> pieces;
+    for (const AllReduceMember &owner : members) {
         if (owner.end == owner.begin)
             continue;
         const std::size_t begin = std::size_t(owner.begin), n = std::size_t(owner.end - owner.begin);
@@ -168,12 +189,35 @@ Result<void> ButterflyAllReduce::compressPieces(const std::vector<float> &pseudo
         const std::vector<float> sent = dequantize(*quantized);
         for (std::size_t i = 0; i < n; ++i)
             m_residual[begin + i] = corrected[i] - sent[i];
-        if (owner.keyId == m_self) {
-            m_pieces[m_self] = Piece{sent};
+        pieces.insert(owner.keyId, toBytes(encodeQuantized(*quantized)));
+    }
+    return pieces;
+}
+
+Result<void> ButterflyAllReduce::takePieces(QHash<QString, QByteArray> pieces)
+{
+    // What this peer sends, in range order, is kept for a spot check; its own range's piece
+    // goes straight into its own average.
+    std::vector<const AllReduceMember *> byRange;
+    for (const AllReduceMember &owner : std::as_const(m_members)) {
+        if (owner.end > owner.begin)
+            byRange.push_back(&owner);
+    }
+    std::sort(byRange.begin(), byRange.end(), [](const auto *a, const auto *b) { return a->begin < b->begin; });
+    for (const AllReduceMember *owner : byRange) {
+        const QByteArray bytes = pieces.value(owner->keyId);
+        m_outcome.sentUpdate += bytes;
+        if (owner->keyId != m_self) {
+            m_pendingPieces.insert(owner->keyId, bytes);
+            m_rangeDone.insert(owner->keyId, false);
             continue;
         }
-        m_pendingPieces.insert(owner.keyId, toBytes(encodeQuantized(*quantized)));
-        m_rangeDone.insert(owner.keyId, false);
+        Result<Quantized> own = decodeQuantized(
+            std::span(reinterpret_cast<const std::byte *>(bytes.constData()), std::size_t(bytes.size())),
+            std::size_t(owner->end - owner->begin));
+        if (!own)
+            return makeError("cannot take this peer's own piece: " + own.error().message);
+        m_pieces[m_self] = Piece{dequantize(*own)};
     }
     return {};
 }
@@ -346,6 +390,19 @@ void ButterflyAllReduce::handlePiece(const QString &sender, const FrameHeader &h
     }
     if (m_pieces.count(sender))
         return;
+    // A piece must be the one its sender committed to before anyone saw the others'.
+    if (m_options.commitments) {
+        const QByteArray committed = m_options.commitments->value(sender);
+        if (committed.isEmpty()) {
+            qCWarning(lcAllReduce).noquote() << "round" << m_round << ": left out the piece of" << sender
+                                             << ", which committed to none";
+            if (!m_outcome.uncommittedSenders.contains(sender))
+                m_outcome.uncommittedSenders.append(sender);
+            return;
+        }
+        if (QCryptographicHash::hash(payload, QCryptographicHash::Sha256).toHex() != committed)
+            return rejectPiece(sender, "the piece differs from the one its sender committed to");
+    }
     // header.tokens() is the sender's claim and is not read: every member weighs the same.
     std::optional<std::vector<float>> values = decodePiece(sender, header, payload, m_own->end - m_own->begin);
     if (!values)
@@ -438,64 +495,6 @@ void ButterflyAllReduce::finish()
     Q_EMIT finished(m_round);
 }
 
-void ButterflyAllReduce::holdEarly(const QString &sender, const FrameHeader &header, const QByteArray &payload)
-{
-    if (m_started && header.round() > m_round + kEarlyRoundWindow) {
-        return refuseEarly(sender, QStringLiteral("a frame for round %1, too far ahead of round %2")
-                                       .arg(header.round()).arg(m_round), /*disconnect=*/true);
-    }
-    const qint64 bytes = payload.size(), fromSender = m_earlyBytesBySender.value(sender);
-    const auto framesFromSender =
-        std::count_if(m_early.cbegin(), m_early.cend(), [&](const EarlyFrame &e) { return e.sender == sender; });
-    if (framesFromSender >= kMaxEarlyFramesPerSender || fromSender + bytes > m_earlyBudgetPerSender
-        || m_earlyBytes + bytes > m_earlyBudget) {
-        return refuseEarly(sender, QStringLiteral("an early frame of %1 bytes over the budget").arg(bytes),
-                           /*disconnect=*/false);
-    }
-    m_early.append({sender, Frame{header, payload}});
-    m_earlyBytes += bytes;
-    m_earlyBytesBySender[sender] = fromSender + bytes;
-}
-
-void ButterflyAllReduce::refuseEarly(const QString &sender, const QString &why, bool disconnect)
-{
-    // Counted in this round's outcome, or the next one's when none runs.
-    QStringList &counted = m_running ? m_outcome.rejectedSenders : m_earlyRefusedList;
-    if (!counted.contains(sender)) {
-        qCWarning(lcAllReduce).noquote() << "refused" << why << "from" << sender;
-        counted.append(sender);
-    }
-    if (disconnect)
-        m_transport.disconnectPeer(sender, why);
-}
-
-void ButterflyAllReduce::takeEarlyFrames()
-{
-    const QList<EarlyFrame> early = std::exchange(m_early, {});
-    m_earlyBytes = 0;
-    m_earlyBytesBySender.clear();
-    for (const EarlyFrame &e : early) {
-        const quint64 round = e.frame.header.round();
-        if (round == m_round)
-            onFrame(e.sender, e.frame.header, e.frame.payload);
-        else if (round > m_round)
-            holdEarly(e.sender, e.frame.header, e.frame.payload); // refused when out of the window now
-    }
-}
-
-void ButterflyAllReduce::setEarlyBudget()
-{
-    // A sender brings this peer at most a piece of its range and the average of the sender's
-    // range; twice that, as the next round's ranges grow when a member leaves.
-    const std::int64_t own = m_own ? m_own->end - m_own->begin : 0;
-    std::int64_t largest = 0;
-    for (const AllReduceMember &m : std::as_const(m_members))
-        largest = std::max(largest, m.end - m.begin);
-    const qint64 perSender = 2 * qint64(encodedQuantizedSize(std::size_t(own)) + encodedQuantizedSize(std::size_t(largest)));
-    m_earlyBudgetPerSender = std::max(perSender, kMinEarlyBudgetPerSender);
-    m_earlyBudget = m_earlyBudgetPerSender * (m_members.size() + 1);
-}
-
 Result<std::vector<float>> ButterflyAllReduce::aggregatePieces()
 {
     // Pieces in key-id order (std::map), so the result is the same whatever order they came in.
@@ -521,6 +520,7 @@ Result<std::vector<float>> ButterflyAllReduce::aggregatePieces()
             qCWarning(lcAllReduce).noquote() << "round" << m_round << ": left out the piece of" << senders[qsizetype(i)]
                                              << "(farther than tau" << clipped->tau << "from the others' center)";
             m_outcome.clippedSenders.append(senders[qsizetype(i)]);
+            m_outcome.leftOutSenders.append(senders[qsizetype(i)]);
         }
         for (std::size_t i : clipped->clipped) {
             if (m_outcome.clippedSenders.contains(senders[qsizetype(i)]))

@@ -38,6 +38,10 @@ struct AllReduceOptions {
     Aggregation aggregation = Aggregation::CenteredClip; // how an owner combines its pieces
     CenteredClipOptions clip;
     Misbehaviour misbehaviour; // the adversary tests' hostile client only; none by default
+    // The SHA-256 (hex) each sender committed to for its piece of this peer's range (what the
+    // coordinator collected); a piece without one is left out, one that differs is refused.
+    // Unset: pieces are not checked (a coordinator without commitments).
+    std::optional<QHash<QString, QByteArray>> commitments;
 };
 
 struct AllReduceOutcome {
@@ -47,7 +51,10 @@ struct AllReduceOutcome {
     // since the last round (too far ahead, over the budget).
     QStringList rejectedSenders;
     QStringList clippedSenders;   // pieces of this peer's range that CenteredClip cut down or left out
+    QStringList leftOutSenders;   // ...of them, those left out of the average altogether
+    QStringList uncommittedSenders; // pieces left out because their sender committed to none
     int ownPieceContributors = 0; // members in the average of this peer's own range
+    QByteArray sentUpdate; // the encoded pieces this peer sent, in range order (for a spot check)
 };
 
 // DESIGN.md's butterfly all-reduce of pseudo-gradients. Every member sends each owner that
@@ -65,7 +72,13 @@ public:
     // `transport` must outlive this object; `selfKeyId` is this peer's key id.
     ButterflyAllReduce(PeerTransport &transport, QString selfKeyId, QObject *parent = nullptr);
 
-    // Starts round `round`. Errors (an inconsistent member list, a wrong-sized vector) come
+    // Compresses this peer's pieces of round `round` (error feedback applied) and returns the
+    // SHA-256 (hex) of each, by owner: what the member commits to before start(round) sends
+    // exactly these. Nothing is sent yet, and frames of the round are held until start().
+    Result<QHash<QString, QByteArray>> prepare(quint64 round, QList<AllReduceMember> members,
+                                               std::vector<float> pseudoGradient, const Misbehaviour &misbehaviour = {});
+    // Starts round `round` with the pieces prepare() made for it (pass no pseudo-gradient), or
+    // with `pseudoGradient`'s. Errors (an inconsistent member list, a wrong-sized vector) come
     // back at once; otherwise finished(round) is emitted once, by the deadline at the latest.
     // `tokens` (the round's scheduled work) only goes into frame headers, for older peers.
     Result<void> start(quint64 round, QList<AllReduceMember> members, std::vector<float> pseudoGradient,
@@ -111,8 +124,11 @@ private:
     void handleAverage(const QString &sender, const FrameHeader &header, const QByteArray &payload);
     // Why `members` (sorted by key) cannot run a round over `count` parameters, if they cannot.
     Result<void> checkMembers(const QList<AllReduceMember> &members, std::int64_t count) const;
-    // Quantizes each owner's piece of the pseudo-gradient with error feedback.
-    Result<void> compressPieces(const std::vector<float> &pseudoGradient);
+    // Quantizes each owner's piece of the pseudo-gradient with error feedback; encoded, by owner.
+    Result<QHash<QString, QByteArray>> compressPieces(const QList<AllReduceMember> &members,
+                                                      const std::vector<float> &pseudoGradient);
+    // The prepared pieces become the round's: queued for their owners, this peer's own taken.
+    Result<void> takePieces(QHash<QString, QByteArray> pieces);
     // Dials and sends the pieces, starts the timers and takes the frames that came early.
     void sendPieces();
     void sendPending(const QString &peerKeyId);
@@ -131,6 +147,23 @@ private:
     const AllReduceMember *member(const QString &keyId) const;
     std::optional<std::vector<float>> decodePiece(const QString &sender, const FrameHeader &header,
                                                    const QByteArray &payload, std::int64_t count);
+
+    // Frames of rounds that have not started here: only of the next round (a member that
+    // started it a moment before us), at most a piece and an average per sender, and bytes
+    // within what a round can bring; before this peer's first round (ranges unknown) a fixed
+    // budget (ButterflyEarlyFrames.cpp).
+    static constexpr quint64 kEarlyRoundWindow = 1;
+    static constexpr int kMaxEarlyFramesPerSender = 2;
+    static constexpr qint64 kFirstRoundEarlyBudget = 16ll << 20;
+    static constexpr qint64 kMinEarlyBudgetPerSender = 64ll << 10;
+
+    // Pieces made by prepare() for a round not started yet.
+    struct Prepared {
+        quint64 round = 0;
+        std::int64_t count = 0;
+        QList<AllReduceMember> members; // sorted by key id
+        QHash<QString, QByteArray> pieces;
+    };
 
     PeerTransport &m_transport;
     QString m_self;
@@ -159,6 +192,7 @@ private:
     QTimer m_ownerTimer;
     QTimer m_deadline;
     AllReduceOutcome m_outcome;
+    std::optional<Prepared> m_prepared;
 };
 
 } // namespace swarmtrain

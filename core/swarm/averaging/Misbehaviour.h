@@ -19,6 +19,8 @@ struct Misbehaviour {
     std::function<void(std::vector<float> &)> ownerAverage;
     // Bytes of frames for a round a million ahead, sent to every owner before this peer's piece.
     qint64 farFutureBytes = 0;
+    // Commits to its pieces, then sends each owner a slightly different one.
+    bool equivocate = false;
 };
 
 } // namespace swarmtrain

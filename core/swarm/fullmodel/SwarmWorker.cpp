@@ -89,11 +89,13 @@ void SwarmWorker::run()
             }
             if (*trained == Outcome::Stopped)
                 break;
-            Result<Outcome> waited = waitForRound();
+            Result<Outcome> waited = *trained == Outcome::Verify ? Result<Outcome>(Outcome::Verify) : waitForRound();
             if (!waited)
                 result = waited.error();
             else if (*waited == Outcome::CatchUp)
                 result = catchUp();
+            else if (*waited == Outcome::Verify)
+                result = runSpotCheck();
             else if (*waited == Outcome::Done)
                 result = runRound();
         }
@@ -218,13 +220,20 @@ Result<void> SwarmWorker::prepareShards()
     return {};
 }
 
-Result<void> SwarmWorker::prepareReplica()
+ReplicaOptions SwarmWorker::replicaOptionsOf(const QString &keyId) const
 {
     const JoinAnswer &joined = m_session->joined();
     ReplicaOptions o = replicaOptions(joined.training);
-    o.seed = dataSeed(joined.training.seed, m_identity->keyId());
+    o.seed = dataSeed(joined.training.seed, keyId);
     o.device = m_options.device;
     o.deviceMemoryBudget = m_options.deviceMemoryBudget;
+    return o;
+}
+
+Result<void> SwarmWorker::prepareReplica()
+{
+    const JoinAnswer &joined = m_session->joined();
+    const ReplicaOptions o = replicaOptionsOf(m_identity->keyId());
 
     // The replica saved when this peer last stopped, if it is still of use: not older than the
     // state the coordinator serves, not newer than its current round.
@@ -317,13 +326,13 @@ Result<SwarmWorker::Outcome> SwarmWorker::trainRound()
                 m_gate->sleepFor(int(busy * (1.0 - duty) / duty * 1000.0));
             }
             stepStarted = std::chrono::steady_clock::now();
-            if (m_gate->stopRequested() || m_gate->paused() || m_catchUpNeeded)
+            if (m_gate->stopRequested() || m_gate->paused() || m_catchUpNeeded || m_spotCheck)
                 return true;
             heartbeatIfDue(QStringLiteral("training"));
             const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
             const double tokens = double((m_trainer->innerStepsDone() - stepsBefore) * m_tokensPerStep);
             emitProgress(seconds > 0 ? tokens / seconds : 0.0);
-            return m_catchUpNeeded;
+            return m_catchUpNeeded || m_spotCheck.has_value();
         };
         Result<InnerReport> report = m_trainer->trainInner(shouldStop, [this] { return m_gate->interrupted(); });
         if (!report)
@@ -342,6 +351,8 @@ Result<SwarmWorker::Outcome> SwarmWorker::trainRound()
             return Outcome::Stopped;
         if (m_catchUpNeeded)
             return Outcome::CatchUp;
+        if (m_spotCheck)
+            return Outcome::Verify; // the coordinator asked for it: this round is sat out
         if (m_gate->releaseRequested()) {
             if (Result<void> released = releaseReplica(); !released)
                 return released.error();
@@ -411,6 +422,8 @@ Result<SwarmWorker::Outcome> SwarmWorker::waitForRound()
             return m_gate->stopRequested() ? Result<Outcome>(Outcome::Stopped) : Result<Outcome>(answer.error());
         if (needsCatchUp(*answer))
             return Outcome::CatchUp;
+        if (m_spotCheck)
+            return Outcome::Verify;
         if (answer->round == m_trainer->round() && answer->roundState == QLatin1StringView("running") && answer->member)
             return Outcome::Done;
         m_gate->sleepFor(int(std::min<qint64>(kReadyPollMs, m_session->joined().heartbeatIntervalMs)));
@@ -433,6 +446,13 @@ Result<HeartbeatAnswer> SwarmWorker::heartbeat(const QString &state, const QStri
         recordVerdict(*answer->lastContribution);
     if (m_uploadRound)
         uploadState(*m_uploadRound);
+    if (answer->uploadUpdateRound && m_updateUploaded != answer->uploadUpdateRound)
+        uploadUpdate(*answer->uploadUpdateRound);
+    const auto doneAlready = [&](const SpotCheckTask &task) {
+        return m_checkDone && m_checkDone->first == task.round && m_checkDone->second == task.peerId;
+    };
+    if (answer->spotCheck && !m_spotCheck && !doneAlready(*answer->spotCheck) && state != QLatin1StringView("verifying"))
+        m_spotCheck = answer->spotCheck;
     return answer;
 }
 

@@ -10,6 +10,7 @@
 #include <QObject>
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -20,6 +21,7 @@ class CoordinatorSession;
 class DataPlane;
 class Identity;
 class ReplicaTrainer;
+struct ReplicaOptions;
 class StatsStore;
 class WorkGate;
 
@@ -43,7 +45,7 @@ Q_SIGNALS:
     void finished(bool ok, const QString &message);
 
 private:
-    enum class Outcome { Done, Stopped, CatchUp };
+    enum class Outcome { Done, Stopped, CatchUp, Verify };
 
     // This round's inner work, summed over interrupted runs.
     struct RoundWork {
@@ -59,6 +61,8 @@ private:
     Result<void> join();
     Result<void> prepareShards();
     Result<void> prepareReplica();
+    // How `keyId` trains its replica: the swarm's settings, its data order, this PC's device.
+    ReplicaOptions replicaOptionsOf(const QString &keyId) const;
     Result<void> catchUp();
     // Downloads the global state the coordinator serves; returns the file.
     Result<std::filesystem::path> downloadState();
@@ -68,9 +72,22 @@ private:
     Result<void> runRound();
     // The round's all-reduce and outer step; nullopt when this peer is out of the round.
     std::optional<AllReduceOutcome> averageRound(qint64 round, const RoundAnswer &info);
+    // Commits to this peer's pieces of the round and, for a range owner, collects what the other
+    // members committed to for it (unset: a coordinator without commitments).
+    Result<std::optional<QHash<QString, QByteArray>>> commitPieces(qint64 round, const QHash<QString, QByteArray> &hashes,
+                                                                   const RoundAnswer &info);
     // Reports the applied round to the coordinator; `report` gets the verdict. False when the
     // coordinator did not take the report.
-    bool reportRound(RoundReport &report, qint64 sentBefore, qint64 receivedBefore);
+    bool reportRound(RoundReport &report, const AllReduceOutcome &outcome, qint64 sentBefore, qint64 receivedBefore);
+    // SpotCheck.cpp: the check the coordinator gave this peer, then back to training (the
+    // replica is put aside meanwhile and loaded again, caught up, afterwards).
+    Result<void> runSpotCheck();
+    // Recomputes the member's round and compares it with the update it sent; failed says why not.
+    SpotCheckReport checkWork(const SpotCheckTask &task);
+    // Waits until the member's update is with the coordinator; false when the check is gone.
+    bool waitForUpdate(const SpotCheckTask &task);
+    // The update this peer sent in `round`, when the coordinator asks for it.
+    void uploadUpdate(qint64 round);
     Result<void> leave();
     // ThrottleAction::Release: save the replica and free it (and the device's memory), then
     // load it again on resume.
@@ -107,6 +124,10 @@ private:
     qint64 m_releasedRound = 0; // the replica's round while it is released
     std::optional<qint64> m_resyncAtRound; // a rejected contribution: resync once this state is served
     std::optional<qint64> m_uploadRound;   // the coordinator asked us for this state
+    std::optional<SpotCheckTask> m_spotCheck;  // the coordinator asked us to check this work
+    std::optional<std::pair<qint64, QString>> m_checkDone; // the last check done: not again
+    std::map<qint64, QByteArray> m_sentUpdates; // the encoded pieces of the last rounds, by round
+    std::optional<qint64> m_updateUploaded;     // the last round whose update went up
     std::optional<WorkStatus> m_statusBeforeOutage; // while the coordinator cannot be reached
     std::string m_text; // the data shards, until the replica encodes them
     qint64 m_tokensPerStep = 0;

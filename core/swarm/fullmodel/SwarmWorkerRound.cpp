@@ -19,6 +19,7 @@ namespace swarmtrain {
 
 namespace {
 constexpr int kAllReduceTickMs = 250; // how often heartbeats are considered while averaging
+constexpr int kCommitPollMs = 250;    // how often an owner asks for the others' commitments
 constexpr std::uint64_t kMaxStateBytes = 16ull << 30;
 } // namespace
 
@@ -51,7 +52,11 @@ Result<void> SwarmWorker::runRound()
     report.paramsHash = QString::fromStdString(m_trainer->globalHash());
     report.skippedRanges = int(outcome->skippedRanges.size());
     report.rejectedPieces = int(outcome->rejectedSenders.size());
-    if (!reportRound(report, sentBefore, receivedBefore) && m_gate->stopRequested())
+    // Kept for a spot check until two rounds later.
+    m_sentUpdates[round] = outcome->sentUpdate;
+    while (m_sentUpdates.size() > 2)
+        m_sentUpdates.erase(m_sentUpdates.begin());
+    if (!reportRound(report, *outcome, sentBefore, receivedBefore) && m_gate->stopRequested())
         return {};
 
     const CoordinatorClient::Counters httpAfter = m_client->counters();
@@ -95,8 +100,19 @@ std::optional<AllReduceOutcome> SwarmWorker::averageRound(qint64 round, const Ro
     // The round's scheduled work, the same for every member (owners weigh members alike).
     const double tokens = double(std::max<qint64>(m_tokensPerStep * m_session->joined().training.innerSteps, 1));
     const qint64 heartbeatMs = m_session->joined().heartbeatIntervalMs;
+    // The pieces first, committed to before anyone sees another's.
+    Result<QHash<QString, QByteArray>> hashes =
+        m_dataPlane->preparePieces(quint64(round), members, m_trainer->pseudoGradient(), m_options.misbehaviour);
+    Result<std::optional<QHash<QString, QByteArray>>> committed =
+        hashes ? commitPieces(round, *hashes, info) : Result<std::optional<QHash<QString, QByteArray>>>(hashes.error());
+    if (!committed) {
+        if (!m_gate->stopRequested())
+            qCWarning(lcWorker).noquote() << "round" << round << ":" << toQString(committed.error());
+        return std::nullopt;
+    }
+    options.commitments = *committed;
     Result<AllReduceOutcome> outcome = m_dataPlane->allReduce(
-        quint64(round), members, m_trainer->pseudoGradient(), tokens, options,
+        quint64(round), members, {}, tokens, options,
         [this] {
             heartbeatIfDue(QStringLiteral("training"));
             return !m_gate->stopRequested();
@@ -120,7 +136,45 @@ std::optional<AllReduceOutcome> SwarmWorker::averageRound(qint64 round, const Ro
     return std::move(outcome).value();
 }
 
-bool SwarmWorker::reportRound(RoundReport &report, qint64 sentBefore, qint64 receivedBefore)
+Result<std::optional<QHash<QString, QByteArray>>>
+SwarmWorker::commitPieces(qint64 round, const QHash<QString, QByteArray> &hashes, const RoundAnswer &info)
+{
+    using Commitments = std::optional<QHash<QString, QByteArray>>;
+    CommitRequest request{round, {}};
+    for (auto it = hashes.cbegin(); it != hashes.cend(); ++it)
+        request.pieces.push_back({it.key(), QString::fromLatin1(it.value())});
+    if (Result<void> sent = m_session->commit(request); !sent) {
+        if (CoordinatorClient::httpStatus(sent.error()) == 404)
+            return Commitments(); // a coordinator from before commitments
+        return makeError("the commitment was not taken: " + sent.error().message);
+    }
+    const bool owner = std::any_of(info.members.begin(), info.members.end(), [&](const RoundMemberInfo &m) {
+        return m.peerId == m_identity->keyId() && m.end > m.begin;
+    });
+    if (!owner)
+        return Commitments(); // no pieces come to a peer that owns no range
+    // Until every member committed, or a quarter of the time left: a member that has not by
+    // then is left out of this peer's range.
+    const auto until = std::chrono::steady_clock::now()
+                       + std::chrono::milliseconds(std::clamp<qint64>(
+                           (info.deadlineMs - QDateTime::currentMSecsSinceEpoch()) / 4, 2'000, 60'000));
+    for (;;) {
+        Result<CommitmentsAnswer> answer = m_session->commitments(round);
+        if (!answer)
+            return answer.error();
+        if (answer->complete || std::chrono::steady_clock::now() >= until || m_gate->stopRequested()) {
+            QHash<QString, QByteArray> bySender;
+            for (const PieceHash &piece : answer->pieces)
+                bySender.insert(piece.peerId, piece.sha256.toLatin1());
+            return Commitments(std::move(bySender));
+        }
+        heartbeatIfDue(QStringLiteral("training"));
+        m_gate->sleepFor(kCommitPollMs);
+    }
+}
+
+bool SwarmWorker::reportRound(RoundReport &report, const AllReduceOutcome &outcome, qint64 sentBefore,
+                              qint64 receivedBefore)
 {
     ContributionRequest contribution;
     contribution.round = report.round;
@@ -131,6 +185,8 @@ bool SwarmWorker::reportRound(RoundReport &report, qint64 sentBefore, qint64 rec
     contribution.paramsHash = report.paramsHash;
     contribution.bytesUp = m_dataPlane->bytesSent() - sentBefore;
     contribution.bytesDown = m_dataPlane->bytesReceived() - receivedBefore;
+    contribution.refused = outcome.rejectedSenders;
+    contribution.leftOut = outcome.leftOutSenders;
     Result<ContributionAnswer> verdict = m_session->contribute(contribution);
     if (!verdict) {
         // The round closed without us (its deadline passed); the state may still agree.

@@ -1,0 +1,477 @@
+#include "Verification.h"
+
+#include "CoordinatorLog.h"
+#include "Quantization.h"
+
+#include <QCryptographicHash>
+#include <QFile>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace swarmtrain {
+
+namespace {
+
+// The owners of a round's ranges, in the order their pieces travel in an update: by range.
+std::vector<RoundMember> ownersByRange(const RoundRecord &round)
+{
+    std::vector<RoundMember> owners;
+    for (const RoundMember &member : round.members) {
+        if (member.end > member.begin)
+            owners.push_back(member);
+    }
+    std::sort(owners.begin(), owners.end(), [](const RoundMember &a, const RoundMember &b) { return a.begin < b.begin; });
+    return owners;
+}
+
+bool isMember(const RoundRecord &round, const QString &keyId)
+{
+    return std::any_of(round.members.begin(), round.members.end(), [&](const RoundMember &m) { return m.keyId == keyId; });
+}
+
+} // namespace
+
+Verification::Verification(CoordinatorStore &store, CoordinatorRounds &rounds, Reputation &reputation,
+                           const TrustSettings &settings, std::filesystem::path updatesDir, Clock clock)
+    : m_store(store)
+    , m_rounds(rounds)
+    , m_reputation(reputation)
+    , m_settings(settings)
+    , m_updatesDir(std::move(updatesDir))
+    , m_clock(std::move(clock))
+    , m_random(std::random_device{}())
+{
+}
+
+Result<void> Verification::commit(const PeerRecord &peer, const CommitRequest &request, int &status)
+{
+    status = 500;
+    Result<RoundRecord> round = m_rounds.current();
+    if (!round)
+        return round.error();
+    status = 409;
+    if (round->state != RoundState::Running || round->number != request.round)
+        return makeError("round " + std::to_string(request.round) + " is not running");
+    status = 403;
+    if (!isMember(*round, peer.keyId))
+        return makeError("not a member of round " + std::to_string(round->number));
+    // One piece for each owner of the round, none for anyone else.
+    status = 400;
+    std::map<QString, QString> pieces;
+    for (const PieceHash &piece : request.pieces)
+        pieces[piece.peerId] = piece.sha256;
+    const std::vector<RoundMember> owners = ownersByRange(*round);
+    const bool everyOwner = std::all_of(owners.begin(), owners.end(), [&](const RoundMember &o) { return pieces.count(o.keyId); });
+    if (pieces.size() != request.pieces.size() || pieces.size() != owners.size() || !everyOwner)
+        return makeError("a commitment names each owner of the round's ranges once, and no one else");
+    // The very pieces of an earlier round again: a replayed update, not this round's work.
+    Result<std::vector<CommitmentRecord>> before = m_store.lastCommitments(peer.keyId, round->number);
+    if (!before)
+        return before.error();
+    const bool replayed = !before->empty() && std::all_of(pieces.begin(), pieces.end(), [&](const auto &piece) {
+        return std::any_of(before->begin(), before->end(), [&](const CommitmentRecord &c) { return c.sha256 == piece.second; });
+    });
+    if (replayed) {
+        const QString detail = QStringLiteral("round %1: the update of round %2 again").arg(round->number).arg(before->front().round);
+        if (Result<bool> offended = m_reputation.offend(peer.keyId, QStringLiteral("replayed update"), detail); !offended)
+            return offended.error();
+        return makeError(detail.toStdString());
+    }
+    std::vector<CommitmentRecord> records;
+    for (const auto &[owner, sha256] : pieces)
+        records.push_back({round->number, round->attempt, peer.keyId, owner, sha256});
+    status = 409;
+    if (Result<void> added = m_store.addCommitments(records); !added)
+        return makeError("already committed for round " + std::to_string(round->number));
+    return {};
+}
+
+Result<CommitmentsAnswer> Verification::commitmentsTo(const PeerRecord &owner, qint64 roundNumber, int &status)
+{
+    status = 500;
+    Result<RoundRecord> round = m_rounds.current();
+    if (!round)
+        return round.error();
+    status = 409;
+    if (round->state != RoundState::Running || round->number != roundNumber)
+        return makeError("round " + std::to_string(roundNumber) + " is not running");
+    status = 500;
+    Result<std::vector<CommitmentRecord>> all = m_store.commitments(round->number, round->attempt);
+    Result<std::vector<PeerRecord>> peers = m_store.peers();
+    if (!all || !peers)
+        return makeError("cannot read the commitments");
+    CommitmentsAnswer answer;
+    answer.round = round->number;
+    std::set<QString> committed;
+    for (const CommitmentRecord &c : *all) {
+        committed.insert(c.keyId);
+        if (c.ownerKeyId == owner.keyId)
+            answer.pieces.push_back({c.keyId, c.sha256});
+    }
+    std::set<QString> online;
+    for (const PeerRecord &peer : *peers) {
+        if (m_rounds.isOnline(peer) && !peer.banned())
+            online.insert(peer.keyId);
+    }
+    answer.complete = std::all_of(round->members.begin(), round->members.end(), [&](const RoundMember &m) {
+        return committed.count(m.keyId) > 0 || online.count(m.keyId) == 0;
+    });
+    return answer;
+}
+
+Result<void> Verification::recordReports(const PeerRecord &reporter, qint64 roundNumber, const QStringList &refused,
+                                         const QStringList &leftOut)
+{
+    Result<RoundRecord> round = m_rounds.current();
+    if (!round)
+        return round.error();
+    // Only an owner of the running round sees pieces; anyone else's report means nothing.
+    const bool owner = std::any_of(round->members.begin(), round->members.end(), [&](const RoundMember &m) {
+        return m.keyId == reporter.keyId && m.end > m.begin;
+    });
+    if (round->state != RoundState::Running || round->number != roundNumber || !owner)
+        return {};
+    std::vector<UpdateReportRecord> reports;
+    const auto add = [&](const QStringList &senders, const QString &kind) {
+        for (const QString &sender : senders) {
+            if (sender != reporter.keyId && isMember(*round, sender))
+                reports.push_back({round->number, round->attempt, reporter.keyId, sender, kind});
+        }
+    };
+    add(refused, QStringLiteral("refused"));
+    add(leftOut, QStringLiteral("left_out"));
+    return reports.empty() ? Result<void>() : m_store.addUpdateReports(reports);
+}
+
+Result<void> Verification::roundClosed(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts)
+{
+    QStringList suspects;
+    if (Result<void> counted = countReports(round, verdicts, suspects); !counted)
+        return counted;
+    return drawChecks(round, verdicts, suspects);
+}
+
+Result<void> Verification::countReports(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
+                                        QStringList &suspects)
+{
+    Result<std::vector<UpdateReportRecord>> reports = m_store.updateReports(round.number, round.attempt);
+    if (!reports)
+        return reports.error();
+    std::set<QString> owners;
+    for (const RoundMember &owner : ownersByRange(round))
+        owners.insert(owner.keyId);
+    std::map<QString, std::pair<std::set<QString>, std::set<QString>>> bySender; // refused by, left out by
+    for (const UpdateReportRecord &report : *reports) {
+        auto &[refusedBy, leftOutBy] = bySender[report.senderKeyId];
+        (report.kind == QLatin1StringView("refused") ? refusedBy : leftOutBy).insert(report.reporterKeyId);
+    }
+    for (const auto &[sender, by] : bySender) {
+        // Two owners must agree (one, when only one other owner saw the piece): no single owner
+        // can get anyone banned.
+        const std::size_t needed = std::min<std::size_t>(2, owners.size() - owners.count(sender));
+        if (needed == 0)
+            continue;
+        if (by.first.size() >= needed) {
+            const QString detail = QStringLiteral("round %1: %2 range owners refused its pieces").arg(round.number).arg(by.first.size());
+            if (Result<bool> offended = m_reputation.offend(sender, QStringLiteral("refused update"), detail); !offended)
+                return offended.error();
+            const bool accepted = std::any_of(verdicts.begin(), verdicts.end(), [&](const ContributionRecord &c) {
+                return c.keyId == sender && c.accepted.value_or(false);
+            });
+            if (accepted) {
+                if (Result<void> revoked = m_store.revokeContribution(round.number, round.attempt, sender); !revoked)
+                    return revoked;
+            }
+        } else if (by.second.size() >= needed) {
+            suspects.append(sender);
+        }
+    }
+    return {};
+}
+
+Result<void> Verification::drawChecks(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
+                                      const QStringList &suspects)
+{
+    if (m_settings.spotCheckRate <= 0.0 && m_settings.spotCheckRateNew <= 0.0 && suspects.isEmpty())
+        return {};
+    Result<std::vector<PeerRecord>> peers = m_store.peers();
+    Result<std::vector<SpotCheckRecord>> open = m_store.openSpotChecks();
+    Result<std::vector<CommitmentRecord>> commitments = m_store.commitments(round.number, round.attempt);
+    if (!peers || !open || !commitments)
+        return makeError("cannot read the peers, checks and commitments");
+    std::map<QString, const PeerRecord *> byKey;
+    for (const PeerRecord &peer : *peers)
+        byKey[peer.keyId] = &peer;
+    std::set<QString> busy, committed;
+    for (const SpotCheckRecord &check : *open)
+        busy.insert(check.verifierKeyId);
+    for (const CommitmentRecord &c : *commitments)
+        committed.insert(c.keyId);
+    std::vector<const PeerRecord *> accepted;
+    for (const ContributionRecord &verdict : verdicts) {
+        const auto peer = byKey.find(verdict.keyId);
+        if (verdict.accepted.value_or(false) && peer != byKey.end())
+            accepted.push_back(peer->second);
+    }
+    std::uniform_real_distribution<double> draw(0.0, 1.0);
+    for (const PeerRecord *member : accepted) {
+        const double rate = established(*member) ? m_settings.spotCheckRate : m_settings.spotCheckRateNew;
+        if (!committed.count(member->keyId) || (!suspects.contains(member->keyId) && !(draw(m_random) < rate)))
+            continue;
+        // Checked by another accepted member that is free, established ones first.
+        std::vector<const PeerRecord *> candidates, establishedOnes;
+        for (const PeerRecord *other : accepted) {
+            if (other != member && !busy.count(other->keyId) && m_rounds.isOnline(*other) && !other->banned()) {
+                candidates.push_back(other);
+                if (established(*other))
+                    establishedOnes.push_back(other);
+            }
+        }
+        std::vector<const PeerRecord *> &pool = establishedOnes.empty() ? candidates : establishedOnes;
+        if (pool.empty()) {
+            qCInfo(lcCoordinator) << "round" << round.number << ": no free member can check" << member->keyId;
+            continue;
+        }
+        const PeerRecord *verifier = pool[std::uniform_int_distribution<std::size_t>(0, pool.size() - 1)(m_random)];
+        busy.insert(verifier->keyId);
+        SpotCheckRecord check;
+        check.round = round.number;
+        check.attempt = round.attempt;
+        check.memberKeyId = member->keyId;
+        check.verifierKeyId = verifier->keyId;
+        check.assignedMs = m_clock();
+        if (Result<void> saved = m_store.saveSpotCheck(check); !saved)
+            return saved;
+        qCInfo(lcCoordinator) << "round" << round.number << ":" << verifier->keyId << "will check the work of"
+                              << member->keyId;
+    }
+    return {};
+}
+
+Result<std::optional<qint64>> Verification::updateWanted(const QString &keyId)
+{
+    Result<std::vector<SpotCheckRecord>> open = m_store.openSpotChecks();
+    if (!open)
+        return open.error();
+    for (const SpotCheckRecord &check : *open) {
+        if (check.memberKeyId == keyId && check.state == SpotCheckState::AwaitingUpdate)
+            return std::optional<qint64>(check.round);
+    }
+    return std::optional<qint64>();
+}
+
+Result<std::optional<SpotCheckTask>> Verification::taskFor(const QString &keyId)
+{
+    Result<std::vector<SpotCheckRecord>> open = m_store.openSpotChecks();
+    if (!open)
+        return open.error();
+    const auto check = std::find_if(open->begin(), open->end(), [&](const SpotCheckRecord &c) { return c.verifierKeyId == keyId; });
+    if (check == open->end())
+        return std::optional<SpotCheckTask>();
+    Result<std::optional<RoundRecord>> round = m_store.round(check->round);
+    Result<std::optional<PeerRecord>> member = m_store.peer(check->memberKeyId);
+    if (!round || !member)
+        return makeError("cannot read the checked round");
+    if (!*round || (*round)->attempt != check->attempt || !*member) {
+        if (Result<void> ended = finish(*check, SpotCheckState::Expired, QStringLiteral("the round was run again"), {}); !ended)
+            return ended.error();
+        return std::optional<SpotCheckTask>();
+    }
+    SpotCheckTask task;
+    task.round = check->round;
+    task.peerId = check->memberKeyId;
+    task.shards = (*member)->assignedShards;
+    for (const RoundMember &owner : ownersByRange(**round))
+        task.ranges.emplace_back(owner.begin, owner.end);
+    task.updateReady = check->state == SpotCheckState::Checking;
+    return std::optional<SpotCheckTask>(std::move(task));
+}
+
+qint64 Verification::maxUpdateBytes() const
+{
+    // Each piece adds at most one block's scale and a header to the whole vector's encoding.
+    return qint64(encodedQuantizedSize(std::size_t(std::max<qint64>(m_rounds.settings().parameterCount, 1))))
+           + protocol::kMaxCommittedPieces * qint64(encodedQuantizedSize(kDefaultQuantizationBlockSize));
+}
+
+Result<Verification::UpdateExpectation> Verification::expectUpdate(const QString &keyId, qint64 roundNumber, int &status)
+{
+    status = 500;
+    Result<std::optional<SpotCheckRecord>> check = m_store.spotCheck(roundNumber, keyId);
+    Result<std::optional<RoundRecord>> round = m_store.round(roundNumber);
+    if (!check || !round)
+        return makeError("cannot read the spot check");
+    status = 409;
+    if (!*check || (*check)->state != SpotCheckState::AwaitingUpdate)
+        return makeError("the coordinator did not ask for this update");
+    if (!*round || (*round)->attempt != (*check)->attempt) {
+        (void)finish(**check, SpotCheckState::Expired, QStringLiteral("the round was run again"), {});
+        return makeError("round " + std::to_string(roundNumber) + " was run again");
+    }
+    Result<std::vector<CommitmentRecord>> commitments = m_store.commitments(roundNumber, (*check)->attempt);
+    if (!commitments)
+        return commitments.error();
+    UpdateExpectation expected{**check, {}};
+    for (const RoundMember &owner : ownersByRange(**round)) {
+        const auto committed = std::find_if(commitments->begin(), commitments->end(), [&](const CommitmentRecord &c) {
+            return c.keyId == keyId && c.ownerKeyId == owner.keyId;
+        });
+        expected.pieces.push_back({owner.keyId, qint64(encodedQuantizedSize(std::size_t(owner.end - owner.begin))),
+                                   committed == commitments->end() ? QString() : committed->sha256});
+    }
+    return expected;
+}
+
+QString Verification::mismatchOf(const std::filesystem::path &file, const UpdateExpectation &expected)
+{
+    // Piece by piece, in range order: each the size its range encodes to, with the hash committed.
+    QFile in(QString::fromStdString(file.string()));
+    if (!in.open(QIODevice::ReadOnly))
+        return QStringLiteral("the upload cannot be read");
+    qint64 total = 0;
+    for (const ExpectedPiece &piece : expected.pieces) {
+        total += piece.bytes;
+        QCryptographicHash hash(QCryptographicHash::Sha256);
+        qint64 left = piece.bytes;
+        while (left > 0) {
+            const QByteArray chunk = in.read(std::min<qint64>(left, 1 << 20));
+            if (chunk.isEmpty())
+                break;
+            hash.addData(chunk);
+            left -= chunk.size();
+        }
+        if (left != 0 || QString::fromLatin1(hash.result().toHex()) != piece.sha256)
+            return QStringLiteral("its piece for %1 differs from its commitment").arg(piece.ownerKeyId);
+    }
+    if (in.size() != total)
+        return QStringLiteral("the update has %1 bytes, the round's pieces %2").arg(in.size()).arg(total);
+    return {};
+}
+
+Result<void> Verification::keepUpdate(const UpdateExpectation &expected, const std::filesystem::path &file,
+                                      const QString &sha256, const QString &mismatch, int &status)
+{
+    // The check may have ended while the file was read.
+    status = 500;
+    Result<std::optional<SpotCheckRecord>> check = m_store.spotCheck(expected.check.round, expected.check.memberKeyId);
+    if (!check)
+        return check.error();
+    status = 409;
+    if (!*check || (*check)->state != SpotCheckState::AwaitingUpdate)
+        return makeError("the coordinator no longer waits for this update");
+    status = 400;
+    if (!mismatch.isEmpty()) {
+        if (Result<void> ended = finish(**check, SpotCheckState::Refuted, mismatch, QStringLiteral("equivocation")); !ended)
+            return ended;
+        return makeError(mismatch.toStdString());
+    }
+    status = 500;
+    SpotCheckRecord kept = **check;
+    kept.updateFile = QStringLiteral("round-%1-%2.bin").arg(kept.round).arg(kept.memberKeyId);
+    kept.updateSha256 = sha256;
+    std::error_code ec;
+    std::filesystem::create_directories(m_updatesDir, ec);
+    std::filesystem::rename(file, updatePath(kept), ec);
+    if (ec)
+        return makeError("cannot keep the update: " + ec.message());
+    kept.state = SpotCheckState::Checking;
+    return m_store.saveSpotCheck(kept);
+}
+
+Result<SpotCheckRecord> Verification::updateFor(const QString &verifierKeyId, qint64 round, const QString &memberKeyId,
+                                                int &status)
+{
+    status = 500;
+    Result<std::optional<SpotCheckRecord>> check = m_store.spotCheck(round, memberKeyId);
+    if (!check)
+        return check.error();
+    status = 404;
+    if (!*check || (*check)->verifierKeyId != verifierKeyId || (*check)->state != SpotCheckState::Checking)
+        return makeError("no update of that member and round waits for this peer's check");
+    return **check;
+}
+
+Result<void> Verification::report(const PeerRecord &verifier, const SpotCheckReport &report, int &status)
+{
+    status = 500;
+    Result<std::optional<SpotCheckRecord>> found = m_store.spotCheck(report.round, report.peerId);
+    if (!found)
+        return found.error();
+    status = 409;
+    if (!*found || (*found)->verifierKeyId != verifier.keyId || (*found)->state != SpotCheckState::Checking)
+        return makeError("no such check is waiting for this peer's report");
+    SpotCheckRecord check = **found;
+    status = 500;
+    if (!report.failed.isEmpty())
+        return finish(check, SpotCheckState::Expired, QStringLiteral("the verifier could not check: %1").arg(report.failed), {});
+    check.cosine = report.cosine;
+    check.relativeNorm = report.relativeNorm;
+    const bool agrees = report.cosine >= m_settings.minCosine && report.relativeNorm >= m_settings.minRelativeNorm
+                        && report.relativeNorm <= m_settings.maxRelativeNorm;
+    const QString figures = QStringLiteral("round %1: cosine %2, relative norm %3")
+                                .arg(check.round).arg(report.cosine, 0, 'f', 4).arg(report.relativeNorm, 0, 'f', 4);
+    if (!agrees)
+        return finish(check, SpotCheckState::Refuted, figures, QStringLiteral("refuted"));
+    if (Result<void> counted = m_store.countVerifiedRound(check.memberKeyId); !counted)
+        return counted;
+    return finish(check, SpotCheckState::Agreed, figures, {});
+}
+
+Result<void> Verification::expire()
+{
+    Result<std::vector<SpotCheckRecord>> open = m_store.openSpotChecks();
+    if (!open || open->empty())
+        return open ? Result<void>() : Result<void>(open.error());
+    Result<std::vector<PeerRecord>> peers = m_store.peers();
+    if (!peers)
+        return peers.error();
+    const auto online = [&](const QString &keyId) {
+        return std::any_of(peers->begin(), peers->end(), [&](const PeerRecord &p) {
+            return p.keyId == keyId && m_rounds.isOnline(p) && !p.banned();
+        });
+    };
+    const qint64 nowMs = m_clock();
+    for (const SpotCheckRecord &check : *open) {
+        const bool late = nowMs - check.assignedMs > m_settings.spotCheckTimeoutMs;
+        Result<void> ended;
+        if (!online(check.verifierKeyId))
+            ended = finish(check, SpotCheckState::Expired, QStringLiteral("the verifier left"), {});
+        else if (late && check.state == SpotCheckState::AwaitingUpdate)
+            // Work that cannot be checked earns nothing; only a member that stayed owes it.
+            ended = finish(check, SpotCheckState::Refuted, QStringLiteral("it sent no update"),
+                           online(check.memberKeyId) ? QStringLiteral("no update") : QString());
+        else if (late)
+            ended = finish(check, SpotCheckState::Expired, QStringLiteral("not reported in time"), {});
+        if (!ended)
+            return ended;
+    }
+    return {};
+}
+
+Result<void> Verification::finish(SpotCheckRecord check, SpotCheckState state, const QString &detail,
+                                  const QString &offence)
+{
+    if (!check.updateFile.isEmpty()) {
+        std::error_code ec;
+        std::filesystem::remove(updatePath(check), ec);
+    }
+    check.state = state;
+    check.detail = detail;
+    check.finishedMs = m_clock();
+    if (Result<void> saved = m_store.saveSpotCheck(check); !saved)
+        return saved;
+    qCInfo(lcCoordinator).noquote() << "spot check of" << check.memberKeyId << "by" << check.verifierKeyId << ":"
+                                    << spotCheckStateName(state) << "(" << detail << ")";
+    if (state != SpotCheckState::Refuted)
+        return {};
+    if (Result<void> revoked = m_store.revokeContribution(check.round, check.attempt, check.memberKeyId); !revoked)
+        return revoked;
+    if (offence.isEmpty())
+        return {};
+    Result<bool> offended = m_reputation.offend(check.memberKeyId, offence, detail);
+    return offended ? Result<void>() : Result<void>(offended.error());
+}
+
+} // namespace swarmtrain

@@ -1,0 +1,100 @@
+#pragma once
+
+#include "CoordinatorRounds.h"
+#include "CoordinatorStore.h"
+#include "Reputation.h"
+#include "Result.h"
+#include "TrustSettings.h"
+#include "VerificationMessages.h"
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <random>
+
+namespace swarmtrain {
+
+// Verifiable contributions (issue 16; README, "Verification"), the coordinator's side.
+//
+// Before the all-reduce, each member commits to the SHA-256 of every piece it will send, by
+// owner; owners fetch the commitments to their range and refuse a piece that differs. When a
+// round closes, the owners' reports count against the senders they refused (two owners must
+// agree, so no single owner can frame anyone), and a random share of the accepted members,
+// larger on probation and certain for a member the owners left out of their average, is spot-
+// checked: the member uploads the pieces it sent (checked against its commitment), another
+// member recomputes its inner steps from the round's start state, its shards and seed, and
+// reports how close the two updates are. The coordinator judges with its own tolerance: a
+// refuted member loses the round's credit, goes back on probation and is counted an offence.
+// Everything lives in the store, so a restarted coordinator carries on.
+class Verification {
+public:
+    using Clock = std::function<qint64()>;
+
+    Verification(CoordinatorStore &store, CoordinatorRounds &rounds, Reputation &reputation,
+                 const TrustSettings &settings, std::filesystem::path updatesDir, Clock clock);
+
+    // POST /v1/round/commit. `status` is the HTTP status of a refusal.
+    Result<void> commit(const PeerRecord &peer, const CommitRequest &request, int &status);
+    // GET /v1/round/commitments: those to `owner`'s range in the running round.
+    Result<CommitmentsAnswer> commitmentsTo(const PeerRecord &owner, qint64 round, int &status);
+    // What a member of the running round said about others' pieces (with its contribution).
+    Result<void> recordReports(const PeerRecord &reporter, qint64 round, const QStringList &refused,
+                               const QStringList &leftOut);
+    // CoordinatorRounds::setOnClosed: counts the owners' reports and draws the spot checks.
+    Result<void> roundClosed(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts);
+
+    // For heartbeat answers: the round whose update the coordinator asks `keyId` for, and the
+    // check it asks `keyId` to do.
+    Result<std::optional<qint64>> updateWanted(const QString &keyId);
+    Result<std::optional<SpotCheckTask>> taskFor(const QString &keyId);
+
+    // POST /v1/round/update: the largest body any round's update can have.
+    qint64 maxUpdateBytes() const;
+    // The member's upload of its update of `round`, in three steps: what the coordinator expects
+    // (on the server's thread), whether the file matches it (on any thread: it reads the whole
+    // file), and keeping it for the verifier or refuting the member (on the server's thread).
+    struct ExpectedPiece {
+        QString ownerKeyId;
+        qint64 bytes = 0;
+        QString sha256; // committed; empty when not
+    };
+    struct UpdateExpectation {
+        SpotCheckRecord check;
+        std::vector<ExpectedPiece> pieces; // in range order
+    };
+    Result<UpdateExpectation> expectUpdate(const QString &keyId, qint64 round, int &status);
+    static QString mismatchOf(const std::filesystem::path &file, const UpdateExpectation &expected);
+    Result<void> keepUpdate(const UpdateExpectation &expected, const std::filesystem::path &file, const QString &sha256,
+                            const QString &mismatch, int &status);
+    // GET /v1/round/update: the member's update file, for its verifier only.
+    Result<SpotCheckRecord> updateFor(const QString &verifierKeyId, qint64 round, const QString &memberKeyId,
+                                      int &status);
+    std::filesystem::path updatePath(const SpotCheckRecord &check) const { return m_updatesDir / check.updateFile.toStdString(); }
+    // POST /v1/round/check.
+    Result<void> report(const PeerRecord &verifier, const SpotCheckReport &report, int &status);
+    // The ticker: checks past their time.
+    Result<void> expire();
+
+    // The random draws (tests make them certain with rates of 0 or 1).
+    void setSeed(std::uint64_t seed) { m_random.seed(seed); }
+
+private:
+    Result<void> countReports(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
+                              QStringList &suspects);
+    Result<void> drawChecks(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
+                            const QStringList &suspects);
+    // Ends an open check with `state`; a refutation takes the credit back and counts an offence
+    // (`offence`: the offence's kind, empty for none).
+    Result<void> finish(SpotCheckRecord check, SpotCheckState state, const QString &detail, const QString &offence);
+    bool established(const PeerRecord &peer) const { return m_reputation.established(peer); }
+
+    CoordinatorStore &m_store;
+    CoordinatorRounds &m_rounds;
+    Reputation &m_reputation;
+    const TrustSettings &m_settings;
+    std::filesystem::path m_updatesDir;
+    Clock m_clock;
+    std::mt19937_64 m_random;
+};
+
+} // namespace swarmtrain

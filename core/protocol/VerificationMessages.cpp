@@ -1,0 +1,129 @@
+#include "VerificationMessages.h"
+
+#include "JsonReader.h"
+
+#include <QJsonArray>
+
+namespace swarmtrain {
+
+namespace {
+
+using namespace protocol;
+using L = QLatin1StringView;
+
+constexpr qint64 kMaxCount = JsonReader::kMaxExactInteger;
+constexpr qsizetype kMaxKeyIdChars = 64;
+
+QJsonArray hashesToJson(const std::vector<PieceHash> &pieces)
+{
+    QJsonArray list;
+    for (const PieceHash &piece : pieces)
+        list.append(QJsonObject{{L("peer_id"), piece.peerId}, {L("sha256"), piece.sha256}});
+    return list;
+}
+
+std::vector<PieceHash> readHashes(JsonReader &r)
+{
+    std::vector<PieceHash> pieces;
+    const QJsonArray list = r.array(L("pieces"), kMaxCommittedPieces);
+    for (qsizetype i = 0; i < list.size() && r.ok(); ++i) {
+        JsonReader piece = r.element(list, L("pieces"), i);
+        pieces.push_back({piece.string(L("peer_id"), kMaxKeyIdChars), piece.sha256Hex(L("sha256"))});
+    }
+    return pieces;
+}
+
+} // namespace
+
+QJsonObject CommitRequest::toJson() const
+{
+    return QJsonObject{{L("round"), double(round)}, {L("pieces"), hashesToJson(pieces)}};
+}
+
+Result<CommitRequest> CommitRequest::fromJson(const QJsonObject &json)
+{
+    JsonReader r(json, QStringLiteral("commit"));
+    CommitRequest m;
+    m.round = r.integer(L("round"), 0, kMaxCount);
+    m.pieces = readHashes(r);
+    return r.finish(std::move(m));
+}
+
+QJsonObject CommitmentsAnswer::toJson() const
+{
+    return QJsonObject{{L("round"), double(round)}, {L("complete"), complete}, {L("pieces"), hashesToJson(pieces)}};
+}
+
+Result<CommitmentsAnswer> CommitmentsAnswer::fromJson(const QJsonObject &json)
+{
+    JsonReader r(json, QStringLiteral("commitments"));
+    CommitmentsAnswer m;
+    m.round = r.integer(L("round"), 0, kMaxCount);
+    m.complete = r.boolean(L("complete"));
+    m.pieces = readHashes(r);
+    return r.finish(std::move(m));
+}
+
+QJsonObject SpotCheckTask::toJson() const
+{
+    QJsonArray list;
+    for (const auto &[begin, end] : ranges)
+        list.append(QJsonArray{double(begin), double(end)});
+    return QJsonObject{{L("round"), double(round)},
+                       {L("peer_id"), peerId},
+                       {L("shards"), QJsonArray::fromStringList(shards)},
+                       {L("ranges"), list},
+                       {L("update_ready"), updateReady}};
+}
+
+Result<SpotCheckTask> SpotCheckTask::fromJson(const QJsonObject &json)
+{
+    JsonReader r(json, QStringLiteral("spot check"));
+    SpotCheckTask m;
+    m.round = r.integer(L("round"), 0, kMaxCount);
+    m.peerId = r.string(L("peer_id"), kMaxKeyIdChars);
+    const QJsonArray shards = r.array(L("shards"), kMaxReportedPeers);
+    for (qsizetype i = 0; i < shards.size() && r.ok(); ++i)
+        m.shards.append(r.stringAt(shards, L("shards"), i, 64));
+    const QJsonArray ranges = r.array(L("ranges"), kMaxCommittedPieces);
+    qint64 covered = 0;
+    for (qsizetype i = 0; i < ranges.size() && r.ok(); ++i) {
+        const QJsonArray range = ranges.at(i).toArray();
+        const qint64 begin = r.integerAt(range, L("ranges"), 0, 0, kMaxCount);
+        const qint64 end = r.integerAt(range, L("ranges"), 1, 0, kMaxCount);
+        if (range.size() != 2 || begin != covered || end <= begin)
+            r.fail(L("ranges"), QStringLiteral("must be contiguous [begin, end) pairs from 0"));
+        covered = end;
+        m.ranges.emplace_back(begin, end);
+    }
+    m.updateReady = r.boolean(L("update_ready"));
+    return r.finish(std::move(m));
+}
+
+QJsonObject SpotCheckReport::toJson() const
+{
+    QJsonObject json{{L("round"), double(round)}, {L("peer_id"), peerId}};
+    if (failed.isEmpty()) {
+        json.insert(L("cosine"), cosine);
+        json.insert(L("relative_norm"), relativeNorm);
+    } else {
+        json.insert(L("failed"), failed);
+    }
+    return json;
+}
+
+Result<SpotCheckReport> SpotCheckReport::fromJson(const QJsonObject &json)
+{
+    JsonReader r(json, QStringLiteral("spot check report"));
+    SpotCheckReport m;
+    m.round = r.integer(L("round"), 0, kMaxCount);
+    m.peerId = r.string(L("peer_id"), kMaxKeyIdChars);
+    m.failed = r.text(L("failed"), kMaxFailureChars);
+    if (m.failed.isEmpty()) {
+        m.cosine = r.number(L("cosine"), -1.0, 1.0);
+        m.relativeNorm = r.number(L("relative_norm"), 0.0, 1e12);
+    }
+    return r.finish(std::move(m));
+}
+
+} // namespace swarmtrain

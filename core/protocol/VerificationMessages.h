@@ -1,0 +1,78 @@
+#pragma once
+
+#include "Result.h"
+
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+#include <vector>
+
+// The messages of verifiable contributions (issue 16; DESIGN.md, "Security model"): a member
+// commits to the pieces of its pseudo-gradient before the all-reduce, owners check what they
+// receive against the commitments, and the coordinator has a random fraction of (member, round)
+// pairs recomputed by another peer. Same rules as ControlMessages.h: every field bounded.
+namespace swarmtrain {
+
+namespace protocol {
+constexpr qsizetype kMaxCommittedPieces = 4096; // owners in one round
+constexpr qsizetype kMaxReportedPeers = 4096;
+constexpr qsizetype kMaxFailureChars = 300;
+} // namespace protocol
+
+// The SHA-256 (hex) of one encoded piece and the peer at its other end: the owner it goes to in
+// a commitment, the member that sent it in CommitmentsAnswer.
+struct PieceHash {
+    QString peerId;
+    QString sha256;
+};
+
+// POST /v1/round/commit: before sending anything, a member of the running round names the
+// hash of each piece it will send, by owner.
+struct CommitRequest {
+    qint64 round = 0;
+    std::vector<PieceHash> pieces;
+
+    QJsonObject toJson() const;
+    static Result<CommitRequest> fromJson(const QJsonObject &json);
+};
+
+// GET /v1/round/commitments?round=R: the commitments to the asking owner's range, by sender.
+// Complete once every member still online has committed.
+struct CommitmentsAnswer {
+    qint64 round = 0;
+    bool complete = false;
+    std::vector<PieceHash> pieces;
+
+    QJsonObject toJson() const;
+    static Result<CommitmentsAnswer> fromJson(const QJsonObject &json);
+};
+
+// A spot check the coordinator gives a peer (in its heartbeat answer): re-run `peerId`'s inner
+// steps of round `round` from state `round` with that member's shards and seed, and compare with
+// the update it sent (GET /v1/round/update, once `updateReady`), whose pieces cover `ranges`.
+struct SpotCheckTask {
+    qint64 round = 0;
+    QString peerId;
+    QStringList shards;
+    std::vector<std::pair<qint64, qint64>> ranges; // [begin, end) of each piece, in order
+    bool updateReady = false;
+
+    QJsonObject toJson() const;
+    static Result<SpotCheckTask> fromJson(const QJsonObject &json);
+};
+
+// POST /v1/round/check: what the verifier measured, or why it could not. The coordinator judges.
+struct SpotCheckReport {
+    qint64 round = 0;
+    QString peerId;
+    double cosine = 0.0;       // of the sent update with the recomputed one
+    double relativeNorm = 0.0; // |sent| / |recomputed|
+    QString failed;            // not empty: the check could not be done, and why
+
+    QJsonObject toJson() const;
+    static Result<SpotCheckReport> fromJson(const QJsonObject &json);
+};
+
+} // namespace swarmtrain
