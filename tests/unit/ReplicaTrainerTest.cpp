@@ -43,14 +43,19 @@ protected:
         return replica(options(seed), textSeed, stateFile);
     }
 
-    // Rounds of `a` until it reaches `round`, each closed by an outer step with its own
-    // pseudo-gradient, so that its optimizer has moments and the global state has momentum.
-    static void trainUntilRound(ReplicaTrainer &a, std::int64_t round)
+    // Trains `a` through the rounds before `round`, each closed by an outer step with its own
+    // pseudo-gradient (so that its optimizer has moments and the global state momentum), saves
+    // the global state of `round` and trains that round. Returns the saved state's file.
+    std::filesystem::path trainRound(ReplicaTrainer &a, std::int64_t round)
     {
-        while (a.round() < round) {
-            ASSERT_TRUE(a.trainInner().ok());
-            ASSERT_TRUE(a.applyOuterStep(a.pseudoGradient()).ok());
+        for (std::int64_t r = a.round(); r < round; ++r) {
+            EXPECT_TRUE(a.trainInner().ok());
+            EXPECT_TRUE(a.applyOuterStep(a.pseudoGradient()).ok());
         }
+        const std::filesystem::path saved = dir.path() / ("round-" + std::to_string(round) + ".safetensors");
+        EXPECT_TRUE(a.saveGlobalState(saved).ok());
+        EXPECT_TRUE(a.trainInner().ok());
+        return saved;
     }
 
     static std::vector<float> average(const std::vector<float> &a, const std::vector<float> &b)
@@ -215,10 +220,7 @@ TEST_F(ReplicaTrainerTest, TooLittleTrainingTextIsAnError)
 TEST_F(ReplicaTrainerTest, AFreshTrainerOnTheRoundsStateReplaysAMembersRound)
 {
     auto member = replica(7, 1);
-    trainUntilRound(*member, 2);
-    const std::filesystem::path round2 = dir.path() / "round-2.safetensors";
-    ASSERT_TRUE(member->saveGlobalState(round2).ok());
-    ASSERT_TRUE(member->trainInner().ok());
+    const std::filesystem::path round2 = trainRound(*member, 2);
     const std::vector<float> sent = member->pseudoGradient();
 
     auto checker = replica(options(7), 1, round2);
@@ -241,10 +243,7 @@ TEST_F(ReplicaTrainerTest, InnerStateKeptAcrossRoundsCannotBeReplayed)
     ReplicaOptions keep = options(7);
     keep.keepInnerStateAcrossRounds = true;
     auto member = replica(keep, 1, stateFile);
-    trainUntilRound(*member, 2);
-    const std::filesystem::path round2 = dir.path() / "round-2.safetensors";
-    ASSERT_TRUE(member->saveGlobalState(round2).ok());
-    ASSERT_TRUE(member->trainInner().ok());
+    const std::filesystem::path round2 = trainRound(*member, 2);
 
     auto checker = replica(keep, 1, round2);
     ASSERT_TRUE(checker->trainInner().ok());
@@ -256,10 +255,7 @@ TEST_F(ReplicaTrainerTest, InnerStateKeptAcrossRoundsCannotBeReplayed)
 TEST_F(ReplicaTrainerTest, AnInterruptedRoundEndsAsAnUninterruptedOne)
 {
     auto whole = replica(7, 1);
-    trainUntilRound(*whole, 1);
-    const std::filesystem::path round1 = dir.path() / "round-1.safetensors";
-    ASSERT_TRUE(whole->saveGlobalState(round1).ok());
-    ASSERT_TRUE(whole->trainInner().ok());
+    const std::filesystem::path round1 = trainRound(*whole, 1);
 
     auto stopped = replica(options(7), 1, round1);
     int asked = 0;
