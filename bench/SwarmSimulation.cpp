@@ -4,15 +4,17 @@
 //                               [--outer-lr X] [--outer-momentum X] [--seed N] [--compression on|off]
 //                               [--peer-data contiguous|interleaved|all [--chunk-tokens N]]
 //                               [--only swarm|single_large_batch|single_more_steps]
-//                               [--aggregation centered-clip|mean]
+//                               [--aggregation centered-clip|mean] [--inner-state reset|keep]
 // Each peer is a ReplicaTrainer on its own part of the training text (contiguous by default).
 // Every round each peer trains H inner steps, its pseudo-gradient is 8-bit quantized with error
 // feedback (what it would send), the token-weighted average of the decoded pieces is quantized
 // again (what each shard's owner sends back) and every peer applies the same outer Nesterov step;
 // each owner's range is aggregated on its own, with CenteredClip (as ButterflyAllReduce does) or
 // the plain mean, equally weighted, and the time it takes is printed;
-// the peers' parameter hashes are compared after every round. The bytes a peer would send in a butterfly
-// all-reduce of those encodings are set against a float32 all-reduce after every inner step.
+// the peers' parameter hashes are compared after every round. The bytes a peer would send in a
+// butterfly all-reduce of those encodings are set against a float32 all-reduce after every inner
+// step. Each round's inner optimizer starts afresh, as spot checks need (ReplicaTrainer.h);
+// --inner-state keep carries its moments over from round to round, to measure what that costs.
 #include "CenteredClip.h"
 #include "CliFlags.h"
 #include "OuterOptimizer.h"
@@ -66,6 +68,7 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
     int threads = 0;
     std::string compression = "on";
     std::string aggregation = "centered-clip";
+    std::string innerState = "reset";
 
     CLI::App app("Full-model swarm training (DiLoCo) simulated in one process, against one machine training the "
                  "same model on the same tokens. Prints JSON lines.",
@@ -104,6 +107,8 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
 
     app.add_option("--aggregation", aggregation, "how each range owner combines the pieces")
         ->check(flags::oneOf({"centered-clip", "mean"}));
+    app.add_option("--inner-state", innerState, "whether each round's inner optimizer starts afresh or runs on")
+        ->check(flags::oneOf({"reset", "keep"}));
 
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (flags::helpAsked(args)) {
@@ -114,6 +119,7 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
         return parsed.error();
     s.compress = compression == "on";
     s.aggregation = aggregation == "mean" ? Aggregation::Mean : Aggregation::CenteredClip;
+    s.replica.keepInnerStateAcrossRounds = innerState == "keep";
     s.data = data;
     configureThreads(threads);
     return std::optional<Setup>(std::move(s));
@@ -348,6 +354,7 @@ int runMain(int argc, char **argv)
         summary["compression"] = s.compress;
         summary["aggregation"] = s.aggregation == Aggregation::Mean ? "mean" : "centered-clip";
         summary["peer_data"] = s.peerData;
+        summary["inner_state"] = s.replica.keepInnerStateAcrossRounds ? "keep" : "reset";
         summary["bytes_sent_per_peer"] = swarmBytes;
         summary["fp32_allreduce_every_step_bytes_per_peer"] = fp32Bytes;
         summary["communication_reduction"] = fp32Bytes / double(swarmBytes);

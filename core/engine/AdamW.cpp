@@ -116,4 +116,12 @@ void AdamW::restore(std::int64_t stepCount, const torch::Tensor &expAvg, const t
     m_expAvgSq.copy_(expAvgSq.view_as(m_expAvgSq));
 }
 
+void AdamW::reset()
+{
+    torch::NoGradGuard noGrad;
+    m_step = 0;
+    m_expAvg.zero_();
+    m_expAvgSq.zero_();
+}
+
 } // namespace swarmtrain

@@ -59,6 +59,8 @@ public:
     torch::Tensor &expAvg() { return m_expAvg; }
     torch::Tensor &expAvgSq() { return m_expAvgSq; }
     void restore(std::int64_t stepCount, const torch::Tensor &expAvg, const torch::Tensor &expAvgSq);
+    // Zero moments and step count, as a new optimizer over the same parameters.
+    void reset();
 
 private:
     // Where [offset, offset + numel) crosses from decayed into undecayed elements, relative to offset.

@@ -9,7 +9,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <random>
 
 namespace swarmtrain {
 
@@ -36,6 +35,28 @@ Result<FlatState> readFlatState(const std::filesystem::path &file)
     return FlatState{std::move(state->checkpoint), std::move(state->outer), flat.values().clone()};
 }
 
+// splitmix64's finalizer (Steele, Lea and Flood 2014): each input bit flips about half the output bits.
+std::uint64_t mix64(std::uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+// Where row `row` of inner step `step` of round `round` starts, in [0, positions): these numbers
+// alone decide it, so a replay draws the same windows. Plain arithmetic rather than a std
+// distribution, whose results differ between standard libraries (a Windows peer may check a
+// Linux one); the modulo's bias, at most positions / 2^64, is nil.
+std::int64_t windowStart(std::uint64_t seed, std::int64_t round, std::int64_t step, int row, std::int64_t positions)
+{
+    std::uint64_t h = mix64(seed);
+    h = mix64(h ^ std::uint64_t(round));
+    h = mix64(h ^ std::uint64_t(step));
+    h = mix64(h ^ std::uint64_t(row));
+    return std::int64_t(h % std::uint64_t(positions));
+}
+
 } // namespace
 
 struct ReplicaTrainer::State {
@@ -48,12 +69,18 @@ struct ReplicaTrainer::State {
     std::int64_t round = 0;
     std::int64_t innerDone = 0;
     std::vector<std::int32_t> tokens;
-    std::mt19937_64 rng;
 
-    void setLocalToGlobal()
+    // The local copy becomes the global one and the round's inner run starts from nothing
+    // but public inputs (the class comment).
+    void startRound()
     {
-        torch::NoGradGuard noGrad;
-        step->parameters().values().copy_(global);
+        {
+            torch::NoGradGuard noGrad;
+            step->parameters().values().copy_(global);
+        }
+        innerDone = 0;
+        if (!options.keepInnerStateAcrossRounds)
+            step->resetOptimizerState();
     }
 };
 
@@ -74,7 +101,7 @@ Result<std::unique_ptr<ReplicaTrainer>> ReplicaTrainer::create(const std::filesy
 
     auto state = std::make_unique<State>(State{options, loaded->checkpoint.config, loaded->checkpoint.tokenizer,
                                                nullptr, loaded->values, loaded->outer.momentum, loaded->outer.round,
-                                               0, {}, std::mt19937_64(options.seed)});
+                                               0, {}});
     StepOptions stepOptions;
     stepOptions.device = choice->device;
     stepOptions.dtype = choice->dtype;
@@ -89,7 +116,7 @@ Result<std::unique_ptr<ReplicaTrainer>> ReplicaTrainer::create(const std::filesy
     state->step = std::move(step).value();
     if (state->step->parameters().numel() != state->global.numel())
         return makeError("the state file's parameters do not fit its model config");
-    state->setLocalToGlobal();
+    state->startRound();
     state->step->model().train();
     return std::unique_ptr<ReplicaTrainer>(new ReplicaTrainer(std::move(state)));
 }
@@ -121,7 +148,7 @@ Result<InnerReport> ReplicaTrainer::trainInner(const std::function<bool()> &shou
         return makeError("no training tokens were set");
     const int batch = s.options.batchSize;
     const std::int64_t block = s.config.blockSize;
-    std::uniform_int_distribution<std::int64_t> start(0, std::int64_t(s.tokens.size()) - block - 1);
+    const std::int64_t positions = std::int64_t(s.tokens.size()) - block;
     InnerReport report;
     double lossSum = 0.0;
     const auto started = std::chrono::steady_clock::now();
@@ -150,7 +177,7 @@ Result<InnerReport> ReplicaTrainer::trainInner(const std::function<bool()> &shou
         torch::Tensor y = torch::empty({batch, block}, torch::kLong);
         std::int64_t *px = x.data_ptr<std::int64_t>(), *py = y.data_ptr<std::int64_t>();
         for (int row = 0; row < batch; ++row) {
-            const std::int64_t first = start(s.rng);
+            const std::int64_t first = windowStart(s.options.seed, s.round, s.innerDone, row, positions);
             for (std::int64_t t = 0; t < block; ++t) {
                 px[row * block + t] = s.tokens[std::size_t(first + t)];
                 py[row * block + t] = s.tokens[std::size_t(first + t + 1)];
@@ -196,9 +223,8 @@ Result<void> ReplicaTrainer::applyOuterStep(std::span<const float> averagedPseud
     const OuterOptimizer outer({s.options.outerLr, s.options.outerMomentum});
     if (Result<void> r = outer.step(spanOf(s.global), spanOf(s.momentum), averagedPseudoGradient); !r)
         return r;
-    s.setLocalToGlobal();
     ++s.round;
-    s.innerDone = 0;
+    s.startRound();
     return {};
 }
 
@@ -212,8 +238,7 @@ Result<void> ReplicaTrainer::loadGlobalState(const std::filesystem::path &stateF
     m_state->global = loaded->values;
     m_state->momentum = loaded->outer.momentum;
     m_state->round = loaded->outer.round;
-    m_state->innerDone = 0;
-    m_state->setLocalToGlobal();
+    m_state->startRound();
     return {};
 }
 

@@ -28,11 +28,15 @@ struct ReplicaOptions {
     double gradClip = 1.0;
     double outerLr = 1.2;            // the outer Nesterov step, as the coordinator's defaults
     double outerMomentum = 0.5;
-    std::uint64_t seed = 1;          // this peer's data order
+    std::uint64_t seed = 1;          // this peer's data order: step k of round r draws from (seed, r, k)
     std::string device = "cpu";
     ComputeDtype dtype = ComputeDtype::Auto;
     SwapMode swap = SwapMode::Auto;
     std::int64_t deviceMemoryBudget = 0;
+    // The inner optimizer's moments, step count and loss scale run on from round to round
+    // instead of starting afresh, which no other peer can reproduce. Only for
+    // bench/SwarmSimulation.cpp to measure what the reset costs in loss.
+    bool keepInnerStateAcrossRounds = false;
 };
 
 struct InnerReport {
@@ -49,6 +53,19 @@ struct InnerReport {
 // momentum, and a local copy that trains H inner steps (resident or swapped through the
 // device, TrainingStep); the round then averages every member's pseudo-gradient
 // (global - local) and each member applies the same outer Nesterov step to the global copy.
+//
+// A round's inner run is a pure function of public inputs, so that another peer can spot-check
+// a member's work (DESIGN.md, "Verifiable work"): the batches of inner step k of round r are
+// drawn from (options.seed, r, k) alone, and every round starts from fresh inner optimizer state
+// (zero AdamW moments and step count, the initial loss scale), set at create(), by
+// applyOuterStep() and by loadGlobalState(). So
+//     create(stateFileOfRoundR, optionsWithSeedOfM) + setTrainingTokens(tokensOfM)
+//     + trainInner() + pseudoGradient()
+// with the swarm's training settings in the other options gives the pseudo-gradient member M
+// computed in round r, however M's run was stopped and resumed, released and reloaded, or
+// restarted. On the CPU it is bit for bit the same for the same build and thread count; other
+// devices, dtypes and thread counts round differently (UpdateAgreement.h: how close it stays).
+// Not with dropout: its masks come from LibTorch's global generator.
 class ReplicaTrainer {
 public:
     // From a swarm state file (SwarmState.h): the round, the model, the outer momentum.
@@ -69,7 +86,7 @@ public:
     // checking `shouldStop` before each, on this thread (it may block or do I/O). `interrupt`
     // is checked between the stages of every step, from any of the engine's threads, so keep
     // it cheap: when it says true the step is abandoned at once and changes nothing. A stopped
-    // run continues on the next call.
+    // run continues on the next call, with the batches an unstopped run would have drawn.
     Result<InnerReport> trainInner(const std::function<bool()> &shouldStop = {},
                                    const std::function<bool()> &interrupt = {});
     // Inner steps done in this round.
@@ -78,10 +95,11 @@ public:
     // global - local, float32, in parameter order (FlatParameters).
     std::vector<float> pseudoGradient() const;
     // The outer step with the round's averaged pseudo-gradient; the local copy becomes the new
-    // global one and the round advances. Nothing changes when the average is rejected.
+    // global one, the round advances and the inner optimizer starts afresh. Nothing changes
+    // when the average is rejected.
     Result<void> applyOuterStep(std::span<const float> averagedPseudoGradient);
     // Replaces global and local parameters, momentum and round by a downloaded state (a late
-    // or mismatched member catching up). The inner optimizer's moments are kept.
+    // or mismatched member catching up); the inner optimizer starts afresh.
     Result<void> loadGlobalState(const std::filesystem::path &stateFile);
     // Writes the global state (what the coordinator serves) atomically.
     Result<void> saveGlobalState(const std::filesystem::path &stateFile) const;

@@ -74,6 +74,12 @@ void TrainingStep::setStageGate(StageGate gate)
     m_model->setStageGate(std::move(gate));
 }
 
+void TrainingStep::resetOptimizerState()
+{
+    m_optimizer->reset();
+    m_scaler = LossScaler(m_scaler.enabled());
+}
+
 torch::Tensor TrainingStep::logits(const torch::Tensor &tokens)
 {
     const torch::Tensor x = tokens.to(m_options.device);

@@ -39,6 +39,10 @@ public:
     // by the stage gate throws StepInterrupted and changes nothing.
     double run(const torch::Tensor &tokens, const torch::Tensor &targets, double lr);
     void setStageGate(StageGate gate);
+    // Forgets what earlier steps left in the optimizer: AdamW's moments and step count, and the
+    // float16 loss scale (back to its initial value; skippedSteps() counts from here). The
+    // next step runs as the first step of a new TrainingStep over the current weights would.
+    void resetOptimizerState();
     // Logits without gradients, on the device.
     torch::Tensor logits(const torch::Tensor &tokens);
 
