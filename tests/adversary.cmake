@@ -25,3 +25,6 @@ swarmtrain_adversary_test(swarmtrain_data_plane_tamper_tests adversary/DataPlane
 
 swarmtrain_adversary_test(swarmtrain_poisoned_update_tests adversary/PoisonedUpdateTest.cpp)
 swarmtrain_adversary_test(swarmtrain_far_future_frames_tests adversary/FarFutureFramesTest.cpp)
+
+# Freeloaders (zero, noise) and an equivocator against commitments and spot checks.
+swarmtrain_adversary_test(swarmtrain_spot_check_tests adversary/SpotCheckTest.cpp)

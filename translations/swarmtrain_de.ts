@@ -865,6 +865,10 @@
         <source>Averaging round %1 with the swarm</source>
         <translation>Mittle Runde %1 mit dem Schwarm</translation>
     </message>
+    <message>
+        <source>Checking the work of another peer in round %1</source>
+        <translation>Prüfe die Arbeit eines anderen Teilnehmers in Runde %1</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::ThrottleMonitor</name>

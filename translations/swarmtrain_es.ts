@@ -865,6 +865,10 @@
         <source>Averaging round %1 with the swarm</source>
         <translation>Promediando la ronda %1 con el enjambre</translation>
     </message>
+    <message>
+        <source>Checking the work of another peer in round %1</source>
+        <translation>Comprobando el trabajo de otro participante en la ronda %1</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::ThrottleMonitor</name>

@@ -865,6 +865,10 @@
         <source>Averaging round %1 with the swarm</source>
         <translation>Moyennage du tour %1 avec l&apos;essaim</translation>
     </message>
+    <message>
+        <source>Checking the work of another peer in round %1</source>
+        <translation>Vérification du travail d’un autre pair à la manche %1</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::ThrottleMonitor</name>

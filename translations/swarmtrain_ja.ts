@@ -864,6 +864,10 @@
         <source>Averaging round %1 with the swarm</source>
         <translation>ラウンド %1 をスウォームと平均化しています</translation>
     </message>
+    <message>
+        <source>Checking the work of another peer in round %1</source>
+        <translation>ラウンド %1 で他のピアの作業を検証しています</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::ThrottleMonitor</name>

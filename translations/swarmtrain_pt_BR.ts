@@ -865,6 +865,10 @@
         <source>Averaging round %1 with the swarm</source>
         <translation>Calculando a média da rodada %1 com o enxame</translation>
     </message>
+    <message>
+        <source>Checking the work of another peer in round %1</source>
+        <translation>Verificando o trabalho de outro par na rodada %1</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::ThrottleMonitor</name>

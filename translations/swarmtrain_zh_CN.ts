@@ -864,6 +864,10 @@
         <source>Averaging round %1 with the swarm</source>
         <translation>正在与集群对第 %1 轮求平均</translation>
     </message>
+    <message>
+        <source>Checking the work of another peer in round %1</source>
+        <translation>正在核验另一个节点在第 %1 轮的工作</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::ThrottleMonitor</name>

@@ -163,6 +163,12 @@ void defineTrustFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text
         ->transform(flags::wholeNumberIn(0, 1'000'000));
     app.add_option("--ban-after", trust.banAfterOffences, "offences (dishonest claims or requests) that ban a key")
         ->transform(flags::wholeNumberIn(1, 1'000'000));
+    app.add_option("--spot-check-rate", trust.spotCheckRate,
+                   "share of established members' rounds another peer recomputes (0: none)")
+        ->transform(flags::numberIn(0.0, 1.0));
+    app.add_option("--spot-check-rate-new", trust.spotCheckRateNew,
+                   "share of probationary members' rounds another peer recomputes (0: none)")
+        ->transform(flags::numberIn(0.0, 1.0));
 }
 
 void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text)

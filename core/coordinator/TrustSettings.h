@@ -18,7 +18,8 @@ struct TrustSettings {
     // IPv6); 0: no limit. Generous enough for a household or a LAN party behind one NAT.
     int maxPeersPerAddress = 8;
     int maxPeersPerSubnet = 32;
-    // Rounds a new identity agrees with the swarm before it votes and owns ranges (open swarms).
+    // Rounds a new identity agrees with the swarm before it votes and owns ranges (open swarms);
+    // with spot checks on, one of them must also have been recomputed and found honest.
     int probationRounds = 3;
     // Offences (dishonest claims and requests) after which a key is banned.
     int banAfterOffences = 3;

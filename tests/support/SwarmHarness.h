@@ -13,14 +13,16 @@ namespace swarmtrain::test {
 // The small swarm integration tests and benchmarks host: a one-block model on `data`, rounds of
 // a few seconds, heartbeats every second. Flags given after these win (the last of a flag counts).
 // Plain HTTP on loopback, which clients accept without asking: these tests are about training,
-// and CoordinatorProcessTest covers the default HTTPS with its pin.
+// and CoordinatorProcessTest covers the default HTTPS with its pin. No spot checks (a checking
+// peer sits a round out): the adversary tests that are about them turn them on.
 inline std::vector<std::string> smallSwarmFlags(const std::filesystem::path &stateDir, const std::filesystem::path &data,
                                                 int port = 0)
 {
     return {"--listen", "127.0.0.1:" + std::to_string(port), "--state-dir", stateDir.string(), "--data", data.string(),
             "--n-layer", "1", "--n-head", "2", "--n-embd", "32", "--block-size", "32", "--batch-size", "8",
             "--inner-steps", "20", "--lr", "3e-3", "--warmup-iters", "20", "--eval-iters", "8", "--shard-bytes",
-            "16384", "--heartbeat-interval", "1", "--gather-timeout", "5", "--round-deadline", "20", "--plain-http"};
+            "16384", "--heartbeat-interval", "1", "--gather-timeout", "5", "--round-deadline", "20", "--plain-http",
+            "--spot-check-rate", "0", "--spot-check-rate-new", "0"};
 }
 
 // Starts swarmtrain-coordinator (its output in `logDir`/coordinator.{out,err}) and waits until it

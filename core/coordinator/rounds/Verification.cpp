@@ -432,11 +432,17 @@ Result<void> Verification::expire()
             return p.keyId == keyId && m_rounds.isOnline(p) && !p.banned();
         });
     };
+    const auto banned = [&](const QString &keyId) {
+        return std::any_of(peers->begin(), peers->end(), [&](const PeerRecord &p) { return p.keyId == keyId && p.banned(); });
+    };
     const qint64 nowMs = m_clock();
     for (const SpotCheckRecord &check : *open) {
         const bool late = nowMs - check.assignedMs > m_settings.spotCheckTimeoutMs;
         Result<void> ended;
-        if (!online(check.verifierKeyId))
+        if (banned(check.memberKeyId))
+            // A banned member sends nothing more: what it was credited with unchecked goes.
+            ended = finish(check, SpotCheckState::Refuted, QStringLiteral("it was banned"), {});
+        else if (!online(check.verifierKeyId))
             ended = finish(check, SpotCheckState::Expired, QStringLiteral("the verifier left"), {});
         else if (late && check.state == SpotCheckState::AwaitingUpdate)
             // Work that cannot be checked earns nothing; only a member that stayed owes it.

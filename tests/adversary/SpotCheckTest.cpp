@@ -1,0 +1,175 @@
+// Freeloaders and equivocators against spot checks (issue 16): three honest `swarmtrain
+// --headless` clients and three swarmtrain-hostile ones in one real swarm on loopback, each
+// hostile one doing one thing: a zero update, random noise of the honest update's size instead
+// of its work, or pieces other than the ones it committed to. Every new identity's work is
+// recomputed by another member (--spot-check-rate-new 1), so each is refuted (or refused by the
+// owners) every round it takes part in, loses the credit, and is banned after three offences.
+// The honest swarm's validation loss is compared with the same run without them. Prints:
+//   ATTACK freeloader-zero detected=yes banned_after=3 loss_delta=+0.40%
+#include "ChildProcess.h"
+#include "CoordinatorClient.h"
+#include "Identity.h"
+#include "SwarmHarness.h"
+#include "TempDir.h"
+#include "TestApplication.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <csignal>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <sstream>
+
+using namespace swarmtrain;
+using namespace std::chrono_literals;
+using swarmtrain::test::ChildProcess;
+using swarmtrain::test::waitUntil;
+
+namespace {
+
+constexpr int kHonest = 3;
+constexpr qint64 kRounds = 10; // the loss compared is the state after this many rounds
+const std::vector<std::string> kAttacks = {"zero", "noise", "equivocate"};
+
+struct Attacker {
+    std::string misbehave;
+    QString keyId;
+    std::optional<qint64> bannedAtRound; // the round running when it was banned
+    double credit = 0.0;
+};
+
+struct SwarmRun {
+    double loss = 0.0;
+    std::vector<Attacker> attackers;
+    std::string logs;
+};
+
+class SpotCheckTest : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        test::application();
+        dir.write("data.txt", test::generatedText(120'000));
+        for (std::size_t i = 0; i < kHonest + kAttacks.size(); ++i)
+            identities.push_back(Identity::loadOrCreate(keyFile(int(i))).value());
+    }
+
+    SwarmRun run(const std::string &name, bool attacked)
+    {
+        const std::filesystem::path root = dir.path() / name;
+        std::filesystem::create_directories(root);
+        ChildProcess coordinator;
+        std::vector<std::string> args = test::smallSwarmFlags(root / "coordinator", dir.path() / "data.txt");
+        args.insert(args.end(), {"--min-peers", std::to_string(kHonest), "--probation-rounds", "1", "--spot-check-rate",
+                                 "0", "--spot-check-rate-new", "1", "--ban-after", "3"});
+        const int port = test::startCoordinatorProcess(coordinator, SWARMTRAIN_COORDINATOR, args, root);
+        EXPECT_NE(port, 0) << coordinator.errors();
+        const std::string url = "http://127.0.0.1:" + std::to_string(port);
+
+        SwarmRun result;
+        std::vector<std::unique_ptr<ChildProcess>> clients;
+        const std::size_t members = kHonest + (attacked ? kAttacks.size() : 0);
+        for (std::size_t i = 0; i < members; ++i) {
+            const bool hostile = i >= kHonest;
+            const std::filesystem::path state = root / ("client" + std::to_string(i));
+            std::filesystem::create_directories(state);
+            std::filesystem::copy_file(keyFile(int(i)), state / "identity.pem");
+            // The attackers only dial out, so the honest owners' ranges are those of the clean run.
+            std::vector<std::string> clientArgs = {"--headless", "--swarm", url, "--state-dir", state.string(),
+                                                   "--listen", hostile ? "none" : "127.0.0.1:0", "--threads", "1"};
+            if (hostile) {
+                clientArgs.insert(clientArgs.begin(), {"--misbehave", kAttacks[i - kHonest]});
+                result.attackers.push_back({kAttacks[i - kHonest], identities[i].keyId(), {}, 0.0});
+            }
+            clients.push_back(std::make_unique<ChildProcess>());
+            EXPECT_TRUE(clients.back()->start(hostile ? SWARMTRAIN_HOSTILE : SWARMTRAIN_CLIENT, clientArgs,
+                                              state.string() + ".out", state.string() + ".err"));
+            // One at a time: shards are dealt in joining order, the same to each honest client in both runs.
+            EXPECT_TRUE(waitUntil([&] { return clients.back()->errors().find("joined; round") != std::string::npos; }, 300s))
+                << clients.back()->errors();
+        }
+        const auto logs = [&] {
+            std::string all = "coordinator:\n" + coordinator.errors();
+            for (std::size_t i = 0; i < members; ++i)
+                all += "client " + std::to_string(i) + ":\n" + clients[i]->errors();
+            return all;
+        };
+
+        Identity watcher = Identity::generate().value();
+        CoordinatorClient status(watcher, CoordinatorClientOptions{QString::fromStdString(url), {}, 20, 100, 1000});
+        std::optional<double> loss;
+        const bool done = waitUntil(
+            [&] {
+                const Result<QJsonObject> answer = status.getJson(QStringLiteral("/v1/status"));
+                if (!answer)
+                    return false;
+                // Each attacker's ban, and the round the swarm was in when it came.
+                const std::string errors = coordinator.errors();
+                for (Attacker &attacker : result.attackers) {
+                    if (!attacker.bannedAtRound && errors.find("banned " + attacker.keyId.toStdString()) != std::string::npos)
+                        attacker.bannedAtRound = answer->value(QLatin1StringView("round")).toInteger();
+                }
+                for (const QJsonValue &point : answer->value(QLatin1StringView("val_loss_history")).toArray()) {
+                    if (point.toObject().value(QLatin1StringView("round")).toInteger() == kRounds)
+                        loss = point.toObject().value(QLatin1StringView("val_loss")).toDouble();
+                }
+                const bool allBanned = std::all_of(result.attackers.begin(), result.attackers.end(),
+                                                   [](const Attacker &a) { return a.bannedAtRound.has_value(); });
+                if (!loss || !allBanned)
+                    return false;
+                for (Attacker &attacker : result.attackers) {
+                    for (const QJsonValue &leader : answer->value(QLatin1StringView("leaderboard")).toArray()) {
+                        if (leader.toObject().value(QLatin1StringView("peer_id")).toString() == attacker.keyId)
+                            attacker.credit = leader.toObject().value(QLatin1StringView("credit")).toDouble();
+                    }
+                }
+                return true;
+            },
+            900s);
+        EXPECT_TRUE(done) << logs();
+        result.loss = loss.value_or(0.0);
+        for (std::size_t i = 0; i < kHonest; ++i)
+            EXPECT_TRUE(clients[i]->running()) << "honest client " << i << " ended\n" << logs();
+        result.logs = logs();
+        for (auto &client : clients)
+            EXPECT_EQ(client->kill(SIGINT), 0) << result.logs;
+        EXPECT_EQ(coordinator.kill(SIGTERM), 0);
+        return result;
+    }
+
+    std::filesystem::path keyFile(int i) const { return dir.path() / "keys" / (std::to_string(i) + ".pem"); }
+
+    test::TempDir dir;
+    std::vector<Identity> identities;
+};
+
+} // namespace
+
+TEST_F(SpotCheckTest, FreeloadersAndEquivocatorsAreRefutedBannedAndEarnNothing)
+{
+    const SwarmRun clean = run("clean", false);
+    ASSERT_GT(clean.loss, 0.0) << clean.logs;
+    const SwarmRun attacked = run("attacked", true);
+    const double delta = attacked.loss / clean.loss - 1.0;
+    std::cout << "honest swarm alone: validation loss " << clean.loss << " after " << kRounds << " rounds" << std::endl;
+    for (const Attacker &attacker : attacked.attackers) {
+        std::ostringstream line;
+        line << "ATTACK " << (attacker.misbehave == "equivocate" ? "equivocation" : "freeloader-" + attacker.misbehave)
+             << " detected=" << (attacker.bannedAtRound ? "yes" : "no") << " banned_after="
+             << (attacker.bannedAtRound ? std::to_string(*attacker.bannedAtRound) : std::string("never"))
+             << " loss_delta=" << std::showpos << std::fixed << std::setprecision(2) << delta * 100.0 << "%"
+             << " (three attackers at once)";
+        std::cout << line.str() << std::endl;
+        EXPECT_TRUE(attacker.bannedAtRound.has_value()) << attacker.misbehave << "\n" << attacked.logs;
+        EXPECT_EQ(attacker.credit, 0.0) << attacker.misbehave << " kept credit\n" << attacked.logs;
+    }
+    EXPECT_LT(std::abs(delta), 0.01) << "validation loss " << attacked.loss << " against " << clean.loss;
+}
