@@ -151,15 +151,16 @@ SpotCheckReport SwarmWorker::checkWork(const SpotCheckTask &task)
         return fail(tokens.error());
     if (Result<void> set = (*replay)->setTrainingTokens(std::move(tokens).value()); !set)
         return fail(set.error());
+    // Checking is work on this PC like any other: a pause (the person is back) gives it up.
     const auto shouldStop = [this] {
         heartbeatIfDue(QStringLiteral("verifying"));
-        return m_gate->stopRequested();
+        return m_gate->interrupted();
     };
-    Result<InnerReport> ran = (*replay)->trainInner(shouldStop, [this] { return m_gate->stopRequested(); });
+    Result<InnerReport> ran = (*replay)->trainInner(shouldStop, [this] { return m_gate->interrupted(); });
     if (!ran)
         return fail(ran.error());
     if (ran->interrupted)
-        return fail(makeError("stopped"));
+        return fail(makeError("paused or stopped on the verifier's PC"));
     const std::vector<float> recomputed = (*replay)->pseudoGradient();
     replay->reset();
 
