@@ -600,6 +600,7 @@ TEST_F(CoordinatorServerTest, ARequestSignedBeforeARestartIsNotAcceptedAfterIt)
 TEST_F(CoordinatorServerTest, ANewcomerOnProbationOwnsNoRangeAndHasNoVote)
 {
     options.trust.probationRounds = 1;
+    options.trust.spotCheckRateNew = 0.0; // no spot checks: probation ends with agreed rounds alone
     startServer();
     for (QTcpServer *listener : {&listenerA, &listenerB})
         ASSERT_TRUE(listener->listen(QHostAddress::LocalHost, 0));
