@@ -126,13 +126,16 @@ protected:
                                                    [](const Attacker &a) { return a.bannedAtRound.has_value(); });
                 if (!loss || !allBanned)
                     return false;
+                // A ban's last refutations come with the coordinator's next tick: until the
+                // credit is gone (or the time is up, and the test fails on it).
                 for (Attacker &attacker : result.attackers) {
                     for (const QJsonValue &leader : answer->value(QLatin1StringView("leaderboard")).toArray()) {
                         if (leader.toObject().value(QLatin1StringView("peer_id")).toString() == attacker.keyId)
                             attacker.credit = leader.toObject().value(QLatin1StringView("credit")).toDouble();
                     }
                 }
-                return true;
+                return std::all_of(result.attackers.begin(), result.attackers.end(),
+                                   [](const Attacker &a) { return a.credit == 0.0; });
             },
             900s);
         EXPECT_TRUE(done) << logs();

@@ -172,12 +172,9 @@ HttpReply PeerEndpoints::heartbeat(const PeerRecord &peer, const HeartbeatReques
     }
     if (!left)
         answer.probe = m_context.links.probePeers(peer, m_context.clock());
-    Result<std::optional<qint64>> wanted = m_context.verification.updateWanted(peer.keyId);
-    Result<std::optional<SpotCheckTask>> task = m_context.verification.taskFor(peer.keyId);
-    if (!wanted || !task)
-        return HttpReply::error(500, toQString(!wanted ? wanted.error() : task.error()));
-    answer.uploadUpdateRound = *wanted;
-    answer.spotCheck = *task;
+    if (Result<void> tasks = m_context.verification.tasksFor(peer.keyId, answer.uploadUpdateRound, answer.spotCheck);
+        !tasks)
+        return HttpReply::error(500, toQString(tasks.error()));
     return HttpReply::json(answer.toJson());
 }
 

@@ -230,55 +230,46 @@ Result<void> Verification::drawChecks(const RoundRecord &round, const std::vecto
             }
         }
         std::vector<const PeerRecord *> &pool = establishedOnes.empty() ? candidates : establishedOnes;
-        if (pool.empty()) {
-            qCInfo(lcCoordinator) << "round" << round.number << ": no free member can check" << member->keyId;
-            continue;
-        }
-        const PeerRecord *verifier = pool[std::uniform_int_distribution<std::size_t>(0, pool.size() - 1)(m_random)];
-        busy.insert(verifier->keyId);
+        // With no one free now, the check waits for a verifier (expire() assigns one): drawn
+        // work is never credited unchecked.
+        const PeerRecord *verifier =
+            pool.empty() ? nullptr : pool[std::uniform_int_distribution<std::size_t>(0, pool.size() - 1)(m_random)];
+        if (verifier)
+            busy.insert(verifier->keyId);
         SpotCheckRecord check;
         check.round = round.number;
         check.attempt = round.attempt;
         check.memberKeyId = member->keyId;
-        check.verifierKeyId = verifier->keyId;
+        check.verifierKeyId = verifier ? verifier->keyId : QString();
         check.assignedMs = m_clock();
         if (Result<void> saved = m_store.saveSpotCheck(check); !saved)
             return saved;
-        qCInfo(lcCoordinator) << "round" << round.number << ":" << verifier->keyId << "will check the work of"
-                              << member->keyId;
+        qCInfo(lcCoordinator) << "round" << round.number << ":" << (verifier ? verifier->keyId : QStringLiteral("(no one free yet)"))
+                              << "will check the work of" << member->keyId;
     }
     return {};
 }
 
-Result<std::optional<qint64>> Verification::updateWanted(const QString &keyId)
+Result<void> Verification::tasksFor(const QString &keyId, std::optional<qint64> &updateRound,
+                                    std::optional<SpotCheckTask> &spotCheck)
 {
+    // Every heartbeat asks: one read of the open checks, usually none.
     Result<std::vector<SpotCheckRecord>> open = m_store.openSpotChecks();
     if (!open)
         return open.error();
     for (const SpotCheckRecord &check : *open) {
-        if (check.memberKeyId == keyId && check.state == SpotCheckState::AwaitingUpdate)
-            return std::optional<qint64>(check.round);
+        if (check.memberKeyId == keyId && check.state == SpotCheckState::AwaitingUpdate && !updateRound)
+            updateRound = check.round;
     }
-    return std::optional<qint64>();
-}
-
-Result<std::optional<SpotCheckTask>> Verification::taskFor(const QString &keyId)
-{
-    Result<std::vector<SpotCheckRecord>> open = m_store.openSpotChecks();
-    if (!open)
-        return open.error();
     const auto check = std::find_if(open->begin(), open->end(), [&](const SpotCheckRecord &c) { return c.verifierKeyId == keyId; });
     if (check == open->end())
-        return std::optional<SpotCheckTask>();
+        return {};
     Result<std::optional<RoundRecord>> round = m_store.round(check->round);
     Result<std::optional<PeerRecord>> member = m_store.peer(check->memberKeyId);
     if (!round || !member)
         return makeError("cannot read the checked round");
-    if (!*round || (*round)->attempt != check->attempt || !*member) {
-        if (Result<void> ended = finish(*check, SpotCheckState::Expired, QStringLiteral("the round was run again"), {}); !ended)
-            return ended.error();
-        return std::optional<SpotCheckTask>();
-    }
+    if (!*round || (*round)->attempt != check->attempt || !*member)
+        return finish(*check, SpotCheckState::Expired, QStringLiteral("the round was run again"), {});
     SpotCheckTask task;
     task.round = check->round;
     task.peerId = check->memberKeyId;
@@ -286,7 +277,8 @@ Result<std::optional<SpotCheckTask>> Verification::taskFor(const QString &keyId)
     for (const RoundMember &owner : ownersByRange(**round))
         task.ranges.emplace_back(owner.begin, owner.end);
     task.updateReady = check->state == SpotCheckState::Checking;
-    return std::optional<SpotCheckTask>(std::move(task));
+    spotCheck = std::move(task);
+    return {};
 }
 
 qint64 Verification::maxUpdateBytes() const
@@ -442,7 +434,9 @@ Result<void> Verification::expire()
         if (banned(check.memberKeyId))
             // A banned member sends nothing more: what it was credited with unchecked goes.
             ended = finish(check, SpotCheckState::Refuted, QStringLiteral("it was banned"), {});
-        else if (!online(check.verifierKeyId))
+        else if (check.verifierKeyId.isEmpty() && !late)
+            ended = assignVerifier(check, *peers, *open);
+        else if (!check.verifierKeyId.isEmpty() && !online(check.verifierKeyId))
             ended = finish(check, SpotCheckState::Expired, QStringLiteral("the verifier left"), {});
         else if (late && check.state == SpotCheckState::AwaitingUpdate)
             // Work that cannot be checked earns nothing; only a member that stayed owes it.
@@ -454,6 +448,29 @@ Result<void> Verification::expire()
             return ended;
     }
     return {};
+}
+
+Result<void> Verification::assignVerifier(SpotCheckRecord check, const std::vector<PeerRecord> &peers,
+                                          const std::vector<SpotCheckRecord> &open)
+{
+    std::set<QString> busy;
+    for (const SpotCheckRecord &other : open)
+        busy.insert(other.verifierKeyId);
+    std::vector<const PeerRecord *> candidates, establishedOnes;
+    for (const PeerRecord &peer : peers) {
+        if (peer.keyId != check.memberKeyId && !busy.count(peer.keyId) && m_rounds.isOnline(peer) && !peer.banned()) {
+            candidates.push_back(&peer);
+            if (established(peer))
+                establishedOnes.push_back(&peer);
+        }
+    }
+    const std::vector<const PeerRecord *> &pool = establishedOnes.empty() ? candidates : establishedOnes;
+    if (pool.empty())
+        return {}; // still no one free: the next tick asks again
+    check.verifierKeyId = pool[std::uniform_int_distribution<std::size_t>(0, pool.size() - 1)(m_random)]->keyId;
+    qCInfo(lcCoordinator) << "round" << check.round << ":" << check.verifierKeyId << "will check the work of"
+                          << check.memberKeyId;
+    return m_store.saveSpotCheck(check);
 }
 
 Result<void> Verification::finish(SpotCheckRecord check, SpotCheckState state, const QString &detail,

@@ -44,9 +44,9 @@ public:
     Result<void> roundClosed(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts);
 
     // For heartbeat answers: the round whose update the coordinator asks `keyId` for, and the
-    // check it asks `keyId` to do.
-    Result<std::optional<qint64>> updateWanted(const QString &keyId);
-    Result<std::optional<SpotCheckTask>> taskFor(const QString &keyId);
+    // check it asks `keyId` to do (each left unset when there is none).
+    Result<void> tasksFor(const QString &keyId, std::optional<qint64> &updateRound,
+                          std::optional<SpotCheckTask> &spotCheck);
 
     // POST /v1/round/update: the largest body any round's update can have.
     qint64 maxUpdateBytes() const;
@@ -83,6 +83,9 @@ private:
                               QStringList &suspects);
     Result<void> drawChecks(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
                             const QStringList &suspects);
+    // A free peer for a check drawn when no one was free (established ones first), if any now.
+    Result<void> assignVerifier(SpotCheckRecord check, const std::vector<PeerRecord> &peers,
+                                const std::vector<SpotCheckRecord> &open);
     // Ends an open check with `state`; a refutation takes the credit back and counts an offence
     // (`offence`: the offence's kind, empty for none).
     Result<void> finish(SpotCheckRecord check, SpotCheckState state, const QString &detail, const QString &offence);
