@@ -338,11 +338,14 @@ QJsonObject RoundAnswer::toJson() const
 {
     QJsonArray list;
     for (const RoundMemberInfo &member : members) {
-        list.append(QJsonObject{{L("peer_id"), member.peerId},
-                                {L("public_key"), QString::fromLatin1(member.publicKey.toBase64())},
-                                {L("endpoint"), member.endpoint},
-                                {L("reachable"), member.reachable},
-                                {L("range"), QJsonArray{double(member.begin), double(member.end)}}});
+        QJsonObject object{{L("peer_id"), member.peerId},
+                           {L("public_key"), QString::fromLatin1(member.publicKey.toBase64())},
+                           {L("endpoint"), member.endpoint},
+                           {L("reachable"), member.reachable},
+                           {L("range"), QJsonArray{double(member.begin), double(member.end)}}};
+        if (member.probation)
+            object.insert(L("probation"), true);
+        list.append(object);
     }
     return QJsonObject{{L("round"), double(round)},          {L("attempt"), attempt},
                        {L("state"), state},                  {L("deadline_ms"), double(deadlineMs)},
@@ -369,6 +372,8 @@ Result<RoundAnswer> RoundAnswer::fromJson(const QJsonObject &json)
             info.publicKey = member.base64(L("public_key"), kPublicKeyBytes);
         info.endpoint = member.string(L("endpoint"), kMaxEndpointChars);
         info.reachable = member.boolean(L("reachable"));
+        if (member.has(L("probation")))
+            info.probation = member.boolean(L("probation"));
         const QJsonArray range = member.array(L("range"), 2);
         if (member.ok() && range.size() != 2)
             member.fail(L("range"), QStringLiteral("must be [begin, end]"));

@@ -164,6 +164,7 @@ struct RoundMemberInfo {
     bool reachable = false;
     qint64 begin = 0; // the range of the flat parameter vector it owns
     qint64 end = 0;
+    bool probation = false; // its pieces are left out of the average (sent only when true)
 };
 
 struct RoundAnswer {

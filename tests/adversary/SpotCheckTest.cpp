@@ -146,8 +146,9 @@ protected:
         // The honest ones leave cleanly; a banned attacker has already ended with an error.
         for (std::size_t i = 0; i < members; ++i) {
             const int status = clients[i]->kill(SIGINT);
-            if (i < kHonest)
+            if (i < kHonest) {
                 EXPECT_EQ(status, 0) << result.logs;
+            }
         }
         EXPECT_EQ(coordinator.kill(SIGTERM), 0);
         return result;

@@ -151,6 +151,30 @@ TEST_F(ButterflyAllReduceTest, EveryMemberGetsTheSameEquallyWeightedAverageWhate
     EXPECT_GT(peers[2]->transport->bytesSent(), 0);
 }
 
+// A member on probation (a new identity while established ones take part) sends its piece, but
+// the owners leave it out: a Sybil's update never reaches the model before its work is checked.
+TEST_F(ButterflyAllReduceTest, APieceOfAMemberOnProbationIsLeftOutOfTheAverage)
+{
+    makePeers({true, true, false}); // the newcomer owns nothing
+    const std::size_t n = 4000;
+    std::vector<std::vector<float>> vectors = {randomVector(n, 1), randomVector(n, 2), randomVector(n, 3)};
+    for (float &x : vectors[2])
+        x = 0.0f; // a zero update, which alone would pull the average a third of the way to zero
+    QList<AllReduceMember> list = members(n);
+    list[2].probation = true;
+    runRound({0, 1, 2}, list, vectors, {1, 1, 1}, 10000);
+
+    const AllReduceOutcome &first = peers[0]->allReduce->outcome();
+    ASSERT_TRUE(first.skippedRanges.empty());
+    EXPECT_TRUE(first.rejectedSenders.isEmpty()) << "its piece is taken, only not averaged";
+    EXPECT_EQ(first.ownPieceContributors, 2);
+    EXPECT_EQ(peers[2]->allReduce->outcome().average, first.average) << "it applies the same average";
+    double worst = 0.0;
+    for (std::size_t i = 0; i < n; ++i)
+        worst = std::max(worst, std::abs(first.average[i] - (vectors[0][i] + vectors[1][i]) / 2.0));
+    EXPECT_LT(worst, 0.01 * 4.0 * 2.0 / 127.0);
+}
+
 // A member that scales its update (within the norm limit) is clipped by the owners: the result
 // stays near the honest members' mean, where the plain mean is dragged away.
 TEST_F(ButterflyAllReduceTest, OwnersClipAPoisonedPieceUnlessToldToTakeThePlainMean)

@@ -620,6 +620,7 @@ TEST_F(CoordinatorServerTest, ANewcomerOnProbationOwnsNoRangeAndHasNoVote)
         const QJsonObject member = value.toObject();
         const bool isA = member.value(QLatin1StringView("peer_id")).toString() == a.identity.keyId();
         EXPECT_EQ(member.value(QLatin1StringView("reachable")).toBool(), isA) << "only the established peer owns a range";
+        EXPECT_EQ(member.value(QLatin1StringView("probation")).toBool(), !isA) << "newcomers' pieces are not averaged";
     }
     // Two newcomers agree on another hash: they are outvoted by the one established peer.
     const QString other = QString(64, QLatin1Char('e'));

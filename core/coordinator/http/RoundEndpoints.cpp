@@ -29,7 +29,8 @@ HttpReply RoundEndpoints::round()
         Result<std::optional<PeerRecord>> peer = m_context.store.peer(member.keyId);
         const bool found = peer && *peer;
         answer.members.push_back({member.keyId, found ? (*peer)->publicKey : QByteArray(),
-                                  found ? (*peer)->endpoint : QString(), member.reachable, member.begin, member.end});
+                                  found ? (*peer)->endpoint : QString(), member.reachable, member.begin, member.end,
+                                  member.probation});
     }
     return HttpReply::json(answer.toJson());
 }

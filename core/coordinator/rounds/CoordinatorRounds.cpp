@@ -237,10 +237,12 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
         }
     }
     // Newcomers on probation own no range while established members are there to own them: they
-    // take part as if they accepted no connections.
+    // take part as if they accepted no connections, and their pieces stay out of the average.
     if (std::find(readyEstablished.begin(), readyEstablished.end(), true) != readyEstablished.end()) {
-        for (std::size_t i = 0; i < ready.size(); ++i)
+        for (std::size_t i = 0; i < ready.size(); ++i) {
             ready[i].reachable = ready[i].reachable && readyEstablished[i];
+            ready[i].probation = !readyEstablished[i];
+        }
     }
     const bool everyoneReady = online > 0 && ready.size() == online
                                && ready.size() >= std::size_t(std::max(m_settings.minPeers, 1));

@@ -75,7 +75,7 @@ Result<void> Verification::commit(const PeerRecord &peer, const CommitRequest &r
     });
     if (replayed) {
         const QString detail = QStringLiteral("round %1: the update of round %2 again").arg(round->number).arg(before->front().round);
-        if (Result<bool> offended = m_reputation.offend(peer.keyId, QStringLiteral("replayed update"), detail); !offended)
+        if (Result<bool> offended = m_reputation.offend(peer.keyId, QStringLiteral("replayed update"), detail, true); !offended)
             return offended.error();
         return makeError(detail.toStdString());
     }
@@ -204,48 +204,30 @@ Result<void> Verification::drawChecks(const RoundRecord &round, const std::vecto
     std::map<QString, const PeerRecord *> byKey;
     for (const PeerRecord &peer : *peers)
         byKey[peer.keyId] = &peer;
-    std::set<QString> busy, committed;
-    for (const SpotCheckRecord &check : *open)
+    std::set<QString> busy, checked, committed;
+    for (const SpotCheckRecord &check : *open) {
         busy.insert(check.verifierKeyId);
+        checked.insert(check.memberKeyId);
+    }
     for (const CommitmentRecord &c : *commitments)
         committed.insert(c.keyId);
-    std::vector<const PeerRecord *> accepted;
-    for (const ContributionRecord &verdict : verdicts) {
-        const auto peer = byKey.find(verdict.keyId);
-        if (verdict.accepted.value_or(false) && peer != byKey.end())
-            accepted.push_back(peer->second);
-    }
     std::uniform_real_distribution<double> draw(0.0, 1.0);
-    for (const PeerRecord *member : accepted) {
-        const double rate = established(*member) ? m_settings.spotCheckRate : m_settings.spotCheckRateNew;
-        if (!committed.count(member->keyId) || (!suspects.contains(member->keyId) && !(draw(m_random) < rate)))
+    for (const ContributionRecord &verdict : verdicts) {
+        const auto member = byKey.find(verdict.keyId);
+        if (!verdict.accepted.value_or(false) || member == byKey.end() || !committed.count(verdict.keyId))
             continue;
-        // Checked by another accepted member that is free, established ones first.
-        std::vector<const PeerRecord *> candidates, establishedOnes;
-        for (const PeerRecord *other : accepted) {
-            if (other != member && !busy.count(other->keyId) && m_rounds.isOnline(*other) && !other->banned()) {
-                candidates.push_back(other);
-                if (established(*other))
-                    establishedOnes.push_back(other);
-            }
-        }
-        std::vector<const PeerRecord *> &pool = establishedOnes.empty() ? candidates : establishedOnes;
-        // With no one free now, the check waits for a verifier (expire() assigns one): drawn
-        // work is never credited unchecked.
-        const PeerRecord *verifier =
-            pool.empty() ? nullptr : pool[std::uniform_int_distribution<std::size_t>(0, pool.size() - 1)(m_random)];
-        if (verifier)
-            busy.insert(verifier->keyId);
+        // One open check of a member at a time (unless the owners left it out): each costs a
+        // verifier a round of its own training.
+        const double rate = established(*member->second) ? m_settings.spotCheckRate : m_settings.spotCheckRateNew;
+        if (!suspects.contains(verdict.keyId) && (checked.count(verdict.keyId) || !(draw(m_random) < rate)))
+            continue;
         SpotCheckRecord check;
         check.round = round.number;
         check.attempt = round.attempt;
-        check.memberKeyId = member->keyId;
-        check.verifierKeyId = verifier ? verifier->keyId : QString();
+        check.memberKeyId = verdict.keyId;
         check.assignedMs = m_clock();
-        if (Result<void> saved = m_store.saveSpotCheck(check); !saved)
-            return saved;
-        qCInfo(lcCoordinator) << "round" << round.number << ":" << (verifier ? verifier->keyId : QStringLiteral("(no one free yet)"))
-                              << "will check the work of" << member->keyId;
+        if (Result<void> assigned = assignVerifier(check, *peers, busy, true); !assigned)
+            return assigned;
     }
     return {};
 }
@@ -427,6 +409,9 @@ Result<void> Verification::expire()
     const auto banned = [&](const QString &keyId) {
         return std::any_of(peers->begin(), peers->end(), [&](const PeerRecord &p) { return p.keyId == keyId && p.banned(); });
     };
+    std::set<QString> busy;
+    for (const SpotCheckRecord &check : *open)
+        busy.insert(check.verifierKeyId);
     const qint64 nowMs = m_clock();
     for (const SpotCheckRecord &check : *open) {
         const bool late = nowMs - check.assignedMs > m_settings.spotCheckTimeoutMs;
@@ -434,10 +419,9 @@ Result<void> Verification::expire()
         if (banned(check.memberKeyId))
             // A banned member sends nothing more: what it was credited with unchecked goes.
             ended = finish(check, SpotCheckState::Refuted, QStringLiteral("it was banned"), {});
-        else if (check.verifierKeyId.isEmpty() && !late)
-            ended = assignVerifier(check, *peers, *open);
-        else if (!check.verifierKeyId.isEmpty() && !online(check.verifierKeyId))
-            ended = finish(check, SpotCheckState::Expired, QStringLiteral("the verifier left"), {});
+        else if (!late && (check.verifierKeyId.isEmpty() || !online(check.verifierKeyId)))
+            // Drawn, or its verifier left: another takes it on when one may.
+            ended = assignVerifier(check, *peers, busy, false);
         else if (late && check.state == SpotCheckState::AwaitingUpdate)
             // Work that cannot be checked earns nothing; only a member that stayed owes it.
             ended = finish(check, SpotCheckState::Refuted, QStringLiteral("it sent no update"),
@@ -450,26 +434,46 @@ Result<void> Verification::expire()
     return {};
 }
 
-Result<void> Verification::assignVerifier(SpotCheckRecord check, const std::vector<PeerRecord> &peers,
-                                          const std::vector<SpotCheckRecord> &open)
+const PeerRecord *Verification::pickVerifier(const QString &memberKeyId, const std::vector<PeerRecord> &peers,
+                                             const std::set<QString> &busy)
 {
-    std::set<QString> busy;
-    for (const SpotCheckRecord &other : open)
-        busy.insert(other.verifierKeyId);
-    std::vector<const PeerRecord *> candidates, establishedOnes;
+    std::vector<const PeerRecord *> free, freeEstablished;
+    std::size_t establishedOnline = 0, establishedBusy = 0;
     for (const PeerRecord &peer : peers) {
-        if (peer.keyId != check.memberKeyId && !busy.count(peer.keyId) && m_rounds.isOnline(peer) && !peer.banned()) {
-            candidates.push_back(&peer);
-            if (established(peer))
-                establishedOnes.push_back(&peer);
-        }
+        if (!m_rounds.isOnline(peer) || peer.banned())
+            continue;
+        const bool trusted = established(peer);
+        establishedOnline += trusted ? 1 : 0;
+        establishedBusy += trusted && busy.count(peer.keyId) ? 1 : 0;
+        if (peer.keyId != memberKeyId && !busy.count(peer.keyId) && peer.state != QLatin1StringView("paused"))
+            (trusted ? freeEstablished : free).push_back(&peer);
     }
-    const std::vector<const PeerRecord *> &pool = establishedOnes.empty() ? candidates : establishedOnes;
-    if (pool.empty())
+    // A newcomer's word on another's work is worth no more than its own: while established
+    // members are online, only they check, and no more than a third of them at once (at least
+    // one), so that the rest keep training. A swarm still without any lets anyone check.
+    if (establishedOnline > 0 && establishedBusy >= std::max<std::size_t>(1, establishedOnline / 3))
+        return nullptr;
+    const std::vector<const PeerRecord *> &pool = establishedOnline > 0 ? freeEstablished : free;
+    return pool.empty() ? nullptr : pool[std::uniform_int_distribution<std::size_t>(0, pool.size() - 1)(m_random)];
+}
+
+Result<void> Verification::assignVerifier(SpotCheckRecord check, const std::vector<PeerRecord> &peers,
+                                          std::set<QString> &busy, bool drawn)
+{
+    const PeerRecord *verifier = pickVerifier(check.memberKeyId, peers, busy);
+    if (!verifier && !check.verifierKeyId.isEmpty()) {
+        // Its verifier left and no one may take it over yet: the check waits for one.
+        check.verifierKeyId.clear();
+        return m_store.saveSpotCheck(check);
+    }
+    if (!verifier && !drawn)
         return {}; // still no one free: the next tick asks again
-    check.verifierKeyId = pool[std::uniform_int_distribution<std::size_t>(0, pool.size() - 1)(m_random)]->keyId;
-    qCInfo(lcCoordinator) << "round" << check.round << ":" << check.verifierKeyId << "will check the work of"
-                          << check.memberKeyId;
+    // Drawn work is never credited unchecked: with no one free now, the check waits for one.
+    check.verifierKeyId = verifier ? verifier->keyId : QString();
+    if (verifier)
+        busy.insert(verifier->keyId);
+    qCInfo(lcCoordinator) << "round" << check.round << ":" << (verifier ? verifier->keyId : QStringLiteral("(no one free yet)"))
+                          << "will check the work of" << check.memberKeyId;
     return m_store.saveSpotCheck(check);
 }
 

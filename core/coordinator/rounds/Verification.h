@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 #include <random>
+#include <set>
 
 namespace swarmtrain {
 
@@ -83,9 +84,14 @@ private:
                               QStringList &suspects);
     Result<void> drawChecks(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
                             const QStringList &suspects);
-    // A free peer for a check drawn when no one was free (established ones first), if any now.
-    Result<void> assignVerifier(SpotCheckRecord check, const std::vector<PeerRecord> &peers,
-                                const std::vector<SpotCheckRecord> &open);
+    // A peer that may check `memberKeyId`'s work now (not one in `busy`, which are checking
+    // already); null when none may.
+    const PeerRecord *pickVerifier(const QString &memberKeyId, const std::vector<PeerRecord> &peers,
+                                   const std::set<QString> &busy);
+    // Gives the check a verifier (added to `busy`) when one may take it and saves it; a check
+    // just `drawn` is saved either way, waiting for one.
+    Result<void> assignVerifier(SpotCheckRecord check, const std::vector<PeerRecord> &peers, std::set<QString> &busy,
+                                bool drawn);
     // Ends an open check with `state`; a refutation takes the credit back and counts an offence
     // (`offence`: the offence's kind, empty for none).
     Result<void> finish(SpotCheckRecord check, SpotCheckState state, const QString &detail, const QString &offence);

@@ -44,6 +44,9 @@ struct RoundMember {
     bool reachable = false;
     qint64 begin = 0;
     qint64 end = 0;
+    // On probation while established members take part: its pieces are checked and its work
+    // credited, but the owners leave them out of the average.
+    bool probation = false;
 };
 
 enum class RoundState { Gathering, Running, Done };

@@ -31,9 +31,11 @@ public:
                                          double tokensPerSecond, qint64 baseRound, qint64 nowMs) = 0;
     virtual Result<void> countRejectedRequest(const QString &keyId) = 0;
     // Records a dishonest claim or request of a known peer (`kind` names it: "claim", "replay",
-    // ...); the peer's offences so far, this one included.
+    // ...); the peer's offences so far, this one included. With `once`, an offence of the same
+    // kind and detail recorded before is not counted again (a retried request, say).
     virtual Result<qint64> recordOffence(const QString &keyId, const QString &kind, const QString &detail,
-                                         qint64 nowMs) = 0;
+                                         qint64 nowMs, bool once) = 0;
+    // Bans the key; all its credit and counted work go with it (nothing a cheater did is trusted).
     virtual Result<void> banPeer(const QString &keyId, const QString &reason) = 0;
     // Peers by credit, highest first.
     virtual Result<std::vector<PeerRecord>> leaderboard(int limit) = 0;

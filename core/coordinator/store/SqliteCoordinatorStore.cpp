@@ -22,7 +22,8 @@ QString membersToJson(const std::vector<RoundMember> &members)
     for (const RoundMember &member : members) {
         array.append(QJsonObject{{QStringLiteral("peer_id"), member.keyId},
                                  {QStringLiteral("reachable"), member.reachable},
-                                 {QStringLiteral("range"), QJsonArray{double(member.begin), double(member.end)}}});
+                                 {QStringLiteral("range"), QJsonArray{double(member.begin), double(member.end)}},
+                                 {QStringLiteral("probation"), member.probation}});
     }
     return QString::fromUtf8(QJsonDocument(array).toJson(QJsonDocument::Compact));
 }
@@ -36,7 +37,7 @@ std::vector<RoundMember> membersFromJson(const QString &text)
         const QJsonArray range = object.value(QStringLiteral("range")).toArray();
         members.push_back({object.value(QStringLiteral("peer_id")).toString(),
                            object.value(QStringLiteral("reachable")).toBool(), qint64(range.at(0).toDouble()),
-                           qint64(range.at(1).toDouble())});
+                           qint64(range.at(1).toDouble()), object.value(QStringLiteral("probation")).toBool()});
     }
     return members;
 }
@@ -286,21 +287,28 @@ Result<void> SqliteCoordinatorStore::countRejectedRequest(const QString &keyId)
 }
 
 Result<qint64> SqliteCoordinatorStore::recordOffence(const QString &keyId, const QString &kind, const QString &detail,
-                                                    qint64 nowMs)
+                                                    qint64 nowMs, bool once)
 {
     Result<qint64> count = makeError("no such peer");
     Result<void> done = inTransaction([&]() -> Result<void> {
-        QSqlQuery insert = query(QStringLiteral("INSERT INTO offences (key_id, at_ms, kind, detail) VALUES (?, ?, ?, ?)"));
-        insert.addBindValue(text(keyId));
-        insert.addBindValue(nowMs);
-        insert.addBindValue(text(kind));
-        insert.addBindValue(text(detail));
-        if (Result<void> inserted = exec(insert, "recording an offence"); !inserted)
-            return inserted;
-        QSqlQuery update = query(QStringLiteral("UPDATE peers SET offences = offences + 1 WHERE key_id = ?"));
-        update.addBindValue(text(keyId));
-        if (Result<void> updated = exec(update, "counting an offence"); !updated)
-            return updated;
+        QSqlQuery seen = query(QStringLiteral("SELECT 1 FROM offences WHERE key_id = ? AND kind = ? AND detail = ?"));
+        for (const QString &value : {keyId, kind, detail})
+            seen.addBindValue(text(value));
+        if (Result<void> selected = once ? exec(seen, "reading offences") : Result<void>(); !selected)
+            return selected;
+        if (!(once && seen.next())) { // else a retry of one already counted
+            QSqlQuery insert = query(QStringLiteral("INSERT INTO offences (key_id, at_ms, kind, detail) VALUES (?, ?, ?, ?)"));
+            insert.addBindValue(text(keyId));
+            insert.addBindValue(nowMs);
+            insert.addBindValue(text(kind));
+            insert.addBindValue(text(detail));
+            if (Result<void> inserted = exec(insert, "recording an offence"); !inserted)
+                return inserted;
+            QSqlQuery update = query(QStringLiteral("UPDATE peers SET offences = offences + 1 WHERE key_id = ?"));
+            update.addBindValue(text(keyId));
+            if (Result<void> updated = exec(update, "counting an offence"); !updated)
+                return updated;
+        }
         QSqlQuery read = query(QStringLiteral("SELECT offences FROM peers WHERE key_id = ?"));
         read.addBindValue(text(keyId));
         if (Result<void> selected = exec(read, "reading offences"); !selected)
@@ -311,14 +319,6 @@ Result<qint64> SqliteCoordinatorStore::recordOffence(const QString &keyId, const
     if (!done)
         return done.error();
     return count;
-}
-
-Result<void> SqliteCoordinatorStore::banPeer(const QString &keyId, const QString &reason)
-{
-    QSqlQuery q = query(QStringLiteral("UPDATE peers SET banned_reason = ? WHERE key_id = ?"));
-    q.addBindValue(text(reason));
-    q.addBindValue(text(keyId));
-    return exec(q, "banning a peer");
 }
 
 Result<std::vector<RoundRecord>> SqliteCoordinatorStore::selectRounds(const QString &where, qint64 value)

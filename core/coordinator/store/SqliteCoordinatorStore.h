@@ -35,7 +35,7 @@ public:
                                  double tokensPerSecond, qint64 baseRound, qint64 nowMs) override;
     Result<void> countRejectedRequest(const QString &keyId) override;
     Result<qint64> recordOffence(const QString &keyId, const QString &kind, const QString &detail,
-                                 qint64 nowMs) override;
+                                 qint64 nowMs, bool once) override;
     Result<void> banPeer(const QString &keyId, const QString &reason) override;
     Result<std::vector<PeerRecord>> leaderboard(int limit) override;
 

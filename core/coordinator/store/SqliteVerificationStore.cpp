@@ -210,4 +210,19 @@ Result<void> SqliteCoordinatorStore::countVerifiedRound(const QString &keyId)
     return exec(q, "counting a verified round");
 }
 
+Result<void> SqliteCoordinatorStore::banPeer(const QString &keyId, const QString &reason)
+{
+    return inTransaction([&]() -> Result<void> {
+        QSqlQuery peer = query(QStringLiteral("UPDATE peers SET banned_reason = ?, credit = 0, tokens = 0,"
+                                              " accepted_rounds = 0, verified_rounds = 0 WHERE key_id = ?"));
+        peer.addBindValue(text(reason));
+        peer.addBindValue(text(keyId));
+        if (Result<void> banned = exec(peer, "banning a peer"); !banned)
+            return banned;
+        QSqlQuery work = query(QStringLiteral("UPDATE contributions SET credit = 0 WHERE key_id = ?"));
+        work.addBindValue(text(keyId));
+        return exec(work, "taking a banned peer's credit");
+    });
+}
+
 } // namespace swarmtrain

@@ -9,9 +9,9 @@ Reputation::Reputation(CoordinatorStore &store, const TrustSettings &settings, s
 {
 }
 
-Result<bool> Reputation::offend(const QString &keyId, const QString &kind, const QString &detail)
+Result<bool> Reputation::offend(const QString &keyId, const QString &kind, const QString &detail, bool once)
 {
-    Result<qint64> count = m_store.recordOffence(keyId, kind, detail.left(500), m_clock());
+    Result<qint64> count = m_store.recordOffence(keyId, kind, detail.left(500), m_clock(), once);
     if (!count)
         return count.error();
     qCWarning(lcCoordinator).noquote() << "offence" << *count << "of" << keyId << "(" << kind << "):" << detail;

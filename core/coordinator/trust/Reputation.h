@@ -15,8 +15,9 @@ class Reputation {
 public:
     Reputation(CoordinatorStore &store, const TrustSettings &settings, std::function<qint64()> clock);
 
-    // Records the offence; whether the peer is banned now.
-    Result<bool> offend(const QString &keyId, const QString &kind, const QString &detail);
+    // Records the offence; whether the peer is banned now. With `once`, the same kind and detail
+    // (which names the round) counts once however often the request is retried.
+    Result<bool> offend(const QString &keyId, const QString &kind, const QString &detail, bool once = false);
     // A new identity votes on the agreed state and owns ranges once it is past probation.
     bool established(const PeerRecord &peer) const;
 

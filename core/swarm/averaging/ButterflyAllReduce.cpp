@@ -306,8 +306,10 @@ void ButterflyAllReduce::onDeparted(const QString &peerKeyId)
 
 bool ButterflyAllReduce::allPiecesIn() const
 {
+    // A sender whose piece was refused or left out sends no other: it is not waited for.
     return std::all_of(m_members.begin(), m_members.end(), [&](const AllReduceMember &m) {
-        return m_pieces.count(m.keyId) > 0 || m_departed.contains(m.keyId);
+        return m_pieces.count(m.keyId) > 0 || m_departed.contains(m.keyId) || m_outcome.rejectedSenders.contains(m.keyId)
+               || m_outcome.uncommittedSenders.contains(m.keyId);
     });
 }
 
@@ -429,7 +431,10 @@ void ButterflyAllReduce::averageOwnRange()
         const std::vector<float> decoded = dequantize(*quantized);
         std::copy(decoded.begin(), decoded.end(), m_outcome.average.begin() + m_own->begin);
         m_ownAverage = toBytes(encodeQuantized(*quantized));
-        m_outcome.ownPieceContributors = int(m_pieces.size());
+        m_outcome.ownPieceContributors = int(std::count_if(m_pieces.begin(), m_pieces.end(), [&](const auto &piece) {
+            const AllReduceMember *m = member(piece.first);
+            return m && !m->probation;
+        }));
         // Every member gets it, also one whose piece was refused, so all replicas stay equal.
         for (const AllReduceMember &m : std::as_const(m_members)) {
             if (m.keyId != m_self && m_transport.isConnected(m.keyId))
@@ -498,12 +503,17 @@ void ButterflyAllReduce::finish()
 Result<std::vector<float>> ButterflyAllReduce::aggregatePieces()
 {
     // Pieces in key-id order (std::map), so the result is the same whatever order they came in.
+    // A member on probation has its piece checked like anyone's, but not averaged in.
     std::vector<std::span<const float>> spans;
     QStringList senders;
     for (const auto &[sender, piece] : m_pieces) {
+        if (const AllReduceMember *m = member(sender); m && m->probation)
+            continue;
         spans.emplace_back(piece.values);
         senders.append(sender);
     }
+    if (spans.empty())
+        return makeError("no piece of a member past probation arrived");
     std::vector<float> average(std::size_t(m_own->end - m_own->begin), 0.0f);
     if (m_options.aggregation == Aggregation::Mean) {
         std::vector<WeightedPiece> equal;

@@ -29,6 +29,7 @@ struct AllReduceMember {
     QString endpoint; // "host:port" of its data plane; empty when it accepts no connections
     std::int64_t begin = 0;
     std::int64_t end = 0; // [begin, end); empty when it owns nothing
+    bool probation = false; // its pieces are checked but left out of the average
 };
 
 struct AllReduceOptions {

@@ -89,7 +89,7 @@ std::optional<AllReduceOutcome> SwarmWorker::averageRound(qint64 round, const Ro
     QList<AllReduceMember> members;
     QHash<QString, QByteArray> keys;
     for (const RoundMemberInfo &m : info.members) {
-        members.append({m.peerId, m.reachable ? m.endpoint : QString(), m.begin, m.end});
+        members.append({m.peerId, m.reachable ? m.endpoint : QString(), m.begin, m.end, m.probation});
         keys.insert(m.peerId, m.publicKey);
     }
     m_dataPlane->setKnownPeers(keys);
