@@ -1,12 +1,13 @@
 // Freeloaders and equivocators against spot checks (issue 16): three honest `swarmtrain
 // --headless` clients and three swarmtrain-hostile ones in one real swarm on loopback, each
 // hostile one doing one thing: a zero update, random noise of the honest update's size instead
-// of its work, or pieces other than the ones it committed to. Every new identity's work is
-// recomputed by another member (--spot-check-rate-new 1), so each is refuted (or refused by the
-// owners) every round it takes part in, loses the credit, and is banned after three offences.
-// The honest swarm's validation loss is compared with the same run without them (printed, not
-// yet held to a bound). Prints:
-//   ATTACK freeloader-zero detected=yes banned_after=3 loss_delta=+0.40%
+// of its work, or pieces other than the ones it committed to. They join once the honest three
+// are established. On probation their pieces stay out of the average; every new identity's work
+// is recomputed by an established member (--spot-check-rate-new 1), so each is refuted (or
+// refused by the owners, or caught replaying) until it is banned after three offences, and a
+// ban takes all its credit. The honest swarm's validation loss is compared with the same run
+// without them (printed, not held to a bound: see the end of the test). Prints:
+//   ATTACK freeloader-zero detected=yes banned_after=5-rounds loss_delta=+4.15%
 #include "ChildProcess.h"
 #include "CoordinatorClient.h"
 #include "Identity.h"
@@ -45,6 +46,7 @@ struct Attacker {
     QString keyId;
     std::optional<qint64> bannedAtRound; // the round running when it was banned
     double credit = 0.0;
+    qint64 joinedAtRound = 0;
 };
 
 struct SwarmRun {
@@ -86,6 +88,11 @@ protected:
             // The attackers only dial out, so the honest owners' ranges are those of the clean run.
             std::vector<std::string> clientArgs = {"--headless", "--swarm", url, "--state-dir", state.string(),
                                                    "--listen", hostile ? "none" : "127.0.0.1:0", "--threads", "1"};
+            if (i == kHonest) {
+                // Strangers join a running swarm: the honest three are established first (each
+                // has had a round recomputed and agreed), in the clean run as well.
+                EXPECT_TRUE(waitUntil([&] { return establishedHonest(coordinator.errors()); }, 600s)) << coordinator.errors();
+            }
             if (hostile) {
                 clientArgs.insert(clientArgs.begin(), {"--misbehave", kAttacks[i - kHonest]});
                 result.attackers.push_back({kAttacks[i - kHonest], identities[i].keyId(), {}, 0.0});
@@ -96,6 +103,10 @@ protected:
             // One at a time: shards are dealt in joining order, the same to each honest client in both runs.
             EXPECT_TRUE(waitUntil([&] { return clients.back()->errors().find("joined; round") != std::string::npos; }, 300s))
                 << clients.back()->errors();
+            std::smatch joined;
+            const std::string joinLog = clients.back()->errors();
+            if (hostile && std::regex_search(joinLog, joined, std::regex("joined; round (\\d+)")))
+                result.attackers.back().joinedAtRound = std::stoll(joined[1].str());
         }
         const auto logs = [&] {
             std::string all = "coordinator:\n" + coordinator.errors();
@@ -154,6 +165,16 @@ protected:
         return result;
     }
 
+    bool establishedHonest(const std::string &coordinatorLog) const
+    {
+        for (int i = 0; i < kHonest; ++i) {
+            const std::regex agreed("spot check of " + identities[std::size_t(i)].keyId().toStdString() + " by \\S+ : agreed");
+            if (!std::regex_search(coordinatorLog, agreed))
+                return false;
+        }
+        return true;
+    }
+
     std::filesystem::path keyFile(int i) const { return dir.path() / "keys" / (std::to_string(i) + ".pem"); }
 
     test::TempDir dir;
@@ -173,15 +194,18 @@ TEST_F(SpotCheckTest, FreeloadersAndEquivocatorsAreRefutedBannedAndEarnNothing)
         std::ostringstream line;
         line << "ATTACK " << (attacker.misbehave == "equivocate" ? "equivocation" : "freeloader-" + attacker.misbehave)
              << " detected=" << (attacker.bannedAtRound ? "yes" : "no") << " banned_after="
-             << (attacker.bannedAtRound ? std::to_string(*attacker.bannedAtRound) : std::string("never"))
+             << (attacker.bannedAtRound ? std::to_string(*attacker.bannedAtRound - attacker.joinedAtRound) + "-rounds"
+                                        : std::string("never"))
              << " loss_delta=" << std::showpos << std::fixed << std::setprecision(2) << delta * 100.0 << "%"
              << " (three attackers at once)";
         std::cout << line.str() << std::endl;
         EXPECT_TRUE(attacker.bannedAtRound.has_value()) << attacker.misbehave << "\n" << attacked.logs;
         EXPECT_EQ(attacker.credit, 0.0) << attacker.misbehave << " kept credit\n" << attacked.logs;
     }
-    // Not asserted yet: until they are banned (rounds 4 to 6 of 10 here) the attackers' pieces
-    // are averaged in and the honest members sit rounds out to check them, which cost +26.6%
-    // validation loss at round 10 when measured (issue 16's target is 1%; see its notes).
+    // Not asserted: the attackers' pieces never reach the average (ButterflyAllReduceTest holds
+    // that), but an honest member checking them sits the next round out, and which rounds the
+    // honest newcomers of a new swarm sit out checking each other, and how long each stays on
+    // probation, depends on timing: two clean runs measured 0.883 and 1.039 at round 10. A 1%
+    // bound needs the same swarm forked into both runs; see issue 16's notes.
     std::cout << "validation loss " << attacked.loss << " against " << clean.loss << std::endl;
 }
