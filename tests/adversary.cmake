@@ -28,3 +28,7 @@ swarmtrain_adversary_test(swarmtrain_far_future_frames_tests adversary/FarFuture
 
 # Freeloaders (zero, noise) and an equivocator against commitments and spot checks.
 swarmtrain_adversary_test(swarmtrain_spot_check_tests adversary/SpotCheckTest.cpp)
+
+# In-process attacks on the verification endpoints: forged, replayed and misdirected commitments,
+# uploads and spot-check reports; verifier choice; a ban's forfeit.
+swarmtrain_adversary_test(swarmtrain_verification_attack_tests adversary/VerificationAttackTest.cpp)

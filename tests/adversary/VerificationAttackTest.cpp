@@ -1,0 +1,573 @@
+// Attacks on the coordinator's verification endpoints (issue 16: every new endpoint comes with
+// its adversary test), in-process: a real CoordinatorServer on loopback and its SQLite store in a
+// temp dir, peers signing their own requests. Commitments that name the wrong owners or come from
+// the wrong key, replayed commitments, uploads and reports from the wrong peer, oversized or
+// equivocating uploads, the choice of verifiers, a ban's forfeit and a verifier that leaves.
+#include "ControlMessages.h"
+#include "CoordinatorServer.h"
+#include "CoordinatorSetup.h"
+#include "Identity.h"
+#include "Quantization.h"
+#include "RequestSignature.h"
+#include "Reputation.h"
+#include "TempDir.h"
+#include "TestApplication.h"
+#include "Verification.h"
+#include "VerificationMessages.h"
+
+#include <QCoreApplication>
+#include <QCryptographicHash>
+#include <QDateTime>
+#include <QEventLoop>
+#include <QJsonDocument>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QTcpServer>
+#include <QTest>
+#include <QTimer>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <deque>
+#include <set>
+
+using namespace swarmtrain;
+using swarmtrain::test::TempDir;
+
+namespace {
+
+struct HttpAnswer {
+    int status = 0;
+    QByteArray body;
+
+    QString error() const
+    {
+        return QJsonDocument::fromJson(body).object().value(QLatin1StringView("error")).toString();
+    }
+};
+
+struct Peer {
+    Identity identity = Identity::generate().value();
+    std::unique_ptr<RequestSigner> signer;
+    std::unique_ptr<QTcpServer> listener; // set: it accepts connections, so it can own a range
+
+    QString keyId() const { return identity.keyId(); }
+};
+
+// What a member sends in a round: the pieces for each owner's range, in range order, and its
+// commitment to them.
+struct Update {
+    CommitRequest commitment;
+    QByteArray bytes;
+};
+
+class VerificationAttackTest : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        dir.write("data.txt", test::generatedText(30000));
+        config.stateDir = dir.path() / "state";
+        config.data = dir.path() / "data.txt";
+        config.model.nLayer = 1;
+        config.model.nHead = 2;
+        config.model.nEmbd = 16;
+        config.model.blockSize = 16;
+        config.shardBytes = 4096;
+        config.training.batchSize = 4;
+        config.evalIters = 2;
+        Result<CoordinatorSetup> prepared = CoordinatorSetup::prepare(config);
+        ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+        setup = std::make_unique<CoordinatorSetup>(std::move(prepared).value());
+        options = CoordinatorServerOptions::from(config, setup->parameterCount);
+        options.tickMs = 0;
+        options.rounds.gatherTimeoutMs = 3'600'000;
+        options.ratePerAddress = {1000, 10'000};
+        options.ratePerKey = {1000, 10'000};
+        options.trust.maxPeersPerAddress = 0;
+        options.trust.maxPeersPerSubnet = 0;
+        // No draws unless a test asks for them.
+        options.trust.spotCheckRate = 0.0;
+        options.trust.spotCheckRateNew = 0.0;
+    }
+
+    void TearDown() override
+    {
+        if (server)
+            server->waitForBackgroundWork();
+        QCoreApplication::processEvents();
+    }
+
+    // With the test's `options`.
+    void startServer()
+    {
+        server = std::make_unique<CoordinatorServer>(*setup, options, [this]() { return now; });
+        Result<quint16> port = server->start(QHostAddress(QHostAddress::LocalHost), 0, std::nullopt);
+        ASSERT_TRUE(port.ok()) << port.error().message;
+        base = QStringLiteral("http://127.0.0.1:%1").arg(*port);
+    }
+
+    HttpAnswer send(const QByteArray &method, const QByteArray &target, const QByteArray &body, Peer &peer)
+    {
+        QNetworkRequest request(QUrl(base + QString::fromLatin1(target)));
+        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArray("application/json"));
+        if (!peer.signer)
+            peer.signer = std::make_unique<RequestSigner>(peer.identity);
+        const RequestSignature signature = peer.signer->sign(method, target, body, now);
+        request.setRawHeader(kKeyIdHeader, signature.keyId.toLatin1());
+        request.setRawHeader(kTimestampHeader, QByteArray::number(signature.timestampMs));
+        request.setRawHeader(kSignatureHeader, signature.signature.toBase64());
+        QNetworkReply *reply = method == "GET" ? network.get(request) : network.post(request, body);
+        QEventLoop loop;
+        QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+        QTimer::singleShot(60'000, &loop, &QEventLoop::quit);
+        loop.exec();
+        EXPECT_TRUE(reply->isFinished()) << "no answer to " << target.constData();
+        HttpAnswer answer{reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), reply->readAll()};
+        reply->deleteLater();
+        return answer;
+    }
+
+    HttpAnswer post(Peer &peer, const QByteArray &target, const QJsonObject &body)
+    {
+        return send("POST", target, QJsonDocument(body).toJson(QJsonDocument::Compact), peer);
+    }
+
+    Peer &newPeer(bool reachable)
+    {
+        Peer &peer = peers.emplace_back();
+        if (reachable) {
+            peer.listener = std::make_unique<QTcpServer>();
+            EXPECT_TRUE(peer.listener->listen(QHostAddress::LocalHost, 0));
+        }
+        return peer;
+    }
+
+    void join(Peer &peer)
+    {
+        const QString endpoint =
+            peer.listener ? QStringLiteral("127.0.0.1:%1").arg(peer.listener->serverPort()) : QString();
+        const HttpAnswer answer =
+            post(peer, "/v1/join",
+                 QJsonObject{{QStringLiteral("public_key"), QString::fromLatin1(peer.identity.publicKey().toBase64())},
+                             {QStringLiteral("device"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("test")}}},
+                             {QStringLiteral("endpoint"), endpoint},
+                             {QStringLiteral("client_version"), QStringLiteral("0.1.0")},
+                             {QStringLiteral("invite"), QString()}});
+        ASSERT_EQ(answer.status, 200) << answer.body.constData();
+    }
+
+    HttpAnswer heartbeat(Peer &peer, const QString &state, qint64 baseRound)
+    {
+        HeartbeatRequest request;
+        request.state = state;
+        request.baseRound = baseRound;
+        request.tokensPerSecond = 1500.0;
+        return post(peer, "/v1/heartbeat", request.toJson());
+    }
+
+    HeartbeatAnswer tasks(Peer &peer)
+    {
+        const HttpAnswer answer = heartbeat(peer, QStringLiteral("idle"), currentRound().number);
+        EXPECT_EQ(answer.status, 200) << answer.body.constData();
+        return HeartbeatAnswer::fromJson(QJsonDocument::fromJson(answer.body).object()).value();
+    }
+
+    // Every peer in `members` ready on state `round`, which then runs with them.
+    void startRound(const std::vector<Peer *> &members, qint64 round)
+    {
+        for (Peer *peer : members)
+            ASSERT_EQ(heartbeat(*peer, QStringLiteral("ready"), round).status, 200);
+        const RoundRecord running = currentRound();
+        ASSERT_EQ(running.number, round);
+        ASSERT_EQ(running.state, RoundState::Running);
+        ASSERT_EQ(running.members.size(), members.size());
+    }
+
+    HttpAnswer contribute(Peer &peer, qint64 round, qint64 tokens = 1000)
+    {
+        ContributionRequest request;
+        request.round = round;
+        request.tokens = tokens;
+        request.flops = 1e6;
+        request.seconds = 10.0;
+        request.loss = 2.5;
+        request.paramsHash = QString(64, QLatin1Char('a'));
+        request.bytesUp = 1000;
+        request.bytesDown = 1000;
+        return post(peer, "/v1/contribution", request.toJson());
+    }
+
+    // Every member reports the same result, so the round closes with each one accepted.
+    void finishRound(const std::vector<Peer *> &members, qint64 round)
+    {
+        for (Peer *peer : members)
+            ASSERT_EQ(contribute(*peer, round).status, 200);
+        ASSERT_EQ(currentRound().number, round + 1);
+        for (Peer *peer : members)
+            ASSERT_TRUE(setup->store->lastContribution(peer->keyId())->value().accepted.value_or(false));
+    }
+
+    // Pieces for the running round's owners, each the size its range encodes to, unlike any before.
+    Update makeUpdate()
+    {
+        const RoundRecord round = currentRound();
+        std::vector<RoundMember> owners;
+        std::copy_if(round.members.begin(), round.members.end(), std::back_inserter(owners),
+                     [](const RoundMember &m) { return m.end > m.begin; });
+        std::sort(owners.begin(), owners.end(),
+                  [](const RoundMember &x, const RoundMember &y) { return x.begin < y.begin; });
+        Update update;
+        update.commitment.round = round.number;
+        for (const RoundMember &owner : owners) {
+            const auto size = qsizetype(encodedQuantizedSize(std::size_t(owner.end - owner.begin)));
+            const QByteArray piece(size, char(++fills));
+            const QByteArray sha256 = QCryptographicHash::hash(piece, QCryptographicHash::Sha256).toHex();
+            update.commitment.pieces.push_back({owner.keyId, QString::fromLatin1(sha256)});
+            update.bytes += piece;
+        }
+        return update;
+    }
+
+    HttpAnswer commit(Peer &peer, const CommitRequest &request)
+    {
+        return post(peer, "/v1/round/commit", request.toJson());
+    }
+
+    HttpAnswer upload(Peer &peer, qint64 round, const QByteArray &bytes)
+    {
+        return send("POST", "/v1/round/update?round=" + QByteArray::number(round), bytes, peer);
+    }
+
+    HttpAnswer report(Peer &peer, qint64 round, const Peer &member, double cosine)
+    {
+        return post(peer, "/v1/round/check", SpotCheckReport{round, member.keyId(), cosine, 1.0, {}}.toJson());
+    }
+
+    RoundRecord currentRound() { return setup->store->currentRound()->value(); }
+    PeerRecord record(const Peer &peer) { return setup->store->peer(peer.keyId())->value(); }
+    SpotCheckRecord check(qint64 round, const Peer &member)
+    {
+        const std::optional<SpotCheckRecord> found = setup->store->spotCheck(round, member.keyId()).value();
+        EXPECT_TRUE(found.has_value()) << "no check of that member and round";
+        return found.value_or(SpotCheckRecord{});
+    }
+    Peer *byKey(const QString &keyId)
+    {
+        const auto found = std::find_if(peers.begin(), peers.end(), [&](const Peer &p) { return p.keyId() == keyId; });
+        return found == peers.end() ? nullptr : &*found;
+    }
+
+    // Past probation, as if it had agreed and been verified for enough rounds.
+    void makeEstablished(const Peer &peer)
+    {
+        PeerRecord stored = record(peer);
+        stored.acceptedRounds = options.trust.probationRounds;
+        stored.verifiedRounds = 1;
+        ASSERT_TRUE(setup->store->savePeer(stored).ok());
+    }
+
+    double roundCredit() const
+    {
+        const RoundSettings &settings = server->rounds().settings();
+        return double(settings.work.tokensPerMember) * settings.creditPerToken;
+    }
+
+    // Two owners a and b and an outbound-only member m (three newcomers: anyone may verify)
+    // finish round 0, whose work of m alone is drawn for a spot check. `mUpdate`: what m committed.
+    void drawCheckOfM()
+    {
+        options.trust.spotCheckRate = 1.0;
+        options.trust.spotCheckRateNew = 1.0;
+        startServer();
+        for (Peer *peer : {&a, &b, &m})
+            join(*peer);
+        startRound({&a, &b, &m}, 0);
+        mUpdate = makeUpdate();
+        ASSERT_EQ(commit(m, mUpdate.commitment).status, 200);
+        finishRound({&a, &b, &m}, 0); // a and b committed nothing: only m's work can be checked
+        const SpotCheckRecord drawn = check(0, m);
+        ASSERT_EQ(drawn.state, SpotCheckState::AwaitingUpdate);
+        verifier = byKey(drawn.verifierKeyId);
+        ASSERT_TRUE(verifier == &a || verifier == &b) << drawn.verifierKeyId.toStdString();
+        bystander = verifier == &a ? &b : &a;
+    }
+
+    QCoreApplication &app = test::application(); // before any Qt object
+    TempDir dir;
+    CoordinatorConfig config;
+    CoordinatorServerOptions options;
+    std::unique_ptr<CoordinatorSetup> setup;
+    std::unique_ptr<CoordinatorServer> server;
+    QNetworkAccessManager network;
+    QString base;
+    qint64 now = QDateTime::currentMSecsSinceEpoch();
+    int fills = 0;
+    std::deque<Peer> peers; // stable addresses
+    Peer &a = newPeer(true);
+    Peer &b = newPeer(true);
+    Peer &m = newPeer(false);
+    Update mUpdate;
+    Peer *verifier = nullptr;
+    Peer *bystander = nullptr;
+};
+
+} // namespace
+
+// A member commits to pieces for owners of its choosing, to make owners accept what it likes.
+TEST_F(VerificationAttackTest, ACommitmentNamingOtherThanTheRoundsOwnersIsRefused)
+{
+    startServer();
+    for (Peer *peer : {&a, &b, &m})
+        join(*peer);
+    startRound({&a, &b, &m}, 0);
+    const Update honest = makeUpdate();
+    ASSERT_EQ(honest.commitment.pieces.size(), 2u) << "a and b own the ranges";
+    const PieceHash forA = honest.commitment.pieces[0], forB = honest.commitment.pieces[1];
+    const QString hash = forA.sha256;
+    const std::vector<std::vector<PieceHash>> forged = {
+        {forA, {m.keyId(), hash}},                     // m owns no range
+        {forA, forB, {m.keyId(), hash}},               // one too many
+        {forA, forA, forB},                            // an owner twice
+        {forA, forA},                                  // one left out, the count made up
+        {forA},                                        // one left out
+        {forA, {QString(43, QLatin1Char('k')), hash}}, // a stranger
+    };
+    for (const std::vector<PieceHash> &pieces : forged) {
+        const HttpAnswer refused = commit(m, CommitRequest{0, pieces});
+        EXPECT_EQ(refused.status, 400) << refused.body.constData();
+    }
+    EXPECT_TRUE(setup->store->commitments(0, 0)->empty()) << "nothing of a refused commitment is kept";
+    EXPECT_EQ(commit(m, honest.commitment).status, 200);
+    EXPECT_EQ(setup->store->commitments(0, 0)->size(), 2u);
+}
+
+// A key outside the round, or a round not running, tries to plant commitments.
+TEST_F(VerificationAttackTest, ACommitmentFromANonMemberOrForARoundNotRunningIsRefused)
+{
+    startServer();
+    for (Peer *peer : {&a, &b, &m})
+        join(*peer);
+    ASSERT_EQ(currentRound().state, RoundState::Gathering);
+    const HttpAnswer early = commit(a, CommitRequest{0, {{a.keyId(), QString(64, QLatin1Char('0'))}}});
+    EXPECT_EQ(early.status, 409) << early.body.constData();
+    startRound({&a, &b, &m}, 0);
+    const Update update = makeUpdate();
+    Peer &late = newPeer(false);
+    join(late);
+    const HttpAnswer outsider = commit(late, update.commitment);
+    EXPECT_EQ(outsider.status, 403) << outsider.body.constData();
+    const HttpAnswer ahead = commit(a, CommitRequest{1, update.commitment.pieces});
+    EXPECT_EQ(ahead.status, 409) << ahead.body.constData();
+    EXPECT_TRUE(setup->store->commitments(0, 0)->empty());
+    EXPECT_TRUE(setup->store->commitments(1, 0)->empty());
+}
+
+// A member re-sends last round's update as this round's work, and retries when refused.
+TEST_F(VerificationAttackTest, AReplayedCommitmentIsRefusedAndCountsOneOffenceHoweverOftenRetried)
+{
+    startServer();
+    for (Peer *peer : {&a, &b, &m})
+        join(*peer);
+    startRound({&a, &b, &m}, 0);
+    const Update first = makeUpdate();
+    ASSERT_EQ(commit(a, first.commitment).status, 200);
+    finishRound({&a, &b, &m}, 0);
+    startRound({&a, &b, &m}, 1);
+
+    CommitRequest replay = first.commitment;
+    replay.round = 1;
+    for (int attempt = 0; attempt < 4; ++attempt) {
+        const HttpAnswer refused = commit(a, replay);
+        EXPECT_EQ(refused.status, 400) << refused.body.constData();
+        EXPECT_NE(refused.error().indexOf(QLatin1StringView("round 1")), -1) << refused.body.constData();
+    }
+    EXPECT_EQ(record(a).offences, 1) << "a retried request is one offence";
+    EXPECT_FALSE(record(a).banned());
+    EXPECT_TRUE(setup->store->commitments(1, 0)->empty());
+    EXPECT_EQ(commit(a, makeUpdate().commitment).status, 200) << "new work is still taken";
+    EXPECT_EQ(record(a).offences, 1);
+}
+
+// A member that is not the verifier reports on another's work, to refute it (or clear itself).
+TEST_F(VerificationAttackTest, ASpotCheckReportFromAnyoneButTheVerifierChangesNothing)
+{
+    ASSERT_NO_FATAL_FAILURE(drawCheckOfM());
+    ASSERT_EQ(upload(m, 0, mUpdate.bytes).status, 200);
+    ASSERT_EQ(check(0, m).state, SpotCheckState::Checking);
+    const HttpAnswer framed = report(*bystander, 0, m, 0.0);
+    EXPECT_EQ(framed.status, 409) << framed.body.constData();
+    EXPECT_EQ(report(m, 0, m, 1.0).status, 409) << "nor the checked member itself";
+    EXPECT_EQ(check(0, m).state, SpotCheckState::Checking);
+    EXPECT_DOUBLE_EQ(record(m).credit, roundCredit());
+    EXPECT_EQ(record(m).offences, 0);
+    EXPECT_EQ(record(m).verifiedRounds, 0);
+
+    EXPECT_EQ(report(*verifier, 0, m, 1.0).status, 200) << "the verifier's report is the one that counts";
+    EXPECT_EQ(check(0, m).state, SpotCheckState::Agreed);
+    EXPECT_EQ(record(m).verifiedRounds, 1);
+}
+
+// A peer downloads another member's update to learn or copy it.
+TEST_F(VerificationAttackTest, AnUpdateIsGivenToItsVerifierOnly)
+{
+    ASSERT_NO_FATAL_FAILURE(drawCheckOfM());
+    ASSERT_EQ(upload(m, 0, mUpdate.bytes).status, 200);
+    Peer &outsider = newPeer(false);
+    join(outsider);
+    const QByteArray target = "/v1/round/update?round=0&peer=" + m.keyId().toLatin1();
+    EXPECT_EQ(send("GET", target, {}, *bystander).status, 404);
+    EXPECT_EQ(send("GET", target, {}, m).status, 404);
+    EXPECT_EQ(send("GET", target, {}, outsider).status, 404);
+    const HttpAnswer given = send("GET", target, {}, *verifier);
+    EXPECT_EQ(given.status, 200);
+    EXPECT_EQ(given.body, mUpdate.bytes);
+}
+
+// A checked member sends a body larger than any update, to fill the coordinator's disk.
+TEST_F(VerificationAttackTest, AnOversizedUploadIsRefusedBeforeItIsStored)
+{
+    ASSERT_NO_FATAL_FAILURE(drawCheckOfM());
+    Reputation reputation(*setup->store, options.trust, [this] { return now; });
+    const Verification sizes(*setup->store, server->rounds(), reputation, options.trust, dir.path() / "unused",
+                             [this] { return now; });
+    const HttpAnswer refused = upload(m, 0, QByteArray(sizes.maxUpdateBytes() + 1, 'x'));
+    EXPECT_EQ(refused.status, 413) << refused.body.constData();
+    EXPECT_EQ(check(0, m).state, SpotCheckState::AwaitingUpdate);
+    EXPECT_TRUE(check(0, m).updateFile.isEmpty());
+    EXPECT_FALSE(std::filesystem::exists(setup->stateDir / "updates")
+                 && !std::filesystem::is_empty(setup->stateDir / "updates"));
+    for (const auto &entry : std::filesystem::directory_iterator(setup->checkpointsDir()))
+        EXPECT_EQ(entry.path().filename().string().rfind("incoming-", 0), std::string::npos) << entry.path();
+    EXPECT_DOUBLE_EQ(record(m).credit, roundCredit()) << "too large is refused, not judged";
+}
+
+// A checked member uploads pieces other than those it committed to (equivocation).
+TEST_F(VerificationAttackTest, AnUploadThatDiffersFromTheCommitmentRefutesTheMember)
+{
+    ASSERT_NO_FATAL_FAILURE(drawCheckOfM());
+    ASSERT_DOUBLE_EQ(record(m).credit, roundCredit());
+    QByteArray other = mUpdate.bytes;
+    other.back() = char(other.back() ^ 1);
+    const HttpAnswer refuted = upload(m, 0, other);
+    EXPECT_EQ(refuted.status, 400) << refuted.body.constData();
+    EXPECT_EQ(check(0, m).state, SpotCheckState::Refuted);
+    EXPECT_DOUBLE_EQ(record(m).credit, 0.0) << "the round's credit is taken back";
+    EXPECT_EQ(record(m).tokens, 0);
+    EXPECT_EQ(record(m).offences, 1);
+    EXPECT_FALSE(setup->store->lastContribution(m.keyId())->value().accepted.value_or(true));
+    EXPECT_EQ(upload(m, 0, mUpdate.bytes).status, 409) << "a second try after the refutation";
+}
+
+// Newcomers (sybils) get drawn in numbers to become verifiers or to tie up every established one.
+TEST_F(VerificationAttackTest, NewcomersNeverVerifyAndAtMostAThirdOfTheEstablishedDo)
+{
+    options.trust.spotCheckRateNew = 1.0;
+    startServer();
+    Peer &owner = newPeer(true);
+    std::vector<Peer *> established{&owner}, newcomers, members;
+    for (int i = 0; i < 5; ++i)
+        established.push_back(&newPeer(false));
+    for (int i = 0; i < 3; ++i)
+        newcomers.push_back(&newPeer(false));
+    members = established;
+    members.insert(members.end(), newcomers.begin(), newcomers.end());
+    for (Peer *peer : members)
+        join(*peer);
+    for (Peer *peer : established)
+        makeEstablished(*peer);
+    startRound(members, 0);
+    for (Peer *peer : newcomers)
+        ASSERT_EQ(commit(*peer, makeUpdate().commitment).status, 200);
+    finishRound(members, 0);
+
+    const std::vector<SpotCheckRecord> open = setup->store->openSpotChecks().value();
+    ASSERT_EQ(open.size(), newcomers.size()) << "each newcomer's round is drawn";
+    std::set<QString> verifiers;
+    for (const SpotCheckRecord &c : open) {
+        if (c.verifierKeyId.isEmpty())
+            continue;
+        verifiers.insert(c.verifierKeyId);
+        Peer *chosen = byKey(c.verifierKeyId);
+        ASSERT_NE(chosen, nullptr);
+        EXPECT_NE(std::find(established.begin(), established.end(), chosen), established.end())
+            << "a newcomer was made verifier";
+    }
+    EXPECT_EQ(verifiers.size(), 2u) << "six established online: two verify at once, the third check waits";
+    int told = 0;
+    for (Peer *peer : members)
+        told += tasks(*peer).spotCheck.has_value() ? 1 : 0;
+    EXPECT_EQ(told, 2);
+}
+
+// A key piles up offences after earning credit, hoping to keep what it earned.
+TEST_F(VerificationAttackTest, ABanForfeitsTheKeysCredit)
+{
+    options.trust.banAfterOffences = 2;
+    startServer();
+    for (Peer *peer : {&a, &b, &m})
+        join(*peer);
+    startRound({&a, &b, &m}, 0);
+    finishRound({&a, &b, &m}, 0);
+    startRound({&a, &b, &m}, 1);
+    const Update last = makeUpdate();
+    ASSERT_EQ(commit(a, last.commitment).status, 200);
+    finishRound({&a, &b, &m}, 1);
+    ASSERT_DOUBLE_EQ(record(a).credit, 2 * roundCredit());
+    ASSERT_GT(record(a).tokens, 0);
+
+    startRound({&a, &b, &m}, 2);
+    CommitRequest replay = last.commitment;
+    replay.round = 2;
+    EXPECT_EQ(commit(a, replay).status, 400);
+    const qint64 work = server->rounds().settings().work.tokensPerMember;
+    EXPECT_EQ(contribute(a, 2, work * 1000).status, 400); // an inflated claim: the second offence
+    EXPECT_TRUE(record(a).banned());
+    EXPECT_DOUBLE_EQ(record(a).credit, 0.0);
+    EXPECT_EQ(record(a).tokens, 0);
+    EXPECT_DOUBLE_EQ(record(b).credit, 2 * roundCredit()) << "honest members keep theirs";
+}
+
+// A verifier takes a check and disappears, hoping the checked work goes unchecked (and credited).
+TEST_F(VerificationAttackTest, ACheckWhoseVerifierLeftGoesToAnotherOnTheTick)
+{
+    options.trust.spotCheckRateNew = 1.0;
+    options.tickMs = 20;
+    startServer();
+    Peer &newcomer = newPeer(false);
+    Peer &c = newPeer(false);
+    const std::vector<Peer *> established{&a, &b, &c}, members{&a, &b, &c, &newcomer};
+    for (Peer *peer : members)
+        join(*peer);
+    for (Peer *peer : established)
+        makeEstablished(*peer);
+    startRound(members, 0);
+    ASSERT_EQ(commit(newcomer, makeUpdate().commitment).status, 200);
+    finishRound(members, 0);
+    Peer *gone = byKey(check(0, newcomer).verifierKeyId);
+    ASSERT_NE(gone, nullptr);
+    ASSERT_NE(gone, &newcomer);
+
+    // The verifier misses its heartbeats; everyone else stays.
+    now += qint64(options.rounds.missedHeartbeats + 1) * options.rounds.heartbeatIntervalMs;
+    for (Peer *peer : members) {
+        if (peer != gone) {
+            ASSERT_EQ(heartbeat(*peer, QStringLiteral("idle"), 1).status, 200);
+        }
+    }
+    const bool reassigned = QTest::qWaitFor(
+        [&] {
+            const QString current = check(0, newcomer).verifierKeyId;
+            return !current.isEmpty() && current != gone->keyId();
+        },
+        60'000);
+    ASSERT_TRUE(reassigned) << "still " << check(0, newcomer).verifierKeyId.toStdString();
+    const SpotCheckRecord taken = check(0, newcomer);
+    EXPECT_EQ(taken.state, SpotCheckState::AwaitingUpdate) << "given on, not expired";
+    Peer *next = byKey(taken.verifierKeyId);
+    EXPECT_NE(std::find(established.begin(), established.end(), next), established.end());
+    const std::optional<SpotCheckTask> task = tasks(*next).spotCheck;
+    ASSERT_TRUE(task.has_value());
+    EXPECT_EQ(task->peerId, newcomer.keyId());
+    EXPECT_EQ(tasks(newcomer).uploadUpdateRound, std::optional<qint64>(0));
+}
