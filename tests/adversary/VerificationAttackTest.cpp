@@ -571,3 +571,40 @@ TEST_F(VerificationAttackTest, ACheckWhoseVerifierLeftGoesToAnotherOnTheTick)
     EXPECT_EQ(task->peerId, newcomer.keyId());
     EXPECT_EQ(tasks(newcomer).uploadUpdateRound, std::optional<qint64>(0));
 }
+
+// More newcomers than verifiers: a check waiting for one must not lapse into credited, unchecked
+// work, and when a verifier takes it on it gets the whole time to do it.
+TEST_F(VerificationAttackTest, ACheckWaitingForAVerifierNeverLapsesAndGetsTheWholeTime)
+{
+    options.trust.spotCheckRateNew = 1.0;
+    options.tickMs = 20;
+    startServer();
+    Peer &n = newPeer(false);
+    const std::vector<Peer *> members{&a, &m, &n};
+    for (Peer *peer : members)
+        join(*peer);
+    makeEstablished(a); // the only one who may verify, one check at a time
+    startRound(members, 0);
+    ASSERT_EQ(commit(m, makeUpdate().commitment).status, 200);
+    ASSERT_EQ(commit(n, makeUpdate().commitment).status, 200);
+    finishRound(members, 0);
+    const bool mFirst = check(0, m).verifierKeyId == a.keyId();
+    Peer &first = mFirst ? m : n;
+    Peer &waiting = mFirst ? n : m;
+    ASSERT_EQ(check(0, first).verifierKeyId, a.keyId());
+    ASSERT_TRUE(check(0, waiting).verifierKeyId.isEmpty());
+    const double credit = record(waiting).credit;
+    ASSERT_GT(credit, 0.0);
+
+    // Past the time: the first member never uploaded and is refuted; a is then free.
+    now += options.trust.spotCheckTimeoutMs + 1;
+    for (Peer *peer : members)
+        ASSERT_EQ(heartbeat(*peer, QStringLiteral("idle"), 1).status, 200);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !check(0, waiting).verifierKeyId.isEmpty(); }, 60'000));
+    EXPECT_EQ(check(0, first).state, SpotCheckState::Refuted);
+    const SpotCheckRecord taken = check(0, waiting);
+    EXPECT_EQ(taken.verifierKeyId, a.keyId());
+    EXPECT_EQ(taken.state, SpotCheckState::AwaitingUpdate) << "waited, did not lapse";
+    EXPECT_EQ(taken.assignedMs, now) << "the verifier's time starts when it is given the check";
+    EXPECT_DOUBLE_EQ(record(waiting).credit, credit);
+}

@@ -414,12 +414,15 @@ Result<void> Verification::expire()
         busy.insert(check.verifierKeyId);
     const qint64 nowMs = m_clock();
     for (const SpotCheckRecord &check : *open) {
-        const bool late = nowMs - check.assignedMs > m_settings.spotCheckTimeoutMs;
+        // The time runs from a verifier's assignment: a check waiting for one never lapses (drawn
+        // work is never credited unchecked), and one handed over gets the whole time again.
+        const bool assigned = !check.verifierKeyId.isEmpty();
+        const bool late = assigned && nowMs - check.assignedMs > m_settings.spotCheckTimeoutMs;
         Result<void> ended;
         if (banned(check.memberKeyId))
             // A banned member sends nothing more: what it was credited with unchecked goes.
             ended = finish(check, SpotCheckState::Refuted, QStringLiteral("it was banned"), {});
-        else if (!late && (check.verifierKeyId.isEmpty() || !online(check.verifierKeyId)))
+        else if (!assigned || (!late && !online(check.verifierKeyId)))
             // Drawn, or its verifier left: another takes it on when one may.
             ended = assignVerifier(check, *peers, busy, false);
         else if (late && check.state == SpotCheckState::AwaitingUpdate)
@@ -470,8 +473,10 @@ Result<void> Verification::assignVerifier(SpotCheckRecord check, const std::vect
         return {}; // still no one free: the next tick asks again
     // Drawn work is never credited unchecked: with no one free now, the check waits for one.
     check.verifierKeyId = verifier ? verifier->keyId : QString();
-    if (verifier)
+    if (verifier) {
         busy.insert(verifier->keyId);
+        check.assignedMs = m_clock();
+    }
     qCInfo(lcCoordinator) << "round" << check.round << ":" << (verifier ? verifier->keyId : QStringLiteral("(no one free yet)"))
                           << "will check the work of" << check.memberKeyId;
     return m_store.saveSpotCheck(check);
