@@ -321,6 +321,39 @@ TEST_F(CoordinatorRoundsTest, AnotherHolderIsAskedForTheStateWhenTheUploaderIsGo
     EXPECT_EQ(current().number, 1) << "the round waits for the state, it does not go back";
 }
 
+// A stranger asked for the state stays online and never sends it (or is banned): after a round's
+// deadline, or at once when banned, another holder is asked.
+TEST_F(CoordinatorRoundsTest, AnUploaderThatWithholdsTheStateIsReplaced)
+{
+    for (const char *name : {"a", "c"})
+        addPeer(QString::fromLatin1(name), true, QStringLiteral("ready"), 0);
+    ASSERT_TRUE(rounds->advance().ok());
+    ASSERT_TRUE(report(QStringLiteral("a"), kHashA).ok());
+    ASSERT_TRUE(report(QStringLiteral("c"), kHashA).ok());
+    const QString first = store->round(0).value()->uploaderKeyId;
+    const QString other = first == QStringLiteral("a") ? QStringLiteral("c") : QStringLiteral("a");
+    const auto heartbeats = [&] {
+        for (const QString &key : {first, other}) {
+            PeerRecord peer = store->peer(key).value().value();
+            peer.lastSeenMs = now;
+            peer.state = QStringLiteral("idle");
+            ASSERT_TRUE(store->savePeer(peer).ok());
+        }
+    };
+    now += settings.roundDeadlineMs / 2;
+    heartbeats();
+    ASSERT_TRUE(rounds->advance().ok());
+    EXPECT_EQ(store->round(0).value()->uploaderKeyId, first) << "within the deadline its upload may be on the way";
+    now += settings.roundDeadlineMs / 2 + 1;
+    heartbeats();
+    ASSERT_TRUE(rounds->advance().ok());
+    EXPECT_EQ(store->round(0).value()->uploaderKeyId, other);
+
+    ASSERT_TRUE(store->banPeer(other, QStringLiteral("test")).ok());
+    ASSERT_TRUE(rounds->advance().ok());
+    EXPECT_EQ(store->round(0).value()->uploaderKeyId, first) << "a banned uploader is replaced at once";
+}
+
 TEST(CoordinatorRoundsRanges, AWeightedSplitFollowsTheOwnersBandwidth)
 {
     // b's links carry a quarter of the others': it owns a quarter as much.

@@ -180,23 +180,34 @@ Result<bool> CoordinatorRounds::recoverLostState(const RoundRecord &round, const
         return false;
     RoundRecord before = **previous;
     const auto online = [&](const QString &keyId) {
-        return std::any_of(peers.begin(), peers.end(), [&](const PeerRecord &p) { return p.keyId == keyId && isOnline(p); });
+        return std::any_of(peers.begin(), peers.end(),
+                           [&](const PeerRecord &p) { return p.keyId == keyId && isOnline(p) && !p.banned(); });
     };
-    if (!before.uploaderKeyId.isEmpty() && online(before.uploaderKeyId))
+    const qint64 waitedMs = nowMs - before.finishedMs;
+    if (!before.uploaderKeyId.isEmpty() && online(before.uploaderKeyId) && waitedMs < m_settings.roundDeadlineMs)
         return false; // its upload is on the way
-    // The member asked for the state is gone: ask another accepted member of that round.
+    // The member asked for the state is gone, banned, or has not sent it within a round's
+    // deadline (a stranger may withhold it): the accepted members of that round take turns, one
+    // each deadline.
     Result<std::vector<ContributionRecord>> reports = m_store.contributions(before.number, before.attempt);
     if (!reports)
         return reports.error();
+    std::vector<QString> holders;
     for (const ContributionRecord &report : *reports) {
-        if (report.accepted.value_or(false) && online(report.keyId)) {
-            qCInfo(lcCoordinator) << "state" << round.number << "is asked of" << report.keyId << "instead of"
-                                  << before.uploaderKeyId << ", who is gone";
-            before.uploaderKeyId = report.keyId;
+        if (report.accepted.value_or(false) && online(report.keyId))
+            holders.push_back(report.keyId);
+    }
+    if (!holders.empty()) {
+        const qint64 turn = std::max<qint64>(waitedMs, 0) / std::max<qint64>(m_settings.roundDeadlineMs, 1);
+        const QString next = holders[std::size_t(turn % qint64(holders.size()))];
+        if (next != before.uploaderKeyId) {
+            qCInfo(lcCoordinator) << "state" << round.number << "is asked of" << next << "instead of"
+                                  << before.uploaderKeyId;
+            before.uploaderKeyId = next;
             if (Result<void> saved = m_store.saveRound(before); !saved)
                 return saved.error();
-            return false;
         }
+        return false;
     }
     // No one who holds the state is left: after the gather timeout, run that round again from
     // the state it started on, which the members left can train from.
@@ -291,14 +302,23 @@ Result<void> CoordinatorRounds::maybeFinish(RoundRecord round, qint64 nowMs)
 
     const std::optional<QString> agreed = agreedHash(*reports, *peers);
     std::vector<ContributionRecord> verdicts = *reports;
-    QString uploader;
+    // The new state is asked of a range owner (established, or the swarm's first members) when
+    // one agreed, else of anyone who did; recoverLostState asks others if it does not come.
+    QString uploader, ownerUploader;
     for (ContributionRecord &verdict : verdicts) {
         const bool accepted = agreed && verdict.paramsHash == *agreed;
         verdict.accepted = accepted;
         verdict.credit = accepted ? double(verdict.tokens) * m_settings.creditPerToken : 0.0;
+        const bool owner = std::any_of(round.members.begin(), round.members.end(), [&](const RoundMember &m) {
+            return m.keyId == verdict.keyId && m.end > m.begin;
+        });
         if (accepted && uploader.isEmpty())
             uploader = verdict.keyId;
+        if (accepted && owner && ownerUploader.isEmpty())
+            ownerUploader = verdict.keyId;
     }
+    if (!ownerUploader.isEmpty())
+        uploader = ownerUploader;
     if (!agreed) {
         qCWarning(lcCoordinator) << "round" << round.number << "attempt" << round.attempt << "ended without a majority"
                                  << "of" << reports->size() << "reports; gathering it again";
