@@ -190,6 +190,11 @@ void DataPlane::resetErrorFeedback()
     onNetworkThread([this] { m_allReduce->resetErrorFeedback(); });
 }
 
+void DataPlane::expectRound(quint64 round)
+{
+    onNetworkThread([this, round] { m_allReduce->expectRound(round); });
+}
+
 qint64 DataPlane::bytesSent() const
 {
     qint64 bytes = 0;

@@ -58,6 +58,8 @@ public:
 
     // Forgets what quantization dropped (the replica was replaced by a downloaded state).
     void resetErrorFeedback();
+    // The round this peer trains for now (ButterflyAllReduce::expectRound).
+    void expectRound(quint64 round);
 
     qint64 bytesSent() const;
     qint64 bytesReceived() const;

@@ -175,6 +175,19 @@ TEST_F(FarFutureFramesTest, EarlyFramesOfTheNextRoundAreHeldOnlyWithinTheBudget)
     EXPECT_TRUE(a.allReduce->outcome().rejectedSenders.contains(attacker.keyId()));
 }
 
+// A peer that sat rounds 7 and 8 out (it checked another's work) and trains for round 9 holds
+// that round's frames: the window follows the round the coordinator named, not the last one run.
+TEST_F(FarFutureFramesTest, APeerThatSatRoundsOutHoldsTheFramesOfTheRoundItRejoins)
+{
+    runHonestRound(6);
+    a.allReduce->expectRound(9);
+    flood(a, 9, 1, 12'000);
+    EXPECT_EQ(maxHeld, 12'000) << "held, not refused as too far ahead";
+    EXPECT_TRUE(a.transport->isConnected(attacker.keyId()));
+    flood(a, 11, 1, 12'000);
+    EXPECT_FALSE(a.transport->isConnected(attacker.keyId())) << "beyond the window of round 9";
+}
+
 TEST_F(FarFutureFramesTest, BeforeItsFirstRoundAPeerHoldsAFixedBudget)
 {
     flood(a, 1'000'000, 10); // 40 MiB before A has run any round

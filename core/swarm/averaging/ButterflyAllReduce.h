@@ -13,6 +13,7 @@
 #include <QStringList>
 #include <QTimer>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -92,6 +93,10 @@ public:
     const AllReduceOutcome &outcome() const { return m_outcome; }
     // What quantization has dropped so far (error feedback); reset when a peer resyncs.
     void resetErrorFeedback() { m_residual.clear(); }
+    // The swarm's round this peer takes part in next, as the coordinator says. A peer that sat
+    // rounds out (checking another's work, paused) holds that round's early frames instead of
+    // refusing them as too far ahead of the last round it ran.
+    void expectRound(quint64 round) { m_expectedRound = std::max(m_expectedRound, round); }
     // Payload bytes of frames held for a round that has not started here yet.
     qint64 earlyBytesHeld() const { return m_earlyBytes; }
 
@@ -183,6 +188,7 @@ private:
     QSet<QString> m_departed;                   // members gone this round
     QHash<QString, int> m_failedDials;
     bool m_started = false;                    // a round has started: m_round anchors the early window
+    quint64 m_expectedRound = 0;               // ...or the round the coordinator said comes next, if later
     QList<EarlyFrame> m_early;                 // frames of a round that has not started here yet
     qint64 m_earlyBytes = 0;
     QHash<QString, qint64> m_earlyBytesBySender;

@@ -15,9 +15,10 @@ namespace swarmtrain {
 
 void ButterflyAllReduce::holdEarly(const QString &sender, const FrameHeader &header, const QByteArray &payload)
 {
-    if (m_started && header.round() > m_round + kEarlyRoundWindow) {
+    const quint64 anchor = std::max(m_round, m_expectedRound);
+    if (m_started && header.round() > anchor + kEarlyRoundWindow) {
         return refuseEarly(sender, QStringLiteral("a frame for round %1, too far ahead of round %2")
-                                       .arg(header.round()).arg(m_round), /*disconnect=*/true);
+                                       .arg(header.round()).arg(anchor), /*disconnect=*/true);
     }
     const qint64 bytes = payload.size(), fromSender = m_earlyBytesBySender.value(sender);
     const auto framesFromSender =

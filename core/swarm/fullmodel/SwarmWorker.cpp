@@ -313,6 +313,8 @@ Result<SwarmWorker::Outcome> SwarmWorker::trainRound()
         return Outcome::Done;
     if (!m_work.startedAt.isValid())
         m_work.startedAt = QDateTime::currentDateTimeUtc();
+    // After rounds sat out, the others' frames of this round are held, not refused.
+    m_dataPlane->expectRound(quint64(m_trainer->round()));
     for (;;) {
         setStatus(WorkState::Training, tr("Training round %1").arg(m_trainer->round()));
         const auto started = std::chrono::steady_clock::now();
