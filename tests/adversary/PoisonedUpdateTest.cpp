@@ -110,10 +110,8 @@ protected:
                 const Result<QJsonObject> answer = status.getJson(QStringLiteral("/v1/status"));
                 if (!answer)
                     return false;
-                for (const QJsonValue &point : answer->value(QLatin1StringView("val_loss_history")).toArray()) {
-                    if (point.toObject().value(QLatin1StringView("round")).toInteger() == kRounds)
-                        loss = point.toObject().value(QLatin1StringView("val_loss")).toDouble();
-                }
+                if (!loss)
+                    loss = test::validationLossAt(*answer, kRounds);
                 return loss.has_value();
             },
             600s);

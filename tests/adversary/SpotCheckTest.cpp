@@ -129,10 +129,8 @@ protected:
                     if (!attacker.bannedAtRound && errors.find("banned " + attacker.keyId.toStdString()) != std::string::npos)
                         attacker.bannedAtRound = answer->value(QLatin1StringView("round")).toInteger();
                 }
-                for (const QJsonValue &point : answer->value(QLatin1StringView("val_loss_history")).toArray()) {
-                    if (point.toObject().value(QLatin1StringView("round")).toInteger() == kRounds)
-                        loss = point.toObject().value(QLatin1StringView("val_loss")).toDouble();
-                }
+                if (!loss)
+                    loss = test::validationLossAt(*answer, kRounds);
                 const bool allBanned = std::all_of(result.attackers.begin(), result.attackers.end(),
                                                    [](const Attacker &a) { return a.bannedAtRound.has_value(); });
                 if (!loss || !allBanned)

@@ -4,6 +4,7 @@
 // the wrong key, replayed commitments, uploads and reports from the wrong peer, oversized or
 // equivocating uploads, the choice of verifiers, a ban's forfeit and a verifier that leaves.
 #include "ControlMessages.h"
+#include "CoordinatorFixture.h"
 #include "CoordinatorServer.h"
 #include "CoordinatorSetup.h"
 #include "Identity.h"
@@ -66,16 +67,7 @@ class VerificationAttackTest : public ::testing::Test {
 protected:
     void SetUp() override
     {
-        dir.write("data.txt", test::generatedText(30000));
-        config.stateDir = dir.path() / "state";
-        config.data = dir.path() / "data.txt";
-        config.model.nLayer = 1;
-        config.model.nHead = 2;
-        config.model.nEmbd = 16;
-        config.model.blockSize = 16;
-        config.shardBytes = 4096;
-        config.training.batchSize = 4;
-        config.evalIters = 2;
+        config = swarmtrain::test::smallCoordinatorConfig(dir);
         Result<CoordinatorSetup> prepared = CoordinatorSetup::prepare(config);
         ASSERT_TRUE(prepared.ok()) << prepared.error().message;
         setup = std::make_unique<CoordinatorSetup>(std::move(prepared).value());

@@ -2,8 +2,12 @@
 
 #include "ChildProcess.h"
 
+#include <QJsonArray>
+#include <QJsonObject>
+
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <regex>
 #include <string>
 #include <vector>
@@ -42,6 +46,17 @@ inline int startCoordinatorProcess(ChildProcess &process, const std::string &exe
         },
         std::chrono::seconds(60));
     return started ? std::stoi(match[1].str()) : 0;
+}
+
+// The coordinator's validation loss of state `round`, from its /v1/status answer; empty until
+// it has validated that state.
+inline std::optional<double> validationLossAt(const QJsonObject &status, qint64 round)
+{
+    for (const QJsonValue &point : status.value(QLatin1StringView("val_loss_history")).toArray()) {
+        if (point.toObject().value(QLatin1StringView("round")).toInteger() == round)
+            return point.toObject().value(QLatin1StringView("val_loss")).toDouble();
+    }
+    return std::nullopt;
 }
 
 } // namespace swarmtrain::test

@@ -1,6 +1,7 @@
 // The coordinator's REST API in-process: real HTTP over loopback, signed like a peer signs.
 #include "TestApplication.h"
 #include "ControlMessages.h"
+#include "CoordinatorFixture.h"
 #include "CoordinatorServer.h"
 #include "CoordinatorSetup.h"
 #include "Identity.h"
@@ -55,16 +56,7 @@ protected:
     void SetUp() override
     {
         application();
-        dir.write("data.txt", swarmtrain::test::generatedText(30000));
-        config.stateDir = dir.path() / "state";
-        config.data = dir.path() / "data.txt";
-        config.model.nLayer = 1;
-        config.model.nHead = 2;
-        config.model.nEmbd = 16;
-        config.model.blockSize = 16;
-        config.shardBytes = 4096;
-        config.training.batchSize = 4;
-        config.evalIters = 2;
+        config = swarmtrain::test::smallCoordinatorConfig(dir);
         Result<CoordinatorSetup> prepared = CoordinatorSetup::prepare(config);
         ASSERT_TRUE(prepared.ok()) << prepared.error().message;
         setup = std::make_unique<CoordinatorSetup>(std::move(prepared).value());
