@@ -1,7 +1,7 @@
 // swarmtrain-hostile: `swarmtrain --headless` with a misbehaviour switch, for the adversary tests
 // only (built with the tests, never installed or packaged):
 //   swarmtrain-hostile --misbehave scale100|sign-flip|zero|noise|equivocate|lying-owner|
-//                       far-future-frames
+//                       withhold-from-checkers|far-future-frames
 //                      [the options of swarmtrain --headless]
 #include "ClientOptions.h"
 #include "GpuProbe.h"
@@ -56,6 +56,8 @@ std::optional<Misbehaviour> misbehaviourNamed(const QString &name)
         m.ownerAverage = [](std::vector<float> &average) { std::fill(average.begin(), average.end(), 0.01f); };
     } else if (name == QLatin1StringView("equivocate")) {
         m.equivocate = true;
+    } else if (name == QLatin1StringView("withhold-from-checkers")) {
+        m.withholdFromCheckers = true;
     } else if (name == QLatin1StringView("far-future-frames")) {
         m.farFutureBytes = 64ll << 20;
     } else {

@@ -11,6 +11,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <random>
 
@@ -113,6 +114,23 @@ protected:
         for (auto &spy : spies) {
             if (spy->count() == 0) {
                 ASSERT_TRUE(spy->wait(timeoutMs + 5000));
+            }
+        }
+    }
+
+    // Starts every peer with its own options and waits until each has finished.
+    void runRound(const QList<AllReduceMember> &list, const std::vector<std::vector<float>> &vectors,
+                  const std::function<AllReduceOptions(std::size_t)> &optionsOf)
+    {
+        std::vector<std::unique_ptr<QSignalSpy>> spies;
+        for (std::size_t i = 0; i < peers.size(); ++i) {
+            spies.push_back(std::make_unique<QSignalSpy>(peers[i]->allReduce.get(), &ButterflyAllReduce::finished));
+            const Result<void> started = peers[i]->allReduce->start(7, list, vectors[i], 1, optionsOf(i));
+            ASSERT_TRUE(started.ok()) << started.error().message;
+        }
+        for (auto &spy : spies) {
+            if (spy->count() == 0) {
+                ASSERT_TRUE(spy->wait(30'000));
             }
         }
     }
@@ -296,14 +314,27 @@ TEST_F(ButterflyAllReduceTest, ARangeWhoseOwnerIsGoneIsSkippedByEveryone)
 
     const AllReduceOutcome &a = peers[0]->allReduce->outcome();
     const AllReduceOutcome &c = peers[2]->allReduce->outcome();
-    ASSERT_EQ(a.skippedRanges.size(), 1u);
-    EXPECT_EQ(a.skippedRanges[0].first, list[1].begin);
+    // Its range, and the range it was to check: no verdict, no range.
+    ASSERT_EQ(a.skippedRanges.size(), 2u);
     EXPECT_EQ(a.skippedRanges, c.skippedRanges);
     EXPECT_EQ(a.average, c.average);
     EXPECT_EQ(a.ownPieceContributors, 2);
-    for (std::int64_t i = list[1].begin; i < list[1].end; ++i)
-        ASSERT_EQ(a.average[std::size_t(i)], 0.0f);
-    EXPECT_NE(a.average[0], 0.0f);
+    EXPECT_TRUE(a.disputed.isEmpty() && c.disputed.isEmpty()) << "a checker that said nothing is not disputed";
+    std::int64_t applied = 0;
+    for (const AllReduceMember &owner : list) {
+        const bool skipped = std::find(a.skippedRanges.begin(), a.skippedRanges.end(), std::pair(owner.begin, owner.end))
+                             != a.skippedRanges.end();
+        for (std::int64_t i = owner.begin; i < owner.end; ++i) {
+            if (skipped)
+                ASSERT_EQ(a.average[std::size_t(i)], 0.0f);
+        }
+        if (!skipped) {
+            EXPECT_NE(owner.keyId, list[1].keyId);
+            EXPECT_NE(a.average[std::size_t(owner.begin)], 0.0f);
+            ++applied;
+        }
+    }
+    EXPECT_EQ(applied, 1);
 }
 
 // A member killed mid-round: its connections drop or are refused, and the others finish with
@@ -342,8 +373,11 @@ TEST_F(ButterflyAllReduceTest, AMemberKilledMidRoundIsNotWaitedForUntilTheDeadli
     }
     const AllReduceOutcome &a = peers[alive[0]]->allReduce->outcome();
     const AllReduceOutcome &c = peers[alive[1]]->allReduce->outcome();
-    ASSERT_EQ(a.skippedRanges.size(), 1u);
-    EXPECT_EQ(a.skippedRanges[0].first, list[qsizetype(dead)].begin);
+    // Its range, and the one it was to check (no verdict, no range); the third is applied.
+    ASSERT_EQ(a.skippedRanges.size(), 2u);
+    const AllReduceMember &deadOwner = list[qsizetype(dead)];
+    EXPECT_NE(std::find(a.skippedRanges.begin(), a.skippedRanges.end(), std::pair(deadOwner.begin, deadOwner.end)),
+              a.skippedRanges.end());
     EXPECT_EQ(a.skippedRanges, c.skippedRanges);
     EXPECT_EQ(a.average, c.average);
 }
@@ -374,4 +408,125 @@ TEST_F(ButterflyAllReduceTest, AnInconsistentMemberListIsRefusedAtOnce)
     list.removeAt(0); // not a member
     list[0].begin = 0;
     EXPECT_FALSE(peers[0]->allReduce->start(1, list, std::vector<float>(100), 1.0).ok());
+}
+
+// Two owners per range: a range owner that returns something else than the average of the
+// pieces it got is caught by the range's checker, which recomputes it from the same pieces.
+// Every member skips that range; the checker and the liar report each other.
+TEST_F(ButterflyAllReduceTest, ALyingOwnersRangeIsSkippedByEveryoneAndItsCheckerDisputesIt)
+{
+    makePeers({true, true, true, false});
+    const std::size_t n = 6000;
+    const std::vector<std::vector<float>> vectors = {randomVector(n, 1), randomVector(n, 2), randomVector(n, 3),
+                                                     randomVector(n, 4)};
+    const QList<AllReduceMember> list = members(n);
+    const std::size_t liar = 1;
+    runRound(list, vectors, [&](std::size_t i) {
+        AllReduceOptions options = timeout(20'000);
+        if (i == liar)
+            options.misbehaviour.ownerAverage = [](std::vector<float> &average) { std::fill(average.begin(), average.end(), 0.01f); };
+        return options;
+    });
+
+    const AllReduceMember &lying = list[qsizetype(liar)];
+    const AllReduceOutcome &first = peers[0]->allReduce->outcome();
+    ASSERT_EQ(first.skippedRanges, (std::vector<std::pair<std::int64_t, std::int64_t>>{{lying.begin, lying.end}}));
+    for (std::int64_t i = lying.begin; i < lying.end; ++i)
+        ASSERT_EQ(first.average[std::size_t(i)], 0.0f);
+    for (std::size_t i = 1; i < peers.size(); ++i) {
+        EXPECT_EQ(peers[i]->allReduce->outcome().average, first.average) << "member " << i;
+        EXPECT_EQ(peers[i]->allReduce->outcome().skippedRanges, first.skippedRanges) << "member " << i;
+    }
+    // Exactly one honest owner checked the liar, and disputes it; the liar names that checker.
+    QStringList disputers;
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+        if (i != liar && !peers[i]->allReduce->outcome().disputed.isEmpty()) {
+            EXPECT_EQ(peers[i]->allReduce->outcome().disputed, QStringList{lying.keyId});
+            disputers.append(peers[i]->identity.keyId());
+        }
+    }
+    EXPECT_EQ(disputers.size(), 1);
+    EXPECT_EQ(peers[liar]->allReduce->outcome().disputed, disputers);
+    // The honest owners' ranges hold the plain average of the four pieces, give or take 8 bits.
+    for (const AllReduceMember &owner : list) {
+        if (owner.end == owner.begin || owner.keyId == lying.keyId)
+            continue;
+        for (std::int64_t i = owner.begin; i < owner.end; ++i) {
+            double mean = 0.0;
+            for (const auto &v : vectors)
+                mean += v[std::size_t(i)] / 4.0;
+            ASSERT_NEAR(first.average[std::size_t(i)], mean, 0.01 * 4.0 * 2.0 / 127.0);
+        }
+    }
+}
+
+// A member that sends its pieces to the owners but not to the checkers cannot get ranges
+// skipped or honest owners disputed: each owner forwards the pieces its checker lacks, which
+// the checker holds against their senders' commitments.
+TEST_F(ButterflyAllReduceTest, APieceWithheldFromTheCheckerIsForwardedByTheOwner)
+{
+    makePeers({true, true, true, false});
+    const std::size_t n = 6000;
+    const std::vector<std::vector<float>> vectors = {randomVector(n, 1), randomVector(n, 2), randomVector(n, 3),
+                                                     randomVector(n, 4)};
+    const QList<AllReduceMember> list = members(n);
+    const std::size_t withholder = 3;
+    runRound(list, vectors, [&](std::size_t i) {
+        AllReduceOptions options = timeout(20'000);
+        options.misbehaviour.withholdFromCheckers = i == withholder;
+        return options;
+    });
+
+    const AllReduceOutcome &first = peers[0]->allReduce->outcome();
+    EXPECT_TRUE(first.skippedRanges.empty());
+    EXPECT_EQ(first.ownPieceContributors, 4);
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+        EXPECT_TRUE(peers[i]->allReduce->outcome().disputed.isEmpty()) << "member " << i;
+        EXPECT_EQ(peers[i]->allReduce->outcome().average, first.average) << "member " << i;
+    }
+}
+
+// Only a range's checker speaks for it: a verdict from anyone else (here a member that owns no
+// range, claiming every range is wrong) is ignored.
+TEST_F(ButterflyAllReduceTest, AVerdictFromAMemberThatIsNotTheRangesCheckerIsIgnored)
+{
+    makePeers({true, true, true, false});
+    const std::size_t n = 6000;
+    const std::vector<std::vector<float>> vectors = {randomVector(n, 1), randomVector(n, 2), randomVector(n, 3),
+                                                     randomVector(n, 4)};
+    const QList<AllReduceMember> list = members(n);
+    const std::size_t forger = 3;
+    std::vector<std::unique_ptr<QSignalSpy>> spies;
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+        spies.push_back(std::make_unique<QSignalSpy>(peers[i]->allReduce.get(), &ButterflyAllReduce::finished));
+        ASSERT_TRUE(peers[i]->allReduce->start(7, list, vectors[i], 1, timeout(20'000)).ok());
+    }
+    // "Disagrees" (first byte 0) with any average, for each range, to each owner, at once.
+    for (const AllReduceMember &owner : list) {
+        if (owner.end == owner.begin)
+            continue;
+        ASSERT_TRUE(QTest::qWaitFor([&] { return peers[forger]->transport->isConnected(owner.keyId); }, 30'000));
+        for (const AllReduceMember &range : list) {
+            if (range.end == range.begin)
+                continue;
+            FrameHeader header;
+            header.set_type(wire::FRAME_TYPE_TENSOR);
+            header.set_round(7);
+            header.set_tag(3); // a verdict
+            header.set_range_begin(quint64(range.begin));
+            header.set_range_end(quint64(range.end));
+            header.set_dtype("U8");
+            header.add_shape(33);
+            ASSERT_TRUE(peers[forger]->transport->send(owner.keyId, header, QByteArray(33, '\0')).ok());
+        }
+    }
+    for (auto &spy : spies) {
+        if (spy->count() == 0) {
+            ASSERT_TRUE(spy->wait(30'000));
+        }
+    }
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+        EXPECT_TRUE(peers[i]->allReduce->outcome().skippedRanges.empty()) << "member " << i;
+        EXPECT_TRUE(peers[i]->allReduce->outcome().disputed.isEmpty()) << "member " << i;
+    }
 }

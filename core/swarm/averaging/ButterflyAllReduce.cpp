@@ -19,8 +19,6 @@ namespace swarmtrain {
 namespace {
 
 constexpr int kRedialMs = 200;
-constexpr quint64 kFarFutureRounds = 1'000'000;
-constexpr qint64 kFarFutureFrameBytes = 4ll << 20;
 constexpr int kMaxFailedDials = 15; // about three seconds of refused connections
 
 QByteArray toBytes(const std::vector<std::byte> &bytes)
@@ -28,7 +26,9 @@ QByteArray toBytes(const std::vector<std::byte> &bytes)
     return QByteArray(reinterpret_cast<const char *>(bytes.data()), qsizetype(bytes.size()));
 }
 
-FrameHeader tensorHeader(quint64 round, quint32 tag, const AllReduceMember &owner, qsizetype bytes, double tokens)
+} // namespace
+
+FrameHeader ButterflyAllReduce::tensorHeader(quint64 round, quint32 tag, const AllReduceMember &owner, qsizetype bytes, double tokens)
 {
     FrameHeader header;
     header.set_type(wire::FRAME_TYPE_TENSOR);
@@ -42,8 +42,6 @@ FrameHeader tensorHeader(quint64 round, quint32 tag, const AllReduceMember &owne
     return header;
 }
 
-} // namespace
-
 ButterflyAllReduce::ButterflyAllReduce(PeerTransport &transport, QString selfKeyId, QObject *parent)
     : QObject(parent)
     , m_transport(transport)
@@ -52,9 +50,15 @@ ButterflyAllReduce::ButterflyAllReduce(PeerTransport &transport, QString selfKey
     , m_earlyBudgetPerSender(kFirstRoundEarlyBudget / 4)
 {
     m_ownerTimer.setSingleShot(true);
+    m_checkTimer.setSingleShot(true);
     m_deadline.setSingleShot(true);
     connect(&m_ownerTimer, &QTimer::timeout, this, [this] {
         averageOwnRange();
+        finishIfDone();
+    });
+    connect(&m_checkTimer, &QTimer::timeout, this, [this] {
+        if (m_running && m_check.average && !m_check.done)
+            giveVerdict(false, QStringLiteral("the owner's contributors' pieces did not all come"));
         finishIfDone();
     });
     connect(&m_deadline, &QTimer::timeout, this, &ButterflyAllReduce::finish);
@@ -157,7 +161,12 @@ Result<void> ButterflyAllReduce::start(quint64 round, QList<AllReduceMember> mem
     m_failedDials.clear();
     m_ownAveraged = m_own == nullptr;
     m_ownAverage.clear();
-    m_outcome = AllReduceOutcome{std::vector<float>(std::size_t(m_count), 0.0f)};
+    m_averageHashes.clear();
+    m_verdicts.clear();
+    m_forwarded = false;
+    setUpChecks();
+    m_outcome = AllReduceOutcome{};
+    m_outcome.average.assign(std::size_t(m_count), 0.0f);
     m_outcome.rejectedSenders = std::exchange(m_earlyRefusedList, {});
     if (Result<void> taken = takePieces(std::move(prepared.pieces)); !taken)
         return taken;
@@ -207,17 +216,23 @@ Result<void> ButterflyAllReduce::takePieces(QHash<QString, QByteArray> pieces)
     for (const AllReduceMember *owner : byRange) {
         const QByteArray bytes = pieces.value(owner->keyId);
         m_outcome.sentUpdate += bytes;
-        if (owner->keyId != m_self) {
-            m_pendingPieces.insert(owner->keyId, bytes);
+        if (owner->keyId != m_self)
             m_rangeDone.insert(owner->keyId, false);
-            continue;
+        // The same piece goes to the range's owner and to its checker, unless that is this peer.
+        for (const QString &to : {owner->keyId, m_checkerOf.value(owner->keyId)}) {
+            if (to.isEmpty() || (to != owner->keyId && m_options.misbehaviour.withholdFromCheckers))
+                continue;
+            if (to != m_self) {
+                m_pendingPieces[to].append({owner, bytes});
+                continue;
+            }
+            Result<Quantized> own = decodeQuantized(
+                std::span(reinterpret_cast<const std::byte *>(bytes.constData()), std::size_t(bytes.size())),
+                std::size_t(owner->end - owner->begin));
+            if (!own)
+                return makeError("cannot take this peer's own piece: " + own.error().message);
+            (to == owner->keyId ? m_pieces : m_check.pieces)[m_self] = Piece{dequantize(*own), bytes};
         }
-        Result<Quantized> own = decodeQuantized(
-            std::span(reinterpret_cast<const std::byte *>(bytes.constData()), std::size_t(bytes.size())),
-            std::size_t(owner->end - owner->begin));
-        if (!own)
-            return makeError("cannot take this peer's own piece: " + own.error().message);
-        m_pieces[m_self] = Piece{dequantize(*own)};
     }
     return {};
 }
@@ -229,9 +244,11 @@ void ButterflyAllReduce::abort()
     qCInfo(lcAllReduce).noquote() << "round" << m_round << ": all-reduce abandoned (leaving)";
     m_running = false;
     m_ownerTimer.stop();
+    m_checkTimer.stop();
     m_deadline.stop();
     m_pendingPieces.clear();
     m_pieces.clear();
+    m_check = {};
 }
 
 void ButterflyAllReduce::sendPieces()
@@ -247,6 +264,8 @@ void ButterflyAllReduce::sendPieces()
             sendPending(owner);
     }
     m_ownerTimer.start(int(m_options.timeoutMs * m_options.ownerWaitShare));
+    if (m_check.owner) // halfway between the owners' averaging and the deadline
+        m_checkTimer.start(int(m_options.timeoutMs * (1.0 + m_options.ownerWaitShare) / 2.0));
     m_deadline.start(m_options.timeoutMs);
 
     takeEarlyFrames();
@@ -315,21 +334,19 @@ bool ButterflyAllReduce::allPiecesIn() const
 
 void ButterflyAllReduce::sendPending(const QString &peerKeyId)
 {
-    const auto it = m_pendingPieces.constFind(peerKeyId);
-    if (it == m_pendingPieces.constEnd())
-        return;
-    const AllReduceMember *owner = member(peerKeyId);
-    const QByteArray bytes = *it;
-    m_pendingPieces.erase(it);
-    if (m_options.misbehaviour.farFutureBytes > 0)
+    const QList<PendingPiece> pending = m_pendingPieces.take(peerKeyId);
+    if (!pending.isEmpty() && m_options.misbehaviour.farFutureBytes > 0)
         sendFarFutureFrames(peerKeyId);
-    if (Result<void> r = m_transport.send(peerKeyId, tensorHeader(m_round, PieceTag, *owner, bytes.size(), m_tokens), bytes); !r)
-        qCWarning(lcAllReduce).noquote() << "cannot send a piece to" << peerKeyId << ":" << QString::fromStdString(r.error().message);
+    for (const PendingPiece &piece : pending) {
+        const FrameHeader header = tensorHeader(m_round, PieceTag, *piece.owner, piece.bytes.size(), m_tokens);
+        if (Result<void> r = m_transport.send(peerKeyId, header, piece.bytes); !r)
+            qCWarning(lcAllReduce).noquote() << "cannot send a piece to" << peerKeyId << ":" << QString::fromStdString(r.error().message);
+    }
 }
 
 void ButterflyAllReduce::onFrame(const QString &peerKeyId, const FrameHeader &header, const QByteArray &payload)
 {
-    if (header.type() != wire::FRAME_TYPE_TENSOR || (header.tag() != PieceTag && header.tag() != AverageTag))
+    if (header.type() != wire::FRAME_TYPE_TENSOR || header.tag() < PieceTag || header.tag() > ForwardedPieceTag)
         return;
     if (!m_running || header.round() > m_round) {
         if (!m_started || header.round() > m_round)
@@ -341,10 +358,22 @@ void ButterflyAllReduce::onFrame(const QString &peerKeyId, const FrameHeader &he
     // A peer's frame must not end the network thread (an exception out of its event loop is
     // std::terminate): what cannot be decoded (out of memory, say) is refused.
     try {
-        if (header.tag() == PieceTag)
+        switch (header.tag()) {
+        case PieceTag:
             handlePiece(peerKeyId, header, payload);
-        else
+            break;
+        case AverageTag:
             handleAverage(peerKeyId, header, payload);
+            break;
+        case VerdictTag:
+            handleVerdict(peerKeyId, header, payload);
+            break;
+        case PieceRequestTag:
+            handlePieceRequest(peerKeyId, header, payload);
+            break;
+        default:
+            handleCheckPiece(peerKeyId, header, payload);
+        }
     } catch (const std::exception &e) {
         rejectPiece(peerKeyId, std::string("cannot take the frame: ") + e.what());
     }
@@ -380,6 +409,9 @@ void ButterflyAllReduce::rejectPiece(const QString &sender, const std::string &w
 
 void ButterflyAllReduce::handlePiece(const QString &sender, const FrameHeader &header, const QByteArray &payload)
 {
+    if (m_check.owner && std::int64_t(header.range_begin()) == m_check.owner->begin
+        && std::int64_t(header.range_end()) == m_check.owner->end)
+        return handleCheckPiece(sender, header, payload);
     if (!m_own || std::int64_t(header.range_begin()) != m_own->begin || std::int64_t(header.range_end()) != m_own->end
         || !member(sender)) {
         qCWarning(lcAllReduce).noquote() << "round" << m_round << ": a piece from" << sender
@@ -409,7 +441,7 @@ void ButterflyAllReduce::handlePiece(const QString &sender, const FrameHeader &h
     std::optional<std::vector<float>> values = decodePiece(sender, header, payload, m_own->end - m_own->begin);
     if (!values)
         return;
-    m_pieces[sender] = Piece{std::move(*values)};
+    m_pieces[sender] = Piece{std::move(*values), payload};
     if (allPiecesIn())
         averageOwnRange(); // onFrame finishes the round when this was the last piece missing
 }
@@ -420,7 +452,7 @@ void ButterflyAllReduce::averageOwnRange()
         return;
     m_ownAveraged = true;
     m_ownerTimer.stop();
-    Result<std::vector<float>> average = aggregatePieces();
+    Result<std::vector<float>> average = aggregatePieces(m_pieces, m_own->end - m_own->begin, true);
     Result<Quantized> quantized = average ? quantize(*average) : Result<Quantized>(average.error());
     if (!quantized) {
         qCWarning(lcAllReduce).noquote() << "round" << m_round << ": cannot average this peer's range:"
@@ -431,6 +463,7 @@ void ButterflyAllReduce::averageOwnRange()
         const std::vector<float> decoded = dequantize(*quantized);
         std::copy(decoded.begin(), decoded.end(), m_outcome.average.begin() + m_own->begin);
         m_ownAverage = toBytes(encodeQuantized(*quantized));
+        m_averageHashes.insert(m_self, QCryptographicHash::hash(m_ownAverage, QCryptographicHash::Sha256));
         m_outcome.ownPieceContributors = int(std::count_if(m_pieces.begin(), m_pieces.end(), [&](const auto &piece) {
             const AllReduceMember *m = member(piece.first);
             return m && !m->probation;
@@ -447,9 +480,13 @@ void ButterflyAllReduce::sendAverage(const QString &peerKeyId)
 {
     if (m_ownAverage.isEmpty())
         return;
-    if (Result<void> r = m_transport.send(peerKeyId, tensorHeader(m_round, AverageTag, *m_own, m_ownAverage.size(), 0.0),
-                                          m_ownAverage);
-        !r)
+    // It names whose pieces are in it, so the checker can recompute it from the same ones.
+    QStringList contributors;
+    for (const auto &piece : m_pieces)
+        contributors.append(piece.first);
+    FrameHeader header = tensorHeader(m_round, AverageTag, *m_own, m_ownAverage.size(), 0.0);
+    header.set_members(memberBitmap(contributors).toStdString());
+    if (Result<void> r = m_transport.send(peerKeyId, header, m_ownAverage); !r)
         qCWarning(lcAllReduce).noquote() << "cannot return the average to" << peerKeyId << ":"
                                          << QString::fromStdString(r.error().message);
 }
@@ -466,6 +503,9 @@ void ButterflyAllReduce::handleAverage(const QString &sender, const FrameHeader 
         return;
     std::copy(values->begin(), values->end(), m_outcome.average.begin() + owner->begin);
     *done = true;
+    m_averageHashes.insert(sender, QCryptographicHash::hash(payload, QCryptographicHash::Sha256));
+    if (m_check.owner == owner)
+        takeCheckedAverage(header, payload, std::move(*values));
 }
 
 void ButterflyAllReduce::finishIfDone()
@@ -476,6 +516,8 @@ void ButterflyAllReduce::finishIfDone()
         if (!it.value() && !m_departed.contains(it.key()))
             return;
     }
+    if (verdictsPending())
+        return;
     finish();
 }
 
@@ -493,20 +535,23 @@ void ButterflyAllReduce::finish()
                                          << "sent no average; its range is skipped";
         m_outcome.skippedRanges.emplace_back(owner->begin, owner->end);
     }
+    skipUncheckedRanges();
     std::sort(m_outcome.skippedRanges.begin(), m_outcome.skippedRanges.end());
     m_running = false;
     m_ownerTimer.stop();
+    m_checkTimer.stop();
     m_deadline.stop();
     Q_EMIT finished(m_round);
 }
 
-Result<std::vector<float>> ButterflyAllReduce::aggregatePieces()
+Result<std::vector<float>> ButterflyAllReduce::aggregatePieces(const std::map<QString, Piece> &pieces, std::int64_t count,
+                                                               bool log)
 {
     // Pieces in key-id order (std::map), so the result is the same whatever order they came in.
     // A member on probation has its piece checked like anyone's, but not averaged in.
     std::vector<std::span<const float>> spans;
     QStringList senders;
-    for (const auto &[sender, piece] : m_pieces) {
+    for (const auto &[sender, piece] : pieces) {
         if (const AllReduceMember *m = member(sender); m && m->probation)
             continue;
         spans.emplace_back(piece.values);
@@ -514,7 +559,7 @@ Result<std::vector<float>> ButterflyAllReduce::aggregatePieces()
     }
     if (spans.empty())
         return makeError("no piece of a member past probation arrived");
-    std::vector<float> average(std::size_t(m_own->end - m_own->begin), 0.0f);
+    std::vector<float> average(std::size_t(count), 0.0f);
     if (m_options.aggregation == Aggregation::Mean) {
         std::vector<WeightedPiece> equal;
         for (std::span<const float> piece : spans)
@@ -525,6 +570,8 @@ Result<std::vector<float>> ButterflyAllReduce::aggregatePieces()
         Result<CenteredClipReport> clipped = centeredClip(spans, average, m_options.clip);
         if (!clipped)
             return clipped.error();
+        if (!log)
+            return average;
         // Left out are the ones still beyond tau at the end, so those are logged as left out.
         for (std::size_t i : clipped->leftOut) {
             qCWarning(lcAllReduce).noquote() << "round" << m_round << ": left out the piece of" << senders[qsizetype(i)]
@@ -540,20 +587,9 @@ Result<std::vector<float>> ButterflyAllReduce::aggregatePieces()
             m_outcome.clippedSenders.append(senders[qsizetype(i)]);
         }
     }
-    if (m_options.misbehaviour.ownerAverage)
+    if (log && m_options.misbehaviour.ownerAverage)
         m_options.misbehaviour.ownerAverage(average);
     return average;
-}
-
-void ButterflyAllReduce::sendFarFutureFrames(const QString &ownerKeyId)
-{
-    const AllReduceMember *owner = member(ownerKeyId);
-    const QByteArray junk(qsizetype(kFarFutureFrameBytes), '\x7f');
-    for (qint64 sent = 0; sent < m_options.misbehaviour.farFutureBytes; sent += junk.size()) {
-        const FrameHeader header = tensorHeader(m_round + kFarFutureRounds, PieceTag, *owner, junk.size(), m_tokens);
-        if (!m_transport.send(ownerKeyId, header, junk))
-            break; // the owner closed the connection, or the write queue is full
-    }
 }
 
 } // namespace swarmtrain

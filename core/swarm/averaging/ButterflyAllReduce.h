@@ -44,6 +44,11 @@ struct AllReduceOptions {
     // coordinator collected); a piece without one is left out, one that differs is refused.
     // Unset: pieces are not checked (a coordinator without commitments).
     std::optional<QHash<QString, QByteArray>> commitments;
+    // Each range has a second owner, its checker (RangeCheckers.h): members send it the same
+    // pieces, it recomputes the owner's average and every member applies a range only when its
+    // checker agrees. `checkedCommitments` are the commitments to the range this peer checks.
+    bool rangeChecks = true;
+    std::optional<QHash<QString, QByteArray>> checkedCommitments;
 };
 
 struct AllReduceOutcome {
@@ -55,6 +60,9 @@ struct AllReduceOutcome {
     QStringList clippedSenders;   // pieces of this peer's range that CenteredClip cut down or left out
     QStringList leftOutSenders;   // ...of them, those left out of the average altogether
     QStringList uncommittedSenders; // pieces left out because their sender committed to none
+    // Range partners this peer disagreed with: the checker of its own range that did not agree
+    // (or said nothing), the owner of the range it checks whose average it could not reproduce.
+    QStringList disputed;
     int ownPieceContributors = 0; // members in the average of this peer's own range
     QByteArray sentUpdate; // the encoded pieces this peer sent, in range order (for a spot check)
 };
@@ -104,15 +112,37 @@ Q_SIGNALS:
     void finished(quint64 round);
 
 private:
-    enum Tag : quint32 { PieceTag = 1, AverageTag = 2 };
+    enum Tag : quint32 { PieceTag = 1, AverageTag = 2, VerdictTag = 3, PieceRequestTag = 4, ForwardedPieceTag = 5 };
     struct Piece {
         std::vector<float> values;
+        QByteArray encoded; // as it came, for the checker of this peer's range
     };
     struct EarlyFrame {
         QString sender;
         Frame frame;
     };
+    struct PendingPiece {
+        const AllReduceMember *owner = nullptr; // whose range it is
+        QByteArray bytes;
+    };
+    // A checker's word on a range, as every member gets it.
+    struct Verdict {
+        bool agrees = false;
+        QByteArray averageHash; // SHA-256 of the encoded average it checked
+    };
+    // This peer as the checker of another owner's range (ButterflyRangeCheck.cpp).
+    struct Check {
+        const AllReduceMember *owner = nullptr;
+        std::map<QString, Piece> pieces;           // of that range, by sender
+        std::optional<std::vector<float>> average; // the owner's, decoded
+        QByteArray averageHash;
+        QStringList contributors;                  // whose pieces the owner says are in it
+        bool requested = false;                    // the pieces missing here were asked of the owner
+        bool done = false;                         // the verdict is out
+    };
 
+    // A tensor frame of this round's `tag` for `owner`'s range, of `bytes` 8-bit codes.
+    static FrameHeader tensorHeader(quint64 round, quint32 tag, const AllReduceMember &owner, qsizetype bytes, double tokens);
     void onFrame(const QString &peerKeyId, const FrameHeader &header, const QByteArray &payload);
     // Keeps a frame of a round that has not started here, if it is near and fits the budget.
     void holdEarly(const QString &sender, const FrameHeader &header, const QByteArray &payload);
@@ -121,11 +151,27 @@ private:
     void takeEarlyFrames();
     // The early-frame budgets for the rounds after this one, from this round's ranges.
     void setEarlyBudget();
-    // The pieces of this peer's range combined (robustly, unless told otherwise).
-    Result<std::vector<float>> aggregatePieces();
+    // `pieces` of a range of `count` values combined (robustly, unless told otherwise); with
+    // `log`, which ones were clipped or left out goes into the outcome.
+    Result<std::vector<float>> aggregatePieces(const std::map<QString, Piece> &pieces, std::int64_t count, bool log);
     void sendFarFutureFrames(const QString &ownerKeyId); // a hostile client's misbehaviour
     void onPeerConnected(const QString &peerKeyId);
     void sendAverage(const QString &peerKeyId);
+    // Range checks (ButterflyRangeCheck.cpp): who checks whom this round, the checker's side
+    // (its pieces, the owner's average, the recomputation, the verdict), the owner's answer to
+    // a request for pieces, every member's verdicts, and the ranges left unchecked at the end.
+    void setUpChecks();
+    QByteArray memberBitmap(const QStringList &keyIds) const;
+    std::optional<QStringList> membersIn(const std::string &bitmap) const;
+    void handleCheckPiece(const QString &sender, const FrameHeader &header, const QByteArray &payload);
+    void takeCheckedAverage(const FrameHeader &header, const QByteArray &payload, std::vector<float> values);
+    void tryCheck();
+    void giveVerdict(bool agrees, const QString &why);
+    void sendVerdict(const QString &peerKeyId);
+    void handleVerdict(const QString &sender, const FrameHeader &header, const QByteArray &payload);
+    void handlePieceRequest(const QString &sender, const FrameHeader &header, const QByteArray &payload);
+    bool verdictsPending() const;
+    void skipUncheckedRanges();
     void handlePiece(const QString &sender, const FrameHeader &header, const QByteArray &payload);
     void handleAverage(const QString &sender, const FrameHeader &header, const QByteArray &payload);
     // Why `members` (sorted by key) cannot run a round over `count` parameters, if they cannot.
@@ -159,7 +205,7 @@ private:
     // within what a round can bring; before this peer's first round (ranges unknown) a fixed
     // budget (ButterflyEarlyFrames.cpp).
     static constexpr quint64 kEarlyRoundWindow = 1;
-    static constexpr int kMaxEarlyFramesPerSender = 2;
+    static constexpr int kMaxEarlyFramesPerSender = 4; // two pieces, an average, a verdict
     static constexpr qint64 kFirstRoundEarlyBudget = 16ll << 20;
     static constexpr qint64 kMinEarlyBudgetPerSender = 64ll << 10;
 
@@ -183,7 +229,7 @@ private:
     const AllReduceMember *m_own = nullptr;
     std::map<QString, Piece> m_pieces;          // for this peer's range, by sender (ordered)
     bool m_ownAveraged = false;
-    QHash<QString, QByteArray> m_pendingPieces; // encoded pieces waiting for their owner's connection
+    QHash<QString, QList<PendingPiece>> m_pendingPieces; // encoded pieces waiting for a connection, by peer
     QHash<QString, bool> m_rangeDone;           // by owner: its average arrived (or was skipped)
     QSet<QString> m_departed;                   // members gone this round
     QHash<QString, int> m_failedDials;
@@ -196,7 +242,13 @@ private:
     qint64 m_earlyBudgetPerSender = 0;         // ...and from one
     QStringList m_earlyRefusedList;            // senders refused while no round ran
     QByteArray m_ownAverage;                    // the encoded average of this peer's range
+    QHash<QString, QString> m_checkerOf;        // owner -> the checker of its range, this round
+    QHash<QString, QByteArray> m_averageHashes; // owner -> SHA-256 of the average that came
+    QHash<QString, Verdict> m_verdicts;         // owner -> its checker's verdict
+    Check m_check;
+    bool m_forwarded = false;                   // this peer answered its checker's request
     QTimer m_ownerTimer;
+    QTimer m_checkTimer;                        // a checker still missing pieces gives up
     QTimer m_deadline;
     AllReduceOutcome m_outcome;
     std::optional<Prepared> m_prepared;

@@ -13,6 +13,11 @@ Q_DECLARE_LOGGING_CATEGORY(lcAllReduce)
 
 namespace swarmtrain {
 
+namespace {
+constexpr quint64 kFarFutureRounds = 1'000'000;
+constexpr qint64 kFarFutureFrameBytes = 4ll << 20;
+} // namespace
+
 void ButterflyAllReduce::holdEarly(const QString &sender, const FrameHeader &header, const QByteArray &payload)
 {
     const quint64 anchor = std::max(m_round, m_expectedRound);
@@ -61,15 +66,29 @@ void ButterflyAllReduce::takeEarlyFrames()
 
 void ButterflyAllReduce::setEarlyBudget()
 {
-    // A sender brings this peer at most a piece of its range and the average of the sender's
-    // range; twice that, as the next round's ranges grow when a member leaves.
+    // A sender brings this peer at most a piece of its range and of the range it checks, the
+    // average of the sender's range and a verdict; twice that, as the next round's ranges grow
+    // when a member leaves.
     const std::int64_t own = m_own ? m_own->end - m_own->begin : 0;
+    const std::int64_t checked = m_check.owner ? m_check.owner->end - m_check.owner->begin : 0;
     std::int64_t largest = 0;
     for (const AllReduceMember &m : std::as_const(m_members))
         largest = std::max(largest, m.end - m.begin);
-    const qint64 perSender = 2 * qint64(encodedQuantizedSize(std::size_t(own)) + encodedQuantizedSize(std::size_t(largest)));
+    const qint64 perSender = 2 * qint64(encodedQuantizedSize(std::size_t(own)) + encodedQuantizedSize(std::size_t(checked))
+                                        + encodedQuantizedSize(std::size_t(largest)) + 64);
     m_earlyBudgetPerSender = std::max(perSender, kMinEarlyBudgetPerSender);
     m_earlyBudget = m_earlyBudgetPerSender * (m_members.size() + 1);
+}
+
+void ButterflyAllReduce::sendFarFutureFrames(const QString &ownerKeyId)
+{
+    const AllReduceMember *owner = member(ownerKeyId);
+    const QByteArray junk(qsizetype(kFarFutureFrameBytes), '\x7f');
+    for (qint64 sent = 0; sent < m_options.misbehaviour.farFutureBytes; sent += junk.size()) {
+        const FrameHeader header = tensorHeader(m_round + kFarFutureRounds, PieceTag, *owner, junk.size(), m_tokens);
+        if (!m_transport.send(ownerKeyId, header, junk))
+            break; // the owner closed the connection, or the write queue is full
+    }
 }
 
 } // namespace swarmtrain

@@ -21,6 +21,8 @@ struct Misbehaviour {
     qint64 farFutureBytes = 0;
     // Commits to its pieces, then sends each owner a slightly different one.
     bool equivocate = false;
+    // Sends its pieces to the ranges' owners but not to their checkers, to get ranges skipped.
+    bool withholdFromCheckers = false;
 };
 
 } // namespace swarmtrain

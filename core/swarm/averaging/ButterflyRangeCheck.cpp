@@ -1,0 +1,273 @@
+// ButterflyAllReduce's two owners per range (RangeCheckers.h): the checker recomputes its
+// owner's average from the same pieces and tells every member whether it agrees; a range whose
+// checker does not is skipped by everyone, and the two report each other to the coordinator.
+#include "ButterflyAllReduce.h"
+
+#include "OuterOptimizer.h"
+#include "PeerTransport.h"
+#include "Quantization.h"
+#include "RangeCheckers.h"
+
+#include <QCryptographicHash>
+#include <QLoggingCategory>
+#include <QSet>
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+
+Q_DECLARE_LOGGING_CATEGORY(lcAllReduce)
+
+namespace swarmtrain {
+
+namespace {
+
+// A recomputed average within this share (relative L2) of the owner's agrees: the same pieces
+// give the same numbers on one machine, and nearly the same across CPUs and compilers.
+constexpr double kRangeCheckTolerance = 0.01;
+constexpr qsizetype kVerdictBytes = 1 + 32; // agrees or not, the SHA-256 of the average checked
+
+QByteArray sha256(const QByteArray &bytes)
+{
+    return QCryptographicHash::hash(bytes, QCryptographicHash::Sha256);
+}
+
+bool sameRange(const FrameHeader &header, const AllReduceMember &owner)
+{
+    return std::int64_t(header.range_begin()) == owner.begin && std::int64_t(header.range_end()) == owner.end;
+}
+
+} // namespace
+
+void ButterflyAllReduce::setUpChecks()
+{
+    m_checkerOf.clear();
+    m_check = {};
+    if (!m_options.rangeChecks)
+        return;
+    std::vector<RangeOwner> owners;
+    for (const AllReduceMember &m : std::as_const(m_members)) {
+        if (m.end > m.begin)
+            owners.push_back({m.keyId, m.begin});
+    }
+    for (const auto &[owner, checker] : rangeCheckers(std::move(owners), qint64(m_round))) {
+        m_checkerOf.insert(owner, checker);
+        if (checker == m_self)
+            m_check.owner = member(owner);
+    }
+}
+
+QByteArray ButterflyAllReduce::memberBitmap(const QStringList &keyIds) const
+{
+    const QSet<QString> named(keyIds.begin(), keyIds.end());
+    QByteArray bitmap((m_members.size() + 7) / 8, '\0');
+    for (qsizetype i = 0; i < m_members.size(); ++i) {
+        if (named.contains(m_members[i].keyId))
+            bitmap[i / 8] = char(bitmap[i / 8] | (1 << (i % 8)));
+    }
+    return bitmap;
+}
+
+std::optional<QStringList> ButterflyAllReduce::membersIn(const std::string &bitmap) const
+{
+    if (qsizetype(bitmap.size()) != (m_members.size() + 7) / 8)
+        return std::nullopt;
+    QStringList keyIds;
+    for (qsizetype i = 0; i < qsizetype(bitmap.size()) * 8; ++i) {
+        if (!((static_cast<unsigned char>(bitmap[std::size_t(i / 8)]) >> (i % 8)) & 1u))
+            continue;
+        if (i >= m_members.size())
+            return std::nullopt; // a bit past the last member
+        keyIds.append(m_members[i].keyId);
+    }
+    return keyIds;
+}
+
+void ButterflyAllReduce::handleCheckPiece(const QString &sender, const FrameHeader &header, const QByteArray &payload)
+{
+    const AllReduceMember *owner = m_check.owner;
+    if (!owner || !sameRange(header, *owner) || !member(sender))
+        return;
+    QString from = sender;
+    if (header.tag() == ForwardedPieceTag) {
+        // The owner passes on the piece of a contributor that did not come here; the
+        // contributor's commitment says whether it is the one it sent.
+        const std::optional<QStringList> named = membersIn(header.members());
+        if (sender != owner->keyId || !named || named->size() != 1)
+            return;
+        from = named->front();
+    } else if (m_check.done) {
+        return sendVerdict(sender); // a late member gets the verdict the others got
+    }
+    if (m_check.done || m_check.pieces.count(from))
+        return;
+    if (m_options.checkedCommitments) {
+        const QByteArray committed = m_options.checkedCommitments->value(from);
+        if (committed.isEmpty() || sha256(payload).toHex() != committed) {
+            qCWarning(lcAllReduce).noquote() << "round" << m_round << ": a piece of" << from << "for the range of"
+                                             << owner->keyId << "is not the one it committed to";
+            return;
+        }
+    }
+    const std::size_t count = std::size_t(owner->end - owner->begin);
+    Result<Quantized> quantized = decodeQuantized(
+        std::span(reinterpret_cast<const std::byte *>(payload.constData()), std::size_t(payload.size())), count);
+    if (!quantized)
+        return;
+    std::vector<float> values = dequantize(*quantized);
+    if (!validateUpdate(values, m_options.maxUpdateRms * std::sqrt(double(count))))
+        return; // its owner refuses it too
+    m_check.pieces[from] = Piece{std::move(values), payload};
+    tryCheck();
+}
+
+void ButterflyAllReduce::takeCheckedAverage(const FrameHeader &header, const QByteArray &payload, std::vector<float> values)
+{
+    if (m_check.average || m_check.done)
+        return;
+    m_check.average = std::move(values);
+    m_check.averageHash = sha256(payload);
+    const std::optional<QStringList> contributors = membersIn(header.members());
+    if (!contributors || contributors->isEmpty())
+        return giveVerdict(false, QStringLiteral("it names no contributors this round has"));
+    m_check.contributors = *contributors;
+    tryCheck();
+}
+
+void ButterflyAllReduce::tryCheck()
+{
+    if (!m_running || m_check.done || !m_check.average)
+        return;
+    QStringList missing;
+    for (const QString &contributor : std::as_const(m_check.contributors)) {
+        if (!m_check.pieces.count(contributor))
+            missing.append(contributor);
+    }
+    if (!missing.isEmpty()) {
+        // Pieces a member sent the owner but not this peer: the owner forwards them.
+        if (!std::exchange(m_check.requested, true) && m_transport.isConnected(m_check.owner->keyId)) {
+            FrameHeader request = tensorHeader(m_round, PieceRequestTag, *m_check.owner, 0, 0.0);
+            request.set_members(memberBitmap(missing).toStdString());
+            (void)m_transport.send(m_check.owner->keyId, request, {});
+        }
+        return;
+    }
+    std::erase_if(m_check.pieces, [&](const auto &piece) { return !m_check.contributors.contains(piece.first); });
+    Result<std::vector<float>> recomputed =
+        aggregatePieces(m_check.pieces, m_check.owner->end - m_check.owner->begin, /*log=*/false);
+    Result<Quantized> quantized = recomputed ? quantize(*recomputed) : Result<Quantized>(recomputed.error());
+    if (!quantized)
+        return giveVerdict(false, QStringLiteral("cannot recompute it: %1").arg(QString::fromStdString(quantized.error().message)));
+    const std::vector<float> mine = dequantize(*quantized);
+    double difference = 0.0, norm = 0.0;
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+        const double d = double(mine[i]) - double((*m_check.average)[i]);
+        difference += d * d;
+        norm += double(mine[i]) * double(mine[i]);
+    }
+    const double relative = norm > 0.0 ? std::sqrt(difference / norm) : (difference > 0.0 ? 1.0 : 0.0);
+    giveVerdict(relative <= kRangeCheckTolerance,
+                QStringLiteral("recomputed from the same %1 pieces, it differs by %2 (relative L2)")
+                    .arg(m_check.contributors.size()).arg(relative, 0, 'g', 3));
+}
+
+void ButterflyAllReduce::giveVerdict(bool agrees, const QString &why)
+{
+    m_check.done = true;
+    m_checkTimer.stop();
+    const QString &owner = m_check.owner->keyId;
+    if (agrees) {
+        qCDebug(lcAllReduce).noquote() << "round" << m_round << ": the average of" << owner << "holds:" << why;
+    } else {
+        qCWarning(lcAllReduce).noquote() << "round" << m_round << ": the average of" << owner
+                                         << "does not hold up:" << why;
+        m_outcome.disputed.append(owner);
+    }
+    m_verdicts.insert(owner, Verdict{agrees, m_check.averageHash});
+    for (const AllReduceMember &m : std::as_const(m_members)) {
+        if (m.keyId != m_self && m_transport.isConnected(m.keyId))
+            sendVerdict(m.keyId);
+    }
+}
+
+void ButterflyAllReduce::sendVerdict(const QString &peerKeyId)
+{
+    const auto verdict = m_verdicts.constFind(m_check.owner->keyId);
+    if (verdict == m_verdicts.constEnd())
+        return;
+    QByteArray payload(1, verdict->agrees ? '\x01' : '\x00');
+    payload += verdict->averageHash;
+    payload.resize(kVerdictBytes, '\0');
+    (void)m_transport.send(peerKeyId, tensorHeader(m_round, VerdictTag, *m_check.owner, payload.size(), 0.0), payload);
+}
+
+void ButterflyAllReduce::handleVerdict(const QString &sender, const FrameHeader &header, const QByteArray &payload)
+{
+    const auto owner = std::find_if(m_members.cbegin(), m_members.cend(), [&](const AllReduceMember &m) {
+        return m.end > m.begin && sameRange(header, m);
+    });
+    if (owner == m_members.cend() || m_checkerOf.value(owner->keyId) != sender || payload.size() != kVerdictBytes
+        || m_verdicts.contains(owner->keyId))
+        return; // only the range's checker speaks for it, once
+    m_verdicts.insert(owner->keyId, Verdict{payload.front() == '\x01', payload.mid(1)});
+}
+
+void ButterflyAllReduce::handlePieceRequest(const QString &sender, const FrameHeader &header, const QByteArray &)
+{
+    if (!m_own || !m_ownAveraged || m_forwarded || m_checkerOf.value(m_self) != sender || !sameRange(header, *m_own))
+        return;
+    const std::optional<QStringList> wanted = membersIn(header.members());
+    if (!wanted)
+        return;
+    m_forwarded = true; // once a round: a checker cannot make this peer send its range twice
+    for (const QString &keyId : *wanted) {
+        const auto piece = m_pieces.find(keyId);
+        if (piece == m_pieces.end())
+            continue;
+        FrameHeader forward = tensorHeader(m_round, ForwardedPieceTag, *m_own, piece->second.encoded.size(), 0.0);
+        forward.set_members(memberBitmap({keyId}).toStdString());
+        (void)m_transport.send(sender, forward, piece->second.encoded);
+    }
+}
+
+bool ButterflyAllReduce::verdictsPending() const
+{
+    for (auto it = m_checkerOf.cbegin(); it != m_checkerOf.cend(); ++it) {
+        const QString &owner = it.key(), &checker = it.value();
+        const bool averaged = owner == m_self ? !m_ownAverage.isEmpty() : m_rangeDone.value(owner);
+        if (averaged && !m_departed.contains(owner) && !m_departed.contains(checker) && !m_verdicts.contains(owner))
+            return true; // a range without its average is skipped anyway, and not waited for here
+    }
+    return false;
+}
+
+void ButterflyAllReduce::skipUncheckedRanges()
+{
+    for (auto it = m_checkerOf.cbegin(); it != m_checkerOf.cend(); ++it) {
+        const QString &owner = it.key(), &checker = it.value();
+        const bool averaged = owner == m_self ? !m_ownAverage.isEmpty() : m_rangeDone.value(owner);
+        if (!averaged)
+            continue; // skipped already
+        // No verdict, no range, also when the checker has gone: every member decides alike.
+        const auto verdict = m_verdicts.constFind(owner);
+        QString why;
+        if (verdict == m_verdicts.constEnd())
+            why = QStringLiteral("its checker %1 gave no verdict").arg(checker);
+        else if (!verdict->agrees)
+            why = QStringLiteral("its checker %1 could not reproduce it").arg(checker);
+        else if (verdict->averageHash != m_averageHashes.value(owner))
+            why = QStringLiteral("its checker %1 checked another average than the one that came here").arg(checker);
+        else
+            continue;
+        qCWarning(lcAllReduce).noquote() << "round" << m_round << ": the range of" << owner << "is skipped:" << why;
+        const AllReduceMember *o = member(owner);
+        std::fill(m_outcome.average.begin() + o->begin, m_outcome.average.begin() + o->end, 0.0f);
+        m_outcome.skippedRanges.emplace_back(o->begin, o->end);
+        // An owner whose checker answered and would not agree reports it; one that said
+        // nothing may just be slow, and costs the range only.
+        if (owner == m_self && verdict != m_verdicts.constEnd() && !m_outcome.disputed.contains(checker))
+            m_outcome.disputed.append(checker);
+    }
+}
+
+} // namespace swarmtrain
