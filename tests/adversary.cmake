@@ -32,3 +32,7 @@ swarmtrain_adversary_test(swarmtrain_spot_check_tests adversary/SpotCheckTest.cp
 # In-process attacks on the verification endpoints: forged, replayed and misdirected commitments,
 # uploads and spot-check reports; verifier choice; a ban's forfeit.
 swarmtrain_adversary_test(swarmtrain_verification_attack_tests adversary/VerificationAttackTest.cpp)
+
+# Two owners per range: a lying owner found by its range partners' disputes, strangers' disputes
+# ignored, a liar's blame of the honest without effect, and the commitments a checker is given.
+swarmtrain_adversary_test(swarmtrain_owner_dispute_tests adversary/OwnerDisputeTest.cpp)

@@ -393,7 +393,8 @@ QJsonObject ContributionRequest::toJson() const
                        {L("loss"), loss},                {L("params_hash"), paramsHash},
                        {L("bytes_up"), double(bytesUp)}, {L("bytes_down"), double(bytesDown)},
                        {L("refused"), QJsonArray::fromStringList(refused)},
-                       {L("left_out"), QJsonArray::fromStringList(leftOut)}};
+                       {L("left_out"), QJsonArray::fromStringList(leftOut)},
+                       {L("disputed"), QJsonArray::fromStringList(disputed)}};
 }
 
 Result<ContributionRequest> ContributionRequest::fromJson(const QJsonObject &json)
@@ -410,6 +411,7 @@ Result<ContributionRequest> ContributionRequest::fromJson(const QJsonObject &jso
     m.bytesDown = r.integer(L("bytes_down"), 0, kMaxCount, 0);
     m.refused = readPeerIds(r, L("refused"));
     m.leftOut = readPeerIds(r, L("left_out"));
+    m.disputed = readPeerIds(r, L("disputed"));
     return r.finish(std::move(m));
 }
 

@@ -194,6 +194,10 @@ struct ContributionRequest {
     // average; the coordinator counts the first against them and spot-checks the second.
     QStringList refused{};
     QStringList leftOut{};
+    // Its range partners of the round (rangeCheckers()) it disagrees with: its checker, which
+    // disagreed with its average or sent no verdict, or the owner it checks, whose average it
+    // could not reproduce. A member disputed by more partners than any of theirs is the liar.
+    QStringList disputed{};
 
     QJsonObject toJson() const;
     static Result<ContributionRequest> fromJson(const QJsonObject &json);

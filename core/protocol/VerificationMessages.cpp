@@ -22,12 +22,12 @@ QJsonArray hashesToJson(const std::vector<PieceHash> &pieces)
     return list;
 }
 
-std::vector<PieceHash> readHashes(JsonReader &r)
+std::vector<PieceHash> readHashes(JsonReader &r, QLatin1StringView name)
 {
     std::vector<PieceHash> pieces;
-    const QJsonArray list = r.array(L("pieces"), kMaxCommittedPieces);
+    const QJsonArray list = r.array(name, kMaxCommittedPieces);
     for (qsizetype i = 0; i < list.size() && r.ok(); ++i) {
-        JsonReader piece = r.element(list, L("pieces"), i);
+        JsonReader piece = r.element(list, name, i);
         pieces.push_back({piece.string(L("peer_id"), kMaxKeyIdChars), piece.sha256Hex(L("sha256"))});
     }
     return pieces;
@@ -45,13 +45,16 @@ Result<CommitRequest> CommitRequest::fromJson(const QJsonObject &json)
     JsonReader r(json, QStringLiteral("commit"));
     CommitRequest m;
     m.round = r.integer(L("round"), 0, kMaxCount);
-    m.pieces = readHashes(r);
+    m.pieces = readHashes(r, L("pieces"));
     return r.finish(std::move(m));
 }
 
 QJsonObject CommitmentsAnswer::toJson() const
 {
-    return QJsonObject{{L("round"), double(round)}, {L("complete"), complete}, {L("pieces"), hashesToJson(pieces)}};
+    return QJsonObject{{L("round"), double(round)},
+                       {L("complete"), complete},
+                       {L("pieces"), hashesToJson(pieces)},
+                       {L("checked"), hashesToJson(checked)}};
 }
 
 Result<CommitmentsAnswer> CommitmentsAnswer::fromJson(const QJsonObject &json)
@@ -60,7 +63,9 @@ Result<CommitmentsAnswer> CommitmentsAnswer::fromJson(const QJsonObject &json)
     CommitmentsAnswer m;
     m.round = r.integer(L("round"), 0, kMaxCount);
     m.complete = r.boolean(L("complete"));
-    m.pieces = readHashes(r);
+    m.pieces = readHashes(r, L("pieces"));
+    if (r.has(L("checked")))
+        m.checked = readHashes(r, L("checked"));
     return r.finish(std::move(m));
 }
 

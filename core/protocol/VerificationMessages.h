@@ -38,12 +38,14 @@ struct CommitRequest {
     static Result<CommitRequest> fromJson(const QJsonObject &json);
 };
 
-// GET /v1/round/commitments?round=R: the commitments to the asking owner's range, by sender.
-// Complete once every member still online has committed.
+// GET /v1/round/commitments?round=R: the commitments to the asking owner's range, by sender,
+// and those to the range it checks this round as its second owner (rangeCheckers(); empty when
+// it checks none). Complete once every member still online has committed.
 struct CommitmentsAnswer {
     qint64 round = 0;
     bool complete = false;
     std::vector<PieceHash> pieces;
+    std::vector<PieceHash> checked{};
 
     QJsonObject toJson() const;
     static Result<CommitmentsAnswer> fromJson(const QJsonObject &json);

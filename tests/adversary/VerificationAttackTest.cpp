@@ -3,229 +3,21 @@
 // temp dir, peers signing their own requests. Commitments that name the wrong owners or come from
 // the wrong key, replayed commitments, uploads and reports from the wrong peer, oversized or
 // equivocating uploads, the choice of verifiers, a ban's forfeit and a verifier that leaves.
-#include "ControlMessages.h"
-#include "CoordinatorFixture.h"
-#include "CoordinatorServer.h"
-#include "CoordinatorSetup.h"
-#include "Identity.h"
-#include "Quantization.h"
-#include "RequestSignature.h"
+#include "InProcessCoordinatorTest.h"
 #include "Reputation.h"
-#include "TempDir.h"
-#include "TestApplication.h"
 #include "Verification.h"
-#include "VerificationMessages.h"
 
-#include <QCoreApplication>
-#include <QCryptographicHash>
-#include <QDateTime>
-#include <QEventLoop>
-#include <QJsonDocument>
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
-#include <QTcpServer>
 #include <QTest>
-#include <QTimer>
 
-#include <gtest/gtest.h>
-
-#include <algorithm>
-#include <deque>
 #include <set>
 
 using namespace swarmtrain;
-using swarmtrain::test::TempDir;
+using namespace swarmtrain::test;
 
 namespace {
 
-struct HttpAnswer {
-    int status = 0;
-    QByteArray body;
-
-    QString error() const
-    {
-        return QJsonDocument::fromJson(body).object().value(QLatin1StringView("error")).toString();
-    }
-};
-
-struct Peer {
-    Identity identity = Identity::generate().value();
-    std::unique_ptr<RequestSigner> signer;
-    std::unique_ptr<QTcpServer> listener; // set: it accepts connections, so it can own a range
-
-    QString keyId() const { return identity.keyId(); }
-};
-
-// What a member sends in a round: the pieces for each owner's range, in range order, and its
-// commitment to them.
-struct Update {
-    CommitRequest commitment;
-    QByteArray bytes;
-};
-
-class VerificationAttackTest : public ::testing::Test {
+class VerificationAttackTest : public InProcessCoordinatorTest {
 protected:
-    void SetUp() override
-    {
-        config = swarmtrain::test::smallCoordinatorConfig(dir);
-        Result<CoordinatorSetup> prepared = CoordinatorSetup::prepare(config);
-        ASSERT_TRUE(prepared.ok()) << prepared.error().message;
-        setup = std::make_unique<CoordinatorSetup>(std::move(prepared).value());
-        options = CoordinatorServerOptions::from(config, setup->parameterCount);
-        options.tickMs = 0;
-        options.rounds.gatherTimeoutMs = 3'600'000;
-        options.ratePerAddress = {1000, 10'000};
-        options.ratePerKey = {1000, 10'000};
-        options.trust.maxPeersPerAddress = 0;
-        options.trust.maxPeersPerSubnet = 0;
-        // No draws unless a test asks for them.
-        options.trust.spotCheckRate = 0.0;
-        options.trust.spotCheckRateNew = 0.0;
-    }
-
-    void TearDown() override
-    {
-        if (server)
-            server->waitForBackgroundWork();
-        QCoreApplication::processEvents();
-    }
-
-    // With the test's `options`.
-    void startServer()
-    {
-        server = std::make_unique<CoordinatorServer>(*setup, options, [this]() { return now; });
-        Result<quint16> port = server->start(QHostAddress(QHostAddress::LocalHost), 0, std::nullopt);
-        ASSERT_TRUE(port.ok()) << port.error().message;
-        base = QStringLiteral("http://127.0.0.1:%1").arg(*port);
-    }
-
-    HttpAnswer send(const QByteArray &method, const QByteArray &target, const QByteArray &body, Peer &peer)
-    {
-        QNetworkRequest request(QUrl(base + QString::fromLatin1(target)));
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArray("application/json"));
-        if (!peer.signer)
-            peer.signer = std::make_unique<RequestSigner>(peer.identity);
-        const RequestSignature signature = peer.signer->sign(method, target, body, now);
-        request.setRawHeader(kKeyIdHeader, signature.keyId.toLatin1());
-        request.setRawHeader(kTimestampHeader, QByteArray::number(signature.timestampMs));
-        request.setRawHeader(kSignatureHeader, signature.signature.toBase64());
-        QNetworkReply *reply = method == "GET" ? network.get(request) : network.post(request, body);
-        QEventLoop loop;
-        QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
-        QTimer::singleShot(60'000, &loop, &QEventLoop::quit);
-        loop.exec();
-        EXPECT_TRUE(reply->isFinished()) << "no answer to " << target.constData();
-        HttpAnswer answer{reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), reply->readAll()};
-        reply->deleteLater();
-        return answer;
-    }
-
-    HttpAnswer post(Peer &peer, const QByteArray &target, const QJsonObject &body)
-    {
-        return send("POST", target, QJsonDocument(body).toJson(QJsonDocument::Compact), peer);
-    }
-
-    Peer &newPeer(bool reachable)
-    {
-        Peer &peer = peers.emplace_back();
-        if (reachable) {
-            peer.listener = std::make_unique<QTcpServer>();
-            EXPECT_TRUE(peer.listener->listen(QHostAddress::LocalHost, 0));
-        }
-        return peer;
-    }
-
-    void join(Peer &peer)
-    {
-        const QString endpoint =
-            peer.listener ? QStringLiteral("127.0.0.1:%1").arg(peer.listener->serverPort()) : QString();
-        const HttpAnswer answer =
-            post(peer, "/v1/join",
-                 QJsonObject{{QStringLiteral("public_key"), QString::fromLatin1(peer.identity.publicKey().toBase64())},
-                             {QStringLiteral("device"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("test")}}},
-                             {QStringLiteral("endpoint"), endpoint},
-                             {QStringLiteral("client_version"), QStringLiteral("0.1.0")},
-                             {QStringLiteral("invite"), QString()}});
-        ASSERT_EQ(answer.status, 200) << answer.body.constData();
-    }
-
-    HttpAnswer heartbeat(Peer &peer, const QString &state, qint64 baseRound)
-    {
-        HeartbeatRequest request;
-        request.state = state;
-        request.baseRound = baseRound;
-        request.tokensPerSecond = 1500.0;
-        return post(peer, "/v1/heartbeat", request.toJson());
-    }
-
-    HeartbeatAnswer tasks(Peer &peer)
-    {
-        const HttpAnswer answer = heartbeat(peer, QStringLiteral("idle"), currentRound().number);
-        EXPECT_EQ(answer.status, 200) << answer.body.constData();
-        return HeartbeatAnswer::fromJson(QJsonDocument::fromJson(answer.body).object()).value();
-    }
-
-    // Every peer in `members` ready on state `round`, which then runs with them.
-    void startRound(const std::vector<Peer *> &members, qint64 round)
-    {
-        for (Peer *peer : members)
-            ASSERT_EQ(heartbeat(*peer, QStringLiteral("ready"), round).status, 200);
-        const RoundRecord running = currentRound();
-        ASSERT_EQ(running.number, round);
-        ASSERT_EQ(running.state, RoundState::Running);
-        ASSERT_EQ(running.members.size(), members.size());
-    }
-
-    HttpAnswer contribute(Peer &peer, qint64 round, qint64 tokens = 1000)
-    {
-        ContributionRequest request;
-        request.round = round;
-        request.tokens = tokens;
-        request.flops = 1e6;
-        request.seconds = 10.0;
-        request.loss = 2.5;
-        request.paramsHash = QString(64, QLatin1Char('a'));
-        request.bytesUp = 1000;
-        request.bytesDown = 1000;
-        return post(peer, "/v1/contribution", request.toJson());
-    }
-
-    // Every member reports the same result, so the round closes with each one accepted.
-    void finishRound(const std::vector<Peer *> &members, qint64 round)
-    {
-        for (Peer *peer : members)
-            ASSERT_EQ(contribute(*peer, round).status, 200);
-        ASSERT_EQ(currentRound().number, round + 1);
-        for (Peer *peer : members)
-            ASSERT_TRUE(setup->store->lastContribution(peer->keyId())->value().accepted.value_or(false));
-    }
-
-    // Pieces for the running round's owners, each the size its range encodes to, unlike any before.
-    Update makeUpdate()
-    {
-        const RoundRecord round = currentRound();
-        std::vector<RoundMember> owners;
-        std::copy_if(round.members.begin(), round.members.end(), std::back_inserter(owners),
-                     [](const RoundMember &m) { return m.end > m.begin; });
-        std::sort(owners.begin(), owners.end(),
-                  [](const RoundMember &x, const RoundMember &y) { return x.begin < y.begin; });
-        Update update;
-        update.commitment.round = round.number;
-        for (const RoundMember &owner : owners) {
-            const auto size = qsizetype(encodedQuantizedSize(std::size_t(owner.end - owner.begin)));
-            const QByteArray piece(size, char(++fills));
-            const QByteArray sha256 = QCryptographicHash::hash(piece, QCryptographicHash::Sha256).toHex();
-            update.commitment.pieces.push_back({owner.keyId, QString::fromLatin1(sha256)});
-            update.bytes += piece;
-        }
-        return update;
-    }
-
-    HttpAnswer commit(Peer &peer, const CommitRequest &request)
-    {
-        return post(peer, "/v1/round/commit", request.toJson());
-    }
-
     HttpAnswer upload(Peer &peer, qint64 round, const QByteArray &bytes)
     {
         return send("POST", "/v1/round/update?round=" + QByteArray::number(round), bytes, peer);
@@ -236,18 +28,11 @@ protected:
         return post(peer, "/v1/round/check", SpotCheckReport{round, member.keyId(), cosine, 1.0, {}}.toJson());
     }
 
-    RoundRecord currentRound() { return setup->store->currentRound()->value(); }
-    PeerRecord record(const Peer &peer) { return setup->store->peer(peer.keyId())->value(); }
     SpotCheckRecord check(qint64 round, const Peer &member)
     {
         const std::optional<SpotCheckRecord> found = setup->store->spotCheck(round, member.keyId()).value();
         EXPECT_TRUE(found.has_value()) << "no check of that member and round";
         return found.value_or(SpotCheckRecord{});
-    }
-    Peer *byKey(const QString &keyId)
-    {
-        const auto found = std::find_if(peers.begin(), peers.end(), [&](const Peer &p) { return p.keyId() == keyId; });
-        return found == peers.end() ? nullptr : &*found;
     }
 
     // Past probation, as if it had agreed and been verified for enough rounds.
@@ -257,12 +42,6 @@ protected:
         stored.acceptedRounds = options.trust.probationRounds;
         stored.verifiedRounds = 1;
         ASSERT_TRUE(setup->store->savePeer(stored).ok());
-    }
-
-    double roundCredit() const
-    {
-        const RoundSettings &settings = server->rounds().settings();
-        return double(settings.work.tokensPerMember) * settings.creditPerToken;
     }
 
     // Two owners a and b and an outbound-only member m (three newcomers: anyone may verify)
@@ -285,17 +64,6 @@ protected:
         bystander = verifier == &a ? &b : &a;
     }
 
-    QCoreApplication &app = test::application(); // before any Qt object
-    TempDir dir;
-    CoordinatorConfig config;
-    CoordinatorServerOptions options;
-    std::unique_ptr<CoordinatorSetup> setup;
-    std::unique_ptr<CoordinatorServer> server;
-    QNetworkAccessManager network;
-    QString base;
-    qint64 now = QDateTime::currentMSecsSinceEpoch();
-    int fills = 0;
-    std::deque<Peer> peers; // stable addresses
     Peer &a = newPeer(true);
     Peer &b = newPeer(true);
     Peer &m = newPeer(false);

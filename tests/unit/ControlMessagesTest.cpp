@@ -256,3 +256,58 @@ TEST(ControlMessagesTest, HeartbeatsCarryLinkReportsAndProbePeers)
     EXPECT_EQ(answerBack.probe[0].publicKey, QByteArray(32, '\x02'));
     EXPECT_EQ(answerBack.probe[0].endpoint, QStringLiteral("127.0.1.3:7000"));
 }
+
+// Two owners per range (issue 16): an owner names the range partners it disagrees with, bounded
+// like the peers it refused; an old client's contribution without the field disputes no one.
+TEST(ControlMessagesTest, AContributionsDisputesAreBoundedLikeItsOtherReports)
+{
+    ContributionRequest contribution{4, 768, 1e9, 0.5, 2.25, hash('d'), 0, 0};
+    contribution.disputed = {QStringLiteral("checker"), QStringLiteral("owner")};
+    EXPECT_EQ(ContributionRequest::fromJson(contribution.toJson())->disputed, contribution.disputed);
+
+    QJsonObject json = contribution.toJson();
+    json.remove(QStringLiteral("disputed"));
+    const Result<ContributionRequest> old = ContributionRequest::fromJson(json);
+    ASSERT_TRUE(old.ok()) << old.error().message;
+    EXPECT_TRUE(old->disputed.isEmpty());
+
+    json.insert(QStringLiteral("disputed"), QJsonArray{QStringLiteral("a"), QString(protocol::kMaxKeyIdChars + 1, QLatin1Char('k'))});
+    EXPECT_EQ(errorOf<ContributionRequest>(json), "contribution.disputed[1] must be a string of at most 64 characters");
+    json.insert(QStringLiteral("disputed"), QJsonArray{QStringLiteral("a"), 7});
+    EXPECT_EQ(errorOf<ContributionRequest>(json), "contribution.disputed[1] must be a string of at most 64 characters");
+    QJsonArray many;
+    for (qsizetype i = 0; i <= protocol::kMaxReportedPeers; ++i)
+        many.append(QStringLiteral("k%1").arg(i));
+    json.insert(QStringLiteral("disputed"), many);
+    EXPECT_EQ(errorOf<ContributionRequest>(json), "contribution.disputed must be an array of at most 4096 items");
+    json.insert(QStringLiteral("disputed"), QStringLiteral("checker"));
+    EXPECT_EQ(errorOf<ContributionRequest>(json), "contribution.disputed must be an array of at most 4096 items");
+}
+
+// The checker of a range fetches the commitments to the range it checks with those to its own.
+TEST(ControlMessagesTest, CommitmentsCarryThoseToTheCheckedRangeBounded)
+{
+    CommitmentsAnswer answer{9, true, {{QStringLiteral("m1"), hash('1')}}};
+    answer.checked = {{QStringLiteral("m1"), hash('2')}, {QStringLiteral("m2"), hash('3')}};
+    const CommitmentsAnswer back = CommitmentsAnswer::fromJson(answer.toJson()).value();
+    ASSERT_EQ(back.checked.size(), 2u);
+    EXPECT_EQ(back.checked[1].peerId, QStringLiteral("m2"));
+    EXPECT_EQ(back.checked[1].sha256, hash('3'));
+    ASSERT_EQ(back.pieces.size(), 1u);
+    EXPECT_EQ(back.pieces[0].sha256, hash('1'));
+
+    QJsonObject json = answer.toJson();
+    json.remove(QStringLiteral("checked"));
+    const Result<CommitmentsAnswer> old = CommitmentsAnswer::fromJson(json);
+    ASSERT_TRUE(old.ok()) << old.error().message;
+    EXPECT_TRUE(old->checked.empty()) << "absent: the asker checks no range";
+
+    json.insert(QStringLiteral("checked"), QJsonArray{QJsonObject{{QStringLiteral("peer_id"), QStringLiteral("m1")},
+                                                                  {QStringLiteral("sha256"), hash('X')}}});
+    EXPECT_EQ(errorOf<CommitmentsAnswer>(json), "commitments.checked[0].sha256 must be 64 lowercase hex digits (a SHA-256)");
+    QJsonArray many;
+    for (qsizetype i = 0; i <= protocol::kMaxCommittedPieces; ++i)
+        many.append(QJsonObject{{QStringLiteral("peer_id"), QStringLiteral("m")}, {QStringLiteral("sha256"), hash('4')}});
+    json.insert(QStringLiteral("checked"), many);
+    EXPECT_EQ(errorOf<CommitmentsAnswer>(json), "commitments.checked must be an array of at most 4096 items");
+}

@@ -219,6 +219,34 @@ TEST_F(CoordinatorStoreTest, LinksAreReplacedPerDirectionAndOldOnesForgotten)
     EXPECT_TRUE(store->links(6000)->empty());
 }
 
+// Two owners per range (issue 16): the coordinator judges disputes over the last rounds.
+TEST_F(CoordinatorStoreTest, DisputesAreReadByRoundWindowAndSurviveReopen)
+{
+    const QString a = QStringLiteral("a"), b = QStringLiteral("b"), c = QStringLiteral("c");
+    const QString disputed = QStringLiteral("disputed");
+    {
+        auto store = open();
+        ASSERT_TRUE(store);
+        ASSERT_TRUE(store->addUpdateReports({{2, 0, a, b, disputed}, {2, 1, a, c, disputed}, {5, 0, b, a, disputed},
+                                             {5, 0, b, a, disputed}, {5, 0, c, a, QStringLiteral("refused")},
+                                             {12, 0, c, b, disputed}})
+                        .ok());
+    }
+    auto store = open();
+    ASSERT_TRUE(store);
+    const Result<std::vector<UpdateReportRecord>> window = store->disputes(3, 12);
+    ASSERT_TRUE(window.ok()) << window.error().message;
+    ASSERT_EQ(window->size(), 2u) << "round 2 is before the window, a refusal is no dispute, a repeat is kept once";
+    EXPECT_EQ(window->at(0).round, 5);
+    EXPECT_EQ(window->at(0).reporterKeyId, b);
+    EXPECT_EQ(window->at(0).senderKeyId, a);
+    EXPECT_EQ(window->at(1).round, 12);
+    const Result<std::vector<UpdateReportRecord>> early = store->disputes(0, 4);
+    ASSERT_TRUE(early.ok());
+    ASSERT_EQ(early->size(), 2u) << "both attempts of round 2";
+    EXPECT_EQ(early->at(1).attempt, 1);
+}
+
 TEST_F(CoordinatorStoreTest, AVersionOneDatabaseIsUpgradedKeepingWhatItHeld)
 {
     {

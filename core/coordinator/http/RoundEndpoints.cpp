@@ -55,7 +55,8 @@ HttpReply RoundEndpoints::contribution(const PeerRecord &peer, const Contributio
         return HttpReply::error(400, QStringLiteral("refused: %1").arg(toQString(honest.error())));
     }
     // What it says of others' pieces counts when the round closes, which this report may do.
-    if (Result<void> noted = m_context.verification.recordReports(peer, c.round, request.refused, request.leftOut);
+    if (Result<void> noted =
+            m_context.verification.recordReports(peer, c.round, request.refused, request.leftOut, request.disputed);
         !noted)
         return HttpReply::error(500, toQString(noted.error()));
     Result<ContributionVerdict> verdict = m_context.rounds.contribute(c);

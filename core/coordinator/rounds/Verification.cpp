@@ -1,6 +1,7 @@
 #include "Verification.h"
 
 #include "CoordinatorLog.h"
+#include "OwnerDisputes.h"
 #include "Quantization.h"
 
 #include <QCryptographicHash>
@@ -104,11 +105,19 @@ Result<CommitmentsAnswer> Verification::commitmentsTo(const PeerRecord &owner, q
         return makeError("cannot read the commitments");
     CommitmentsAnswer answer;
     answer.round = round->number;
+    // The owner whose range the asker checks, as its second owner (none: empty).
+    QString checked;
+    for (const auto &[rangeOwner, checker] : rangeCheckersOf(*round)) {
+        if (checker == owner.keyId)
+            checked = rangeOwner;
+    }
     std::set<QString> committed;
     for (const CommitmentRecord &c : *all) {
         committed.insert(c.keyId);
         if (c.ownerKeyId == owner.keyId)
             answer.pieces.push_back({c.keyId, c.sha256});
+        else if (!checked.isEmpty() && c.ownerKeyId == checked)
+            answer.checked.push_back({c.keyId, c.sha256});
     }
     std::set<QString> online;
     for (const PeerRecord &peer : *peers) {
@@ -122,7 +131,7 @@ Result<CommitmentsAnswer> Verification::commitmentsTo(const PeerRecord &owner, q
 }
 
 Result<void> Verification::recordReports(const PeerRecord &reporter, qint64 roundNumber, const QStringList &refused,
-                                         const QStringList &leftOut)
+                                         const QStringList &leftOut, const QStringList &disputed)
 {
     Result<RoundRecord> round = m_rounds.current();
     if (!round)
@@ -142,6 +151,9 @@ Result<void> Verification::recordReports(const PeerRecord &reporter, qint64 roun
     };
     add(refused, QStringLiteral("refused"));
     add(leftOut, QStringLiteral("left_out"));
+    // A dispute counts only against the reporter's range partner of this round.
+    for (UpdateReportRecord &dispute : admissibleDisputes(*round, reporter.keyId, disputed))
+        reports.push_back(std::move(dispute));
     return reports.empty() ? Result<void>() : m_store.addUpdateReports(reports);
 }
 
@@ -150,6 +162,8 @@ Result<void> Verification::roundClosed(const RoundRecord &round, const std::vect
     QStringList suspects;
     if (Result<void> counted = countReports(round, verdicts, suspects); !counted)
         return counted;
+    if (Result<void> judged = judgeDisputes(round, verdicts); !judged)
+        return judged;
     return drawChecks(round, verdicts, suspects);
 }
 
@@ -164,6 +178,8 @@ Result<void> Verification::countReports(const RoundRecord &round, const std::vec
         owners.insert(owner.keyId);
     std::map<QString, std::pair<std::set<QString>, std::set<QString>>> bySender; // refused by, left out by
     for (const UpdateReportRecord &report : *reports) {
+        if (report.kind == QLatin1StringView("disputed"))
+            continue; // judgeDisputes()
         auto &[refusedBy, leftOutBy] = bySender[report.senderKeyId];
         (report.kind == QLatin1StringView("refused") ? refusedBy : leftOutBy).insert(report.reporterKeyId);
     }
@@ -177,18 +193,46 @@ Result<void> Verification::countReports(const RoundRecord &round, const std::vec
             const QString detail = QStringLiteral("round %1: %2 range owners refused its pieces").arg(round.number).arg(by.first.size());
             if (Result<bool> offended = m_reputation.offend(sender, QStringLiteral("refused update"), detail); !offended)
                 return offended.error();
-            const bool accepted = std::any_of(verdicts.begin(), verdicts.end(), [&](const ContributionRecord &c) {
-                return c.keyId == sender && c.accepted.value_or(false);
-            });
-            if (accepted) {
-                if (Result<void> revoked = m_store.revokeContribution(round.number, round.attempt, sender); !revoked)
-                    return revoked;
-            }
+            if (Result<void> revoked = revokeAccepted(round, verdicts, sender); !revoked)
+                return revoked;
         } else if (by.second.size() >= needed) {
             suspects.append(sender);
         }
     }
     return {};
+}
+
+Result<void> Verification::judgeDisputes(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts)
+{
+    Result<std::vector<UpdateReportRecord>> disputes = m_store.disputes(round.number - kDisputeWindowRounds + 1, round.number);
+    if (!disputes)
+        return disputes.error();
+    // Older disputes are history: only a member with a dispute in this round (on either side)
+    // answers for them now.
+    std::set<QString> disputedNow;
+    for (const UpdateReportRecord &dispute : *disputes) {
+        if (dispute.round == round.number && dispute.attempt == round.attempt)
+            disputedNow.insert({dispute.reporterKeyId, dispute.senderKeyId});
+    }
+    for (const auto &[liar, partners] : lyingOwners(*disputes)) {
+        if (!disputedNow.count(liar))
+            continue;
+        const QString detail = QStringLiteral("round %1: disputed by %2 range partners").arg(round.number).arg(partners);
+        if (Result<bool> offended = m_reputation.offend(liar, QStringLiteral("lying owner"), detail, true); !offended)
+            return offended.error();
+        if (Result<void> revoked = revokeAccepted(round, verdicts, liar); !revoked)
+            return revoked;
+    }
+    return {};
+}
+
+Result<void> Verification::revokeAccepted(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
+                                          const QString &keyId)
+{
+    const bool accepted = std::any_of(verdicts.begin(), verdicts.end(), [&](const ContributionRecord &c) {
+        return c.keyId == keyId && c.accepted.value_or(false);
+    });
+    return accepted ? m_store.revokeContribution(round.number, round.attempt, keyId) : Result<void>();
 }
 
 Result<void> Verification::drawChecks(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,

@@ -26,6 +26,9 @@ namespace swarmtrain {
 // member recomputes its inner steps from the round's start state, its shards and seed, and
 // reports how close the two updates are. The coordinator judges with its own tolerance: a
 // refuted member loses the round's credit, goes back on probation and is counted an offence.
+// Each range also has a second owner that recomputes its average; the two dispute each other
+// when they disagree, and the owner disputed by more partners than any of theirs over the last
+// rounds loses the round's credit and is counted an offence (OwnerDisputes.h).
 // Everything lives in the store, so a restarted coordinator carries on.
 class Verification {
 public:
@@ -36,12 +39,15 @@ public:
 
     // POST /v1/round/commit. `status` is the HTTP status of a refusal.
     Result<void> commit(const PeerRecord &peer, const CommitRequest &request, int &status);
-    // GET /v1/round/commitments: those to `owner`'s range in the running round.
+    // GET /v1/round/commitments: those to `owner`'s range in the running round, and those to the
+    // range it checks (OwnerDisputes.h).
     Result<CommitmentsAnswer> commitmentsTo(const PeerRecord &owner, qint64 round, int &status);
-    // What a member of the running round said about others' pieces (with its contribution).
+    // What a member of the running round said about others' pieces and about its range partners
+    // (with its contribution).
     Result<void> recordReports(const PeerRecord &reporter, qint64 round, const QStringList &refused,
-                               const QStringList &leftOut);
-    // CoordinatorRounds::setOnClosed: counts the owners' reports and draws the spot checks.
+                               const QStringList &leftOut, const QStringList &disputed);
+    // CoordinatorRounds::setOnClosed: counts the owners' reports, judges their disputes and draws
+    // the spot checks.
     Result<void> roundClosed(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts);
 
     // For heartbeat answers: the round whose update the coordinator asks `keyId` for, and the
@@ -82,6 +88,12 @@ public:
 private:
     Result<void> countReports(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
                               QStringList &suspects);
+    // The lying owner of the last rounds' disputes, if it was disputed in `round`: an offence and
+    // the round's credit taken back.
+    Result<void> judgeDisputes(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts);
+    // Takes back the credit of `keyId`'s contribution to `round` when it was accepted.
+    Result<void> revokeAccepted(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
+                                const QString &keyId);
     Result<void> drawChecks(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
                             const QStringList &suspects);
     // A peer that may check `memberKeyId`'s work now (not one in `busy`, which are checking

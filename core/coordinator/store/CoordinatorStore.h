@@ -80,6 +80,9 @@ public:
     // Reports already made (same round, reporter, sender and kind) are kept once.
     virtual Result<void> addUpdateReports(const std::vector<UpdateReportRecord> &reports) = 0;
     virtual Result<std::vector<UpdateReportRecord>> updateReports(qint64 round, int attempt) = 0;
+    // The disputes between range partners (reports of kind "disputed") of rounds `fromRound` to
+    // `toRound`, every attempt; update reports are never pruned.
+    virtual Result<std::vector<UpdateReportRecord>> disputes(qint64 fromRound, qint64 toRound) = 0;
     // Inserts the check or replaces the one of the same round and member.
     virtual Result<void> saveSpotCheck(const SpotCheckRecord &check) = 0;
     virtual Result<std::optional<SpotCheckRecord>> spotCheck(qint64 round, const QString &memberKeyId) = 0;

@@ -66,6 +66,7 @@ public:
     Result<std::vector<CommitmentRecord>> lastCommitments(const QString &keyId, qint64 beforeRound) override;
     Result<void> addUpdateReports(const std::vector<UpdateReportRecord> &reports) override;
     Result<std::vector<UpdateReportRecord>> updateReports(qint64 round, int attempt) override;
+    Result<std::vector<UpdateReportRecord>> disputes(qint64 fromRound, qint64 toRound) override;
     Result<void> saveSpotCheck(const SpotCheckRecord &check) override;
     Result<std::optional<SpotCheckRecord>> spotCheck(qint64 round, const QString &memberKeyId) override;
     Result<std::vector<SpotCheckRecord>> openSpotChecks() override;
@@ -84,6 +85,7 @@ private:
     Result<void> writeRound(const RoundRecord &round);
     Result<void> inTransaction(const std::function<Result<void>()> &work);
     Result<std::vector<CommitmentRecord>> selectCommitments(QSqlQuery &query);
+    Result<std::vector<UpdateReportRecord>> selectUpdateReports(QSqlQuery &query);
 
     QString m_connectionName;
     QSqlDatabase m_db;

@@ -117,6 +117,21 @@ Result<std::vector<UpdateReportRecord>> SqliteCoordinatorStore::updateReports(qi
                                        " WHERE round = ? AND attempt = ? ORDER BY sender, reporter"));
     q.addBindValue(round);
     q.addBindValue(attempt);
+    return selectUpdateReports(q);
+}
+
+Result<std::vector<UpdateReportRecord>> SqliteCoordinatorStore::disputes(qint64 fromRound, qint64 toRound)
+{
+    QSqlQuery q = query(QStringLiteral("SELECT round, attempt, reporter, sender, kind FROM update_reports"
+                                       " WHERE round >= ? AND round <= ? AND kind = 'disputed'"
+                                       " ORDER BY round, attempt, reporter, sender"));
+    q.addBindValue(fromRound);
+    q.addBindValue(toRound);
+    return selectUpdateReports(q);
+}
+
+Result<std::vector<UpdateReportRecord>> SqliteCoordinatorStore::selectUpdateReports(QSqlQuery &q)
+{
     if (Result<void> done = exec(q, "reading reports about pieces"); !done)
         return done.error();
     std::vector<UpdateReportRecord> list;

@@ -1,0 +1,60 @@
+#include "OwnerDisputes.h"
+
+#include "RangeCheckers.h"
+
+#include <algorithm>
+#include <set>
+
+namespace swarmtrain {
+
+std::map<QString, QString> rangeCheckersOf(const RoundRecord &round)
+{
+    std::vector<RangeOwner> owners;
+    for (const RoundMember &member : round.members) {
+        if (member.end > member.begin)
+            owners.push_back({member.keyId, member.begin});
+    }
+    return rangeCheckers(std::move(owners), round.number);
+}
+
+bool rangePartners(const std::map<QString, QString> &checkers, const QString &a, const QString &b)
+{
+    const auto checks = [&](const QString &checker, const QString &owner) {
+        const auto found = checkers.find(owner);
+        return found != checkers.end() && found->second == checker;
+    };
+    return a != b && (checks(a, b) || checks(b, a));
+}
+
+std::vector<UpdateReportRecord> admissibleDisputes(const RoundRecord &round, const QString &reporter,
+                                                   const QStringList &disputed)
+{
+    const std::map<QString, QString> checkers = rangeCheckersOf(round);
+    std::vector<UpdateReportRecord> reports;
+    for (const QString &partner : disputed) {
+        if (rangePartners(checkers, reporter, partner))
+            reports.push_back({round.number, round.attempt, reporter, partner, QStringLiteral("disputed")});
+    }
+    return reports;
+}
+
+std::map<QString, std::size_t> lyingOwners(const std::vector<UpdateReportRecord> &disputes)
+{
+    std::map<QString, std::set<QString>> partners;
+    for (const UpdateReportRecord &dispute : disputes) {
+        if (dispute.reporterKeyId == dispute.senderKeyId)
+            continue;
+        partners[dispute.reporterKeyId].insert(dispute.senderKeyId);
+        partners[dispute.senderKeyId].insert(dispute.reporterKeyId);
+    }
+    std::map<QString, std::size_t> liars;
+    for (const auto &[peer, its] : partners) {
+        const bool most = std::all_of(its.begin(), its.end(),
+                                      [&](const QString &p) { return partners.at(p).size() < its.size(); });
+        if (its.size() >= 2 && most)
+            liars.emplace(peer, its.size());
+    }
+    return liars;
+}
+
+} // namespace swarmtrain

@@ -1,0 +1,42 @@
+#pragma once
+
+#include "CoordinatorRecords.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <map>
+#include <vector>
+
+// Two owners per range (issue 16; DESIGN.md, "Security model"), the coordinator's side: which
+// disputes between range partners count, and who the lying owner is.
+//
+// Each round every owner's range has a second owner, its checker (rangeCheckers()). An owner
+// disputes its checker when the checker disagreed with its average or sent no verdict; a checker
+// disputes the owner whose average it could not reproduce. One round's dispute cannot say which
+// of the two lied, but the pairs rotate: a lying owner meets a different partner each round and
+// is disputed by several, while each honest owner is disputed only by the liar. So over the last
+// rounds the liar is the one with more distinct dispute partners than any of its partners.
+namespace swarmtrain {
+
+// How many rounds (the one that closes and those before it) a dispute counts for.
+constexpr qint64 kDisputeWindowRounds = 10;
+
+// The checker of each owner's range in `round`, by owner key id: rangeCheckers() over the members
+// that own a range (end > begin).
+std::map<QString, QString> rangeCheckersOf(const RoundRecord &round);
+
+// Whether `a` and `b` are partners in `checkers`: one checks the other's range.
+bool rangePartners(const std::map<QString, QString> &checkers, const QString &a, const QString &b);
+
+// The disputes `reporter` made in `round` that count (kind "disputed", sender = the disputed
+// peer): only those naming its partner of the round. A stranger's accusation means nothing.
+std::vector<UpdateReportRecord> admissibleDisputes(const RoundRecord &round, const QString &reporter,
+                                                   const QStringList &disputed);
+
+// The lying owners among `disputes`, each with its number of distinct dispute partners: a peer
+// with at least two, and more than each of its partners has. Disputes are unordered pairs (who
+// reported whom does not matter, nor how often).
+std::map<QString, std::size_t> lyingOwners(const std::vector<UpdateReportRecord> &disputes);
+
+} // namespace swarmtrain

@@ -1,0 +1,286 @@
+// Two owners per range (issue 16), the coordinator's side, in-process: each owner's range has a
+// checker that rotates with the round (rangeCheckers()); partners that disagree dispute each
+// other in their contributions, and the coordinator finds the lying owner as the one disputed by
+// more partners than any of its partners. A lying owner, a stranger's accusation, a liar that
+// blames the honest, and the commitments a checker needs to recompute the range it checks.
+#include "InProcessCoordinatorTest.h"
+#include "RangeCheckers.h"
+
+#include <map>
+#include <set>
+
+using namespace swarmtrain;
+using namespace swarmtrain::test;
+
+namespace {
+
+class OwnerDisputeTest : public InProcessCoordinatorTest {
+protected:
+    void SetUp() override
+    {
+        InProcessCoordinatorTest::SetUp();
+        // Everyone stays a newcomer, so every member that accepts connections owns a range in
+        // every round (with established members there, one whose round was taken back would be
+        // on probation again and own none).
+        options.trust.probationRounds = 1'000'000;
+    }
+
+    // The checker of each owner's range in the running round, as the clients pair them.
+    std::map<QString, QString> checkers()
+    {
+        const RoundRecord round = currentRound();
+        std::vector<RangeOwner> owners;
+        for (const RoundMember &member : round.members) {
+            if (member.end > member.begin)
+                owners.push_back({member.keyId, member.begin});
+        }
+        return rangeCheckers(std::move(owners), round.number);
+    }
+    Peer &checkerOf(const Peer &owner) { return *byKey(checkers().at(owner.keyId())); }
+    // The owner whose range `checker` checks in the running round.
+    Peer &checkedBy(const Peer &checker)
+    {
+        for (const auto &[owner, itsChecker] : checkers()) {
+            if (itsChecker == checker.keyId())
+                return *byKey(owner);
+        }
+        ADD_FAILURE() << "it checks no range";
+        return *byKey(checker.keyId());
+    }
+    // An owner that is neither `owner`'s checker nor the owner it checks.
+    std::vector<Peer *> strangersTo(const Peer &owner, const std::vector<Peer *> &owners)
+    {
+        const std::map<QString, QString> pairs = checkers();
+        std::vector<Peer *> strangers;
+        for (Peer *other : owners) {
+            if (other != &owner && pairs.at(owner.keyId()) != other->keyId() && pairs.at(other->keyId()) != owner.keyId())
+                strangers.push_back(other);
+        }
+        return strangers;
+    }
+
+    // Every member reports the same result, naming the peers it disputes; the round closes.
+    void closeRound(const std::vector<Peer *> &members, qint64 round, const std::map<const Peer *, QStringList> &disputed)
+    {
+        for (Peer *peer : members) {
+            ContributionRequest request = contribution(round);
+            if (const auto found = disputed.find(peer); found != disputed.end())
+                request.disputed = found->second;
+            ASSERT_EQ(contribute(*peer, request).status, 200);
+        }
+        ASSERT_EQ(currentRound().number, round + 1);
+    }
+
+    std::vector<UpdateReportRecord> disputesOf(qint64 round)
+    {
+        const std::vector<UpdateReportRecord> reports = setup->store->updateReports(round, 0).value();
+        std::vector<UpdateReportRecord> disputes;
+        for (const UpdateReportRecord &report : reports) {
+            if (report.kind == QLatin1StringView("disputed"))
+                disputes.push_back(report);
+        }
+        return disputes;
+    }
+
+    ContributionRecord lastContribution(const Peer &peer)
+    {
+        return setup->store->lastContribution(peer.keyId())->value_or(ContributionRecord{});
+    }
+
+    void joinAll(const std::vector<Peer *> &members)
+    {
+        for (Peer *peer : members)
+            join(*peer);
+    }
+
+    Peer &liar = newPeer(true);
+    Peer &h1 = newPeer(true);
+    Peer &h2 = newPeer(true);
+    Peer &h3 = newPeer(true);
+    const std::vector<Peer *> honest{&h1, &h2, &h3};
+    const std::vector<Peer *> owners{&liar, &h1, &h2, &h3};
+};
+
+} // namespace
+
+// An owner sends a wrong average of its range every round. Each round its checker (another one
+// each time) disputes it and it blames the checker back: one round says nothing about which of
+// the two lied, the second names it, and offences ban it.
+TEST_F(OwnerDisputeTest, ALyingOwnerDisputedByTwoCheckersLosesTheRoundAndIsBannedAndNoHonestOwnerIsBlamed)
+{
+    options.trust.banAfterOffences = 2;
+    startServer();
+    joinAll(owners);
+    std::set<QString> liarsCheckers;
+    for (qint64 round = 0; round < 3; ++round) {
+        ASSERT_NO_FATAL_FAILURE(startRound(owners, round));
+        Peer &checker = checkerOf(liar);
+        liarsCheckers.insert(checker.keyId());
+        ASSERT_NO_FATAL_FAILURE(closeRound(owners, round, {{&checker, {liar.keyId()}}, {&liar, {checker.keyId()}}}));
+        EXPECT_EQ(disputesOf(round).size(), 2u);
+        if (round == 0) {
+            EXPECT_EQ(record(liar).offences, 0) << "one dispute cannot say which of the two lied";
+            EXPECT_EQ(record(checker).offences, 0);
+            EXPECT_TRUE(lastContribution(liar).accepted.value_or(false));
+        } else if (round == 1) {
+            EXPECT_EQ(record(liar).offences, 1) << "disputed by two different checkers";
+            EXPECT_FALSE(lastContribution(liar).accepted.value_or(true)) << "the round's credit is taken back";
+            EXPECT_DOUBLE_EQ(record(liar).credit, roundCredit()) << "round 0's stays";
+            EXPECT_FALSE(record(liar).banned());
+        }
+    }
+    EXPECT_EQ(liarsCheckers.size(), 3u) << "the pairs rotate: a different checker each round";
+    EXPECT_EQ(record(liar).offences, 2);
+    EXPECT_TRUE(record(liar).banned());
+    EXPECT_NE(record(liar).bannedReason.indexOf(QLatin1StringView("lying owner")), -1)
+        << record(liar).bannedReason.toStdString();
+    EXPECT_DOUBLE_EQ(record(liar).credit, 0.0);
+    for (Peer *peer : honest) {
+        EXPECT_EQ(record(*peer).offences, 0);
+        EXPECT_FALSE(record(*peer).banned());
+        EXPECT_DOUBLE_EQ(record(*peer).credit, 3 * roundCredit());
+    }
+}
+
+// A lying owner caught once turns honest: the disputes of its lying rounds stay in the window but
+// are history, not new offences, and its honest rounds keep their credit.
+TEST_F(OwnerDisputeTest, AnOwnerThatStopsLyingIsNotOffendedAgainForOldDisputes)
+{
+    startServer();
+    joinAll(owners);
+    for (qint64 round = 0; round < 4; ++round) {
+        ASSERT_NO_FATAL_FAILURE(startRound(owners, round));
+        std::map<const Peer *, QStringList> disputed;
+        if (round < 2) {
+            Peer &checker = checkerOf(liar);
+            disputed = {{&checker, {liar.keyId()}}, {&liar, {checker.keyId()}}};
+        }
+        ASSERT_NO_FATAL_FAILURE(closeRound(owners, round, disputed));
+        EXPECT_EQ(record(liar).offences, round == 0 ? 0 : 1) << "round " << round;
+    }
+    EXPECT_TRUE(lastContribution(liar).accepted.value_or(false));
+    EXPECT_DOUBLE_EQ(record(liar).credit, 3 * roundCredit()) << "all but round 1's";
+    for (Peer *peer : honest)
+        EXPECT_EQ(record(*peer).offences, 0);
+}
+
+// Owners (and a member that owns no range) accuse an owner they were not paired with, and keys
+// that are not in the round at all, to get it banned without ever checking its range.
+TEST_F(OwnerDisputeTest, ADisputeOfAPeerThatWasNotTheReportersPartnerIsIgnored)
+{
+    Peer &victim = newPeer(true);
+    Peer &h4 = newPeer(true);
+    Peer &outbound = newPeer(false);
+    const std::vector<Peer *> fiveOwners{&victim, &h1, &h2, &h3, &h4};
+    std::vector<Peer *> members = fiveOwners;
+    members.push_back(&outbound);
+    startServer();
+    joinAll(members);
+    const QString notInTheRound = QString(43, QLatin1Char('k'));
+
+    ASSERT_NO_FATAL_FAILURE(startRound(members, 0));
+    // Round 0 holds one admissible dispute, so that one stranger's more would name the victim.
+    Peer &checker = checkerOf(victim);
+    std::map<const Peer *, QStringList> round0{{&checker, {victim.keyId()}}, {&outbound, {victim.keyId()}}};
+    const std::vector<Peer *> strangers0 = strangersTo(victim, fiveOwners);
+    ASSERT_EQ(strangers0.size(), 2u);
+    for (Peer *stranger : strangers0)
+        round0[stranger] = {victim.keyId(), notInTheRound};
+    ASSERT_NO_FATAL_FAILURE(closeRound(members, 0, round0));
+    const std::vector<UpdateReportRecord> kept = disputesOf(0);
+    ASSERT_EQ(kept.size(), 1u) << "only the checker's dispute counts";
+    EXPECT_EQ(kept[0].reporterKeyId, checker.keyId());
+    EXPECT_EQ(kept[0].senderKeyId, victim.keyId());
+
+    ASSERT_NO_FATAL_FAILURE(startRound(members, 1));
+    std::map<const Peer *, QStringList> round1{{&outbound, {victim.keyId()}}};
+    const std::vector<Peer *> strangers1 = strangersTo(victim, fiveOwners);
+    for (Peer *stranger : strangers1)
+        round1[stranger] = {victim.keyId(), stranger->keyId()};
+    ASSERT_NO_FATAL_FAILURE(closeRound(members, 1, round1));
+    EXPECT_TRUE(disputesOf(1).empty()) << "nothing stored";
+    EXPECT_EQ(record(victim).offences, 0);
+    EXPECT_TRUE(lastContribution(victim).accepted.value_or(false));
+    EXPECT_DOUBLE_EQ(record(victim).credit, 2 * roundCredit());
+    for (Peer *peer : members)
+        EXPECT_EQ(record(*peer).offences, 0);
+}
+
+// A liar lies as owner and as checker, and blames every partner it meets (and anyone else): each
+// honest owner is still disputed by the liar alone, and only the liar pays.
+TEST_F(OwnerDisputeTest, ALiarThatAccusesItsHonestPartnersGetsNoneOfThemOffended)
+{
+    options.trust.banAfterOffences = 3;
+    startServer();
+    joinAll(owners);
+    for (qint64 round = 0; round < 3; ++round) {
+        ASSERT_NO_FATAL_FAILURE(startRound(owners, round));
+        Peer &checker = checkerOf(liar);
+        Peer &checked = checkedBy(liar);
+        QStringList blamed{checker.keyId(), checked.keyId()};
+        for (Peer *stranger : strangersTo(liar, owners))
+            blamed.append(stranger->keyId());
+        for (Peer *peer : owners)
+            ASSERT_EQ(commit(*peer, makeUpdate().commitment).status, 200);
+        ASSERT_NO_FATAL_FAILURE(
+            closeRound(owners, round, {{&liar, blamed}, {&checker, {liar.keyId()}}, {&checked, {liar.keyId()}}}));
+        for (Peer *peer : honest) {
+            EXPECT_EQ(record(*peer).offences, 0) << "round " << round;
+            EXPECT_TRUE(lastContribution(*peer).accepted.value_or(false)) << "round " << round;
+        }
+        EXPECT_EQ(record(liar).offences, round + 1) << "its two partners of round " << round << " disputed it";
+        EXPECT_TRUE(setup->store->openSpotChecks()->empty()) << "a dispute is no report of a left-out piece";
+    }
+    EXPECT_TRUE(record(liar).banned());
+    for (Peer *peer : honest) {
+        EXPECT_FALSE(record(*peer).banned());
+        EXPECT_DOUBLE_EQ(record(*peer).credit, 3 * roundCredit());
+    }
+}
+
+// The checker recomputes the owner's average from the same pieces, so it checks each of them
+// against its sender's commitment as the owner does: the coordinator gives it the commitments to
+// the range it checks in the running round, and no one else's.
+TEST_F(OwnerDisputeTest, TheCommitmentsAnswerCarriesThoseToTheRangeTheAskerChecks)
+{
+    Peer &outbound = newPeer(false);
+    const std::vector<Peer *> threeOwners{&h1, &h2, &h3};
+    const std::vector<Peer *> members{&h1, &h2, &h3, &outbound};
+    startServer();
+    joinAll(members);
+    std::map<const Peer *, QString> checkedBefore;
+    for (qint64 round = 0; round < 2; ++round) {
+        ASSERT_NO_FATAL_FAILURE(startRound(members, round));
+        std::map<QString, std::map<QString, QString>> committed; // owner -> sender -> sha256
+        for (Peer *peer : members) {
+            const Update update = makeUpdate();
+            ASSERT_EQ(commit(*peer, update.commitment).status, 200);
+            for (const PieceHash &piece : update.commitment.pieces)
+                committed[piece.peerId][peer->keyId()] = piece.sha256;
+        }
+        const auto hashes = [](const std::vector<PieceHash> &pieces) {
+            std::map<QString, QString> bySender;
+            for (const PieceHash &piece : pieces)
+                bySender[piece.peerId] = piece.sha256;
+            return bySender;
+        };
+        const QByteArray target = "/v1/round/commitments?round=" + QByteArray::number(round);
+        for (Peer *owner : threeOwners) {
+            const HttpAnswer answer = send("GET", target, {}, *owner);
+            ASSERT_EQ(answer.status, 200) << answer.body.constData();
+            const CommitmentsAnswer got = CommitmentsAnswer::fromJson(answer.json()).value();
+            const QString checked = checkedBy(*owner).keyId();
+            EXPECT_EQ(hashes(got.pieces), committed.at(owner->keyId()));
+            EXPECT_EQ(got.checked.size(), members.size());
+            EXPECT_EQ(hashes(got.checked), committed.at(checked)) << "round " << round;
+            if (round == 1) {
+                EXPECT_NE(checked, checkedBefore[owner]) << "the range it checks rotates";
+            }
+            checkedBefore[owner] = checked;
+        }
+        const HttpAnswer none = send("GET", target, {}, outbound);
+        ASSERT_EQ(none.status, 200) << none.body.constData();
+        EXPECT_TRUE(CommitmentsAnswer::fromJson(none.json()).value().checked.empty()) << "it owns no range to check";
+        ASSERT_NO_FATAL_FAILURE(finishRound(members, round));
+    }
+}
