@@ -36,3 +36,6 @@ swarmtrain_adversary_test(swarmtrain_verification_attack_tests adversary/Verific
 # Two owners per range: a lying owner found by its range partners' disputes, strangers' disputes
 # ignored, a liar's blame of the honest without effect, and the commitments a checker is given.
 swarmtrain_adversary_test(swarmtrain_owner_dispute_tests adversary/OwnerDisputeTest.cpp)
+
+# A range owner that lies about its range's average, against the range's second owner (checker).
+swarmtrain_adversary_test(swarmtrain_lying_owner_tests adversary/LyingOwnerTest.cpp)

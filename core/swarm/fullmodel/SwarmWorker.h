@@ -72,10 +72,11 @@ private:
     Result<void> runRound();
     // The round's all-reduce and outer step; nullopt when this peer is out of the round.
     std::optional<AllReduceOutcome> averageRound(qint64 round, const RoundAnswer &info);
-    // Commits to this peer's pieces of the round and, for a range owner, collects what the other
-    // members committed to for it (unset: a coordinator without commitments).
-    Result<std::optional<QHash<QString, QByteArray>>> commitPieces(qint64 round, const QHash<QString, QByteArray> &hashes,
-                                                                   const RoundAnswer &info);
+    // Commits to this peer's pieces of the round and, for a range owner, collects into `options`
+    // what the other members committed to for its range and for the range it checks (none, and
+    // no range checks, with a coordinator without commitments).
+    Result<void> commitPieces(qint64 round, const QHash<QString, QByteArray> &hashes, const RoundAnswer &info,
+                              AllReduceOptions &options);
     // Reports the applied round to the coordinator; `report` gets the verdict. False when the
     // coordinator did not take the report.
     bool reportRound(RoundReport &report, const AllReduceOutcome &outcome, qint64 sentBefore, qint64 receivedBefore);

@@ -103,14 +103,12 @@ std::optional<AllReduceOutcome> SwarmWorker::averageRound(qint64 round, const Ro
     // The pieces first, committed to before anyone sees another's.
     Result<QHash<QString, QByteArray>> hashes =
         m_dataPlane->preparePieces(quint64(round), members, m_trainer->pseudoGradient(), m_options.misbehaviour);
-    Result<std::optional<QHash<QString, QByteArray>>> committed =
-        hashes ? commitPieces(round, *hashes, info) : Result<std::optional<QHash<QString, QByteArray>>>(hashes.error());
+    Result<void> committed = hashes ? commitPieces(round, *hashes, info, options) : Result<void>(hashes.error());
     if (!committed) {
         if (!m_gate->stopRequested())
             qCWarning(lcWorker).noquote() << "round" << round << ":" << toQString(committed.error());
         return std::nullopt;
     }
-    options.commitments = *committed;
     Result<AllReduceOutcome> outcome = m_dataPlane->allReduce(
         quint64(round), members, {}, tokens, options,
         [this] {
@@ -136,23 +134,23 @@ std::optional<AllReduceOutcome> SwarmWorker::averageRound(qint64 round, const Ro
     return std::move(outcome).value();
 }
 
-Result<std::optional<QHash<QString, QByteArray>>>
-SwarmWorker::commitPieces(qint64 round, const QHash<QString, QByteArray> &hashes, const RoundAnswer &info)
+Result<void> SwarmWorker::commitPieces(qint64 round, const QHash<QString, QByteArray> &hashes, const RoundAnswer &info,
+                                       AllReduceOptions &options)
 {
-    using Commitments = std::optional<QHash<QString, QByteArray>>;
     CommitRequest request{round, {}};
     for (auto it = hashes.cbegin(); it != hashes.cend(); ++it)
         request.pieces.push_back({it.key(), QString::fromLatin1(it.value())});
     if (Result<void> sent = m_session->commit(request); !sent) {
-        if (CoordinatorClient::httpStatus(sent.error()) == 404)
-            return Commitments(); // a coordinator from before commitments
-        return makeError("the commitment was not taken: " + sent.error().message);
+        if (CoordinatorClient::httpStatus(sent.error()) != 404)
+            return makeError("the commitment was not taken: " + sent.error().message);
+        options.rangeChecks = false; // a coordinator from before commitments
+        return {};
     }
     const bool owner = std::any_of(info.members.begin(), info.members.end(), [&](const RoundMemberInfo &m) {
         return m.peerId == m_identity->keyId() && m.end > m.begin;
     });
     if (!owner)
-        return Commitments(); // no pieces come to a peer that owns no range
+        return {}; // no pieces come to a peer that owns no range
     // Until every member committed, or a quarter of the time left: a member that has not by
     // then is left out of this peer's range.
     const auto until = std::chrono::steady_clock::now()
@@ -163,10 +161,15 @@ SwarmWorker::commitPieces(qint64 round, const QHash<QString, QByteArray> &hashes
         if (!answer)
             return answer.error();
         if (answer->complete || std::chrono::steady_clock::now() >= until || m_gate->stopRequested()) {
-            QHash<QString, QByteArray> bySender;
-            for (const PieceHash &piece : answer->pieces)
-                bySender.insert(piece.peerId, piece.sha256.toLatin1());
-            return Commitments(std::move(bySender));
+            const auto bySender = [](const std::vector<PieceHash> &pieces) {
+                QHash<QString, QByteArray> hashesBySender;
+                for (const PieceHash &piece : pieces)
+                    hashesBySender.insert(piece.peerId, piece.sha256.toLatin1());
+                return hashesBySender;
+            };
+            options.commitments = bySender(answer->pieces);
+            options.checkedCommitments = bySender(answer->checked);
+            return {};
         }
         heartbeatIfDue(QStringLiteral("training"));
         m_gate->sleepFor(kCommitPollMs);
@@ -187,6 +190,7 @@ bool SwarmWorker::reportRound(RoundReport &report, const AllReduceOutcome &outco
     contribution.bytesDown = m_dataPlane->bytesReceived() - receivedBefore;
     contribution.refused = outcome.rejectedSenders;
     contribution.leftOut = outcome.leftOutSenders;
+    contribution.disputed = outcome.disputed;
     Result<ContributionAnswer> verdict = m_session->contribute(contribution);
     if (!verdict) {
         // The round closed without us (its deadline passed); the state may still agree.
