@@ -12,8 +12,9 @@
 // disputes between range partners count, and who the lying owner is.
 //
 // Each round every owner's range has a second owner, its checker (rangeCheckers()). An owner
-// disputes its checker when the checker disagreed with its average or sent no verdict; a checker
-// disputes the owner whose average it could not reproduce. One round's dispute cannot say which
+// disputes its checker when the checker would not agree with its average (a silent checker may
+// just be slow, and is not disputed); a checker disputes the owner whose average it could not
+// reproduce. One round's dispute cannot say which
 // of the two lied, but the pairs rotate: a lying owner meets a different partner each round and
 // is disputed by several, while each honest owner is disputed only by the liar. So over the last
 // rounds the liar is the one with more distinct dispute partners than any of its partners.
