@@ -13,6 +13,7 @@
 #include "ControlMessages.h"
 #include "CoordinatorClient.h"
 #include "Identity.h"
+#include "Statistics.h"
 #include "LinkEmulator.h"
 #include "SqliteCoordinatorStore.h"
 #include "SwarmHarness.h"
@@ -138,12 +139,6 @@ Result<Figures> runSwarm(const std::string &split, int rounds, test::LinkEmulato
         }
     }
     return figures;
-}
-
-double median(std::vector<double> values)
-{
-    std::sort(values.begin(), values.end());
-    return values.empty() ? 0.0 : values[values.size() / 2];
 }
 
 } // namespace

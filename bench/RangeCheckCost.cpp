@@ -10,6 +10,7 @@
 #include "ButterflyAllReduce.h"
 #include "CliFlags.h"
 #include "Identity.h"
+#include "Statistics.h"
 #include "PeerTransport.h"
 
 #include <QCoreApplication>
@@ -35,12 +36,6 @@ struct Peer {
     std::unique_ptr<ButterflyAllReduce> allReduce;
     QString endpoint;
 };
-
-double median(std::vector<double> values)
-{
-    std::sort(values.begin(), values.end());
-    return values.empty() ? 0.0 : values[values.size() / 2];
-}
 
 } // namespace
 

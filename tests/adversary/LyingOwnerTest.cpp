@@ -5,7 +5,7 @@
 // and since who checks whom rotates each round, the liar is the one member disputed by several
 // different checkers. The coordinator counts that as an offence, bans the liar, and a ban takes
 // its credit. Prints:
-//   ATTACK lying-owner detected=yes banned_after=3-rounds loss_delta=-0.40%
+//   ATTACK lying-owner detected=yes banned_after=4-rounds loss_delta=-0.84%
 #include "ChildProcess.h"
 #include "CoordinatorClient.h"
 #include "Identity.h"
@@ -20,7 +20,6 @@
 
 #include <cmath>
 #include <csignal>
-#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -118,10 +117,7 @@ protected:
                     result.bannedAtRound = answer->value(QLatin1StringView("round")).toInteger();
                 if (!loss || !result.bannedAtRound)
                     return false;
-                for (const QJsonValue &leader : answer->value(QLatin1StringView("leaderboard")).toArray()) {
-                    if (leader.toObject().value(QLatin1StringView("peer_id")).toString() == liar)
-                        result.credit = leader.toObject().value(QLatin1StringView("credit")).toDouble();
-                }
+                result.credit = test::leaderboardCredit(*answer, liar).value_or(result.credit);
                 return result.credit == 0.0;
             },
             900s);
@@ -167,7 +163,7 @@ TEST_F(LyingOwnerTest, ALyingRangeOwnerIsCaughtByItsCheckersBannedAndEarnsNothin
     line << "ATTACK lying-owner detected=" << (attacked.detected ? "yes" : "no") << " banned_after="
          << (attacked.bannedAtRound ? std::to_string(*attacked.bannedAtRound - attacked.joinedAtRound) + "-rounds"
                                     : std::string("never"))
-         << " loss_delta=" << std::showpos << std::fixed << std::setprecision(2) << delta * 100.0 << "%";
+         << " loss_delta=" << test::signedPercent(delta);
     std::cout << "honest swarm alone: validation loss " << clean.loss << " after " << kRounds << " rounds" << std::endl;
     std::cout << line.str() << std::endl;
     EXPECT_TRUE(attacked.detected) << attacked.logs;

@@ -144,13 +144,6 @@ protected:
 
     std::filesystem::path keyFile(int i) const { return dir.path() / "keys" / (std::to_string(i) + ".pem"); }
 
-    static std::string percent(double delta)
-    {
-        std::ostringstream out;
-        out << std::showpos << std::fixed << std::setprecision(2) << delta * 100.0 << "%";
-        return out.str();
-    }
-
     test::TempDir dir;
     std::vector<Identity> identities;
 };
@@ -168,7 +161,7 @@ TEST_F(PoisonedUpdateTest, ScaledAndSignFlippedUpdatesAreCaughtAndTheHonestLossH
         // Clipped pieces stay in the average (cut to the honest spread); refused ones are
         // reported to the coordinator, which counts them as offences.
         std::cout << "ATTACK " << attack << " detected=" << (attacked.detected ? "yes" : "no")
-                  << " banned_after=never offences=" << attacked.offences << " loss_delta=" << percent(delta) << std::endl;
+                  << " banned_after=never offences=" << attacked.offences << " loss_delta=" << test::signedPercent(delta) << std::endl;
         EXPECT_TRUE(attacked.detected) << attacked.logs;
         // Issue 16's goal is 1%, which unloaded runs meet (-0.50% to +0.46% measured). Under
         // stress-ng beside the suite, owners that average before a slow honest piece arrives make

@@ -137,12 +137,8 @@ protected:
                     return false;
                 // A ban's last refutations come with the coordinator's next tick: until the
                 // credit is gone (or the time is up, and the test fails on it).
-                for (Attacker &attacker : result.attackers) {
-                    for (const QJsonValue &leader : answer->value(QLatin1StringView("leaderboard")).toArray()) {
-                        if (leader.toObject().value(QLatin1StringView("peer_id")).toString() == attacker.keyId)
-                            attacker.credit = leader.toObject().value(QLatin1StringView("credit")).toDouble();
-                    }
-                }
+                for (Attacker &attacker : result.attackers)
+                    attacker.credit = test::leaderboardCredit(*answer, attacker.keyId).value_or(attacker.credit);
                 return std::all_of(result.attackers.begin(), result.attackers.end(),
                                    [](const Attacker &a) { return a.credit == 0.0; });
             },
@@ -194,7 +190,7 @@ TEST_F(SpotCheckTest, FreeloadersAndEquivocatorsAreRefutedBannedAndEarnNothing)
              << " detected=" << (attacker.bannedAtRound ? "yes" : "no") << " banned_after="
              << (attacker.bannedAtRound ? std::to_string(*attacker.bannedAtRound - attacker.joinedAtRound) + "-rounds"
                                         : std::string("never"))
-             << " loss_delta=" << std::showpos << std::fixed << std::setprecision(2) << delta * 100.0 << "%"
+             << " loss_delta=" << test::signedPercent(delta)
              << " (three attackers at once)";
         std::cout << line.str() << std::endl;
         EXPECT_TRUE(attacker.bannedAtRound.has_value()) << attacker.misbehave << "\n" << attacked.logs;

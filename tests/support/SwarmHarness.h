@@ -7,8 +7,10 @@
 
 #include <chrono>
 #include <filesystem>
+#include <iomanip>
 #include <optional>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -57,6 +59,24 @@ inline std::optional<double> validationLossAt(const QJsonObject &status, qint64 
             return point.toObject().value(QLatin1StringView("val_loss")).toDouble();
     }
     return std::nullopt;
+}
+
+// `keyId`'s credit on the coordinator's leaderboard in its /v1/status answer; empty when unlisted.
+inline std::optional<double> leaderboardCredit(const QJsonObject &status, const QString &keyId)
+{
+    for (const QJsonValue &leader : status.value(QLatin1StringView("leaderboard")).toArray()) {
+        if (leader.toObject().value(QLatin1StringView("peer_id")).toString() == keyId)
+            return leader.toObject().value(QLatin1StringView("credit")).toDouble();
+    }
+    return std::nullopt;
+}
+
+// A relative change as the adversary tests print it: "+0.12%".
+inline std::string signedPercent(double delta)
+{
+    std::ostringstream out;
+    out << std::showpos << std::fixed << std::setprecision(2) << delta * 100.0 << "%";
+    return out.str();
 }
 
 } // namespace swarmtrain::test

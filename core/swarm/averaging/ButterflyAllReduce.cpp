@@ -358,45 +358,46 @@ void ButterflyAllReduce::onFrame(const QString &peerKeyId, const FrameHeader &he
     // A peer's frame must not end the network thread (an exception out of its event loop is
     // std::terminate): what cannot be decoded (out of memory, say) is refused.
     try {
-        switch (header.tag()) {
-        case PieceTag:
+        if (header.tag() == PieceTag)
             handlePiece(peerKeyId, header, payload);
-            break;
-        case AverageTag:
+        else if (header.tag() == AverageTag)
             handleAverage(peerKeyId, header, payload);
-            break;
-        case VerdictTag:
+        else if (header.tag() == VerdictTag)
             handleVerdict(peerKeyId, header, payload);
-            break;
-        case PieceRequestTag:
+        else if (header.tag() == PieceRequestTag)
             handlePieceRequest(peerKeyId, header, payload);
-            break;
-        default:
-            handleCheckPiece(peerKeyId, header, payload);
-        }
+        else
+            handleCheckPiece(peerKeyId, header, payload); // a forwarded piece
     } catch (const std::exception &e) {
         rejectPiece(peerKeyId, std::string("cannot take the frame: ") + e.what());
     }
     finishIfDone();
 }
 
-std::optional<std::vector<float>> ButterflyAllReduce::decodePiece(const QString &sender, const FrameHeader &header,
-                                                                   const QByteArray &payload, std::int64_t count)
+Result<std::vector<float>> ButterflyAllReduce::decodeValues(const FrameHeader &header, const QByteArray &payload,
+                                                            std::int64_t count) const
 {
-    const auto reject = [&](const std::string &why) {
-        rejectPiece(sender, why);
-        return std::nullopt;
-    };
     if (header.dtype() != "U8")
-        return reject("dtype " + header.dtype() + " is not an 8-bit encoding");
+        return makeError("dtype " + header.dtype() + " is not an 8-bit encoding");
     Result<Quantized> quantized = decodeQuantized(
         std::span(reinterpret_cast<const std::byte *>(payload.constData()), std::size_t(payload.size())), std::size_t(count));
     if (!quantized)
-        return reject(quantized.error().message);
+        return quantized.error();
     std::vector<float> values = dequantize(*quantized);
     if (Result<void> r = validateUpdate(values, m_options.maxUpdateRms * std::sqrt(double(count))); !r)
-        return reject(r.error().message);
+        return r.error();
     return values;
+}
+
+std::optional<std::vector<float>> ButterflyAllReduce::decodePiece(const QString &sender, const FrameHeader &header,
+                                                                   const QByteArray &payload, std::int64_t count)
+{
+    Result<std::vector<float>> values = decodeValues(header, payload, count);
+    if (!values) {
+        rejectPiece(sender, values.error().message);
+        return std::nullopt;
+    }
+    return std::move(values).value();
 }
 
 void ButterflyAllReduce::rejectPiece(const QString &sender, const std::string &why)

@@ -197,6 +197,9 @@ private:
     void finishIfDone();
     void finish();
     const AllReduceMember *member(const QString &keyId) const;
+    // A piece's or an average's values: 8-bit codes of `count` values, finite, of a sane norm.
+    Result<std::vector<float>> decodeValues(const FrameHeader &header, const QByteArray &payload, std::int64_t count) const;
+    // ...or nothing, and the sender counted as refused.
     std::optional<std::vector<float>> decodePiece(const QString &sender, const FrameHeader &header,
                                                    const QByteArray &payload, std::int64_t count);
 

@@ -3,7 +3,6 @@
 // checker does not is skipped by everyone, and the two report each other to the coordinator.
 #include "ButterflyAllReduce.h"
 
-#include "OuterOptimizer.h"
 #include "PeerTransport.h"
 #include "Quantization.h"
 #include "RangeCheckers.h"
@@ -14,7 +13,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <span>
 
 Q_DECLARE_LOGGING_CATEGORY(lcAllReduce)
 
@@ -109,15 +107,10 @@ void ButterflyAllReduce::handleCheckPiece(const QString &sender, const FrameHead
             return;
         }
     }
-    const std::size_t count = std::size_t(owner->end - owner->begin);
-    Result<Quantized> quantized = decodeQuantized(
-        std::span(reinterpret_cast<const std::byte *>(payload.constData()), std::size_t(payload.size())), count);
-    if (!quantized)
-        return;
-    std::vector<float> values = dequantize(*quantized);
-    if (!validateUpdate(values, m_options.maxUpdateRms * std::sqrt(double(count))))
+    Result<std::vector<float>> values = decodeValues(header, payload, owner->end - owner->begin);
+    if (!values)
         return; // its owner refuses it too
-    m_check.pieces[from] = Piece{std::move(values), payload};
+    m_check.pieces[from] = Piece{std::move(values).value(), payload};
     tryCheck();
 }
 
