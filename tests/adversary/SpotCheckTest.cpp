@@ -91,7 +91,7 @@ protected:
             if (i == kHonest) {
                 // Strangers join a running swarm: the honest three are established first (each
                 // has had a round recomputed and agreed), in the clean run as well.
-                EXPECT_TRUE(waitUntil([&] { return establishedHonest(coordinator.errors()); }, 600s)) << coordinator.errors();
+                EXPECT_TRUE(waitUntil([&] { return establishedHonest(coordinator.errors()); }, left(600s))) << coordinator.errors();
             }
             if (hostile) {
                 clientArgs.insert(clientArgs.begin(), {"--misbehave", kAttacks[i - kHonest]});
@@ -101,7 +101,8 @@ protected:
             EXPECT_TRUE(clients.back()->start(hostile ? SWARMTRAIN_HOSTILE : SWARMTRAIN_CLIENT, clientArgs,
                                               state.string() + ".out", state.string() + ".err"));
             // One at a time: shards are dealt in joining order, the same to each honest client in both runs.
-            EXPECT_TRUE(waitUntil([&] { return clients.back()->errors().find("joined; round") != std::string::npos; }, 300s))
+            EXPECT_TRUE(waitUntil([&] { return clients.back()->errors().find("joined; round") != std::string::npos; },
+                                  left(300s)))
                 << clients.back()->errors();
             std::smatch joined;
             const std::string joinLog = clients.back()->errors();
@@ -142,7 +143,7 @@ protected:
                 return std::all_of(result.attackers.begin(), result.attackers.end(),
                                    [](const Attacker &a) { return a.credit == 0.0; });
             },
-            900s);
+            left(900s));
         EXPECT_TRUE(done) << logs();
         result.loss = loss.value_or(0.0);
         for (std::size_t i = 0; i < kHonest; ++i)
@@ -171,6 +172,15 @@ protected:
 
     std::filesystem::path keyFile(int i) const { return dir.path() / "keys" / (std::to_string(i) + ".pem"); }
 
+    // `wanted`, or less: the whole test ends before ctest's timeout (900 s) would end it
+    // without the swarm's logs.
+    std::chrono::milliseconds left(std::chrono::milliseconds wanted) const
+    {
+        const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        return std::clamp(remaining, 0ms, wanted);
+    }
+
+    const std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::now() + 780s;
     test::TempDir dir;
     std::vector<Identity> identities;
 };

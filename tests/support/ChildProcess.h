@@ -68,14 +68,21 @@ public:
         return true;
     }
 
-    // Sends `signal` and waits; returns the wait status (-1 when not running).
-    int kill(int signal)
+    // Sends `signal` and waits; returns the wait status (-1 when not running). A process still
+    // there after `patience` is hung: it is killed and kill returns -2, so the test fails with
+    // its logs instead of hanging until ctest's timeout ends it without them.
+    int kill(int signal, std::chrono::milliseconds patience = std::chrono::minutes(3))
     {
         if (m_pid <= 0)
             return -1;
         ::kill(m_pid, signal);
         int status = 0;
-        ::waitpid(m_pid, &status, 0);
+        const bool ended = waitUntil([&] { return ::waitpid(m_pid, &status, WNOHANG) == m_pid; }, patience);
+        if (!ended) {
+            ::kill(m_pid, SIGKILL);
+            ::waitpid(m_pid, &status, 0);
+            status = -2;
+        }
         m_pid = -1;
         return status;
     }
