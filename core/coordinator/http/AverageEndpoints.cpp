@@ -41,13 +41,13 @@ void AverageEndpoints::addRoutes(RouteTable &routes)
 {
     Route uploadRoute = route(QHttpServerRequest::Method::Post, "/v1/round/averages", RouteAccess::Peer,
                               RouteBody::Bytes, [this](HttpExchange &exchange) { upload(exchange); });
-    uploadRoute.maxBodyBytes = [this] { return maxAveragesBytes(); };
+    uploadRoute.maxBodyBytes = [this] { return maxAveragesBytes(m_context.setup.parameterCount); };
     routes.add(std::move(uploadRoute));
 }
 
-qint64 AverageEndpoints::maxAveragesBytes() const
+qint64 AverageEndpoints::maxAveragesBytes(std::int64_t parameterCount)
 {
-    const auto count = std::size_t(std::max<std::int64_t>(m_context.setup.parameterCount, 1));
+    const auto count = std::size_t(std::max<std::int64_t>(parameterCount, 1));
     return qint64(encodedQuantizedSize(count)) + qint64(kMaxBlobRanges) * kRangeOverheadBytes;
 }
 
@@ -138,7 +138,7 @@ void AverageEndpoints::upload(const HttpExchange &exchange)
     const std::shared_ptr<QFile> file = exchange.request.bodyFile();
     const QByteArray inMemory = exchange.request.body();
     const std::filesystem::path target = averagesFile(m_context.setup, round);
-    const qint64 parameterCount = m_context.setup.parameterCount, maxBytes = maxAveragesBytes();
+    const qint64 parameterCount = m_context.setup.parameterCount, maxBytes = maxAveragesBytes(parameterCount);
     m_checks.start([this, file, inMemory, target, expected = *expected, parameterCount, maxBytes, round,
                     keyId = exchange.peer.keyId, reply = exchange.replier()] {
         QByteArray blob = inMemory;

@@ -23,7 +23,7 @@ public:
 
     void addRoutes(RouteTable &routes) override;
     // A round's encoded averages, with room for a header per range.
-    qint64 maxAveragesBytes() const;
+    static qint64 maxAveragesBytes(std::int64_t parameterCount);
 
     // Where round `round`'s checked averages are kept.
     static std::filesystem::path averagesFile(const CoordinatorSetup &setup, qint64 round);
