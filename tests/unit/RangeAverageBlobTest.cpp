@@ -51,7 +51,7 @@ TEST(RangeAverageBlobTest, AHostileBlobIsRefusedBeforeItsPayloadsAreCopied)
 {
     const std::vector<std::byte> good = encodeRangeAverages(std::vector{rangeOf(0, 300), rangeOf(300, 600)});
     std::vector<std::byte> cut(good.begin(), good.end() - 1);
-    EXPECT_NE(errorOf(cut, 1000).find("range 1's payload is cut short"), std::string::npos);
+    EXPECT_NE(errorOf(cut, 1000).find("range 1 [300, 600)'s payload is cut short"), std::string::npos);
     cut.assign(good.begin(), good.begin() + 10);
     EXPECT_NE(errorOf(cut, 1000).find("range 0's header is cut short"), std::string::npos);
 
