@@ -866,3 +866,15 @@ TEST_F(CoordinatorAveragesTest, VotesForAStateTheAveragesDoNotProduceDoNotMakeIt
         << errorOf(answer).toStdString();
     EXPECT_EQ(setup->checkpoint.round, 0);
 }
+
+TEST_F(CoordinatorAveragesTest, AnOutvotedCheckersReportStillVouchesForTheRangeItApplied)
+{
+    // b started from other parameters: outvoted, yet it checked a's range and applied it.
+    ASSERT_EQ(contribute(a, 0, honestHash, 1000, reportOf(ranges)).status, 200);
+    ASSERT_EQ(contribute(nat, 0, honestHash, 1000, reportOf(ranges)).status, 200);
+    ASSERT_EQ(contribute(b, 0, QString(64, QLatin1Char('e')), 1000, reportOf(ranges)).status, 200);
+    EXPECT_EQ(postAverages(b, bytesOf(encodeRangeAverages(ranges))).status, 403) << "b's contribution was not accepted";
+    const HttpAnswer kept = postAverages(a, bytesOf(encodeRangeAverages(ranges)));
+    EXPECT_EQ(kept.status, 200) << kept.body.constData();
+    EXPECT_EQ(signedRequest(a, "POST", "/v1/checkpoint?round=1", honestState).status, 200);
+}

@@ -74,12 +74,8 @@ Result<AverageEndpoints::Expected> AverageEndpoints::expectationFor(const PeerRe
     Result<std::vector<AverageReportRecord>> reports = m_context.store.averageReports(round.number, round.attempt);
     if (!contributions || !reports)
         return makeError("cannot read the round's contributions");
-    // Only what accepted members said counts, the poster's own acceptance included.
-    std::erase_if(*reports, [&](const AverageReportRecord &report) {
-        return std::none_of(contributions->begin(), contributions->end(), [&](const ContributionRecord &c) {
-            return c.keyId == report.keyId && c.accepted.value_or(false);
-        });
-    });
+    // What an owner or checker applied counts also when its own replica was outvoted (it started
+    // from other parameters, say): the state must still hash to the agreed one.
     status = 403;
     if (std::none_of(contributions->begin(), contributions->end(), [&](const ContributionRecord &c) {
             return c.keyId == peer.keyId && c.accepted.value_or(false);

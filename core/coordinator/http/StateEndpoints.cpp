@@ -138,7 +138,8 @@ Result<void> StateEndpoints::findInputs(Upload &upload, int &status)
         return previous.error();
     status = 409;
     if (!*previous)
-        return makeError("the coordinator no longer holds state " + std::to_string(upload.round.number));
+        return makeError("the coordinator does not hold state " + std::to_string(upload.round.number)
+                         + " to recompute state " + std::to_string(upload.stateRound) + " from");
     upload.previousState = m_context.setup.checkpointsDir() / (*previous)->fileName.toStdString();
     return {};
 }
