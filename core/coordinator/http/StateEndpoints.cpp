@@ -127,20 +127,24 @@ StateEndpoints::Verdict StateEndpoints::recomputed(const Upload &upload, std::in
 
 Result<void> StateEndpoints::findInputs(Upload &upload, int &status)
 {
-    status = 409;
-    upload.averages = AverageEndpoints::averagesFile(m_context.setup, upload.round.number);
-    std::error_code ec;
-    if (!std::filesystem::exists(upload.averages, ec))
-        return makeError("the round's range averages have not come");
     status = 500;
     Result<std::optional<CheckpointRecord>> previous = m_context.store.checkpoint(upload.round.number);
     if (!previous)
         return previous.error();
-    status = 409;
-    if (!*previous)
-        return makeError("the coordinator does not hold state " + std::to_string(upload.round.number)
-                         + " to recompute state " + std::to_string(upload.stateRound) + " from");
+    if (!*previous) {
+        // State R never came (its uploader withheld it, was banned or left, and the others have
+        // moved on): nothing to recompute from, and refusing would stall every state after it.
+        // This one is taken on the agreed hash alone, as before issue 16; the next is recomputed.
+        qCWarning(lcCoordinator) << "state" << upload.stateRound << "cannot be recomputed: the coordinator never got state"
+                                 << upload.round.number << "; it is checked against the agreed hash only";
+        return {};
+    }
     upload.previousState = m_context.setup.checkpointsDir() / (*previous)->fileName.toStdString();
+    upload.averages = AverageEndpoints::averagesFile(m_context.setup, upload.round.number);
+    status = 409;
+    std::error_code ec;
+    if (!std::filesystem::exists(upload.averages, ec))
+        return makeError("the round's range averages have not come");
     return {};
 }
 
@@ -169,7 +173,7 @@ void StateEndpoints::upload(const HttpExchange &exchange)
     // Parsing, hashing and recomputing a large state take seconds: off the event loop, the verdict queued back.
     m_checks.start([this, upload, model, parameterCount, outer, reply = exchange.replier()] {
         Verdict verdict{refusal(upload.file->fileName().toStdString(), upload.stateRound, upload.round, model)};
-        if (verdict.why.isEmpty())
+        if (verdict.why.isEmpty() && !upload.previousState.empty())
             verdict = recomputed(upload, parameterCount, outer);
         if (verdict.why.isEmpty() && ::fsync(upload.file->handle()) != 0)
             verdict.why = QStringLiteral("cannot store the upload");

@@ -33,7 +33,8 @@ private:
         std::shared_ptr<QFile> file; // the spooled body; removed with it unless kept
         QString sha256;
         qint64 bytes = 0;
-        // What the state is recomputed from: state stateRound - 1 and that round's averages.
+        // What the state is recomputed from: state stateRound - 1 and that round's averages;
+        // empty when the coordinator never got that state.
         std::filesystem::path previousState;
         std::filesystem::path averages;
     };

@@ -222,18 +222,17 @@ bool SwarmWorker::uploadState(qint64 stateRound)
     if (!m_trainer || m_trainer->round() != stateRound)
         return false; // we no longer hold that state
     // The coordinator recomputes the state from the one before and the round's averages: they go first.
+    // The upload is tried either way: a coordinator that never got the state before takes it
+    // without them, and one that needs them says so.
     const auto averages = m_appliedAverages.find(stateRound - 1);
-    if (averages == m_appliedAverages.end()) {
-        qCWarning(lcWorker) << "cannot upload state" << stateRound << ": its round's averages are no longer here";
-        return false;
-    }
-    const std::vector<std::byte> blob = encodeRangeAverages(averages->second);
+    const std::vector<std::byte> blob =
+        encodeRangeAverages(averages != m_appliedAverages.end() ? averages->second : std::vector<RangeAverage>{});
     const QByteArray averagesBody(reinterpret_cast<const char *>(blob.data()), qsizetype(blob.size()));
-    if (Result<void> posted = m_session->postAverages(stateRound - 1, averagesBody); !posted) {
+    if (averages == m_appliedAverages.end())
+        qCWarning(lcWorker) << "the averages of round" << stateRound - 1 << "are no longer here";
+    else if (Result<void> posted = m_session->postAverages(stateRound - 1, averagesBody); !posted)
         qCWarning(lcWorker).noquote() << "the averages of round" << stateRound - 1
                                       << "were not taken:" << toQString(posted.error());
-        return false;
-    }
     const std::filesystem::path upload = m_options.stateDir / "upload.safetensors";
     Result<void> saved = m_trainer->saveGlobalState(upload);
     Result<std::vector<std::byte>> bytes = saved ? readFileBytes(upload, kMaxStateBytes)
