@@ -1,6 +1,7 @@
 // swarmtrain: the SwarmTrain client. Without --headless it opens the desktop window
 // (Desktop.cpp); --headless runs it without one (servers, CI), printing a line per round.
 #include "ClientOptions.h"
+#include "CryptoLifetime.h"
 #include "Desktop.h"
 #include "GpuProbe.h"
 #include "Headless.h"
@@ -34,6 +35,7 @@ bool hasFlag(int argc, char **argv, const char *flag)
 
 int main(int argc, char **argv)
 {
+    keepCryptoUntilExit();
     // The GPU probe's child (GpuProbe.h): vendor libraries are loaded in a process that may crash.
     if (argc >= 2 && std::strcmp(argv[1], "--gpu-probe-child") == 0)
         return runGpuProbeChild(argc - 1, argv + 1);

@@ -1,6 +1,7 @@
 // swarmtrain-coordinator: hosts a training swarm (REST API, rounds, credit, checkpoints).
 #include "CoordinatorConfig.h"
 #include "CoordinatorServer.h"
+#include "CryptoLifetime.h"
 #include "CoordinatorSetup.h"
 #include "Invite.h"
 #include "SignalQuit.h"
@@ -49,6 +50,7 @@ QString inviteHost(const QHostAddress &listening)
 
 int main(int argc, char **argv)
 {
+    keepCryptoUntilExit();
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (std::find_if(args.begin(), args.end(), [](const std::string &arg) { return arg == "--help" || arg == "-h"; })
         != args.end()) {

@@ -1,5 +1,6 @@
 #include "DataPlane.h"
 
+#include "CryptoLifetime.h"
 #include "Identity.h"
 #include "PeerTransport.h"
 
@@ -56,6 +57,7 @@ DataPlane::~DataPlane()
             delete m_allReduce;
             delete m_prober;
             delete m_transport;
+            releaseThreadCrypto(); // the sealed streams' (CryptoLifetime.h)
         });
     } catch (const std::exception &e) {
         qCWarning(lcDataPlane) << "closing the data plane:" << e.what();

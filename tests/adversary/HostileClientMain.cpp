@@ -4,6 +4,7 @@
 //                       withhold-from-checkers|far-future-frames
 //                      [the options of swarmtrain --headless]
 #include "ClientOptions.h"
+#include "CryptoLifetime.h"
 #include "GpuProbe.h"
 #include "Headless.h"
 #include "Misbehaviour.h"
@@ -70,6 +71,7 @@ std::optional<Misbehaviour> misbehaviourNamed(const QString &name)
 
 int main(int argc, char **argv)
 {
+    keepCryptoUntilExit();
     if (argc >= 2 && std::strcmp(argv[1], "--gpu-probe-child") == 0)
         return runGpuProbeChild(argc - 1, argv + 1);
 
