@@ -748,6 +748,12 @@ protected:
         return answer.json().value(QLatin1StringView("error")).toString();
     }
 
+    // Where the coordinator keeps the averages `peer` posted for round 0.
+    std::filesystem::path averagesOf(const Peer &peer) const
+    {
+        return AverageEndpoints::averagesFile(*setup, 0, setup->store->round(0)->value().attempt, peer.identity.keyId());
+    }
+
     std::vector<RangeAverage> ranges; // round 0's, in range order
     QByteArray honestState;
     QString honestHash;
@@ -781,11 +787,11 @@ TEST_F(CoordinatorAveragesTest, RangeAveragesAreKeptOnlyFromAnAcceptedMemberAndA
     EXPECT_TRUE(errorOf(answer).contains(QLatin1StringView("cut short"))) << errorOf(answer).toStdString();
     const QByteArray oversize(qsizetype(AverageEndpoints::maxAveragesBytes(setup->parameterCount)) + 1, 'x');
     EXPECT_EQ(postAverages(a, oversize).status, 413);
-    EXPECT_FALSE(std::filesystem::exists(setup->checkpointsDir() / "averages-0.bin"));
+    EXPECT_FALSE(std::filesystem::exists(averagesOf(a)));
 
     answer = postAverages(b, good);
     ASSERT_EQ(answer.status, 200) << answer.body.constData();
-    EXPECT_EQ(bytesOf(readFileBytes(setup->checkpointsDir() / "averages-0.bin", 1 << 30).value()), good);
+    EXPECT_EQ(bytesOf(readFileBytes(averagesOf(b), 1 << 30).value()), good);
 }
 
 TEST_F(CoordinatorAveragesTest, ARangeItsCheckerDidNotApplyIsRefused)
@@ -815,7 +821,7 @@ TEST_F(CoordinatorAveragesTest, AStateIsAcceptedOnlyWhenRecomputedFromTheRoundsA
     closeRound(honestHash, reportOf(ranges));
     HttpAnswer answer = signedRequest(a, "POST", "/v1/checkpoint?round=1", honestState);
     EXPECT_EQ(answer.status, 409);
-    EXPECT_EQ(errorOf(answer), QStringLiteral("the round's range averages have not come"));
+    EXPECT_TRUE(errorOf(answer).contains(QLatin1StringView("before its state"))) << errorOf(answer).toStdString();
     ASSERT_EQ(postAverages(a, bytesOf(encodeRangeAverages(ranges))).status, 200);
 
     // The parameters the members agree on, but an outer momentum of the uploader's making.
@@ -858,7 +864,7 @@ TEST_F(CoordinatorAveragesTest, VotesForAStateTheAveragesDoNotProduceDoNotMakeIt
     const QString forgedHash = QString::fromStdString(info->parametersHash);
     ASSERT_NE(forgedHash, honestHash);
     closeRound(forgedHash, reportOf(ranges));
-    ASSERT_EQ(postAverages(b, bytesOf(encodeRangeAverages(ranges))).status, 200);
+    ASSERT_EQ(postAverages(a, bytesOf(encodeRangeAverages(ranges))).status, 200);
 
     const HttpAnswer answer = signedRequest(a, "POST", "/v1/checkpoint?round=1", nudged);
     EXPECT_EQ(answer.status, 400);
@@ -877,4 +883,18 @@ TEST_F(CoordinatorAveragesTest, AnOutvotedCheckersReportStillVouchesForTheRangeI
     const HttpAnswer kept = postAverages(a, bytesOf(encodeRangeAverages(ranges)));
     EXPECT_EQ(kept.status, 200) << kept.body.constData();
     EXPECT_EQ(signedRequest(a, "POST", "/v1/checkpoint?round=1", honestState).status, 200);
+}
+
+TEST_F(CoordinatorAveragesTest, AnotherMembersAveragesCannotFrameTheUploaderAndAreForgottenOnceTheStateIsHeld)
+{
+    closeRound(honestHash, reportOf(ranges));
+    ASSERT_EQ(postAverages(a, bytesOf(encodeRangeAverages(ranges))).status, 200);
+    // b posts only the first range, each hash as reported: a blob it may keep, but not in a's name.
+    ASSERT_EQ(postAverages(b, bytesOf(encodeRangeAverages(std::vector{ranges[0]}))).status, 200);
+    const HttpAnswer answer = signedRequest(a, "POST", "/v1/checkpoint?round=1", honestState);
+    ASSERT_EQ(answer.status, 200) << answer.body.constData();
+    EXPECT_EQ(setup->store->peer(a.identity.keyId())->value().offences, 0);
+    EXPECT_EQ(setup->checkpoint.round, 1);
+    EXPECT_FALSE(std::filesystem::exists(averagesOf(a))) << "state 1 is held: round 0's averages are done with";
+    EXPECT_FALSE(std::filesystem::exists(averagesOf(b)));
 }

@@ -9,6 +9,7 @@
 #include "Sha256.h"
 
 #include <QFile>
+#include <QRegularExpression>
 #include <QUrlQuery>
 
 namespace swarmtrain {
@@ -51,9 +52,23 @@ qint64 AverageEndpoints::maxAveragesBytes(std::int64_t parameterCount)
     return qint64(encodedQuantizedSize(count)) + qint64(kMaxBlobRanges) * kRangeOverheadBytes;
 }
 
-std::filesystem::path AverageEndpoints::averagesFile(const CoordinatorSetup &setup, qint64 round)
+std::filesystem::path AverageEndpoints::averagesFile(const CoordinatorSetup &setup, qint64 round, qint64 attempt,
+                                                     const QString &keyId)
 {
-    return setup.checkpointsDir() / QStringLiteral("averages-%1.bin").arg(round).toStdString();
+    // A key id is 32 hex digits (Identity::keyIdOf): safe in a file name.
+    return setup.checkpointsDir()
+           / QStringLiteral("averages-%1.%2-%3.bin").arg(round).arg(attempt).arg(keyId).toStdString();
+}
+
+void AverageEndpoints::forgetAveragesBefore(const CoordinatorSetup &setup, qint64 round)
+{
+    static const QRegularExpression name(QStringLiteral("^averages-(\\d+)\\.\\d+-[0-9a-f]+\\.bin$"));
+    std::error_code ec;
+    for (const auto &entry : std::filesystem::directory_iterator(setup.checkpointsDir(), ec)) {
+        const QRegularExpressionMatch match = name.match(QString::fromStdString(entry.path().filename().string()));
+        if (match.hasMatch() && match.captured(1).toLongLong() < round)
+            std::filesystem::remove(entry.path(), ec);
+    }
 }
 
 Result<AverageEndpoints::Expected> AverageEndpoints::expectationFor(const PeerRecord &peer, qint64 number, int &status)
@@ -69,6 +84,7 @@ Result<AverageEndpoints::Expected> AverageEndpoints::expectationFor(const PeerRe
     if (*held)
         return makeError("the coordinator already holds state " + std::to_string(number + 1));
     const RoundRecord &round = **found;
+    Expected expected{round.attempt, {}};
     status = 500;
     Result<std::vector<ContributionRecord>> contributions = m_context.store.contributions(round.number, round.attempt);
     Result<std::vector<AverageReportRecord>> reports = m_context.store.averageReports(round.number, round.attempt);
@@ -83,7 +99,6 @@ Result<AverageEndpoints::Expected> AverageEndpoints::expectationFor(const PeerRe
         return makeError("only a peer whose contribution to round " + std::to_string(number)
                          + " was accepted may post its range averages");
     const std::map<QString, QString> checkers = rangeCheckersOf(round);
-    Expected expected;
     for (const RoundMember &member : round.members) {
         if (member.end <= member.begin)
             continue;
@@ -92,7 +107,7 @@ Result<AverageEndpoints::Expected> AverageEndpoints::expectationFor(const PeerRe
             range.checker = checker->second;
             range.checkerHash = reportedHash(*reports, checker->second, member.begin);
         }
-        expected.emplace(member.begin, std::move(range));
+        expected.ranges.emplace(member.begin, std::move(range));
     }
     return expected;
 }
@@ -105,8 +120,8 @@ QString AverageEndpoints::refusal(const QByteArray &blob, const Expected &expect
         return QStringLiteral("the averages do not decode: %1").arg(toQString(ranges.error()));
     for (const RangeAverage &range : *ranges) {
         const QString name = QStringLiteral("range [%1, %2)").arg(range.begin).arg(range.end);
-        const auto it = expected.find(range.begin);
-        if (it == expected.end() || it->second.end != range.end)
+        const auto it = expected.ranges.find(range.begin);
+        if (it == expected.ranges.end() || it->second.end != range.end)
             return QStringLiteral("%1 is not a range of the round").arg(name);
         const QString hash = QString::fromStdString(Sha256::hexOf(range.payload));
         const ExpectedRange &e = it->second;
@@ -133,7 +148,7 @@ void AverageEndpoints::upload(const HttpExchange &exchange)
         return exchange.respond(HttpReply::error(status, toQString(expected.error())));
     const std::shared_ptr<QFile> file = exchange.request.bodyFile();
     const QByteArray inMemory = exchange.request.body();
-    const std::filesystem::path target = averagesFile(m_context.setup, round);
+    const std::filesystem::path target = averagesFile(m_context.setup, round, expected->attempt, exchange.peer.keyId);
     const qint64 parameterCount = m_context.setup.parameterCount, maxBytes = maxAveragesBytes(parameterCount);
     m_checks.start([this, file, inMemory, target, expected = *expected, parameterCount, maxBytes, round,
                     keyId = exchange.peer.keyId, reply = exchange.replier()] {

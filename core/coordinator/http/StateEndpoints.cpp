@@ -106,23 +106,24 @@ StateEndpoints::Verdict StateEndpoints::recomputed(const Upload &upload, std::in
                                                    const OuterOptimizerOptions &outer)
 {
     // The averages were checked when they came; they are the coordinator's own file now.
-    Result<std::vector<std::byte>> blob = readFileBytes(upload.averages, std::uint64_t(parameterCount) * 2 + (16 << 20));
+    Result<std::vector<std::byte>> blob =
+        readFileBytes(upload.averages, std::uint64_t(AverageEndpoints::maxAveragesBytes(parameterCount)));
     Result<std::vector<RangeAverage>> ranges =
         blob ? decodeRangeAverages(*blob, parameterCount) : Result<std::vector<RangeAverage>>(blob.error());
     Result<std::vector<float>> average =
         ranges ? assembleAverage(*ranges, parameterCount) : Result<std::vector<float>>(ranges.error());
     if (!average)
         return {QStringLiteral("cannot read round %1's averages: %2").arg(upload.round.number).arg(toQString(average.error()))};
-    Result<void> same = checkReproducedState(upload.previousState, *average, outer, upload.file->fileName().toStdString());
-    if (same)
+    Result<std::optional<std::string>> difference =
+        checkReproducedState(upload.previousState, *average, outer, upload.file->fileName().toStdString());
+    if (!difference) // the coordinator's own inputs: not the uploader's fault
+        return {toQString(difference.error())};
+    if (!*difference)
         return {};
-    // checkReproducedState names a failure of its own inputs so; anything else is the upload's.
-    const QString why = toQString(same.error());
-    const bool forged = !why.startsWith(QLatin1StringView("cannot recompute"));
     return {QStringLiteral("the state file is not the state recomputed from state %1 and its round's averages: %2")
                 .arg(upload.round.number)
-                .arg(why),
-            forged};
+                .arg(QString::fromStdString(**difference)),
+            true};
 }
 
 Result<void> StateEndpoints::findInputs(Upload &upload, int &status)
@@ -140,11 +141,12 @@ Result<void> StateEndpoints::findInputs(Upload &upload, int &status)
         return {};
     }
     upload.previousState = m_context.setup.checkpointsDir() / (*previous)->fileName.toStdString();
-    upload.averages = AverageEndpoints::averagesFile(m_context.setup, upload.round.number);
+    upload.averages =
+        AverageEndpoints::averagesFile(m_context.setup, upload.round.number, upload.round.attempt, upload.keyId);
     status = 409;
     std::error_code ec;
     if (!std::filesystem::exists(upload.averages, ec))
-        return makeError("the round's range averages have not come");
+        return makeError("post the round's range averages (POST /v1/round/averages) before its state");
     return {};
 }
 
@@ -218,6 +220,7 @@ HttpReply StateEndpoints::keep(const Upload &upload, const Verdict &verdict)
     if (checkpoint.round > m_context.setup.checkpoint.round)
         m_context.setup.checkpoint = checkpoint;
     qCInfo(lcCoordinator) << "state" << upload.stateRound << "uploaded by" << upload.keyId << "is now current";
+    AverageEndpoints::forgetAveragesBefore(m_context.setup, upload.stateRound);
     m_context.validation.validate(checkpoint);
     return HttpReply::json(CheckpointInfo{upload.stateRound, checkpoint.sha256, checkpoint.bytes}.toJson());
 }
