@@ -200,21 +200,29 @@ Result<std::vector<float>> assembleAverage(std::span<const RangeAverage> ranges,
     return average;
 }
 
-Result<void> checkReproducedState(const std::filesystem::path &previousState,
-                                  std::span<const float> averagedPseudoGradient, const OuterOptimizerOptions &outer,
-                                  const std::filesystem::path &uploadedState)
+Result<std::optional<std::string>> checkReproducedState(const std::filesystem::path &previousState,
+                                                        std::span<const float> averagedPseudoGradient,
+                                                        const OuterOptimizerOptions &outer,
+                                                        const std::filesystem::path &uploadedState)
 {
     // The coordinator calls this without LibTorch's types in sight: none of its errors leaves here.
+    Result<RecomputedState> state = [&]() -> Result<RecomputedState> {
+        try {
+            return recompute(previousState, averagedPseudoGradient, outer);
+        } catch (const c10::Error &e) {
+            return makeError(e.what_without_backtrace());
+        }
+    }();
+    if (!state)
+        return makeError("cannot recompute the state after " + previousState.string() + ": " + state.error().message);
+    // From here on, anything wrong is the upload's.
     try {
-        Result<RecomputedState> state = recompute(previousState, averagedPseudoGradient, outer);
-        if (!state)
-            return makeError("cannot recompute the state after " + previousState.string() + ": "
-                             + state.error().message);
-        return compareWithUpload(*state, uploadedState);
+        if (Result<void> same = compareWithUpload(*state, uploadedState); !same)
+            return std::optional<std::string>(same.error().message);
     } catch (const c10::Error &e) {
-        return makeError("cannot recompute the state after " + previousState.string() + ": "
-                         + e.what_without_backtrace());
+        return std::optional<std::string>(std::string("the uploaded state does not read: ") + e.what_without_backtrace());
     }
+    return std::optional<std::string>();
 }
 
 } // namespace swarmtrain

@@ -6,7 +6,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace swarmtrain {
@@ -32,14 +34,16 @@ struct RangeAverage {
 Result<std::vector<float>> assembleAverage(std::span<const RangeAverage> ranges, std::int64_t parameterCount);
 
 // Recomputes the state after `previousState` (round r) with the outer step members apply
-// (ReplicaTrainer::applyOuterStep with `outer`), and checks that `uploadedState` holds round
-// r + 1, the same model config and tokenizer, and parameters and outer momentum equal bit for
-// bit to the recomputed ones; the error says what differs. The upload's config is compared
-// before anything is built from it, and its tensors are compared in place. Whether the file
-// loads as a whole (its checksum aside, which is checked here) stays inspectSwarmState's job.
-// Holds about five copies of the parameter vector at most.
-Result<void> checkReproducedState(const std::filesystem::path &previousState,
-                                  std::span<const float> averagedPseudoGradient, const OuterOptimizerOptions &outer,
-                                  const std::filesystem::path &uploadedState);
+// (ReplicaTrainer::applyOuterStep with `outer`), and says what differs in `uploadedState`:
+// round r + 1, the same model config and tokenizer, and parameters and outer momentum equal bit
+// for bit to the recomputed ones; nothing when it holds all of that. The error is kept for
+// what is not the upload's fault: the state cannot be recomputed from the caller's own inputs.
+// The upload's config is compared before anything is built from it, and its tensors are
+// compared in place. Whether the file loads as a whole (its checksum aside, which is checked
+// here) stays inspectSwarmState's job. Holds about five copies of the parameter vector at most.
+Result<std::optional<std::string>> checkReproducedState(const std::filesystem::path &previousState,
+                                                        std::span<const float> averagedPseudoGradient,
+                                                        const OuterOptimizerOptions &outer,
+                                                        const std::filesystem::path &uploadedState);
 
 } // namespace swarmtrain

@@ -386,9 +386,38 @@ Result<RoundAnswer> RoundAnswer::fromJson(const QJsonObject &json)
     return r.finish(std::move(m));
 }
 
+namespace {
+
+QJsonArray averagesJson(const std::vector<AppliedAverage> &averages)
+{
+    QJsonArray list;
+    for (const AppliedAverage &average : averages)
+        list.append(QJsonObject{{L("begin"), double(average.begin)}, {L("sha256"), average.sha256}});
+    return list;
+}
+
+// Strictly in range order: each begin after the one before.
+std::vector<AppliedAverage> readAverages(JsonReader &r)
+{
+    std::vector<AppliedAverage> averages;
+    if (!r.has(L("averages")))
+        return averages;
+    const QJsonArray list = r.array(L("averages"), kMaxAppliedAverages);
+    for (qsizetype i = 0; i < list.size() && r.ok(); ++i) {
+        JsonReader item = r.element(list, L("averages"), i);
+        AppliedAverage average{item.integer(L("begin"), 0, kMaxCount), item.sha256Hex(L("sha256"))};
+        if (item.ok() && !averages.empty() && average.begin <= averages.back().begin)
+            r.fail(L("averages"), QStringLiteral("must be in range order (entry %1 begins at or before the one before)").arg(i));
+        averages.push_back(std::move(average));
+    }
+    return averages;
+}
+
+} // namespace
+
 QJsonObject ContributionRequest::toJson() const
 {
-    return QJsonObject{{L("round"), double(round)},      {L("tokens"), double(tokens)},
+    return QJsonObject{{L("averages"), averagesJson(averages)},{L("round"), double(round)},      {L("tokens"), double(tokens)},
                        {L("flops"), flops},              {L("seconds"), seconds},
                        {L("loss"), loss},                {L("params_hash"), paramsHash},
                        {L("bytes_up"), double(bytesUp)}, {L("bytes_down"), double(bytesDown)},
@@ -412,6 +441,7 @@ Result<ContributionRequest> ContributionRequest::fromJson(const QJsonObject &jso
     m.refused = readPeerIds(r, L("refused"));
     m.leftOut = readPeerIds(r, L("left_out"));
     m.disputed = readPeerIds(r, L("disputed"));
+    m.averages = readAverages(r);
     return r.finish(std::move(m));
 }
 

@@ -36,6 +36,7 @@ constexpr qsizetype kMaxLinkReports = 64;
 constexpr qsizetype kMaxProbePeers = 32;
 constexpr qsizetype kMaxListedEstimates = 1024;
 constexpr qsizetype kMaxInviteChars = 128;
+constexpr qsizetype kMaxAppliedAverages = 4096; // a round's ranges (RangeAverageBlob.h's bound)
 } // namespace protocol
 
 // The global state the coordinator serves at /v1/checkpoint (and answers an upload with).
@@ -179,6 +180,15 @@ struct RoundAnswer {
     static Result<RoundAnswer> fromJson(const QJsonObject &json);
 };
 
+// A range average a member applied in a round: where its range begins and the SHA-256 (hex) of
+// the encoded average (issue 16: the coordinator recomputes the new state from these).
+struct AppliedAverage {
+    qint64 begin = 0;
+    QString sha256;
+
+    bool operator==(const AppliedAverage &) const = default;
+};
+
 // POST /v1/contribution
 struct ContributionRequest {
     qint64 round = 0;
@@ -198,6 +208,9 @@ struct ContributionRequest {
     // disagreed with its average or sent no verdict, or the owner it checks, whose average it
     // could not reproduce. A member disputed by more partners than any of theirs is the liar.
     QStringList disputed{};
+    // The range averages it applied, in range order (skipped ranges left out); absent from an
+    // older client's report, which reads as none.
+    std::vector<AppliedAverage> averages{};
 
     QJsonObject toJson() const;
     static Result<ContributionRequest> fromJson(const QJsonObject &json);

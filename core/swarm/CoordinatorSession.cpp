@@ -106,6 +106,12 @@ Result<CheckpointInfo> CoordinatorSession::uploadState(qint64 stateRound, const 
                                    m_client.postBytes(QStringLiteral("/v1/checkpoint?round=%1").arg(stateRound), state));
 }
 
+Result<void> CoordinatorSession::postAverages(qint64 round, const QByteArray &averages)
+{
+    Result<QJsonObject> done = m_client.postBytes(QStringLiteral("/v1/round/averages?round=%1").arg(round), averages);
+    return done ? Result<void>() : Result<void>(done.error());
+}
+
 Result<void> CoordinatorSession::leave(qint64 baseRound)
 {
     m_client.resetCancel(); // a stop cancelled what was in flight; this one call is wanted

@@ -41,6 +41,8 @@ public:
     // One try each: an upload the coordinator no longer needs is not worth waiting for, and a
     // goodbye must not hold up a quitting client.
     Result<CheckpointInfo> uploadState(qint64 stateRound, const QByteArray &state);
+    // The range averages round `round` applied (RangeAverageBlob.h), before state round + 1.
+    Result<void> postAverages(qint64 round, const QByteArray &averages);
     Result<void> leave(qint64 baseRound);
 
     // Verifiable contributions (VerificationMessages.h). The commitment and the commitments

@@ -203,6 +203,9 @@ TEST_F(ProtocolAttackTest, AnUploadedStateWithAnAbsurdConfigIsRefusedBeforeAnyAl
     Result<QJsonObject> verdict = attacker.contribute(0, 100, QString(64, QLatin1Char('a')));
     ASSERT_TRUE(verdict.ok()) << verdict.error().message;
     ASSERT_TRUE(verdict->value(QLatin1StringView("upload_checkpoint")).toBool());
+    // Its round's averages first (none: its range counts as skipped), or no state is looked at.
+    const Result<QJsonObject> averages = attacker.client->postBytes(QStringLiteral("/v1/round/averages?round=0"), {});
+    ASSERT_TRUE(averages.ok()) << averages.error().message;
     // 2^41 parameters (beyond any bound), then 2^35 (within the engine's bound, 128 GiB, not the swarm's).
     const Result<QJsonObject> huge = attacker.client->postBytes(QStringLiteral("/v1/checkpoint?round=1"), absurdState(4, 65536));
     const Result<QJsonObject> large = attacker.client->postBytes(QStringLiteral("/v1/checkpoint?round=1"), absurdState(32, 8192));

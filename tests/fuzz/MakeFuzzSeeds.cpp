@@ -1,7 +1,9 @@
 // Writes the fuzzers' seed corpus with the real encoders: a few valid frames and tensor
-// containers for the fuzzers to mutate. Usage: MakeFuzzSeeds <corpus folder>.
+// containers, and range-average blobs, for the fuzzers to mutate. Usage: MakeFuzzSeeds <corpus folder>.
 #include "FrameCodec.h"
 #include "FuzzChunks.h"
+#include "Quantization.h"
+#include "RangeAverageBlob.h"
 #include "RecordSealer.h"
 #include "TensorContainer.h"
 
@@ -119,6 +121,16 @@ int main(int argc, char **argv)
             writer.addTensor("empty", DType::I64, {0}, {});
         const std::vector<std::byte> file = writer.finish();
         writeSeed(tensors / ("seed" + std::to_string(i)), file.data(), file.size());
+    }
+
+    const std::filesystem::path averages = std::filesystem::path(argv[1]) / "averages";
+    std::filesystem::create_directories(averages);
+    std::vector<RangeAverage> ranges;
+    for (std::int64_t begin : {0, 100, 1000}) {
+        const std::vector<float> range(std::size_t(begin / 10 + 6), 0.5f + float(begin));
+        ranges.push_back({begin, begin + std::int64_t(range.size()), encodeQuantized(quantize(range).value())});
+        const std::vector<std::byte> blob = encodeRangeAverages(ranges);
+        writeSeed(averages / ("seed" + std::to_string(ranges.size())), blob.data(), blob.size());
     }
     return 0;
 }

@@ -2,6 +2,7 @@
 #include "ButterflyAllReduce.h"
 #include "Identity.h"
 #include "PeerTransport.h"
+#include "StateRecompute.h"
 
 #include <gtest/gtest.h>
 
@@ -10,6 +11,7 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <memory>
@@ -447,6 +449,26 @@ TEST_F(ButterflyAllReduceTest, ALyingOwnersRangeIsSkippedByEveryoneAndItsChecker
     }
     EXPECT_EQ(disputers.size(), 1);
     EXPECT_EQ(peers[liar]->allReduce->outcome().disputed, disputers);
+    // What each member applied, as it tells the coordinator: the ranges not skipped, in range
+    // order, the same bytes everywhere, and exactly the average it applied.
+    std::vector<std::int64_t> appliedBegins;
+    for (const RangeAverage &range : first.appliedAverages)
+        appliedBegins.push_back(range.begin);
+    std::vector<std::int64_t> honestBegins;
+    for (const AllReduceMember &owner : list) {
+        if (owner.end > owner.begin && owner.keyId != lying.keyId)
+            honestBegins.push_back(owner.begin);
+    }
+    std::sort(honestBegins.begin(), honestBegins.end());
+    EXPECT_EQ(appliedBegins, honestBegins);
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+        const std::vector<RangeAverage> &applied = peers[i]->allReduce->outcome().appliedAverages;
+        ASSERT_EQ(applied.size(), first.appliedAverages.size()) << "member " << i;
+        for (std::size_t r = 0; r < applied.size(); ++r)
+            EXPECT_EQ(applied[r].payload, first.appliedAverages[r].payload) << "member " << i << ", range " << r;
+        EXPECT_EQ(assembleAverage(applied, std::int64_t(n)).value(), peers[i]->allReduce->outcome().average)
+            << "member " << i;
+    }
     // The honest owners' ranges hold the plain average of the four pieces, give or take 8 bits.
     for (const AllReduceMember &owner : list) {
         if (owner.end == owner.begin || owner.keyId == lying.keyId)

@@ -311,3 +311,51 @@ TEST(ControlMessagesTest, CommitmentsCarryThoseToTheCheckedRangeBounded)
     json.insert(QStringLiteral("checked"), many);
     EXPECT_EQ(errorOf<CommitmentsAnswer>(json), "commitments.checked must be an array of at most 4096 items");
 }
+
+TEST(ControlMessagesTest, AContributionsAppliedAveragesAreStrictAndBounded)
+{
+    ContributionRequest contribution{4, 768, 1e9, 0.5, 2.25, hash('d'), 0, 0};
+    contribution.averages = {{0, hash('a')}, {300, hash('b')}};
+    const Result<ContributionRequest> decoded = ContributionRequest::fromJson(contribution.toJson());
+    ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+    EXPECT_EQ(decoded->averages, contribution.averages);
+
+    // An older client says nothing of them: none applied, as far as the coordinator knows.
+    QJsonObject json = contribution.toJson();
+    json.remove(QStringLiteral("averages"));
+    const Result<ContributionRequest> old = ContributionRequest::fromJson(json);
+    ASSERT_TRUE(old.ok()) << old.error().message;
+    EXPECT_TRUE(old->averages.empty());
+
+    const auto entry = [](QJsonValue begin, QJsonValue sha256) {
+        return QJsonObject{{QStringLiteral("begin"), begin}, {QStringLiteral("sha256"), sha256}};
+    };
+    json.insert(QStringLiteral("averages"), QJsonArray{entry(0, hash('a')), entry(10, hash('A'))});
+    EXPECT_EQ(errorOf<ContributionRequest>(json),
+              "contribution.averages[1].sha256 must be 64 lowercase hex digits (a SHA-256)");
+    json.insert(QStringLiteral("averages"), QJsonArray{entry(0, QString(63, QLatin1Char('a')))});
+    EXPECT_EQ(errorOf<ContributionRequest>(json),
+              "contribution.averages[0].sha256 must be 64 lowercase hex digits (a SHA-256)");
+    json.insert(QStringLiteral("averages"), QJsonArray{entry(-1, hash('a'))});
+    EXPECT_NE(errorOf<ContributionRequest>(json).find("contribution.averages[0].begin must be an integer from 0"),
+              std::string::npos);
+    json.insert(QStringLiteral("averages"), QJsonArray{entry(1.5, hash('a'))});
+    EXPECT_NE(errorOf<ContributionRequest>(json).find("contribution.averages[0].begin must be an integer"),
+              std::string::npos);
+    json.insert(QStringLiteral("averages"), QJsonArray{entry(0, hash('a')), QStringLiteral("x")});
+    EXPECT_NE(errorOf<ContributionRequest>(json).find("contribution.averages[1]"), std::string::npos);
+    // In range order, each range once.
+    json.insert(QStringLiteral("averages"), QJsonArray{entry(300, hash('a')), entry(0, hash('b'))});
+    EXPECT_NE(errorOf<ContributionRequest>(json).find("contribution.averages must be in range order"),
+              std::string::npos);
+    json.insert(QStringLiteral("averages"), QJsonArray{entry(0, hash('a')), entry(0, hash('a'))});
+    EXPECT_NE(errorOf<ContributionRequest>(json).find("contribution.averages must be in range order"),
+              std::string::npos);
+    QJsonArray many;
+    for (qsizetype i = 0; i <= protocol::kMaxAppliedAverages; ++i)
+        many.append(entry(double(i), hash('a')));
+    json.insert(QStringLiteral("averages"), many);
+    EXPECT_EQ(errorOf<ContributionRequest>(json), "contribution.averages must be an array of at most 4096 items");
+    json.insert(QStringLiteral("averages"), QJsonObject{});
+    EXPECT_EQ(errorOf<ContributionRequest>(json), "contribution.averages must be an array of at most 4096 items");
+}

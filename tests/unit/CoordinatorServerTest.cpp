@@ -1,10 +1,15 @@
 // The coordinator's REST API in-process: real HTTP over loopback, signed like a peer signs.
 #include "TestApplication.h"
 #include "ControlMessages.h"
+#include "AverageEndpoints.h"
 #include "CoordinatorFixture.h"
 #include "CoordinatorServer.h"
 #include "CoordinatorSetup.h"
+#include "FileIo.h"
 #include "Identity.h"
+#include "Quantization.h"
+#include "RangeAverageBlob.h"
+#include "ReplicaTrainer.h"
 #include "RequestSignature.h"
 #include "Sha256.h"
 #include "SwarmState.h"
@@ -146,10 +151,11 @@ protected:
                                 {QStringLiteral("base_round"), double(baseRound)}});
     }
 
-    HttpAnswer contribute(Peer &peer, qint64 round, const QString &hash, qint64 tokens)
+    HttpAnswer contribute(Peer &peer, qint64 round, const QString &hash, qint64 tokens, const QJsonArray &averages = {})
     {
         return post(peer, "/v1/contribution",
-                    QJsonObject{{QStringLiteral("round"), double(round)},
+                    QJsonObject{{QStringLiteral("averages"), averages},
+                                {QStringLiteral("round"), double(round)},
                                 {QStringLiteral("tokens"), double(tokens)},
                                 {QStringLiteral("flops"), 1e6},
                                 {QStringLiteral("seconds"), 10.0},
@@ -323,6 +329,9 @@ TEST_F(CoordinatorServerTest, UploadedStateBecomesCurrentAndGetsAValidationLoss)
     const QByteArray upload(reinterpret_cast<const char *>(bytes.data()), qsizetype(bytes.size()));
 
     EXPECT_EQ(signedRequest(a, "POST", "/v1/checkpoint?round=2", upload).status, 409) << "no round 1 result yet";
+    // No range averaged (all skipped): state 1 recomputes to state 0's parameters.
+    const HttpAnswer averages = signedRequest(a, "POST", "/v1/round/averages?round=0", {});
+    ASSERT_EQ(averages.status, 200) << averages.body.constData();
     QByteArray damaged = upload;
     damaged[damaged.size() - 5] = char(damaged[damaged.size() - 5] ^ 0x40);
     EXPECT_EQ(signedRequest(a, "POST", "/v1/checkpoint?round=1", damaged).status, 400);
@@ -646,4 +655,246 @@ TEST_F(CoordinatorServerTest, AnUploadFromAStrangerIsRefusedBeforeItsBodyIsStore
     EXPECT_NE(unknown.json().value(QLatin1StringView("error")).toString().indexOf(QLatin1StringView("join first")), -1);
     for (const auto &entry : std::filesystem::directory_iterator(setup->checkpointsDir()))
         EXPECT_EQ(entry.path().filename().string().rfind("incoming-", 0), std::string::npos) << entry.path();
+}
+
+namespace {
+
+QByteArray bytesOf(const std::vector<std::byte> &bytes)
+{
+    return QByteArray(reinterpret_cast<const char *>(bytes.data()), qsizetype(bytes.size()));
+}
+
+// A range's average as its owner encodes it.
+RangeAverage averageOf(std::int64_t begin, std::int64_t end, float scale)
+{
+    std::vector<float> values(std::size_t(end - begin));
+    for (std::size_t i = 0; i < values.size(); ++i)
+        values[i] = scale * float(int(i % 13) - 6);
+    return {begin, end, encodeQuantized(quantize(values).value())};
+}
+
+// Rewrites a state file with one float of tensor `name` replaced (checksum recomputed).
+QByteArray withValue(const QByteArray &state, const std::string &name, std::size_t index, float value)
+{
+    const auto *bytes = reinterpret_cast<const std::byte *>(state.constData());
+    TensorContainer container = decodeTensorContainer({bytes, bytes + state.size()}).value();
+    TensorContainerWriter writer;
+    for (const auto &[key, text] : container.metadata) {
+        if (key != "sha256")
+            writer.setMetadata(key, text);
+    }
+    for (const auto &[tensorName, entry] : container.tensors) {
+        std::vector<std::byte> copy(entry.bytes.begin(), entry.bytes.end());
+        if (tensorName == name)
+            std::memcpy(copy.data() + index * sizeof(float), &value, sizeof(float));
+        writer.addTensor(tensorName, entry.dtype, entry.shape, copy);
+    }
+    return bytesOf(writer.finish());
+}
+
+// Round 0 run by three members (two own ranges, each the other's checker), each step a test's.
+class CoordinatorAveragesTest : public CoordinatorServerTest {
+protected:
+    void SetUp() override
+    {
+        CoordinatorServerTest::SetUp();
+        startRoundWithThreePeers();
+        const RoundRecord round = setup->store->round(0)->value();
+        for (const RoundMember &member : round.members) {
+            if (member.end > member.begin)
+                ranges.push_back(averageOf(member.begin, member.end, 0.001f * float(ranges.size() + 1)));
+        }
+        std::sort(ranges.begin(), ranges.end(), [](const auto &x, const auto &y) { return x.begin < y.begin; });
+        ASSERT_EQ(ranges.size(), 2u);
+        // The state every member reaches: state 0 and the outer step with these averages.
+        ReplicaOptions replica;
+        replica.outerLr = options.training.outerLr;
+        replica.outerMomentum = options.training.outerMomentum;
+        auto trainer =
+            ReplicaTrainer::create(setup->checkpointsDir() / setup->checkpoint.fileName.toStdString(), replica).value();
+        ASSERT_TRUE(trainer->applyOuterStep(assembleAverage(ranges, setup->parameterCount).value()).ok());
+        ASSERT_TRUE(trainer->saveGlobalState(dir.path() / "state-1.safetensors").ok());
+        honestState = bytesOf(readFileBytes(dir.path() / "state-1.safetensors", 1 << 30).value());
+        honestHash = QString::fromStdString(trainer->globalHash());
+    }
+
+    QString hashOf(const RangeAverage &range) const { return QString::fromStdString(Sha256::hexOf(range.payload)); }
+
+    QJsonArray reportOf(const std::vector<RangeAverage> &applied) const
+    {
+        QJsonArray list;
+        for (const RangeAverage &range : applied)
+            list.append(QJsonObject{{QStringLiteral("begin"), double(range.begin)}, {QStringLiteral("sha256"), hashOf(range)}});
+        return list;
+    }
+
+    // Every member reports `hash` and the ranges it applied; the round closes.
+    void closeRound(const QString &hash, const QJsonArray &reportOfB)
+    {
+        ASSERT_EQ(contribute(a, 0, hash, 1000, reportOf(ranges)).status, 200);
+        ASSERT_EQ(contribute(nat, 0, hash, 1000, reportOf(ranges)).status, 200);
+        const HttpAnswer last = contribute(b, 0, hash, 1000, reportOfB);
+        ASSERT_EQ(last.status, 200) << last.body.constData();
+        ASSERT_TRUE(last.json().value(QLatin1StringView("accepted")).toBool());
+    }
+
+    HttpAnswer postAverages(Peer &peer, const QByteArray &blob)
+    {
+        return signedRequest(peer, "POST", "/v1/round/averages?round=0", blob);
+    }
+
+    QString errorOf(const HttpAnswer &answer) const
+    {
+        return answer.json().value(QLatin1StringView("error")).toString();
+    }
+
+    // Where the coordinator keeps the averages `peer` posted for round 0.
+    std::filesystem::path averagesOf(const Peer &peer) const
+    {
+        return AverageEndpoints::averagesFile(*setup, 0, setup->store->round(0)->value().attempt, peer.identity.keyId());
+    }
+
+    std::vector<RangeAverage> ranges; // round 0's, in range order
+    QByteArray honestState;
+    QString honestHash;
+};
+
+} // namespace
+
+TEST_F(CoordinatorAveragesTest, RangeAveragesAreKeptOnlyFromAnAcceptedMemberAndAsOwnersAndCheckersApplyThem)
+{
+    const QByteArray good = bytesOf(encodeRangeAverages(ranges));
+    EXPECT_EQ(postAverages(a, good).status, 409) << "round 0 is still running";
+    closeRound(honestHash, reportOf(ranges));
+
+    Peer stranger = Peer::make();
+    ASSERT_EQ(join(stranger, QString()).status, 200);
+    EXPECT_EQ(postAverages(stranger, good).status, 403) << "not a member of round 0";
+
+    std::vector<RangeAverage> forged = ranges;
+    forged[1].payload[kQuantizedHeaderBytes + 4] ^= std::byte{1};
+    HttpAnswer answer = postAverages(a, bytesOf(encodeRangeAverages(forged)));
+    EXPECT_EQ(answer.status, 400);
+    EXPECT_TRUE(errorOf(answer).contains(QLatin1StringView("its owner"))) << errorOf(answer).toStdString();
+
+    const RangeAverage shifted = averageOf(ranges[0].begin, ranges[0].end - 1, 0.001f);
+    answer = postAverages(a, bytesOf(encodeRangeAverages(std::vector{shifted})));
+    EXPECT_EQ(answer.status, 400);
+    EXPECT_TRUE(errorOf(answer).contains(QLatin1StringView("not a range of the round"))) << errorOf(answer).toStdString();
+
+    answer = postAverages(a, good.left(good.size() - 1));
+    EXPECT_EQ(answer.status, 400);
+    EXPECT_TRUE(errorOf(answer).contains(QLatin1StringView("cut short"))) << errorOf(answer).toStdString();
+    const QByteArray oversize(qsizetype(AverageEndpoints::maxAveragesBytes(setup->parameterCount)) + 1, 'x');
+    EXPECT_EQ(postAverages(a, oversize).status, 413);
+    EXPECT_FALSE(std::filesystem::exists(averagesOf(a)));
+
+    answer = postAverages(b, good);
+    ASSERT_EQ(answer.status, 200) << answer.body.constData();
+    EXPECT_EQ(bytesOf(readFileBytes(averagesOf(b), 1 << 30).value()), good);
+}
+
+TEST_F(CoordinatorAveragesTest, ARangeItsCheckerDidNotApplyIsRefused)
+{
+    // b checks a's range (two owners check each other) and skipped it; a says it applied both.
+    const RoundRecord round = setup->store->round(0)->value();
+    const auto memberA = std::find_if(round.members.begin(), round.members.end(),
+                                      [&](const RoundMember &m) { return m.keyId == a.identity.keyId(); });
+    ASSERT_NE(memberA, round.members.end());
+    const RangeAverage &ofA = ranges[0].begin == memberA->begin ? ranges[0] : ranges[1];
+    std::vector<RangeAverage> appliedByB;
+    for (const RangeAverage &range : ranges) {
+        if (range.begin != ofA.begin)
+            appliedByB.push_back(range);
+    }
+    closeRound(honestHash, reportOf(appliedByB));
+    const HttpAnswer both = postAverages(a, bytesOf(encodeRangeAverages(ranges)));
+    EXPECT_EQ(both.status, 400);
+    EXPECT_TRUE(errorOf(both).contains(QLatin1StringView("its checker"))) << errorOf(both).toStdString();
+    // Without it, the range counts as skipped.
+    const HttpAnswer checked = postAverages(a, bytesOf(encodeRangeAverages(appliedByB)));
+    EXPECT_EQ(checked.status, 200) << checked.body.constData();
+}
+
+TEST_F(CoordinatorAveragesTest, AStateIsAcceptedOnlyWhenRecomputedFromTheRoundsAverages)
+{
+    closeRound(honestHash, reportOf(ranges));
+    HttpAnswer answer = signedRequest(a, "POST", "/v1/checkpoint?round=1", honestState);
+    EXPECT_EQ(answer.status, 409);
+    EXPECT_TRUE(errorOf(answer).contains(QLatin1StringView("before its state"))) << errorOf(answer).toStdString();
+    ASSERT_EQ(postAverages(a, bytesOf(encodeRangeAverages(ranges))).status, 200);
+
+    // The parameters the members agree on, but an outer momentum of the uploader's making.
+    const float momentum = 0.0f;
+    answer = signedRequest(a, "POST", "/v1/checkpoint?round=1", withValue(honestState, "outer.momentum", 3, momentum));
+    EXPECT_EQ(answer.status, 400);
+    EXPECT_TRUE(errorOf(answer).contains(QLatin1StringView("momentum differs"))) << errorOf(answer).toStdString();
+    EXPECT_EQ(setup->store->peer(a.identity.keyId())->value().offences, 1);
+
+    answer = signedRequest(a, "POST", "/v1/checkpoint?round=1", honestState);
+    ASSERT_EQ(answer.status, 200) << answer.body.constData();
+    EXPECT_EQ(setup->checkpoint.round, 1);
+}
+
+TEST_F(CoordinatorAveragesTest, VotesForAStateTheAveragesDoNotProduceDoNotMakeIt)
+{
+    // Every member votes for a state with one parameter nudged: the votes agree, the computation does not.
+    const TensorContainer honest = decodeTensorContainer({reinterpret_cast<const std::byte *>(honestState.constData()),
+                                                          reinterpret_cast<const std::byte *>(honestState.constData())
+                                                              + honestState.size()})
+                                       .value();
+    // A model parameter: a float tensor that is not the optimizer's, the tokenizer's or the RNG's.
+    std::string name;
+    for (const auto &[tensorName, entry] : honest.tensors) {
+        if (entry.dtype == DType::F32 && tensorName.rfind("outer.", 0) != 0)
+            name = tensorName;
+    }
+    ASSERT_FALSE(name.empty());
+    const QByteArray nudged = withValue(honestState, name, 0, 0.125f);
+    Result<SwarmStateInfo> info = inspectSwarmState(
+        [&] {
+            const std::filesystem::path file = dir.path() / "nudged.safetensors";
+            EXPECT_TRUE(writeFileAtomically(file, std::span(reinterpret_cast<const std::byte *>(nudged.constData()),
+                                                            std::size_t(nudged.size())))
+                            .ok());
+            return file;
+        }(),
+        &setup->model);
+    ASSERT_TRUE(info.ok()) << info.error().message;
+    const QString forgedHash = QString::fromStdString(info->parametersHash);
+    ASSERT_NE(forgedHash, honestHash);
+    closeRound(forgedHash, reportOf(ranges));
+    ASSERT_EQ(postAverages(a, bytesOf(encodeRangeAverages(ranges))).status, 200);
+
+    const HttpAnswer answer = signedRequest(a, "POST", "/v1/checkpoint?round=1", nudged);
+    EXPECT_EQ(answer.status, 400);
+    EXPECT_TRUE(errorOf(answer).contains(QLatin1StringView("parameters differ from the recomputed ones at 1 of")))
+        << errorOf(answer).toStdString();
+    EXPECT_EQ(setup->checkpoint.round, 0);
+}
+
+TEST_F(CoordinatorAveragesTest, AnOutvotedCheckersReportStillVouchesForTheRangeItApplied)
+{
+    // b started from other parameters: outvoted, yet it checked a's range and applied it.
+    ASSERT_EQ(contribute(a, 0, honestHash, 1000, reportOf(ranges)).status, 200);
+    ASSERT_EQ(contribute(nat, 0, honestHash, 1000, reportOf(ranges)).status, 200);
+    ASSERT_EQ(contribute(b, 0, QString(64, QLatin1Char('e')), 1000, reportOf(ranges)).status, 200);
+    EXPECT_EQ(postAverages(b, bytesOf(encodeRangeAverages(ranges))).status, 403) << "b's contribution was not accepted";
+    const HttpAnswer kept = postAverages(a, bytesOf(encodeRangeAverages(ranges)));
+    EXPECT_EQ(kept.status, 200) << kept.body.constData();
+    EXPECT_EQ(signedRequest(a, "POST", "/v1/checkpoint?round=1", honestState).status, 200);
+}
+
+TEST_F(CoordinatorAveragesTest, AnotherMembersAveragesCannotFrameTheUploaderAndAreForgottenOnceTheStateIsHeld)
+{
+    closeRound(honestHash, reportOf(ranges));
+    ASSERT_EQ(postAverages(a, bytesOf(encodeRangeAverages(ranges))).status, 200);
+    // b posts only the first range, each hash as reported: a blob it may keep, but not in a's name.
+    ASSERT_EQ(postAverages(b, bytesOf(encodeRangeAverages(std::vector{ranges[0]}))).status, 200);
+    const HttpAnswer answer = signedRequest(a, "POST", "/v1/checkpoint?round=1", honestState);
+    ASSERT_EQ(answer.status, 200) << answer.body.constData();
+    EXPECT_EQ(setup->store->peer(a.identity.keyId())->value().offences, 0);
+    EXPECT_EQ(setup->checkpoint.round, 1);
+    EXPECT_FALSE(std::filesystem::exists(averagesOf(a))) << "state 1 is held: round 0's averages are done with";
+    EXPECT_FALSE(std::filesystem::exists(averagesOf(b)));
 }

@@ -247,6 +247,32 @@ TEST_F(CoordinatorStoreTest, DisputesAreReadByRoundWindowAndSurviveReopen)
     EXPECT_EQ(early->at(1).attempt, 1);
 }
 
+TEST_F(CoordinatorStoreTest, AverageReportsAreKeptAllOrNoneByRoundAndAttempt)
+{
+    const QString a = QStringLiteral("a"), b = QStringLiteral("b");
+    const QString h1(64, QLatin1Char('1')), h2(64, QLatin1Char('2'));
+    {
+        auto store = open();
+        ASSERT_TRUE(store);
+        ASSERT_TRUE(store->addAverageReports({{3, 0, a, 0, h1}, {3, 0, a, 500, h2}}).ok());
+        ASSERT_TRUE(store->addAverageReports({{3, 1, b, 0, h2}}).ok());
+        // A second report of a's for the same round and attempt: refused, and nothing of it kept.
+        EXPECT_FALSE(store->addAverageReports({{3, 0, a, 900, h1}, {3, 0, a, 0, h2}}).ok());
+    }
+    auto store = open();
+    ASSERT_TRUE(store);
+    const Result<std::vector<AverageReportRecord>> reports = store->averageReports(3, 0);
+    ASSERT_TRUE(reports.ok()) << reports.error().message;
+    ASSERT_EQ(reports->size(), 2u);
+    EXPECT_EQ(reports->at(0).keyId, a);
+    EXPECT_EQ(reports->at(0).begin, 0);
+    EXPECT_EQ(reports->at(0).sha256, h1);
+    EXPECT_EQ(reports->at(1).begin, 500);
+    EXPECT_EQ(reports->at(1).sha256, h2);
+    ASSERT_EQ(store->averageReports(3, 1)->size(), 1u);
+    EXPECT_TRUE(store->averageReports(4, 0)->empty());
+}
+
 TEST_F(CoordinatorStoreTest, AVersionOneDatabaseIsUpgradedKeepingWhatItHeld)
 {
     {
@@ -262,7 +288,7 @@ TEST_F(CoordinatorStoreTest, AVersionOneDatabaseIsUpgradedKeepingWhatItHeld)
         QSqlQuery query(db);
         ASSERT_TRUE(query.exec(QStringLiteral("DROP TABLE links")));
         ASSERT_TRUE(query.exec(QStringLiteral("DROP TABLE offences")));
-        for (const char *table : {"commitments", "update_reports", "spot_checks"})
+        for (const char *table : {"commitments", "update_reports", "spot_checks", "average_reports"})
             ASSERT_TRUE(query.exec(QStringLiteral("DROP TABLE %1").arg(QLatin1StringView(table))));
         for (const char *column : {"address", "offences", "banned_reason", "accepted_rounds", "verified_rounds"})
             ASSERT_TRUE(query.exec(QStringLiteral("ALTER TABLE peers DROP COLUMN %1").arg(QLatin1StringView(column))));

@@ -130,7 +130,11 @@ protected:
         const Result<std::vector<float>> average = assembleAverage(ranges, parameterCount());
         if (!average)
             return average.error();
-        return checkReproducedState(previous, *average, outer, file);
+        const Result<std::optional<std::string>> difference = checkReproducedState(previous, *average, outer, file);
+        EXPECT_TRUE(difference.ok()) << "the coordinator's own inputs are sound: " << difference.error().message;
+        if (difference && *difference)
+            return makeError(**difference);
+        return {};
     }
 
     std::int64_t parameterCount() const { return config.parameterCount(); }
@@ -234,8 +238,8 @@ TEST_F(StateRecomputeTest, AStateOfAnotherModelIsRefused)
 TEST_F(StateRecomputeTest, AnAverageOfTheWrongSizeIsRefused)
 {
     const std::vector<float> average(std::size_t(parameterCount()) - 1, 0.0f);
-    const Result<void> r = checkReproducedState(previous, average, outer, previous);
-    ASSERT_FALSE(r.ok());
+    const Result<std::optional<std::string>> r = checkReproducedState(previous, average, outer, previous);
+    ASSERT_FALSE(r.ok()) << "the caller's own average is wrong, not the upload";
     EXPECT_NE(r.error().message.find("cannot recompute"), std::string::npos) << r.error().message;
 }
 

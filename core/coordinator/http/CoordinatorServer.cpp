@@ -5,6 +5,7 @@
 #include "QtText.h"
 #include "RoundEndpoints.h"
 #include "ScheduleEndpoint.h"
+#include "AverageEndpoints.h"
 #include "StateEndpoints.h"
 #include "StatusEndpoint.h"
 #include "VerificationEndpoints.h"
@@ -95,6 +96,7 @@ CoordinatorServer::CoordinatorServer(CoordinatorSetup &setup, CoordinatorServerO
     m_endpoints.push_back(std::make_unique<PeerEndpoints>(m_context));
     m_endpoints.push_back(std::make_unique<RoundEndpoints>(m_context));
     m_endpoints.push_back(std::make_unique<StateEndpoints>(m_context));
+    m_endpoints.push_back(std::make_unique<AverageEndpoints>(m_context));
     m_endpoints.push_back(std::make_unique<StatusEndpoint>(m_context));
     m_endpoints.push_back(std::make_unique<ScheduleEndpoint>(m_context));
     m_endpoints.push_back(std::make_unique<VerificationEndpoints>(m_context));

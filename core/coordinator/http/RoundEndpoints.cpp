@@ -62,8 +62,26 @@ HttpReply RoundEndpoints::contribution(const PeerRecord &peer, const Contributio
     Result<ContributionVerdict> verdict = m_context.rounds.contribute(c);
     if (!verdict)
         return HttpReply::error(409, toQString(verdict.error()));
+    if (Result<void> kept = keepAverages(peer, request); !kept)
+        return HttpReply::error(500, toQString(kept.error()));
     const ContributionAnswer answer{verdict->accepted, verdict->credit, verdict->uploadCheckpoint, c.round + 1};
     return HttpReply::json(answer.toJson());
+}
+
+Result<void> RoundEndpoints::keepAverages(const PeerRecord &peer, const ContributionRequest &request)
+{
+    if (request.averages.empty())
+        return {};
+    // The attempt the contribution was counted in.
+    Result<std::optional<ContributionRecord>> counted = m_context.store.lastContribution(peer.keyId);
+    if (!counted)
+        return counted.error();
+    if (!*counted || (*counted)->round != request.round)
+        return makeError("cannot find the contribution just recorded");
+    std::vector<AverageReportRecord> reports;
+    for (const AppliedAverage &average : request.averages)
+        reports.push_back({request.round, (*counted)->attempt, peer.keyId, average.begin, average.sha256});
+    return m_context.store.addAverageReports(reports);
 }
 
 } // namespace swarmtrain

@@ -15,6 +15,8 @@ public:
 private:
     HttpReply round();
     HttpReply contribution(const PeerRecord &peer, const ContributionRequest &request);
+    // The range averages it says it applied, by the attempt its contribution counted in.
+    Result<void> keepAverages(const PeerRecord &peer, const ContributionRequest &request);
 };
 
 } // namespace swarmtrain

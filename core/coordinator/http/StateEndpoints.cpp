@@ -1,10 +1,14 @@
 #include "StateEndpoints.h"
 
+#include "AverageEndpoints.h"
 #include "CoordinatorLog.h"
 #include "FileDownload.h"
 #include "QtText.h"
 #include "SwarmState.h"
 #include "ControlMessages.h"
+#include "FileIo.h"
+#include "RangeAverageBlob.h"
+#include "StateRecompute.h"
 
 #include <QFile>
 #include <QUrlQuery>
@@ -98,6 +102,54 @@ QString StateEndpoints::refusal(const std::filesystem::path &file, qint64 stateR
     return {};
 }
 
+StateEndpoints::Verdict StateEndpoints::recomputed(const Upload &upload, std::int64_t parameterCount,
+                                                   const OuterOptimizerOptions &outer)
+{
+    // The averages were checked when they came; they are the coordinator's own file now.
+    Result<std::vector<std::byte>> blob =
+        readFileBytes(upload.averages, std::uint64_t(AverageEndpoints::maxAveragesBytes(parameterCount)));
+    Result<std::vector<RangeAverage>> ranges =
+        blob ? decodeRangeAverages(*blob, parameterCount) : Result<std::vector<RangeAverage>>(blob.error());
+    Result<std::vector<float>> average =
+        ranges ? assembleAverage(*ranges, parameterCount) : Result<std::vector<float>>(ranges.error());
+    if (!average)
+        return {QStringLiteral("cannot read round %1's averages: %2").arg(upload.round.number).arg(toQString(average.error()))};
+    Result<std::optional<std::string>> difference =
+        checkReproducedState(upload.previousState, *average, outer, upload.file->fileName().toStdString());
+    if (!difference) // the coordinator's own inputs: not the uploader's fault
+        return {toQString(difference.error())};
+    if (!*difference)
+        return {};
+    return {QStringLiteral("the state file is not the state recomputed from state %1 and its round's averages: %2")
+                .arg(upload.round.number)
+                .arg(QString::fromStdString(**difference)),
+            true};
+}
+
+Result<void> StateEndpoints::findInputs(Upload &upload, int &status)
+{
+    status = 500;
+    Result<std::optional<CheckpointRecord>> previous = m_context.store.checkpoint(upload.round.number);
+    if (!previous)
+        return previous.error();
+    if (!*previous) {
+        // State R never came (its uploader withheld it, was banned or left, and the others have
+        // moved on): nothing to recompute from, and refusing would stall every state after it.
+        // This one is taken on the agreed hash alone, as before issue 16; the next is recomputed.
+        qCWarning(lcCoordinator) << "state" << upload.stateRound << "cannot be recomputed: the coordinator never got state"
+                                 << upload.round.number << "; it is checked against the agreed hash only";
+        return {};
+    }
+    upload.previousState = m_context.setup.checkpointsDir() / (*previous)->fileName.toStdString();
+    upload.averages =
+        AverageEndpoints::averagesFile(m_context.setup, upload.round.number, upload.round.attempt, upload.keyId);
+    status = 409;
+    std::error_code ec;
+    if (!std::filesystem::exists(upload.averages, ec))
+        return makeError("post the round's range averages (POST /v1/round/averages) before its state");
+    return {};
+}
+
 void StateEndpoints::upload(const HttpExchange &exchange)
 {
     const HttpRequest &request = exchange.request;
@@ -113,22 +165,29 @@ void StateEndpoints::upload(const HttpExchange &exchange)
     if (!request.bodyFile())
         return exchange.respond(HttpReply::error(400, QStringLiteral("the state file is empty")));
 
-    const Upload upload{exchange.peer.keyId, stateRound, *round, request.bodyFile(),
-                        QString::fromLatin1(request.bodySha256Hex()), request.contentLength()};
+    Upload upload{exchange.peer.keyId, stateRound, *round, request.bodyFile(),
+                  QString::fromLatin1(request.bodySha256Hex()), request.contentLength(), {}, {}};
+    if (Result<void> found = findInputs(upload, status); !found)
+        return exchange.respond(HttpReply::error(status, toQString(found.error())));
     const GptConfig model = m_context.setup.model;
-    // Parsing and hashing a large state takes seconds: off the event loop, the verdict queued back.
-    m_checks.start([this, upload, model, reply = exchange.replier()] {
-        QString why = refusal(upload.file->fileName().toStdString(), upload.stateRound, upload.round, model);
-        if (why.isEmpty() && ::fsync(upload.file->handle()) != 0)
-            why = QStringLiteral("cannot store the upload");
+    const std::int64_t parameterCount = m_context.setup.parameterCount;
+    const OuterOptimizerOptions outer{m_context.options.training.outerLr, m_context.options.training.outerMomentum};
+    // Parsing, hashing and recomputing a large state take seconds: off the event loop, the verdict queued back.
+    m_checks.start([this, upload, model, parameterCount, outer, reply = exchange.replier()] {
+        Verdict verdict{refusal(upload.file->fileName().toStdString(), upload.stateRound, upload.round, model)};
+        if (verdict.why.isEmpty() && !upload.previousState.empty())
+            verdict = recomputed(upload, parameterCount, outer);
+        if (verdict.why.isEmpty() && ::fsync(upload.file->handle()) != 0)
+            verdict.why = QStringLiteral("cannot store the upload");
         // The server outlives this job: ~StateEndpoints waits for it.
-        QMetaObject::invokeMethod(m_context.server, [this, upload, why, reply] { reply(keep(upload, why)); },
+        QMetaObject::invokeMethod(m_context.server, [this, upload, verdict, reply] { reply(keep(upload, verdict)); },
                                   Qt::QueuedConnection);
     });
 }
 
-HttpReply StateEndpoints::keep(const Upload &upload, const QString &why)
+HttpReply StateEndpoints::keep(const Upload &upload, const Verdict &verdict)
 {
+    const QString &why = verdict.why;
     const std::filesystem::path incoming = upload.file->fileName().toStdString();
     auto discard = [&](int status, const QString &reason) {
         std::error_code ec;
@@ -136,6 +195,10 @@ HttpReply StateEndpoints::keep(const Upload &upload, const QString &why)
         qCWarning(lcCoordinator) << "refused state" << upload.stateRound << "from" << upload.keyId << ":" << reason;
         return HttpReply::error(status, reason);
     };
+    if (verdict.forged) {
+        if (Result<bool> banned = m_context.reputation.offend(upload.keyId, QStringLiteral("forged state"), why); !banned)
+            qCWarning(lcCoordinator) << "cannot record the offence:" << toQString(banned.error());
+    }
     if (!why.isEmpty())
         return discard(400, why);
     // Another member's upload of the same state may have been kept while this one was checked.
@@ -157,6 +220,7 @@ HttpReply StateEndpoints::keep(const Upload &upload, const QString &why)
     if (checkpoint.round > m_context.setup.checkpoint.round)
         m_context.setup.checkpoint = checkpoint;
     qCInfo(lcCoordinator) << "state" << upload.stateRound << "uploaded by" << upload.keyId << "is now current";
+    AverageEndpoints::forgetAveragesBefore(m_context.setup, upload.stateRound);
     m_context.validation.validate(checkpoint);
     return HttpReply::json(CheckpointInfo{upload.stateRound, checkpoint.sha256, checkpoint.bytes}.toJson());
 }

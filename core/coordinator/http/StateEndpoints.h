@@ -2,6 +2,7 @@
 
 #include "EndpointGroup.h"
 #include "GptConfig.h"
+#include "OuterOptimizer.h"
 
 #include <QThreadPool>
 
@@ -32,6 +33,15 @@ private:
         std::shared_ptr<QFile> file; // the spooled body; removed with it unless kept
         QString sha256;
         qint64 bytes = 0;
+        // What the state is recomputed from: state stateRound - 1 and that round's averages;
+        // empty when the coordinator never got that state.
+        std::filesystem::path previousState;
+        std::filesystem::path averages;
+    };
+    // Why the upload is refused, and whether refusing it counts against the uploader.
+    struct Verdict {
+        QString why;
+        bool forged = false;
     };
 
     HttpReply checkpoint(const HttpRequest &request);
@@ -42,8 +52,13 @@ private:
     // Why the file is not the state round `round` agreed on, or "" when it is (a worker thread).
     static QString refusal(const std::filesystem::path &file, qint64 stateRound, const RoundRecord &round,
                            const GptConfig &model);
+    // Whether the file is the state recomputed from the previous one and the round's averages
+    // (issue 16: the new state is fixed by computation, not by votes); a worker thread.
+    static Verdict recomputed(const Upload &upload, std::int64_t parameterCount, const OuterOptimizerOptions &outer);
+    // What the upload is checked against, on the server's thread; the status when it cannot be.
+    Result<void> findInputs(Upload &upload, int &status);
     // Back on the server's thread: the checked upload becomes the current state, or is dropped.
-    HttpReply keep(const Upload &upload, const QString &why);
+    HttpReply keep(const Upload &upload, const Verdict &verdict);
 
     QThreadPool m_checks; // upload checks; waited for before the endpoints go
 };

@@ -486,6 +486,7 @@ const PeerRecord *Verification::pickVerifier(const QString &memberKeyId, const s
 {
     std::vector<const PeerRecord *> free, freeEstablished;
     std::size_t establishedOnline = 0, establishedBusy = 0;
+    const std::set<QString> owing = stateOwers();
     for (const PeerRecord &peer : peers) {
         if (!m_rounds.isOnline(peer) || peer.banned())
             continue;
@@ -500,8 +501,28 @@ const PeerRecord *Verification::pickVerifier(const QString &memberKeyId, const s
     // one), so that the rest keep training. A swarm still without any lets anyone check.
     if (establishedOnline > 0 && establishedBusy >= std::max<std::size_t>(1, establishedOnline / 3))
         return nullptr;
-    const std::vector<const PeerRecord *> &pool = establishedOnline > 0 ? freeEstablished : free;
+    std::vector<const PeerRecord *> pool = establishedOnline > 0 ? freeEstablished : free;
+    // One that owes the swarm a state checks only when no one else may.
+    std::vector<const PeerRecord *> notOwing = pool;
+    std::erase_if(notOwing, [&](const PeerRecord *peer) { return owing.count(peer->keyId) > 0; });
+    if (!notOwing.empty())
+        pool = std::move(notOwing);
     return pool.empty() ? nullptr : pool[std::uniform_int_distribution<std::size_t>(0, pool.size() - 1)(m_random)];
+}
+
+std::set<QString> Verification::stateOwers()
+{
+    std::set<QString> owers;
+    Result<std::optional<RoundRecord>> current = m_store.currentRound();
+    if (!current || !*current)
+        return owers;
+    for (qint64 n = (*current)->number; n >= std::max<qint64>(0, (*current)->number - 1); --n) {
+        Result<std::optional<RoundRecord>> round = m_store.round(n);
+        Result<std::optional<CheckpointRecord>> held = m_store.checkpoint(n + 1);
+        if (round && *round && (*round)->state == RoundState::Done && held && !*held)
+            owers.insert((*round)->uploaderKeyId);
+    }
+    return owers;
 }
 
 Result<void> Verification::assignVerifier(SpotCheckRecord check, const std::vector<PeerRecord> &peers,

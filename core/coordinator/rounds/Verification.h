@@ -100,6 +100,10 @@ private:
     // already); null when none may.
     const PeerRecord *pickVerifier(const QString &memberKeyId, const std::vector<PeerRecord> &peers,
                                    const std::set<QString> &busy);
+    // The members asked for a state the coordinator does not hold yet (of the last two rounds).
+    // A check would put their replica aside, and the next state is recomputed from that one
+    // (issue 16): no state, no states after it. So they check only when no one else may.
+    std::set<QString> stateOwers();
     // Gives the check a verifier (added to `busy`) when one may take it and saves it; a check
     // just `drawn` is saved either way, waiting for one.
     Result<void> assignVerifier(SpotCheckRecord check, const std::vector<PeerRecord> &peers, std::set<QString> &busy,

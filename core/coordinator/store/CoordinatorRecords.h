@@ -95,6 +95,17 @@ struct CommitmentRecord {
     QString sha256;
 };
 
+// A range average a member says it applied in a round (issue 16): its range's begin and the
+// SHA-256 (hex) of the encoded average. What owners and checkers report fixes which averages
+// the coordinator recomputes the next state from.
+struct AverageReportRecord {
+    qint64 round = 0;
+    int attempt = 0;
+    QString keyId;
+    qint64 begin = 0;
+    QString sha256;
+};
+
 // What a range owner said about a sender's piece: "refused" (not what it committed to, or
 // malformed) or "left_out" (of the robust average).
 struct UpdateReportRecord {

@@ -91,6 +91,11 @@ public:
     // back from the peer, which is on probation again.
     virtual Result<void> revokeContribution(qint64 round, int attempt, const QString &keyId) = 0;
     virtual Result<void> countVerifiedRound(const QString &keyId) = 0;
+
+    // The range averages members applied (issue 16). One member's reports of a round, all or
+    // none; fails when it reported for that round and attempt already.
+    virtual Result<void> addAverageReports(const std::vector<AverageReportRecord> &reports) = 0;
+    virtual Result<std::vector<AverageReportRecord>> averageReports(qint64 round, int attempt) = 0;
 };
 
 } // namespace swarmtrain

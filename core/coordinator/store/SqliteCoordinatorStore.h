@@ -73,6 +73,10 @@ public:
     Result<void> revokeContribution(qint64 round, int attempt, const QString &keyId) override;
     Result<void> countVerifiedRound(const QString &keyId) override;
 
+    // SqliteAverageStore.cpp
+    Result<void> addAverageReports(const std::vector<AverageReportRecord> &reports) override;
+    Result<std::vector<AverageReportRecord>> averageReports(qint64 round, int attempt) override;
+
 private:
     explicit SqliteCoordinatorStore(QString connectionName);
     // QtSql binds a null QString as SQL NULL; the text columns are NOT NULL, so empty means "".

@@ -68,7 +68,14 @@ const char *const kVersion4[] = {
     "CREATE INDEX spot_checks_by_state ON spot_checks (state, assigned_ms)",
 };
 
-const std::span<const char *const> kSteps[] = {kVersion1, kVersion2, kVersion3, kVersion4};
+// Version 5: the range averages each member applied, by range begin (issue 16: the new state is
+// recomputed from the averages owners and checkers agree on).
+const char *const kVersion5[] = {
+    "CREATE TABLE average_reports (round INTEGER NOT NULL, attempt INTEGER NOT NULL, key_id TEXT NOT NULL,"
+    " range_begin INTEGER NOT NULL, sha256 TEXT NOT NULL, PRIMARY KEY (round, attempt, key_id, range_begin))",
+};
+
+const std::span<const char *const> kSteps[] = {kVersion1, kVersion2, kVersion3, kVersion4, kVersion5};
 static_assert(std::size(kSteps) == kSqliteSchemaVersion);
 
 Result<void> run(QSqlDatabase &db, const QString &sql, const char *what)

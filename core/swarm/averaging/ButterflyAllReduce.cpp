@@ -162,6 +162,7 @@ Result<void> ButterflyAllReduce::start(quint64 round, QList<AllReduceMember> mem
     m_ownAveraged = m_own == nullptr;
     m_ownAverage.clear();
     m_averageHashes.clear();
+    m_averagePayloads.clear();
     m_verdicts.clear();
     m_forwarded = false;
     setUpChecks();
@@ -505,6 +506,7 @@ void ButterflyAllReduce::handleAverage(const QString &sender, const FrameHeader 
     std::copy(values->begin(), values->end(), m_outcome.average.begin() + owner->begin);
     *done = true;
     m_averageHashes.insert(sender, QCryptographicHash::hash(payload, QCryptographicHash::Sha256));
+    m_averagePayloads.insert(sender, payload);
     if (m_check.owner == owner)
         takeCheckedAverage(header, payload, std::move(*values));
 }
@@ -538,6 +540,7 @@ void ButterflyAllReduce::finish()
     }
     skipUncheckedRanges();
     std::sort(m_outcome.skippedRanges.begin(), m_outcome.skippedRanges.end());
+    m_outcome.appliedAverages = appliedAverages();
     m_running = false;
     m_ownerTimer.stop();
     m_checkTimer.stop();

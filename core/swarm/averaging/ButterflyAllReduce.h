@@ -4,6 +4,7 @@
 #include "Frame.h"
 #include "Misbehaviour.h"
 #include "Result.h"
+#include "StateRecompute.h"
 
 #include <QHash>
 #include <QList>
@@ -65,6 +66,9 @@ struct AllReduceOutcome {
     QStringList disputed;
     int ownPieceContributors = 0; // members in the average of this peer's own range
     QByteArray sentUpdate; // the encoded pieces this peer sent, in range order (for a spot check)
+    // The range averages applied (not skipped), in range order, their payloads as they came:
+    // what the coordinator recomputes the next state from (issue 16).
+    std::vector<RangeAverage> appliedAverages;
 };
 
 // DESIGN.md's butterfly all-reduce of pseudo-gradients. Every member sends each owner that
@@ -172,6 +176,8 @@ private:
     void handlePieceRequest(const QString &sender, const FrameHeader &header, const QByteArray &payload);
     bool verdictsPending() const;
     void skipUncheckedRanges();
+    // The ranges not skipped, with the averages that came for them (ButterflyRangeCheck.cpp).
+    std::vector<RangeAverage> appliedAverages() const;
     void handlePiece(const QString &sender, const FrameHeader &header, const QByteArray &payload);
     void handleAverage(const QString &sender, const FrameHeader &header, const QByteArray &payload);
     // Why `members` (sorted by key) cannot run a round over `count` parameters, if they cannot.
@@ -247,6 +253,7 @@ private:
     QByteArray m_ownAverage;                    // the encoded average of this peer's range
     QHash<QString, QString> m_checkerOf;        // owner -> the checker of its range, this round
     QHash<QString, QByteArray> m_averageHashes; // owner -> SHA-256 of the average that came
+    QHash<QString, QByteArray> m_averagePayloads; // owner -> the encoded average that came
     QHash<QString, Verdict> m_verdicts;         // owner -> its checker's verdict
     Check m_check;
     bool m_forwarded = false;                   // this peer answered its checker's request

@@ -263,4 +263,24 @@ void ButterflyAllReduce::skipUncheckedRanges()
     }
 }
 
+std::vector<RangeAverage> ButterflyAllReduce::appliedAverages() const
+{
+    std::vector<RangeAverage> applied;
+    for (const AllReduceMember &m : m_members) {
+        if (m.end <= m.begin)
+            continue;
+        const bool skipped = std::find(m_outcome.skippedRanges.begin(), m_outcome.skippedRanges.end(),
+                                       std::pair(m.begin, m.end))
+                             != m_outcome.skippedRanges.end();
+        const QByteArray &payload = m.keyId == m_self ? m_ownAverage : m_averagePayloads.value(m.keyId);
+        if (skipped || payload.isEmpty())
+            continue;
+        const auto *bytes = reinterpret_cast<const std::byte *>(payload.constData());
+        applied.push_back({m.begin, m.end, {bytes, bytes + payload.size()}});
+    }
+    std::sort(applied.begin(), applied.end(),
+              [](const RangeAverage &a, const RangeAverage &b) { return a.begin < b.begin; });
+    return applied;
+}
+
 } // namespace swarmtrain

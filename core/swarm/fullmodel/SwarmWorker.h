@@ -128,6 +128,7 @@ private:
     std::optional<SpotCheckTask> m_spotCheck;  // the coordinator asked us to check this work
     std::optional<std::pair<qint64, QString>> m_checkDone; // the last check done: not again
     std::map<qint64, QByteArray> m_sentUpdates; // the encoded pieces of the last rounds, by round
+    std::map<qint64, std::vector<RangeAverage>> m_appliedAverages; // what the last rounds applied, by round
     std::optional<qint64> m_updateUploaded;     // the last round whose update went up
     std::optional<WorkStatus> m_statusBeforeOutage; // while the coordinator cannot be reached
     std::string m_text; // the data shards, until the replica encodes them

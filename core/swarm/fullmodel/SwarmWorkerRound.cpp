@@ -7,7 +7,9 @@
 #include "DataPlane.h"
 #include "FileIo.h"
 #include "QtText.h"
+#include "RangeAverageBlob.h"
 #include "ReplicaTrainer.h"
+#include "Sha256.h"
 #include "StatsStore.h"
 #include "SwarmLog.h"
 #include "WorkGate.h"
@@ -56,6 +58,10 @@ Result<void> SwarmWorker::runRound()
     m_sentUpdates[round] = outcome->sentUpdate;
     while (m_sentUpdates.size() > 2)
         m_sentUpdates.erase(m_sentUpdates.begin());
+    // Kept until two rounds later too: the coordinator recomputes the next state from them.
+    m_appliedAverages[round] = outcome->appliedAverages;
+    while (m_appliedAverages.size() > 2)
+        m_appliedAverages.erase(m_appliedAverages.begin());
     if (!reportRound(report, *outcome, sentBefore, receivedBefore) && m_gate->stopRequested())
         return {};
 
@@ -191,6 +197,8 @@ bool SwarmWorker::reportRound(RoundReport &report, const AllReduceOutcome &outco
     contribution.refused = outcome.rejectedSenders;
     contribution.leftOut = outcome.leftOutSenders;
     contribution.disputed = outcome.disputed;
+    for (const RangeAverage &average : outcome.appliedAverages)
+        contribution.averages.push_back({average.begin, QString::fromStdString(Sha256::hexOf(average.payload))});
     Result<ContributionAnswer> verdict = m_session->contribute(contribution);
     if (!verdict) {
         // The round closed without us (its deadline passed); the state may still agree.
@@ -213,6 +221,18 @@ bool SwarmWorker::uploadState(qint64 stateRound)
     m_uploadRound.reset();
     if (!m_trainer || m_trainer->round() != stateRound)
         return false; // we no longer hold that state
+    // The coordinator recomputes the state from the one before and the round's averages: they go first.
+    // The upload is tried either way: a coordinator that never got the state before takes it
+    // without them, and one that needs them says so.
+    const auto averages = m_appliedAverages.find(stateRound - 1);
+    const std::vector<std::byte> blob =
+        encodeRangeAverages(averages != m_appliedAverages.end() ? averages->second : std::vector<RangeAverage>{});
+    const QByteArray averagesBody(reinterpret_cast<const char *>(blob.data()), qsizetype(blob.size()));
+    if (averages == m_appliedAverages.end())
+        qCWarning(lcWorker) << "the averages of round" << stateRound - 1 << "are no longer here";
+    else if (Result<void> posted = m_session->postAverages(stateRound - 1, averagesBody); !posted)
+        qCWarning(lcWorker).noquote() << "the averages of round" << stateRound - 1
+                                      << "were not taken:" << toQString(posted.error());
     const std::filesystem::path upload = m_options.stateDir / "upload.safetensors";
     Result<void> saved = m_trainer->saveGlobalState(upload);
     Result<std::vector<std::byte>> bytes = saved ? readFileBytes(upload, kMaxStateBytes)
