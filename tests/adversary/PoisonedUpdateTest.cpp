@@ -5,12 +5,8 @@
 // (within 1% unloaded; the bound held is 10%, see below), and nothing crashes. Owners that
 // refuse its pieces report it, and the coordinator counts offences. Prints a line per attack:
 //   ATTACK poison-x100 detected=yes banned_after=never offences=8 loss_delta=+0.12%
-#include "ChildProcess.h"
+#include "AttackedSwarm.h"
 #include "CoordinatorClient.h"
-#include "Identity.h"
-#include "SwarmHarness.h"
-#include "TempDir.h"
-#include "TestApplication.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -18,10 +14,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <csignal>
 #include <iomanip>
 #include <iostream>
-#include <memory>
 #include <optional>
 #include <sstream>
 
@@ -42,68 +36,28 @@ struct SwarmRun {
     std::string logs;
 };
 
-class PoisonedUpdateTest : public ::testing::Test {
+class PoisonedUpdateTest : public test::AttackedSwarmTest {
 protected:
-    void SetUp() override
-    {
-        test::application();
-        dir.write("data.txt", test::generatedText(120'000));
-        // The same keys in every run: the same data order for each honest client, so the runs
-        // differ by the attacker alone (and by timing).
-        for (int i = 0; i <= kHonest; ++i)
-            identities.push_back(Identity::loadOrCreate(keyFile(i)).value());
-    }
-
     // A swarm of the honest clients, plus the hostile one when `misbehave` is not empty, run
     // until the coordinator has validated state kRounds.
     SwarmRun run(const std::string &name, const std::string &misbehave)
     {
-        const std::filesystem::path root = dir.path() / name;
+        Swarm swarm;
         const int members = kHonest + (misbehave.empty() ? 0 : 1);
-        ChildProcess coordinator;
-        std::vector<std::string> args = test::smallSwarmFlags(root / "coordinator", dir.path() / "data.txt");
         // Every member from round 0, and no probation (spot checks are off): the attacker's pieces
         // are averaged from its first round, so the owners' clipping is all that stands between
         // them and the model. Not banned here (the swarm would wait for a fourth member): the
         // owners' reports are counted, and bans are SpotCheckTest's and FarFutureFramesTest's.
-        args.insert(args.end(), {"--min-peers", std::to_string(members), "--probation-rounds", "0", "--ban-after", "1000"});
-        std::filesystem::create_directories(root);
-        const int port = test::startCoordinatorProcess(coordinator, SWARMTRAIN_COORDINATOR, args, root);
-        EXPECT_NE(port, 0) << coordinator.errors();
-        const std::string url = "http://127.0.0.1:" + std::to_string(port);
-
-        std::vector<std::unique_ptr<ChildProcess>> clients;
-        for (int i = 0; i < members; ++i) {
-            const bool hostile = i == kHonest;
-            const std::filesystem::path state = root / ("client" + std::to_string(i));
-            std::filesystem::create_directories(state);
-            std::filesystem::copy_file(keyFile(i), state / "identity.pem");
-            std::vector<std::string> clientArgs = {"--headless", "--swarm", url, "--state-dir", state.string(),
-                                                   "--listen", "127.0.0.1:0", "--threads", "1"};
-            if (hostile) {
-                // Outbound only, so it owns no range and the honest owners' ranges are the
-                // same as without it.
-                clientArgs[6] = "none";
-                clientArgs.insert(clientArgs.begin(), {"--misbehave", misbehave});
-            }
-            clients.push_back(std::make_unique<ChildProcess>());
-            EXPECT_TRUE(clients.back()->start(hostile ? SWARMTRAIN_HOSTILE : SWARMTRAIN_CLIENT, clientArgs,
-                                              state.string() + ".out", state.string() + ".err"));
-            // One at a time: data shards are dealt in the order of joining, so each honest
-            // client trains on the same shards in every run.
-            EXPECT_TRUE(waitUntil([&] { return clients.back()->errors().find("joined; round") != std::string::npos; }, 300s))
-                << clients.back()->errors();
-        }
+        startCoordinator(swarm, name, {"--min-peers", std::to_string(members), "--probation-rounds", "0", "--ban-after", "1000"});
+        for (int i = 0; i < kHonest; ++i)
+            join(swarm, "", true);
+        // Outbound only, so it owns no range and the honest owners' ranges are the same as without it.
+        if (!misbehave.empty())
+            join(swarm, misbehave, false);
 
         SwarmRun result;
-        const auto logs = [&] {
-            std::string all = "coordinator:\n" + coordinator.errors();
-            for (int i = 0; i < members; ++i)
-                all += "client " + std::to_string(i) + ":\n" + clients[std::size_t(i)]->output() + clients[std::size_t(i)]->errors();
-            return all;
-        };
         Identity watcher = Identity::generate().value();
-        CoordinatorClient status(watcher, CoordinatorClientOptions{QString::fromStdString(url), {}, 20, 100, 1000});
+        CoordinatorClient status(watcher, CoordinatorClientOptions{QString::fromStdString(swarm.url), {}, 20, 100, 1000});
         std::optional<double> loss;
         const bool validated = waitUntil(
             [&] {
@@ -115,37 +69,25 @@ protected:
                 return loss.has_value();
             },
             600s);
-        EXPECT_TRUE(validated) << logs();
+        EXPECT_TRUE(validated) << swarm.logs();
         result.loss = loss.value_or(0.0);
 
         // Nothing crashed: every honest client is still running and leaves cleanly on Ctrl-C.
-        const QString hostileKey = identities[kHonest].keyId();
-        for (int i = 0; i < kHonest; ++i) {
-            const std::string errors = clients[std::size_t(i)]->errors();
+        const QString hostileKey = identity(kHonest).keyId();
+        for (std::size_t i = 0; i < std::size_t(kHonest); ++i) {
+            const std::string errors = swarm.clients[i]->errors();
             for (const char *mark : {"clipped the piece of ", "left out the piece of ", "refused a piece from "})
                 result.detected = result.detected || errors.find(mark + hostileKey.toStdString()) != std::string::npos;
-            EXPECT_TRUE(clients[std::size_t(i)]->running()) << "honest client " << i << " ended\n" << logs();
+            EXPECT_TRUE(swarm.clients[i]->running()) << "honest client " << i << " ended\n" << swarm.logs();
         }
-        const std::string coordinatorLog = coordinator.errors();
+        const std::string coordinatorLog = swarm.coordinator.errors();
         for (std::size_t at = coordinatorLog.find("of " + hostileKey.toStdString() + " ("); at != std::string::npos;
              at = coordinatorLog.find("of " + hostileKey.toStdString() + " (", at + 1))
             ++result.offences;
-        result.logs = logs();
-        // The honest ones leave cleanly; a banned attacker has already ended with an error.
-        for (int i = 0; i < members; ++i) {
-            const int status = clients[std::size_t(i)]->kill(SIGINT);
-            if (i < kHonest) {
-                EXPECT_EQ(status, 0) << result.logs;
-            }
-        }
-        EXPECT_EQ(coordinator.kill(SIGTERM), 0);
+        result.logs = swarm.logs();
+        leave(swarm, result.logs);
         return result;
     }
-
-    std::filesystem::path keyFile(int i) const { return dir.path() / "keys" / (std::to_string(i) + ".pem"); }
-
-    test::TempDir dir;
-    std::vector<Identity> identities;
 };
 
 } // namespace

@@ -8,12 +8,8 @@
 // ban takes all its credit. The honest swarm's validation loss is compared with the same run
 // without them (printed, not held to a bound: see the end of the test). Prints:
 //   ATTACK freeloader-zero detected=yes banned_after=5-rounds loss_delta=+4.15%
-#include "ChildProcess.h"
+#include "AttackedSwarm.h"
 #include "CoordinatorClient.h"
-#include "Identity.h"
-#include "SwarmHarness.h"
-#include "TempDir.h"
-#include "TestApplication.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -21,18 +17,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <csignal>
 #include <iomanip>
 #include <iostream>
 #include <map>
-#include <memory>
 #include <optional>
 #include <regex>
 #include <sstream>
 
 using namespace swarmtrain;
 using namespace std::chrono_literals;
-using swarmtrain::test::ChildProcess;
 using swarmtrain::test::waitUntil;
 
 namespace {
@@ -55,69 +48,28 @@ struct SwarmRun {
     std::string logs;
 };
 
-class SpotCheckTest : public ::testing::Test {
+class SpotCheckTest : public test::AttackedSwarmTest {
 protected:
-    void SetUp() override
-    {
-        test::application();
-        dir.write("data.txt", test::generatedText(120'000));
-        for (std::size_t i = 0; i < kHonest + kAttacks.size(); ++i)
-            identities.push_back(Identity::loadOrCreate(keyFile(int(i))).value());
-    }
-
     SwarmRun run(const std::string &name, bool attacked)
     {
-        const std::filesystem::path root = dir.path() / name;
-        std::filesystem::create_directories(root);
-        ChildProcess coordinator;
-        std::vector<std::string> args = test::smallSwarmFlags(root / "coordinator", dir.path() / "data.txt");
-        args.insert(args.end(), {"--min-peers", std::to_string(kHonest), "--probation-rounds", "1", "--spot-check-rate",
-                                 "0", "--spot-check-rate-new", "1", "--ban-after", "3"});
-        const int port = test::startCoordinatorProcess(coordinator, SWARMTRAIN_COORDINATOR, args, root);
-        EXPECT_NE(port, 0) << coordinator.errors();
-        const std::string url = "http://127.0.0.1:" + std::to_string(port);
-
+        Swarm swarm;
+        startCoordinator(swarm, name, {"--min-peers", std::to_string(kHonest), "--probation-rounds", "1",
+                                       "--spot-check-rate", "0", "--spot-check-rate-new", "1", "--ban-after", "3"});
         SwarmRun result;
-        std::vector<std::unique_ptr<ChildProcess>> clients;
-        const std::size_t members = kHonest + (attacked ? kAttacks.size() : 0);
-        for (std::size_t i = 0; i < members; ++i) {
-            const bool hostile = i >= kHonest;
-            const std::filesystem::path state = root / ("client" + std::to_string(i));
-            std::filesystem::create_directories(state);
-            std::filesystem::copy_file(keyFile(int(i)), state / "identity.pem");
-            // The attackers only dial out, so the honest owners' ranges are those of the clean run.
-            std::vector<std::string> clientArgs = {"--headless", "--swarm", url, "--state-dir", state.string(),
-                                                   "--listen", hostile ? "none" : "127.0.0.1:0", "--threads", "1"};
-            if (i == kHonest) {
-                // Strangers join a running swarm: the honest three are established first (each
-                // has had a round recomputed and agreed), in the clean run as well.
-                EXPECT_TRUE(waitUntil([&] { return establishedHonest(coordinator.errors()); }, left(600s))) << coordinator.errors();
-            }
-            if (hostile) {
-                clientArgs.insert(clientArgs.begin(), {"--misbehave", kAttacks[i - kHonest]});
-                result.attackers.push_back({kAttacks[i - kHonest], identities[i].keyId(), {}, 0.0});
-            }
-            clients.push_back(std::make_unique<ChildProcess>());
-            EXPECT_TRUE(clients.back()->start(hostile ? SWARMTRAIN_HOSTILE : SWARMTRAIN_CLIENT, clientArgs,
-                                              state.string() + ".out", state.string() + ".err"));
-            // One at a time: shards are dealt in joining order, the same to each honest client in both runs.
-            EXPECT_TRUE(waitUntil([&] { return clients.back()->errors().find("joined; round") != std::string::npos; },
-                                  left(300s)))
-                << clients.back()->errors();
-            std::smatch joined;
-            const std::string joinLog = clients.back()->errors();
-            if (hostile && std::regex_search(joinLog, joined, std::regex("joined; round (\\d+)")))
-                result.attackers.back().joinedAtRound = std::stoll(joined[1].str());
+        for (int i = 0; i < kHonest; ++i)
+            join(swarm, "", true, left(300s));
+        // Strangers join a running swarm: the honest three are established first (each has had
+        // a round recomputed and agreed), in the clean run as well.
+        EXPECT_TRUE(waitUntil([&] { return establishedHonest(swarm.coordinator.errors()); }, left(600s)))
+            << swarm.coordinator.errors();
+        // The attackers only dial out, so the honest owners' ranges are those of the clean run.
+        for (std::size_t i = 0; attacked && i < kAttacks.size(); ++i) {
+            const std::optional<qint64> joinedAt = join(swarm, kAttacks[i], false, left(300s));
+            result.attackers.push_back({kAttacks[i], identity(kHonest + i).keyId(), {}, 0.0, joinedAt.value_or(0)});
         }
-        const auto logs = [&] {
-            std::string all = "coordinator:\n" + coordinator.errors();
-            for (std::size_t i = 0; i < members; ++i)
-                all += "client " + std::to_string(i) + ":\n" + clients[i]->errors();
-            return all;
-        };
 
         Identity watcher = Identity::generate().value();
-        CoordinatorClient status(watcher, CoordinatorClientOptions{QString::fromStdString(url), {}, 20, 100, 1000});
+        CoordinatorClient status(watcher, CoordinatorClientOptions{QString::fromStdString(swarm.url), {}, 20, 100, 1000});
         std::optional<double> loss;
         const bool done = waitUntil(
             [&] {
@@ -125,7 +77,7 @@ protected:
                 if (!answer)
                     return false;
                 // Each attacker's ban, and the round the swarm was in when it came.
-                const std::string errors = coordinator.errors();
+                const std::string errors = swarm.coordinator.errors();
                 for (Attacker &attacker : result.attackers) {
                     if (!attacker.bannedAtRound && errors.find("banned " + attacker.keyId.toStdString()) != std::string::npos)
                         attacker.bannedAtRound = answer->value(QLatin1StringView("round")).toInteger();
@@ -144,33 +96,24 @@ protected:
                                    [](const Attacker &a) { return a.credit == 0.0; });
             },
             left(900s));
-        EXPECT_TRUE(done) << logs();
+        EXPECT_TRUE(done) << swarm.logs();
         result.loss = loss.value_or(0.0);
         for (std::size_t i = 0; i < kHonest; ++i)
-            EXPECT_TRUE(clients[i]->running()) << "honest client " << i << " ended\n" << logs();
-        result.logs = logs();
-        // The honest ones leave cleanly; a banned attacker has already ended with an error.
-        for (std::size_t i = 0; i < members; ++i) {
-            const int status = clients[i]->kill(SIGINT);
-            if (i < kHonest) {
-                EXPECT_EQ(status, 0) << result.logs;
-            }
-        }
-        EXPECT_EQ(coordinator.kill(SIGTERM), 0);
+            EXPECT_TRUE(swarm.clients[i]->running()) << "honest client " << i << " ended\n" << swarm.logs();
+        result.logs = swarm.logs();
+        leave(swarm, result.logs);
         return result;
     }
 
-    bool establishedHonest(const std::string &coordinatorLog) const
+    bool establishedHonest(const std::string &coordinatorLog)
     {
-        for (int i = 0; i < kHonest; ++i) {
-            const std::regex agreed("spot check of " + identities[std::size_t(i)].keyId().toStdString() + " by \\S+ : agreed");
+        for (std::size_t i = 0; i < kHonest; ++i) {
+            const std::regex agreed("spot check of " + identity(i).keyId().toStdString() + " by \\S+ : agreed");
             if (!std::regex_search(coordinatorLog, agreed))
                 return false;
         }
         return true;
     }
-
-    std::filesystem::path keyFile(int i) const { return dir.path() / "keys" / (std::to_string(i) + ".pem"); }
 
     // `wanted`, or less: the whole test ends before ctest's timeout (900 s) would end it
     // without the swarm's logs.
@@ -181,8 +124,6 @@ protected:
     }
 
     const std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::now() + 780s;
-    test::TempDir dir;
-    std::vector<Identity> identities;
 };
 
 } // namespace

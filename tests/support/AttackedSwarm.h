@@ -1,0 +1,124 @@
+#pragma once
+
+// The fixture of the adversary tests that run a small real swarm on loopback twice, without and
+// with attackers, and compare the honest swarm's loss: a coordinator process, honest `swarmtrain
+// --headless` clients and swarmtrain-hostile ones. The keys are the same in every run, and
+// clients join one at a time, so each honest client trains on the same shards in both runs.
+#include "ChildProcess.h"
+#include "Identity.h"
+#include "SwarmHarness.h"
+#include "TempDir.h"
+#include "TestApplication.h"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <map>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace swarmtrain::test {
+
+class AttackedSwarmTest : public ::testing::Test {
+protected:
+    // One run's processes.
+    struct Swarm {
+        std::filesystem::path root;
+        ChildProcess coordinator;
+        std::string url;
+        std::vector<std::unique_ptr<ChildProcess>> clients;
+        std::vector<bool> hostile; // by client
+
+        std::string logs() const
+        {
+            std::string all = "coordinator:\n" + coordinator.errors();
+            for (std::size_t i = 0; i < clients.size(); ++i)
+                all += "client " + std::to_string(i) + ":\n" + clients[i]->output() + clients[i]->errors();
+            return all;
+        }
+    };
+
+    void SetUp() override
+    {
+        application();
+        dir.write("data.txt", generatedText(120'000));
+    }
+
+    // Client i's key, made once and used in every run.
+    const Identity &identity(std::size_t i)
+    {
+        auto found = m_identities.find(i);
+        if (found == m_identities.end())
+            found = m_identities.emplace(i, Identity::loadOrCreate(keyFile(i)).value()).first;
+        return found->second;
+    }
+
+    // Starts run `name`'s coordinator: smallSwarmFlags, then `flags`.
+    void startCoordinator(Swarm &swarm, const std::string &name, const std::vector<std::string> &flags)
+    {
+        swarm.root = dir.path() / name;
+        std::filesystem::create_directories(swarm.root);
+        std::vector<std::string> args = smallSwarmFlags(swarm.root / "coordinator", dir.path() / "data.txt");
+        args.insert(args.end(), flags.begin(), flags.end());
+        const int port = startCoordinatorProcess(swarm.coordinator, SWARMTRAIN_COORDINATOR, args, swarm.root);
+        EXPECT_NE(port, 0) << swarm.coordinator.errors();
+        swarm.url = "http://127.0.0.1:" + std::to_string(port);
+    }
+
+    // Starts the next client with its key: honest when `misbehave` is empty, outbound only unless
+    // it `listens`. Waits until it has joined; the round it joined at.
+    std::optional<qint64> join(Swarm &swarm, const std::string &misbehave, bool listens,
+                               std::chrono::milliseconds patience = std::chrono::minutes(5))
+    {
+        const std::size_t i = swarm.clients.size();
+        const std::filesystem::path state = swarm.root / ("client" + std::to_string(i));
+        std::filesystem::create_directories(state);
+        identity(i);
+        std::filesystem::copy_file(keyFile(i), state / "identity.pem");
+        std::vector<std::string> args = {"--headless",          "--swarm",  swarm.url,
+                                         "--state-dir",         state.string(), "--listen",
+                                         listens ? "127.0.0.1:0" : "none", "--threads", "1"};
+        if (!misbehave.empty())
+            args.insert(args.begin(), {"--misbehave", misbehave});
+        swarm.clients.push_back(std::make_unique<ChildProcess>());
+        swarm.hostile.push_back(!misbehave.empty());
+        ChildProcess &client = *swarm.clients.back();
+        EXPECT_TRUE(client.start(misbehave.empty() ? SWARMTRAIN_CLIENT : SWARMTRAIN_HOSTILE, args,
+                                 state.string() + ".out", state.string() + ".err"));
+        std::smatch joined;
+        std::string log;
+        const bool ok = waitUntil(
+            [&] {
+                log = client.errors();
+                return std::regex_search(log, joined, std::regex("joined; round (\\d+)"));
+            },
+            patience);
+        EXPECT_TRUE(ok) << log;
+        return ok ? std::optional<qint64>(std::stoll(joined[1].str())) : std::nullopt;
+    }
+
+    // Ends the run: the honest clients leave on Ctrl-C and must exit 0 (a banned attacker may
+    // have ended with an error already), then the coordinator on SIGTERM.
+    static void leave(Swarm &swarm, const std::string &logs)
+    {
+        for (std::size_t i = 0; i < swarm.clients.size(); ++i) {
+            const int status = swarm.clients[i]->kill(SIGINT);
+            if (!swarm.hostile[i]) {
+                EXPECT_EQ(status, 0) << "honest client " << i << "\n" << logs;
+            }
+        }
+        EXPECT_EQ(swarm.coordinator.kill(SIGTERM), 0) << logs;
+    }
+
+    std::filesystem::path keyFile(std::size_t i) const { return dir.path() / "keys" / (std::to_string(i) + ".pem"); }
+
+    TempDir dir;
+
+private:
+    std::map<std::size_t, Identity> m_identities;
+};
+
+} // namespace swarmtrain::test
