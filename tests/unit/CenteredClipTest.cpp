@@ -90,7 +90,6 @@ TEST_F(CenteredClipTest, APieceScaledAHundredfoldMovesTheResultLittle)
         x *= 100.0f;
     const std::vector<float> plain = meanOf(0, 4);
     const std::vector<float> clipped = aggregate();
-    EXPECT_EQ(lastReport.clipped, std::vector<std::size_t>{3});
     EXPECT_EQ(lastReport.leftOut, std::vector<std::size_t>{3});
     // The plain mean is dragged 25 times the update's length away; the robust one is the
     // honest pieces' mean.
@@ -103,6 +102,40 @@ TEST_F(CenteredClipTest, APieceScaledAHundredfoldMovesTheResultLittle)
     EXPECT_TRUE(lastReport.leftOut.empty());
     EXPECT_GT(distance(kept, honest), 1e-3 * norm(honest));
     EXPECT_LT(distance(kept, honest), 0.3 * norm(honest));
+}
+
+TEST_F(CenteredClipTest, ALeftOutPieceChangesTheResultInNoBit)
+{
+    // Honest pieces of unequal spread (some clipped on their own), with a poisoned one among
+    // them: what the owner averages is what the honest pieces alone give, to the last bit, so
+    // a swarm with a left-out attacker trains exactly as the swarm without it.
+    int leftOutCases = 0;
+    for (std::size_t honest = 3; honest <= 6; ++honest) {
+        for (float spread : {0.2f, 0.5f, 1.0f}) {
+            makePieces(honest, 2048, 0.003f);
+            std::mt19937 rng(unsigned(honest * 10 + spread * 10));
+            std::normal_distribution<float> normal(0.0f, 1.0f);
+            for (std::size_t i = 0; i < honest; ++i) {
+                for (float &x : pieces[i])
+                    x += spread * 0.003f * float(i) * normal(rng);
+            }
+            const std::vector<float> alone = aggregate();
+            const CenteredClipReport aloneReport = lastReport;
+            std::vector<float> poisoned = pieces[0];
+            for (float &x : poisoned)
+                x *= -100.0f;
+            pieces.insert(pieces.begin() + 1, poisoned);
+            const std::vector<float> attacked = aggregate();
+            ASSERT_FALSE(lastReport.leftOut.empty()) << honest << " pieces, spread " << spread;
+            EXPECT_EQ(lastReport.leftOut.front(), 1u);
+            // The same pieces left out, the same result.
+            if (aloneReport.leftOut.size() + 1 == lastReport.leftOut.size()) {
+                ++leftOutCases;
+                EXPECT_EQ(attacked, alone) << honest << " pieces, spread " << spread;
+            }
+        }
+    }
+    EXPECT_GE(leftOutCases, 8);
 }
 
 TEST_F(CenteredClipTest, ASignFlippedPieceMovesTheResultLittle)
