@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -7,7 +8,8 @@
 
 namespace swarmtrain::test {
 
-// A fresh folder under the system temp dir, removed with everything in it on destruction.
+// A fresh folder under the system temp dir, removed with everything in it on destruction
+// (kept, for a look at a run's logs, when SWARMTRAIN_KEEP_TEST_DIRS is set).
 class TempDir {
 public:
     TempDir()
@@ -18,6 +20,8 @@ public:
     }
     ~TempDir()
     {
+        if (std::getenv("SWARMTRAIN_KEEP_TEST_DIRS") != nullptr)
+            return;
         std::error_code ec;
         std::filesystem::remove_all(m_path, ec);
     }
