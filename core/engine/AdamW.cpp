@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace swarmtrain {
 
@@ -16,17 +17,54 @@ AdamW::AdamW(FlatParameters &parameters, const AdamWOptions &options)
     TORCH_CHECK(parameters.values().scalar_type() == torch::kFloat, "AdamW keeps float32 master weights");
 }
 
-double AdamW::step(double lr, double maxNorm)
+void AdamW::step(double lr, double maxNorm)
 {
     torch::NoGradGuard noGrad;
+#if TORCH_VERSION_MAJOR >= 2
+    if (m_parameters.values().is_cuda()) {
+        stepOnCuda(lr, maxNorm);
+        return;
+    }
+#endif
     const PendingStep pending = beginStep(lr, maxNorm);
     const AdamWRange all = range(0, m_parameters.numel());
     if (!m_parameters.values().is_cpu() || !m_options.fusedCpuKernel)
         stepWithTensorOps(pending.update, all);
     else
         stepOnHost(pending.update, all);
-    return pending.gradNorm;
 }
+
+#if TORCH_VERSION_MAJOR >= 2
+// PyTorch's fused AdamW kernel (as torch.optim.AdamW(fused=True)): one pass over each group's
+// buffers instead of the ten of stepWithTensorOps. The clip scale stays on the device as the
+// divisor the kernel applies to the gradients, so the step never waits for the GPU to read the
+// norm back; a non-finite norm leaves the gradients unscaled, as beginStep() does.
+void AdamW::stepOnCuda(double lr, double maxNorm)
+{
+    ++m_step;
+    const torch::Tensor &values = m_parameters.values();
+    if (!m_deviceStep.defined())
+        m_deviceStep = torch::zeros({}, values.options());
+    m_deviceStep.fill_(double(m_step));
+    std::optional<torch::Tensor> gradDivisor;
+    if (maxNorm > 0.0) {
+        const torch::Tensor norm = m_parameters.grads().norm();
+        const torch::Tensor divisor = ((norm + 1e-6) / maxNorm).clamp_min(1.0);
+        gradDivisor = torch::where(torch::isfinite(norm), divisor, torch::ones_like(divisor));
+    }
+    const auto run = [&](std::int64_t begin, std::int64_t end, double weightDecay) {
+        if (end <= begin)
+            return;
+        const auto part = [&](const torch::Tensor &t) { return t.narrow(0, begin, end - begin); };
+        at::_fused_adamw_({part(values)}, {part(m_parameters.grads())}, {part(m_expAvg)}, {part(m_expAvgSq)}, {},
+                          {m_deviceStep}, lr, m_options.beta1, m_options.beta2, weightDecay, m_options.eps,
+                          /*amsgrad=*/false, /*maximize=*/false, gradDivisor, std::nullopt);
+    };
+    const std::int64_t decayEnd = decayedIn(0, m_parameters.numel());
+    run(0, decayEnd, m_options.weightDecay);
+    run(decayEnd, m_parameters.numel(), 0.0);
+}
+#endif
 
 AdamW::PendingStep AdamW::beginStep(double lr, double maxNorm)
 {

@@ -4,6 +4,7 @@
 #include "kernels/CpuKernels.h"
 
 #include <torch/torch.h>
+#include <torch/version.h>
 
 namespace swarmtrain {
 
@@ -27,15 +28,15 @@ struct AdamWRange {
 };
 
 // AdamW over FlatParameters in two groups (decay on 2-D weights only, as nanoGPT), fused
-// into one pass over the buffers per group on the CPU (tensor operations on a GPU);
-// gradient-norm clipping is folded into the pass.
+// into one pass over the buffers per group: our kernel on the CPU, PyTorch's on a CUDA device
+// (tensor operations on other devices); gradient-norm clipping is folded into the pass.
 class AdamW {
 public:
     AdamW(FlatParameters &parameters, const AdamWOptions &options);
 
     // Scales the gradients so their global L2 norm is at most maxNorm (0: no clipping) and
-    // applies one update. Returns the norm before clipping.
-    double step(double lr, double maxNorm);
+    // applies one update. On a CUDA device it only queues the work: nothing waits for the GPU.
+    void step(double lr, double maxNorm);
 
     // The same step in parts, so that SwappingExecutor can update each group's parameters on
     // the host or on the device: beginStep() takes the global gradient norm, the clip scale
@@ -65,12 +66,16 @@ public:
 private:
     // Where [offset, offset + numel) crosses from decayed into undecayed elements, relative to offset.
     std::int64_t decayedIn(std::int64_t offset, std::int64_t numel) const;
+#if TORCH_VERSION_MAJOR >= 2
+    void stepOnCuda(double lr, double maxNorm);
+#endif
 
     FlatParameters &m_parameters;
     AdamWOptions m_options;
     torch::Tensor m_expAvg;
     torch::Tensor m_expAvgSq;
     std::int64_t m_step = 0;
+    torch::Tensor m_deviceStep; // m_step on the device, for the fused CUDA kernel
 };
 
 } // namespace swarmtrain

@@ -179,3 +179,33 @@ TEST(AdamWTest, TensorOperationsOnCopiedRangesMatchTheFusedStep)
     EXPECT_TRUE(torch::allclose(copied, whole, 1e-6, 1e-7)) << (copied - whole).abs().max().item<float>();
     EXPECT_TRUE(torch::allclose(copiedSq, wholeSq, 1e-6, 1e-9));
 }
+
+// On a GPU the step is PyTorch's fused kernel with the clip scale kept on the device; it must
+// apply the host kernel's update (the same steps, clipped, to float32 rounding).
+TEST(AdamWTest, CudaFusedStepMatchesTheHostKernel)
+{
+    if (!torch::cuda::is_available())
+        GTEST_SKIP() << "no CUDA device: this build's LibTorch has no CUDA or the machine has no GPU";
+    std::vector<torch::Tensor> values, moments;
+    for (const bool cuda : {false, true}) {
+        torch::manual_seed(0);
+        Gpt model(tinyConfig());
+        if (cuda)
+            model->to(torch::kCUDA);
+        FlatParameters flat(model->namedParameters());
+        ASSERT_EQ(flat.values().is_cuda(), cuda);
+        AdamW optimizer(flat, {0.9, 0.95, 1e-8, 0.1});
+        for (int step = 0; step < 5; ++step) {
+            // Norms far above 1 in the first steps, so clipping applies; below it in the last.
+            const double size = step < 3 ? 1.0 : 1e-4;
+            flat.grads().copy_(torch::randn({flat.numel()}) * size);
+            optimizer.step(1e-2, 1.0);
+        }
+        EXPECT_EQ(optimizer.stepCount(), 5);
+        values.push_back(flat.values().cpu());
+        moments.push_back(optimizer.expAvgSq().cpu());
+    }
+    EXPECT_TRUE(torch::allclose(values[0], values[1], 1e-5, 1e-7)) << (values[0] - values[1]).abs().max();
+    EXPECT_TRUE(torch::allclose(moments[0], moments[1], 1e-4, 1e-12)) << (moments[0] - moments[1]).abs().max();
+    EXPECT_FALSE(torch::equal(values[0], torch::zeros_like(values[0])));
+}
