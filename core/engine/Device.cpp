@@ -11,6 +11,13 @@
 #include <torch/version.h>
 #if SWARMTRAIN_HAVE_C10_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
+
+// From ATen/cuda/CUDAContextLight.h (libtorch_cuda), whose other declarations need the CUDA
+// libraries' headers: frees the cuBLAS workspaces, which the caching allocator otherwise keeps
+// allocated (64 MiB on an H100) for as long as the process lives.
+namespace at::cuda {
+void clearCublasWorkspaces();
+}
 #endif
 
 namespace swarmtrain {
@@ -181,8 +188,10 @@ void CopyStream::keepUntilCopied(const torch::Tensor &tensor)
 void releaseCachedDeviceMemory()
 {
 #if SWARMTRAIN_HAVE_C10_CUDA
-    if (torch::cuda::is_available())
+    if (torch::cuda::is_available()) {
+        at::cuda::clearCublasWorkspaces();
         c10::cuda::CUDACachingAllocator::emptyCache();
+    }
 #endif
 }
 
@@ -191,10 +200,15 @@ DeviceMemoryUse deviceMemoryUse([[maybe_unused]] int index)
     DeviceMemoryUse use;
 #if SWARMTRAIN_HAVE_C10_CUDA
     if (torch::cuda::is_available() && index >= 0 && index < int(torch::cuda::device_count())) {
-        const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(index));
-        constexpr std::size_t kAggregate = 0; // StatType::AGGREGATE: both pools, small and large blocks
-        use.allocatedBytes = stats.allocated_bytes[kAggregate].current;
-        use.reservedBytes = stats.reserved_bytes[kAggregate].current;
+        try {
+            const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(index));
+            constexpr std::size_t kAggregate = 0; // StatType::AGGREGATE: both pools, small and large blocks
+            use.allocatedBytes = stats.allocated_bytes[kAggregate].current;
+            use.reservedBytes = stats.reserved_bytes[kAggregate].current;
+        } catch (const c10::Error &) {
+            // Before CUDA's first use the allocator has no devices and refuses ("Invalid device
+            // argument"); it holds nothing then, and initialising CUDA here would create a context.
+        }
     }
 #endif
     return use;
