@@ -172,8 +172,22 @@ int main(int argc, char **argv)
 
     if (setup.dir.empty())
         setup.dir = std::filesystem::temp_directory_path() / ("swarmtrain-gpu-release-" + std::to_string(getpid()));
-    std::filesystem::create_directories(setup.dir);
+    // On every way out, what the run wrote goes: the state file, and the folder when the run
+    // made it (a --dir folder may hold other files, so it is never emptied wholesale).
+    struct Cleanup {
+        std::filesystem::path file, madeFolder;
+        ~Cleanup()
+        {
+            std::error_code ignored;
+            std::filesystem::remove(file, ignored);
+            if (!madeFolder.empty())
+                std::filesystem::remove(madeFolder, ignored);
+        }
+    } cleanup;
+    if (std::filesystem::create_directories(setup.dir))
+        cleanup.madeFolder = setup.dir;
     const std::filesystem::path stateFile = setup.dir / "state.safetensors";
+    cleanup.file = stateFile;
     if (Result<void> written = writeInitialSwarmState(stateFile, setup.model, Tokenizer::byteLevel(), 1); !written)
         return usage(written.error().message);
 
@@ -322,7 +336,5 @@ int main(int argc, char **argv)
         {"samples", samples},
     };
     std::cout << result.dump() << std::endl;
-    std::error_code ignored;
-    std::filesystem::remove_all(setup.dir, ignored);
     return 0;
 }
