@@ -90,6 +90,7 @@ TEST_F(CenteredClipTest, APieceScaledAHundredfoldMovesTheResultLittle)
         x *= 100.0f;
     const std::vector<float> plain = meanOf(0, 4);
     const std::vector<float> clipped = aggregate();
+    EXPECT_EQ(lastReport.clipped, std::vector<std::size_t>{3});
     EXPECT_EQ(lastReport.leftOut, std::vector<std::size_t>{3});
     // The plain mean is dragged 25 times the update's length away; the robust one is the
     // honest pieces' mean.
@@ -104,38 +105,33 @@ TEST_F(CenteredClipTest, APieceScaledAHundredfoldMovesTheResultLittle)
     EXPECT_LT(distance(kept, honest), 0.3 * norm(honest));
 }
 
-TEST_F(CenteredClipTest, ALeftOutPieceChangesTheResultInNoBit)
+TEST_F(CenteredClipTest, ColludingIdenticalPiecesDoNotTakeTheResultOver)
 {
-    // Honest pieces of unequal spread (some clipped on their own), with a poisoned one among
-    // them: what the owner averages is what the honest pieces alone give, to the last bit, so
-    // a swarm with a left-out attacker trains exactly as the swarm without it.
-    int leftOutCases = 0;
-    for (std::size_t honest = 3; honest <= 6; ++honest) {
-        for (float spread : {0.2f, 0.5f, 1.0f}) {
-            makePieces(honest, 2048, 0.003f);
-            std::mt19937 rng(unsigned(honest * 10 + spread * 10));
+    // h honest pieces of unequal spread (some end up left out) and h - 1 colluding senders
+    // that send one and the same piece. Leaving honest pieces out raises the colluders' share
+    // of what remains; the result must still keep well away from their piece. (Running
+    // CenteredClip again over only the pieces kept, tried once to make a left-out piece change
+    // no bit, ended exactly on the colluders' piece in every one of these cases.)
+    for (const float unevenness : {0.3f, 0.5f}) {
+        for (std::size_t honest = 5; honest <= 7; ++honest) {
+            std::mt19937 rng(11);
             std::normal_distribution<float> normal(0.0f, 1.0f);
+            common.assign(2048, 0.0f);
+            for (float &x : common)
+                x = 0.01f * normal(rng);
+            pieces.assign(honest, common);
             for (std::size_t i = 0; i < honest; ++i) {
                 for (float &x : pieces[i])
-                    x += spread * 0.003f * float(i) * normal(rng);
+                    x += 0.003f * (1.0f + unevenness * float(i)) * normal(rng);
             }
-            const std::vector<float> alone = aggregate();
-            const CenteredClipReport aloneReport = lastReport;
-            std::vector<float> poisoned = pieces[0];
-            for (float &x : poisoned)
-                x *= -100.0f;
-            pieces.insert(pieces.begin() + 1, poisoned);
-            const std::vector<float> attacked = aggregate();
-            ASSERT_FALSE(lastReport.leftOut.empty()) << honest << " pieces, spread " << spread;
-            EXPECT_EQ(lastReport.leftOut.front(), 1u);
-            // The same pieces left out, the same result.
-            if (aloneReport.leftOut.size() + 1 == lastReport.leftOut.size()) {
-                ++leftOutCases;
-                EXPECT_EQ(attacked, alone) << honest << " pieces, spread " << spread;
-            }
+            const std::vector<float> honestMean = meanOf(0, honest);
+            pieces.insert(pieces.end(), honest - 1, common);
+            const std::vector<float> result = aggregate();
+            EXPECT_FALSE(lastReport.leftOut.empty()) << "no honest piece was left out: not the case this test builds";
+            EXPECT_GT(distance(result, common), 0.2 * distance(honestMean, common))
+                << honest << " honest pieces, unevenness " << unevenness;
         }
     }
-    EXPECT_GE(leftOutCases, 8);
 }
 
 TEST_F(CenteredClipTest, ASignFlippedPieceMovesTheResultLittle)

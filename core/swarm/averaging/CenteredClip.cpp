@@ -78,18 +78,22 @@ void iterate(const std::vector<std::span<const float>> &usable, const std::vecto
     }
 }
 
-// One pass over `usable`: v from the coordinate-wise median, tau, then the clipping iterations.
-std::vector<double> clipPass(const std::vector<std::span<const float>> &usable, const std::vector<std::size_t> &index,
-                             std::size_t n, int iterations, double tauScale, CenteredClipReport &report)
+// v becomes the mean of the pieces within tau of it, when they are a majority.
+void leaveOutOutliers(const std::vector<std::span<const float>> &usable, const std::vector<std::size_t> &index,
+                      std::vector<double> &v, CenteredClipReport &report)
 {
-    std::vector<double> v = coordinateMedian(usable, n);
-    std::vector<double> distances(usable.size());
+    std::vector<std::size_t> inliers, outliers;
     for (std::size_t i = 0; i < usable.size(); ++i)
-        distances[i] = distance(usable[i], v);
-    const double tau = tauScale * medianOf(distances);
-    report.tau = std::isfinite(tau) ? tau : 0.0;
-    iterate(usable, index, v, iterations, report);
-    return v;
+        (distance(usable[i], v) <= report.tau ? inliers : outliers).push_back(i);
+    if (outliers.empty() || 2 * inliers.size() <= usable.size())
+        return;
+    std::fill(v.begin(), v.end(), 0.0);
+    for (std::size_t i : inliers) {
+        for (std::size_t j = 0; j < v.size(); ++j)
+            v[j] += double(usable[i][j]) / double(inliers.size());
+    }
+    for (std::size_t i : outliers)
+        report.leftOut.push_back(index[i]);
 }
 
 } // namespace
@@ -114,28 +118,18 @@ Result<CenteredClipReport> centeredClip(std::span<const std::span<const float>> 
     }
     if (usable.empty())
         return makeError("no piece without NaN or Inf to aggregate");
-    std::vector<double> v = clipPass(usable, index, n, options.iterations, options.tauScale, report);
-    // Pieces still beyond tau are left out and the others aggregated afresh, until none is (or
-    // the others would not be a majority): the result is what the others alone give, bit for
-    // bit, as if the left-out pieces had never come.
-    while (options.leaveOutOutliers) {
-        std::vector<std::span<const float>> inliers;
-        std::vector<std::size_t> inlierIndex, outliers;
-        for (std::size_t i = 0; i < usable.size(); ++i) {
-            if (distance(usable[i], v) <= report.tau) {
-                inliers.push_back(usable[i]);
-                inlierIndex.push_back(index[i]);
-            } else {
-                outliers.push_back(index[i]);
-            }
-        }
-        if (outliers.empty() || 2 * inliers.size() <= usable.size())
-            break;
-        report.leftOut.insert(report.leftOut.end(), outliers.begin(), outliers.end());
-        usable = std::move(inliers);
-        index = std::move(inlierIndex);
-        v = clipPass(usable, index, n, options.iterations, options.tauScale, report);
-    }
+    const std::size_t m = usable.size();
+
+    std::vector<double> v = coordinateMedian(usable, n);
+    std::vector<double> distances(m);
+    for (std::size_t i = 0; i < m; ++i)
+        distances[i] = distance(usable[i], v);
+    const double tau = options.tauScale * medianOf(distances);
+    report.tau = std::isfinite(tau) ? tau : 0.0;
+
+    iterate(usable, index, v, options.iterations, report);
+    if (options.leaveOutOutliers)
+        leaveOutOutliers(usable, index, v, report);
     for (std::size_t j = 0; j < n; ++j) {
         const float value = float(v[j]);
         if (!std::isfinite(value))

@@ -21,10 +21,9 @@ struct CenteredClipOptions {
     // coordinates, independent noise), so a scale of 2 leaves them unclipped and the result is
     // their mean; a piece far from the others is cut down to length tau.
     double tauScale = 2.0;
-    // After the iterations, pieces still farther than tau from v are left out and the others
-    // are aggregated afresh, as if the left-out ones had never come (while the others are a
-    // majority). A clipped outlier still moves v by up to tau/m each round, which over rounds of
-    // a small swarm costs loss; left out, it moves nothing, not even the rounding.
+    // After the iterations, pieces still farther than tau from v are left out and v becomes the
+    // mean of the others (when those are a majority). A clipped outlier still moves v by up to
+    // tau/m each round, which over rounds of a small swarm costs loss; left out, it moves nothing.
     bool leaveOutOutliers = true;
 };
 
@@ -38,9 +37,7 @@ struct CenteredClipReport {
 // CenteredClip (Karimireddy et al. 2021; Gorbunov et al., BTARD, arXiv 2106.11257), equal weights:
 // v starts at the coordinate-wise median and is moved `iterations` times by
 //   v <- v + (1/m) sum_i clip(x_i - v, tau),  clip(z, tau) = z * min(1, tau / ||z||).
-// Then, with leaveOutOutliers, pieces farther than tau from v are left out and the whole runs
-// again on the others, until none is left out: the result equals, bit for bit, what the pieces
-// kept give without the others, so a left-out attacker changes nothing in the swarm. A pure
+// Then, with leaveOutOutliers, the result is the mean of the pieces within tau of v. A pure
 // function of its inputs. `out` must be as long as every piece; pieces that hold NaN or
 // Inf are ignored (and listed); an error when no piece is usable or the sizes differ. `out` never
 // holds NaN or Inf when it succeeds.
