@@ -10,7 +10,7 @@
 //    "refuted":...,"expired":...}
 //   {"bench":"spot_check_cost_summary","ratio":default/off,"cost_pct":(1 - ratio) * 100,...}
 // Usage: swarmtrain_spot_check_cost [--peers 4] [--min-peers 4] [--rounds 30] [--warmup 3] [--runs 1] [--data FILE]
-//        [--probation-rounds P] [--logs DIR]
+//        [--probation-rounds P] [--inner-steps H] [--logs DIR]
 #include "ChildProcess.h"
 #include "CliFlags.h"
 #include "ControlMessages.h"
@@ -45,6 +45,7 @@ struct Options {
     int runs = 1;
     std::string data; // empty: a generated text
     std::optional<int> probationRounds;
+    int innerSteps = 20; // the tests' small swarm's: rounds of about 0.65 s here
     std::string logs; // empty: the runs' logs go with their temporary folders
 };
 
@@ -136,6 +137,7 @@ Result<Figures> runSwarm(const Options &options, bool spotChecks, int run)
     }
     if (options.probationRounds)
         args.insert(args.end(), {"--probation-rounds", std::to_string(*options.probationRounds)});
+    args.insert(args.end(), {"--inner-steps", std::to_string(options.innerSteps)});
     const int port = test::startCoordinatorProcess(coordinator, SWARMTRAIN_COORDINATOR, args, dir.path());
     if (port == 0)
         return makeError("the coordinator did not start: " + coordinator.errors());
@@ -196,6 +198,7 @@ nlohmann::json report(const Options &options, const std::string &config, const F
             {"config", config},
             {"peers", options.peers},
             {"min_peers", options.minPeers.value_or(options.peers)},
+            {"inner_steps", options.innerSteps},
             {"rounds", figures.rounds},
             {"seconds", figures.seconds},
             {"tokens", figures.tokens},
@@ -229,6 +232,8 @@ int main(int argc, char **argv)
     cli.add_option("--data", options.data, "training text (default: a generated one)")->type_name("FILE");
     cli.add_option("--probation-rounds", options.probationRounds, "passed to the coordinator (default: its own)")
         ->transform(flags::wholeNumberIn(0, 1'000'000));
+    cli.add_option("--inner-steps", options.innerSteps, "inner steps a round (longer rounds)")
+        ->transform(flags::wholeNumberIn(1, 100'000));
     cli.add_option("--logs", options.logs, "keep each run's logs in DIR/<config>-<run>")->type_name("DIR");
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (flags::helpAsked(args)) {
@@ -263,6 +268,7 @@ int main(int argc, char **argv)
     std::cout << nlohmann::json{{"bench", "spot_check_cost_summary"},
                                 {"peers", options.peers},
                                 {"min_peers", options.minPeers.value_or(options.peers)},
+                                {"inner_steps", options.innerSteps},
                                 {"rounds", options.rounds},
                                 {"runs", options.runs},
                                 {"off_tokens_per_s", mean(tokensPerSecond["off"])},
