@@ -84,7 +84,8 @@ class Acceptance:
         if only and LAST_RUN.exists():
             try:
                 last = json.loads(LAST_RUN.read_text())
-                if last.get("commit") == self.git_commit():  # figures of this code only
+                commit = self.git_commit()
+                if commit and not commit.endswith("-dirty") and last.get("commit") == commit:  # this code's only
                     self.earlier = {s["name"]: dict(s, earlier_run=last["started"]) for s in last["steps"]
                                     if s["status"] in ("pass", "fail")}
             except (ValueError, KeyError):
@@ -218,9 +219,14 @@ class Acceptance:
 
     @staticmethod
     def git_commit():
+        """HEAD, with "-dirty" when tracked files differ from it (a copied working tree, say)."""
         try:
-            return subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                                  timeout=10).stdout.strip() or None
+            def git(*args):
+                return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10).stdout
+            head = git("rev-parse", "HEAD").strip()
+            if not head:
+                return None
+            return head + ("-dirty" if git("status", "--porcelain", "--untracked-files=no").strip() else "")
         except (OSError, subprocess.SubprocessError):
             return None
 
