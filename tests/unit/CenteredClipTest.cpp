@@ -13,8 +13,8 @@ namespace {
 class CenteredClipTest : public ::testing::Test {
 protected:
     // `count` pieces: one shared direction plus each piece's own noise, as pseudo-gradients of
-    // peers that trained on different shards.
-    void makePieces(std::size_t count, std::size_t n, float noise)
+    // peers that trained on different shards; piece i's noise is scaled by 1 + unevenness * i.
+    void makePieces(std::size_t count, std::size_t n, float noise, float unevenness = 0.0f)
     {
         std::mt19937 rng(11);
         std::normal_distribution<float> normal(0.0f, 1.0f);
@@ -22,9 +22,9 @@ protected:
         for (float &x : common)
             x = 0.01f * normal(rng);
         pieces.assign(count, common);
-        for (auto &piece : pieces) {
-            for (float &x : piece)
-                x += noise * normal(rng);
+        for (std::size_t i = 0; i < count; ++i) {
+            for (float &x : pieces[i])
+                x += noise * (1.0f + unevenness * float(i)) * normal(rng);
         }
     }
 
@@ -114,16 +114,7 @@ TEST_F(CenteredClipTest, ColludingIdenticalPiecesDoNotTakeTheResultOver)
     // no bit, ended exactly on the colluders' piece in every one of these cases.)
     for (const float unevenness : {0.3f, 0.5f}) {
         for (std::size_t honest = 5; honest <= 7; ++honest) {
-            std::mt19937 rng(11);
-            std::normal_distribution<float> normal(0.0f, 1.0f);
-            common.assign(2048, 0.0f);
-            for (float &x : common)
-                x = 0.01f * normal(rng);
-            pieces.assign(honest, common);
-            for (std::size_t i = 0; i < honest; ++i) {
-                for (float &x : pieces[i])
-                    x += 0.003f * (1.0f + unevenness * float(i)) * normal(rng);
-            }
+            makePieces(honest, 2048, 0.003f, unevenness);
             const std::vector<float> honestMean = meanOf(0, honest);
             pieces.insert(pieces.end(), honest - 1, common);
             const std::vector<float> result = aggregate();
