@@ -179,7 +179,7 @@ TEST_F(ButterflyAllReduceTest, APieceOfAMemberOnProbationIsLeftOutOfTheAverage)
     const std::size_t n = 4000;
     std::vector<std::vector<float>> vectors = {randomVector(n, 1), randomVector(n, 2), randomVector(n, 3)};
     for (float &x : vectors[2])
-        x = 0.0f; // a zero update, which alone would pull the average a third of the way to zero
+        x *= -1.0f; // sign-flipped, which alone would pull the average toward zero
     QList<AllReduceMember> list = members(n);
     list[2].probation = true;
     runRound({0, 1, 2}, list, vectors, {1, 1, 1}, 10000);
@@ -396,6 +396,21 @@ TEST_F(ButterflyAllReduceTest, AnOutlandishPieceIsRefusedAndCountedAgainstItsSen
     EXPECT_EQ(owner.rejectedSenders, QStringList{peers[1]->identity.keyId()});
     EXPECT_EQ(owner.ownPieceContributors, 1);
     // The sender still gets the average the others use, so every replica stays equal.
+    EXPECT_EQ(peers[1]->allReduce->outcome().average, owner.average);
+}
+
+// A freeloader's all-zero piece is refused by its owner, so the coordinator counts it without
+// anyone recomputing its work; a piece with a single nonzero value is taken.
+TEST_F(ButterflyAllReduceTest, AnAllZeroPieceIsRefusedAndCountedAgainstItsSender)
+{
+    makePeers({true, false, false});
+    const std::size_t n = 1000;
+    std::vector<float> almostZero(n, 0.0f);
+    almostZero[n / 2] = 0.01f;
+    runRound({0, 1, 2}, members(n), {randomVector(n, 1), std::vector<float>(n, 0.0f), almostZero}, {1, 1, 1}, 2000);
+    const AllReduceOutcome &owner = peers[0]->allReduce->outcome();
+    EXPECT_EQ(owner.rejectedSenders, QStringList{peers[1]->identity.keyId()});
+    EXPECT_EQ(owner.ownPieceContributors, 2);
     EXPECT_EQ(peers[1]->allReduce->outcome().average, owner.average);
 }
 

@@ -398,6 +398,13 @@ std::optional<std::vector<float>> ButterflyAllReduce::decodePiece(const QString 
         rejectPiece(sender, values.error().message);
         return std::nullopt;
     }
+    // Honest training never leaves a whole range exactly where it was (every weight gets a
+    // gradient, most also decay): an all-zero piece is a freeloader's, refused here at no cost
+    // rather than recomputed by a spot check.
+    if (std::all_of(values->begin(), values->end(), [](float x) { return x == 0.0f; })) {
+        rejectPiece(sender, "the piece is all zeros: no work");
+        return std::nullopt;
+    }
     return std::move(values).value();
 }
 
