@@ -100,15 +100,16 @@ CLI::Validator hostAndPort()
 // Text flags, read into CoordinatorConfig's own types after parsing.
 struct CoordinatorText {
     std::string listen, stateDir, data, tokenizer = "char", cert, key, rangeSplit = "bandwidth", admission = "open",
-                                                                     allowlist;
+                                                                     allowlist, trustedKeys;
 };
 
-// --allowlist FILE: key ids, one a line; blank lines and lines starting with '#' are skipped.
-Result<QSet<QString>> readAllowlist(const std::filesystem::path &file)
+// --allowlist FILE, --trusted-keys FILE (`flag`): key ids, one a line; blank lines and lines
+// starting with '#' are skipped.
+Result<QSet<QString>> readKeyList(const std::string &flag, const std::filesystem::path &file)
 {
     std::ifstream in(file);
     if (!in)
-        return makeError("--allowlist: cannot read " + file.string());
+        return makeError(flag + ": cannot read " + file.string());
     QSet<QString> keys;
     std::string line;
     while (std::getline(in, line) && keys.size() <= 1'000'000) {
@@ -116,7 +117,7 @@ Result<QSet<QString>> readAllowlist(const std::filesystem::path &file)
         if (key.isEmpty() || key.startsWith(QLatin1Char('#')))
             continue;
         if (key.size() > 64)
-            return makeError("--allowlist: \"" + key.left(70).toStdString() + "\" is not a key id");
+            return makeError(flag + ": \"" + key.left(70).toStdString() + "\" is not a key id");
         keys.insert(key);
     }
     return keys;
@@ -150,6 +151,10 @@ void defineTrustFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text
                    "who may join: anyone (open), holders of the invite link (invite), the keys in --allowlist")
         ->check(flags::oneOf({"open", "invite", "allowlist"}));
     app.add_option("--allowlist", text.allowlist, "key ids allowed to join, one a line (with --admission allowlist)")
+        ->type_name("FILE")
+        ->check(flags::nonEmpty());
+    app.add_option("--trusted-keys", text.trustedKeys,
+                   "key ids past probation from their first round (the host's own PCs), one a line")
         ->type_name("FILE")
         ->check(flags::nonEmpty());
     app.add_option("--max-peers-per-address", trust.maxPeersPerAddress,
@@ -294,11 +299,14 @@ Result<CoordinatorConfig> parseCoordinatorArguments(const std::vector<std::strin
                                                         : Admission::Open;
     if ((c.trust.admission == Admission::Allowlist) != !text.allowlist.empty())
         return makeError("--admission allowlist and --allowlist FILE go together");
-    if (!text.allowlist.empty()) {
-        Result<QSet<QString>> keys = readAllowlist(text.allowlist);
-        if (!keys)
-            return keys.error();
-        c.trust.allowedKeys = std::move(keys).value();
+    for (const auto &[flag, file, keys] : {std::tuple{"--allowlist", text.allowlist, &c.trust.allowedKeys},
+                                            std::tuple{"--trusted-keys", text.trustedKeys, &c.trust.trustedKeys}}) {
+        if (file.empty())
+            continue;
+        Result<QSet<QString>> read = readKeyList(flag, file);
+        if (!read)
+            return read.error();
+        *keys = std::move(read).value();
     }
     return c;
 }

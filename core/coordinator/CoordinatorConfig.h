@@ -44,7 +44,6 @@ struct CoordinatorConfig {
     // HTTPS is the default, so a client can check that answers come from this coordinator.
     bool tlsSelfSigned = false;
     TrustSettings trust; // admission, limits per address, probation, bans
-    std::filesystem::path allowlistFile; // Admission::Allowlist: one key id a line
     bool plainHttp = false;
 
     bool tls() const { return tlsSelfSigned || !tlsCert.empty(); }

@@ -14,6 +14,9 @@ struct TrustSettings {
     Admission admission = Admission::Open;
     QString inviteToken;      // Admission::Invite: the token the invite link carries
     QSet<QString> allowedKeys; // Admission::Allowlist: key ids
+    // Keys the host vouches for (its own PCs): past probation from their first round, so they
+    // own ranges, vote and verify at once. Every other identity of an open swarm starts on it.
+    QSet<QString> trustedKeys;
     // Identities online at once from one address and from one subnet (/24 for IPv4, /64 for
     // IPv6); 0: no limit. Generous enough for a household or a LAN party behind one NAT.
     int maxPeersPerAddress = 8;

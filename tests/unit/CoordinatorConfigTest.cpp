@@ -73,6 +73,24 @@ TEST(CoordinatorConfigTest, ConfigFileIsReadAndFlagsWin)
     EXPECT_TRUE(config->tlsSelfSigned);
 }
 
+TEST(CoordinatorConfigTest, KeyListsAreReadAndAnythingButKeyIdsIsRefused)
+{
+    TempDir dir;
+    const std::string keys = dir.write("keys.txt", "# the host's PCs\n\n  aaaa  \nbbbb\n").string();
+    Result<CoordinatorConfig> config = parseCoordinatorArguments(
+        {"--state-dir", "s", "--data", "d", "--admission", "allowlist", "--allowlist", keys, "--trusted-keys", keys});
+    ASSERT_TRUE(config.ok()) << config.error().message;
+    EXPECT_EQ(config->trust.allowedKeys, (QSet<QString>{QStringLiteral("aaaa"), QStringLiteral("bbbb")}));
+    EXPECT_EQ(config->trust.trustedKeys, config->trust.allowedKeys);
+    EXPECT_TRUE(parseCoordinatorArguments({"--state-dir", "s", "--data", "d"})->trust.trustedKeys.isEmpty());
+    const std::string notKeys = dir.write("essay.txt", std::string(200, 'x')).string();
+    EXPECT_NE(errorOf({"--state-dir", "s", "--data", "d", "--trusted-keys", notKeys}).find("--trusted-keys: \"xxx"),
+              std::string::npos);
+    EXPECT_NE(errorOf({"--state-dir", "s", "--data", "d", "--trusted-keys", (dir.path() / "none").string()})
+                  .find("--trusted-keys: cannot read"),
+              std::string::npos);
+}
+
 TEST(CoordinatorConfigTest, BadInputIsAClearError)
 {
     EXPECT_NE(errorOf({"--data", "d.txt"}).find("--state-dir"), std::string::npos);

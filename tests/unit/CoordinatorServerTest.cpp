@@ -633,6 +633,29 @@ TEST_F(CoordinatorServerTest, ANewcomerOnProbationOwnsNoRangeAndHasNoVote)
     EXPECT_FALSE(setup->store->lastContribution(b.identity.keyId())->value().accepted.value_or(true));
 }
 
+// The host's own PCs (--trusted-keys) skip probation in an open swarm: from their first round
+// they own ranges beside anyone, while a stranger joining with them is on probation.
+TEST_F(CoordinatorServerTest, ATrustedKeyOwnsARangeFromItsFirstRoundAndAStrangerDoesNot)
+{
+    options.trust.probationRounds = 3;
+    options.trust.trustedKeys = {b.identity.keyId()};
+    startServer();
+    for (QTcpServer *listener : {&listenerA, &listenerB})
+        ASSERT_TRUE(listener->listen(QHostAddress::LocalHost, 0));
+    ASSERT_EQ(join(a, QStringLiteral("*:%1").arg(listenerA.serverPort())).status, 200);
+    ASSERT_EQ(join(b, QStringLiteral("*:%1").arg(listenerB.serverPort())).status, 200);
+    for (Peer *peer : {&a, &b})
+        ASSERT_EQ(heartbeat(*peer, QStringLiteral("ready"), 0).status, 200);
+    const QJsonArray members = signedRequest(a, "GET", "/v1/round", {}).json().value(QLatin1StringView("members")).toArray();
+    ASSERT_EQ(members.size(), 2);
+    for (const QJsonValue &value : members) {
+        const QJsonObject member = value.toObject();
+        const bool isB = member.value(QLatin1StringView("peer_id")).toString() == b.identity.keyId();
+        EXPECT_EQ(member.value(QLatin1StringView("reachable")).toBool(), isB) << "only the trusted peer owns a range";
+        EXPECT_EQ(member.value(QLatin1StringView("probation")).toBool(), !isB);
+    }
+}
+
 TEST_F(CoordinatorServerTest, RequestsPastAnAddresssRateAre429WithRetryAfter)
 {
     options.ratePerAddress = {0.01, 3}; // three at once, then one per 100 s

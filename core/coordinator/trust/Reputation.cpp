@@ -28,7 +28,8 @@ bool Reputation::established(const PeerRecord &peer) const
 {
     // With spot checks on, agreeing is not enough: its work must have been recomputed, too.
     const bool verified = m_settings.spotCheckRateNew <= 0.0 || peer.verifiedRounds >= 1;
-    return m_settings.admission != Admission::Open || (peer.acceptedRounds >= m_settings.probationRounds && verified);
+    return m_settings.admission != Admission::Open || m_settings.trustedKeys.contains(peer.keyId)
+           || (peer.acceptedRounds >= m_settings.probationRounds && verified);
 }
 
 } // namespace swarmtrain
