@@ -201,7 +201,8 @@ struct ContributionRequest {
     qint64 bytesDown = 0;
     // Members whose pieces this peer, as a range owner, refused (not what they committed to,
     // malformed, NaN, outlandish norm, early frames out of bounds) or left out of its robust
-    // average; the coordinator counts the first against them and spot-checks the second.
+    // average; the coordinator counts the first against them, puts the second back on probation,
+    // and credits neither with the round.
     QStringList refused{};
     QStringList leftOut{};
     // Its range partners of the round (rangeCheckers()) it disagrees with: its checker, which

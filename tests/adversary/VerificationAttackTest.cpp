@@ -260,6 +260,54 @@ TEST_F(VerificationAttackTest, NewcomersNeverVerifyAndAtMostAThirdOfTheEstablish
     EXPECT_EQ(told, 2);
 }
 
+// A sign-flipper the owners leave out of their averages, and a freeloader whose pieces they
+// refuse, at the highest check rates: neither earns the round, the one left out goes back on
+// probation (its pieces stay out of later averages), only the refused one is counted an offence,
+// and no one spends a round recomputing work already taken back.
+TEST_F(VerificationAttackTest, AMemberTheOwnersLeftOutOrRefusedEarnsNothingAndCostsNoCheck)
+{
+    options.trust.spotCheckRate = 1.0;
+    options.trust.spotCheckRateNew = 1.0;
+    startServer();
+    Peer &flipper = newPeer(false);
+    Peer &freeloader = newPeer(false);
+    const std::vector<Peer *> members{&a, &b, &flipper, &freeloader};
+    for (Peer *peer : members)
+        join(*peer);
+    for (Peer *peer : members)
+        makeEstablished(*peer);
+    startRound(members, 0);
+    for (Peer *peer : {&flipper, &freeloader})
+        ASSERT_EQ(commit(*peer, makeUpdate().commitment).status, 200);
+    for (Peer *owner : {&a, &b}) {
+        ContributionRequest request = contribution(0);
+        request.leftOut = {flipper.keyId()};
+        request.refused = {freeloader.keyId()};
+        ASSERT_EQ(contribute(*owner, request).status, 200);
+    }
+    for (Peer *peer : {&flipper, &freeloader})
+        ASSERT_EQ(contribute(*peer, 0).status, 200);
+    ASSERT_EQ(currentRound().number, 1);
+
+    for (Peer *peer : {&flipper, &freeloader}) {
+        const ContributionRecord last = setup->store->lastContribution(peer->keyId())->value();
+        EXPECT_FALSE(last.accepted.value_or(true));
+        EXPECT_EQ(last.credit, 0.0);
+        EXPECT_EQ(record(*peer).acceptedRounds, 0) << "back on probation";
+        EXPECT_FALSE(setup->store->spotCheck(0, peer->keyId())->has_value()) << "a check of work taken back";
+    }
+    EXPECT_EQ(record(flipper).offences, 0) << "being far from the others proves nothing";
+    EXPECT_EQ(record(freeloader).offences, 1);
+    for (Peer *owner : {&a, &b})
+        EXPECT_TRUE(setup->store->lastContribution(owner->keyId())->value().accepted.value_or(false));
+
+    startRound(members, 1);
+    const RoundRecord next = currentRound();
+    for (const RoundMember &member : next.members)
+        EXPECT_EQ(member.probation, member.keyId == flipper.keyId() || member.keyId == freeloader.keyId())
+            << member.keyId.toStdString();
+}
+
 // A key piles up offences after earning credit, hoping to keep what it earned.
 TEST_F(VerificationAttackTest, ABanForfeitsTheKeysCredit)
 {

@@ -159,16 +159,16 @@ Result<void> Verification::recordReports(const PeerRecord &reporter, qint64 roun
 
 Result<void> Verification::roundClosed(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts)
 {
-    QStringList suspects;
-    if (Result<void> counted = countReports(round, verdicts, suspects); !counted)
+    std::set<QString> revoked;
+    if (Result<void> counted = countReports(round, verdicts, revoked); !counted)
         return counted;
-    if (Result<void> judged = judgeDisputes(round, verdicts); !judged)
+    if (Result<void> judged = judgeDisputes(round, verdicts, revoked); !judged)
         return judged;
-    return drawChecks(round, verdicts, suspects);
+    return drawChecks(round, verdicts, revoked);
 }
 
 Result<void> Verification::countReports(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
-                                        QStringList &suspects)
+                                        std::set<QString> &revoked)
 {
     Result<std::vector<UpdateReportRecord>> reports = m_store.updateReports(round.number, round.attempt);
     if (!reports)
@@ -193,16 +193,26 @@ Result<void> Verification::countReports(const RoundRecord &round, const std::vec
             const QString detail = QStringLiteral("round %1: %2 range owners refused its pieces").arg(round.number).arg(by.first.size());
             if (Result<bool> offended = m_reputation.offend(sender, QStringLiteral("refused update"), detail); !offended)
                 return offended.error();
-            if (Result<void> revoked = revokeAccepted(round, verdicts, sender); !revoked)
-                return revoked;
         } else if (by.second.size() >= needed) {
-            suspects.append(sender);
+            // Left out of the averages: its work did not reach the model, so it earns nothing,
+            // and it goes back on probation, where its pieces stay out without anyone's clipping
+            // and its work is checked at the newcomers' rate. Not an offence: CenteredClip judges
+            // by distance, which proves nothing. A quarantine, not a certain spot check every round
+            // (each would cost a verifier a round of its own training).
+            qCInfo(lcCoordinator).noquote() << "round" << round.number << ":" << by.second.size() << "range owners left out"
+                                            << sender << "; not credited, back on probation";
+        } else {
+            continue;
         }
+        if (Result<void> taken = revokeAccepted(round, verdicts, sender); !taken)
+            return taken;
+        revoked.insert(sender);
     }
     return {};
 }
 
-Result<void> Verification::judgeDisputes(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts)
+Result<void> Verification::judgeDisputes(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
+                                         std::set<QString> &revoked)
 {
     Result<std::vector<UpdateReportRecord>> disputes = m_store.disputes(round.number - kDisputeWindowRounds + 1, round.number);
     if (!disputes)
@@ -220,8 +230,9 @@ Result<void> Verification::judgeDisputes(const RoundRecord &round, const std::ve
         const QString detail = QStringLiteral("round %1: disputed by %2 range partners").arg(round.number).arg(partners);
         if (Result<bool> offended = m_reputation.offend(liar, QStringLiteral("lying owner"), detail, true); !offended)
             return offended.error();
-        if (Result<void> revoked = revokeAccepted(round, verdicts, liar); !revoked)
-            return revoked;
+        if (Result<void> taken = revokeAccepted(round, verdicts, liar); !taken)
+            return taken;
+        revoked.insert(liar);
     }
     return {};
 }
@@ -236,9 +247,9 @@ Result<void> Verification::revokeAccepted(const RoundRecord &round, const std::v
 }
 
 Result<void> Verification::drawChecks(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
-                                      const QStringList &suspects)
+                                      const std::set<QString> &revoked)
 {
-    if (m_settings.spotCheckRate <= 0.0 && m_settings.spotCheckRateNew <= 0.0 && suspects.isEmpty())
+    if (m_settings.spotCheckRate <= 0.0 && m_settings.spotCheckRateNew <= 0.0)
         return {};
     Result<std::vector<PeerRecord>> peers = m_store.peers();
     Result<std::vector<SpotCheckRecord>> open = m_store.openSpotChecks();
@@ -257,13 +268,14 @@ Result<void> Verification::drawChecks(const RoundRecord &round, const std::vecto
         committed.insert(c.keyId);
     std::uniform_real_distribution<double> draw(0.0, 1.0);
     for (const ContributionRecord &verdict : verdicts) {
+        // Work already taken back earns nothing a check could confirm.
         const auto member = byKey.find(verdict.keyId);
-        if (!verdict.accepted.value_or(false) || member == byKey.end() || !committed.count(verdict.keyId))
+        if (!verdict.accepted.value_or(false) || revoked.count(verdict.keyId) || member == byKey.end()
+            || !committed.count(verdict.keyId))
             continue;
-        // One open check of a member at a time (unless the owners left it out): each costs a
-        // verifier a round of its own training.
+        // One open check of a member at a time: each costs a verifier a round of its own training.
         const double rate = established(*member->second) ? m_settings.spotCheckRate : m_settings.spotCheckRateNew;
-        if (!suspects.contains(verdict.keyId) && (checked.count(verdict.keyId) || !(draw(m_random) < rate)))
+        if (checked.count(verdict.keyId) || !(draw(m_random) < rate))
             continue;
         SpotCheckRecord check;
         check.round = round.number;

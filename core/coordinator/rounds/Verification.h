@@ -20,9 +20,9 @@ namespace swarmtrain {
 // Before the all-reduce, each member commits to the SHA-256 of every piece it will send, by
 // owner; owners fetch the commitments to their range and refuse a piece that differs. When a
 // round closes, the owners' reports count against the senders they refused (two owners must
-// agree, so no single owner can frame anyone), and a random share of the accepted members,
-// larger on probation and certain for a member the owners left out of their average, is spot-
-// checked: the member uploads the pieces it sent (checked against its commitment), another
+// agree, so no single owner can frame anyone), a member the owners left out of their averages
+// earns nothing and goes back on probation, and a random share of the accepted members, larger
+// on probation, is spot-checked: the member uploads the pieces it sent (checked against its commitment), another
 // member recomputes its inner steps from the round's start state, its shards and seed, and
 // reports how close the two updates are. The coordinator judges with its own tolerance: a
 // refuted member loses the round's credit, goes back on probation and is counted an offence.
@@ -86,16 +86,20 @@ public:
     void setSeed(std::uint64_t seed) { m_random.seed(seed); }
 
 private:
+    // The owners' reports: a sender two owners refused is counted an offence, one they left out of
+    // their averages is quarantined; either way its round's credit is taken back (added to `revoked`).
     Result<void> countReports(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
-                              QStringList &suspects);
+                              std::set<QString> &revoked);
     // The lying owner of the last rounds' disputes, if it was disputed in `round`: an offence and
-    // the round's credit taken back.
-    Result<void> judgeDisputes(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts);
+    // the round's credit taken back (added to `revoked`).
+    Result<void> judgeDisputes(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
+                               std::set<QString> &revoked);
     // Takes back the credit of `keyId`'s contribution to `round` when it was accepted.
     Result<void> revokeAccepted(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
                                 const QString &keyId);
+    // Draws the round's spot checks among its accepted members, leaving out the `revoked`.
     Result<void> drawChecks(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
-                            const QStringList &suspects);
+                            const std::set<QString> &revoked);
     // A peer that may check `memberKeyId`'s work now (not one in `busy`, which are checking
     // already); null when none may.
     const PeerRecord *pickVerifier(const QString &memberKeyId, const std::vector<PeerRecord> &peers,
