@@ -387,6 +387,9 @@ Result<std::vector<float>> ButterflyAllReduce::decodeValues(const FrameHeader &h
     std::vector<float> values = dequantize(*quantized);
     if (Result<void> r = validateUpdate(values, m_options.maxUpdateRms * std::sqrt(double(count))); !r)
         return r.error();
+    // No honest training leaves a whole range where it was: all zeros is a freeloader's piece.
+    if (std::all_of(values.begin(), values.end(), [](float x) { return x == 0.0f; }))
+        return makeError("all zeros: no work");
     return values;
 }
 
@@ -394,18 +397,9 @@ std::optional<std::vector<float>> ButterflyAllReduce::decodePiece(const QString 
                                                                    const QByteArray &payload, std::int64_t count)
 {
     Result<std::vector<float>> values = decodeValues(header, payload, count);
-    if (!values) {
+    if (!values)
         rejectPiece(sender, values.error().message);
-        return std::nullopt;
-    }
-    // Honest training never leaves a whole range exactly where it was (every weight gets a
-    // gradient, most also decay): an all-zero piece is a freeloader's, refused here at no cost
-    // rather than recomputed by a spot check.
-    if (std::all_of(values->begin(), values->end(), [](float x) { return x == 0.0f; })) {
-        rejectPiece(sender, "the piece is all zeros: no work");
-        return std::nullopt;
-    }
-    return std::move(values).value();
+    return values ? std::optional(std::move(values).value()) : std::nullopt;
 }
 
 void ButterflyAllReduce::rejectPiece(const QString &sender, const std::string &why)
