@@ -261,13 +261,15 @@ TEST_F(VerificationAttackTest, NewcomersNeverVerifyAndAtMostAThirdOfTheEstablish
 }
 
 // A sign-flipper the owners leave out of their averages, and a freeloader whose pieces they
-// refuse, at the highest check rates: neither earns the round, the one left out goes back on
-// probation (its pieces stay out of later averages), only the refused one is counted an offence,
-// and no one spends a round recomputing work already taken back.
+// refuse, at the highest check rates: neither earns the round, and no one spends a round
+// recomputing work already taken back; only the refused one is counted an offence. The one left
+// out is quarantined: on probation (its pieces out of the average) and uncredited, even with no
+// probation rounds set, until a spot check agrees with its work; its next round is drawn for one.
 TEST_F(VerificationAttackTest, AMemberTheOwnersLeftOutOrRefusedEarnsNothingAndCostsNoCheck)
 {
     options.trust.spotCheckRate = 1.0;
     options.trust.spotCheckRateNew = 1.0;
+    options.trust.probationRounds = 0;
     startServer();
     Peer &flipper = newPeer(false);
     Peer &freeloader = newPeer(false);
@@ -301,11 +303,22 @@ TEST_F(VerificationAttackTest, AMemberTheOwnersLeftOutOrRefusedEarnsNothingAndCo
     for (Peer *owner : {&a, &b})
         EXPECT_TRUE(setup->store->lastContribution(owner->keyId())->value().accepted.value_or(false));
 
+    EXPECT_TRUE(record(flipper).quarantined);
+    EXPECT_FALSE(record(freeloader).quarantined);
+
+    makeEstablished(freeloader); // as if verified again: only the quarantine holds the flipper back
     startRound(members, 1);
-    const RoundRecord next = currentRound();
-    for (const RoundMember &member : next.members)
-        EXPECT_EQ(member.probation, member.keyId == flipper.keyId() || member.keyId == freeloader.keyId())
-            << member.keyId.toStdString();
+    for (const RoundMember &member : currentRound().members)
+        EXPECT_EQ(member.probation, member.keyId == flipper.keyId()) << member.keyId.toStdString();
+    ASSERT_EQ(commit(flipper, makeUpdate().commitment).status, 200);
+    for (Peer *peer : members)
+        ASSERT_EQ(contribute(*peer, 1).status, 200);
+    ASSERT_EQ(currentRound().number, 2);
+    const ContributionRecord quarantined = setup->store->lastContribution(flipper.keyId())->value();
+    EXPECT_EQ(quarantined.round, 1);
+    EXPECT_EQ(quarantined.credit, 0.0) << "a quarantined member's rounds earn nothing";
+    EXPECT_TRUE(setup->store->spotCheck(1, flipper.keyId())->has_value()) << "the check that could end it is drawn";
+    EXPECT_TRUE(record(flipper).quarantined);
 }
 
 // A key piles up offences after earning credit, hoping to keep what it earned.

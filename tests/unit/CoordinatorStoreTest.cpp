@@ -290,7 +290,7 @@ TEST_F(CoordinatorStoreTest, AVersionOneDatabaseIsUpgradedKeepingWhatItHeld)
         ASSERT_TRUE(query.exec(QStringLiteral("DROP TABLE offences")));
         for (const char *table : {"commitments", "update_reports", "spot_checks", "average_reports"})
             ASSERT_TRUE(query.exec(QStringLiteral("DROP TABLE %1").arg(QLatin1StringView(table))));
-        for (const char *column : {"address", "offences", "banned_reason", "accepted_rounds", "verified_rounds"})
+        for (const char *column : {"address", "offences", "banned_reason", "accepted_rounds", "verified_rounds", "quarantined"})
             ASSERT_TRUE(query.exec(QStringLiteral("ALTER TABLE peers DROP COLUMN %1").arg(QLatin1StringView(column))));
         ASSERT_TRUE(query.exec(QStringLiteral("PRAGMA user_version = 1")));
         db.close();
@@ -302,5 +302,15 @@ TEST_F(CoordinatorStoreTest, AVersionOneDatabaseIsUpgradedKeepingWhatItHeld)
         EXPECT_TRUE(store->peer(QStringLiteral("a"))->has_value()) << "the upgrade keeps what was there";
         EXPECT_TRUE(store->recordLinks({{QStringLiteral("a"), QStringLiteral("b"), 1.0, 1e9, 10}}, 0).ok());
         EXPECT_EQ(store->links(0)->size(), 1u);
+        // A quarantine outlives saves of the peer (every heartbeat saves it) and ends with an agreed check.
+        ASSERT_TRUE(store->quarantinePeer(QStringLiteral("a")).ok());
+        PeerRecord a = store->peer(QStringLiteral("a"))->value();
+        ASSERT_TRUE(a.quarantined);
+        a.lastSeenMs += 1000;
+        ASSERT_TRUE(store->savePeer(a).ok());
+        EXPECT_TRUE(store->peer(QStringLiteral("a"))->value().quarantined);
+        ASSERT_TRUE(store->countVerifiedRound(QStringLiteral("a")).ok());
+        EXPECT_FALSE(store->peer(QStringLiteral("a"))->value().quarantined);
+        EXPECT_EQ(store->peer(QStringLiteral("a"))->value().verifiedRounds, 1);
     }
 }

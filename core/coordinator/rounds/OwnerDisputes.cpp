@@ -7,6 +7,17 @@
 
 namespace swarmtrain {
 
+std::vector<RoundMember> ownersByRange(const RoundRecord &round)
+{
+    std::vector<RoundMember> owners;
+    for (const RoundMember &member : round.members) {
+        if (member.end > member.begin)
+            owners.push_back(member);
+    }
+    std::sort(owners.begin(), owners.end(), [](const RoundMember &a, const RoundMember &b) { return a.begin < b.begin; });
+    return owners;
+}
+
 std::map<QString, QString> rangeCheckersOf(const RoundRecord &round)
 {
     std::vector<RangeOwner> owners;

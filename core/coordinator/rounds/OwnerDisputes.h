@@ -23,6 +23,9 @@ namespace swarmtrain {
 // How many rounds (the one that closes and those before it) a dispute counts for.
 constexpr qint64 kDisputeWindowRounds = 10;
 
+// The owners of `round`'s ranges, in the order their pieces travel in an update: by range.
+std::vector<RoundMember> ownersByRange(const RoundRecord &round);
+
 // The checker of each owner's range in `round`, by owner key id: rangeCheckers() over the members
 // that own a range (end > begin).
 std::map<QString, QString> rangeCheckersOf(const RoundRecord &round);

@@ -21,7 +21,7 @@ namespace swarmtrain {
 // owner; owners fetch the commitments to their range and refuse a piece that differs. When a
 // round closes, the owners' reports count against the senders they refused (two owners must
 // agree, so no single owner can frame anyone), a member the owners left out of their averages
-// earns nothing and goes back on probation, and a random share of the accepted members, larger
+// earns nothing and is quarantined until a check agrees with its work, and a random share of the accepted members, larger
 // on probation, is spot-checked: the member uploads the pieces it sent (checked against its commitment), another
 // member recomputes its inner steps from the round's start state, its shards and seed, and
 // reports how close the two updates are. The coordinator judges with its own tolerance: a
@@ -87,7 +87,8 @@ public:
 
 private:
     // The owners' reports: a sender two owners refused is counted an offence, one they left out of
-    // their averages is quarantined; either way its round's credit is taken back (added to `revoked`).
+    // their averages is quarantined (Reputation::established); either way its round's credit is
+    // taken back (added to `revoked`).
     Result<void> countReports(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
                               std::set<QString> &revoked);
     // The lying owner of the last rounds' disputes, if it was disputed in `round`: an offence and
@@ -97,6 +98,9 @@ private:
     // Takes back the credit of `keyId`'s contribution to `round` when it was accepted.
     Result<void> revokeAccepted(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
                                 const QString &keyId);
+    // A quarantined member's round earns nothing (the check that ends the quarantine may still
+    // be drawn).
+    Result<void> withholdQuarantined(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts);
     // Draws the round's spot checks among its accepted members, leaving out the `revoked`.
     Result<void> drawChecks(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
                             const std::set<QString> &revoked);

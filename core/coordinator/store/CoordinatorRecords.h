@@ -33,6 +33,9 @@ struct PeerRecord {
     QString bannedReason;   // not empty: banned, and why
     qint64 acceptedRounds = 0; // rounds whose result it agreed with; past probation at enough of them
     qint64 verifiedRounds = 0; // rounds whose work a spot check recomputed and found honest
+    // The owners left its pieces out of their averages: on probation, uncredited, until a spot
+    // check agrees with one of its rounds (whatever --probation-rounds and the check rates say).
+    bool quarantined = false;
 
     bool banned() const { return !bannedReason.isEmpty(); }
 };

@@ -90,7 +90,9 @@ public:
     // A refuted contribution in one transaction: no longer accepted, its credit and tokens taken
     // back from the peer, which is on probation again.
     virtual Result<void> revokeContribution(qint64 round, int attempt, const QString &keyId) = 0;
+    // An agreed spot check: one more verified round, and the end of a quarantine.
     virtual Result<void> countVerifiedRound(const QString &keyId) = 0;
+    virtual Result<void> quarantinePeer(const QString &keyId) = 0;
 
     // The range averages members applied (issue 16). One member's reports of a round, all or
     // none; fails when it reported for that round and attempt already.

@@ -55,7 +55,7 @@ std::optional<double> toOptionalDouble(const QVariant &value)
 const char kPeerColumns[] =
     "key_id, public_key, device, endpoint, reachable, client_version, ordinal, assigned_shards, joined_ms,"
     " last_seen_ms, state, pause_reason, tokens_per_s, base_round, rejected_requests, credit, tokens, address, offences,"
-    " banned_reason, accepted_rounds, verified_rounds";
+    " banned_reason, accepted_rounds, verified_rounds, quarantined";
 
 const char kContributionColumns[] = "round, attempt, key_id, tokens, flops, seconds, loss, params_hash, bytes_up,"
                                     " bytes_down, accepted, credit, received_ms";
@@ -86,6 +86,7 @@ PeerRecord peerFromQuery(const QSqlQuery &query)
     peer.bannedReason = query.value(19).toString();
     peer.acceptedRounds = query.value(20).toLongLong();
     peer.verifiedRounds = query.value(21).toLongLong();
+    peer.quarantined = query.value(22).toBool();
     return peer;
 }
 
@@ -202,7 +203,7 @@ Result<void> SqliteCoordinatorStore::setMeta(const QString &key, const QString &
 Result<void> SqliteCoordinatorStore::savePeer(const PeerRecord &peer)
 {
     QSqlQuery q = query(QStringLiteral("INSERT OR REPLACE INTO peers (%1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                                       "?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                                       "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                             .arg(QLatin1StringView(kPeerColumns)));
     q.addBindValue(text(peer.keyId));
     q.addBindValue(peer.publicKey.isNull() ? QByteArray("") : peer.publicKey);
@@ -226,6 +227,7 @@ Result<void> SqliteCoordinatorStore::savePeer(const PeerRecord &peer)
     q.addBindValue(text(peer.bannedReason));
     q.addBindValue(peer.acceptedRounds);
     q.addBindValue(peer.verifiedRounds);
+    q.addBindValue(peer.quarantined);
     return exec(q, "saving a peer");
 }
 

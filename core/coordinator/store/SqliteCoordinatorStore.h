@@ -71,6 +71,7 @@ public:
     Result<std::optional<SpotCheckRecord>> spotCheck(qint64 round, const QString &memberKeyId) override;
     Result<std::vector<SpotCheckRecord>> openSpotChecks() override;
     Result<void> revokeContribution(qint64 round, int attempt, const QString &keyId) override;
+    Result<void> quarantinePeer(const QString &keyId) override;
     Result<void> countVerifiedRound(const QString &keyId) override;
 
     // SqliteAverageStore.cpp

@@ -220,9 +220,17 @@ Result<void> SqliteCoordinatorStore::revokeContribution(qint64 round, int attemp
 
 Result<void> SqliteCoordinatorStore::countVerifiedRound(const QString &keyId)
 {
-    QSqlQuery q = query(QStringLiteral("UPDATE peers SET verified_rounds = verified_rounds + 1 WHERE key_id = ?"));
+    QSqlQuery q = query(QStringLiteral("UPDATE peers SET verified_rounds = verified_rounds + 1, quarantined = 0"
+                                       " WHERE key_id = ?"));
     q.addBindValue(text(keyId));
     return exec(q, "counting a verified round");
+}
+
+Result<void> SqliteCoordinatorStore::quarantinePeer(const QString &keyId)
+{
+    QSqlQuery q = query(QStringLiteral("UPDATE peers SET quarantined = 1 WHERE key_id = ?"));
+    q.addBindValue(text(keyId));
+    return exec(q, "quarantining a peer");
 }
 
 Result<void> SqliteCoordinatorStore::banPeer(const QString &keyId, const QString &reason)

@@ -26,6 +26,9 @@ Result<bool> Reputation::offend(const QString &keyId, const QString &kind, const
 
 bool Reputation::established(const PeerRecord &peer) const
 {
+    // Quarantined: left out by the owners, until a spot check agrees with its work.
+    if (peer.quarantined)
+        return false;
     // With spot checks on, agreeing is not enough: its work must have been recomputed, too.
     const bool verified = m_settings.spotCheckRateNew <= 0.0 || peer.verifiedRounds >= 1;
     return m_settings.admission != Admission::Open || m_settings.trustedKeys.contains(peer.keyId)

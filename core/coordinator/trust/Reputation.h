@@ -18,7 +18,8 @@ public:
     // Records the offence; whether the peer is banned now. With `once`, the same kind and detail
     // (which names the round) counts once however often the request is retried.
     Result<bool> offend(const QString &keyId, const QString &kind, const QString &detail, bool once = false);
-    // A new identity votes on the agreed state and owns ranges once it is past probation.
+    // A new identity votes on the agreed state and owns ranges once it is past probation (and a
+    // quarantined one once a spot check agreed with its work).
     bool established(const PeerRecord &peer) const;
 
 private:
