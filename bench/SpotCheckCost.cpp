@@ -2,7 +2,8 @@
 // costs at most 10% of the swarm's throughput"). A small real swarm on loopback (coordinator and
 // N `swarmtrain --headless` processes, the tests' small model) runs with spot checks off, then with
 // the coordinator's default rates (0.05 for established members, 0.5 on probation); each run starts
-// from fresh identities. After a warm-up, the tokens the coordinator credits over R rounds give the
+// from fresh identities. After a warm-up (with spot checks: once every peer is past probation, so
+// the window shows an established swarm's steady cost), the tokens the coordinator credits over R rounds give the
 // throughput; a member that verifies another's work sits its round out, which is the cost. The
 // checks are counted from the coordinator's log. Prints JSON lines:
 //   {"bench":"spot_check_cost","config":"off"|"default","peers":N,"rounds":R,"seconds":...,
@@ -31,6 +32,7 @@
 #include <numeric>
 #include <optional>
 #include <regex>
+#include <set>
 
 using namespace swarmtrain;
 using namespace std::chrono_literals;
@@ -109,6 +111,17 @@ void countFromLog(const std::string &log, qint64 firstRound, qint64 endRound, Fi
     figures.membersPerRound = rounds > 0 ? double(reports) / double(rounds) : 0.0;
 }
 
+// Peers with a spot check agreed in the coordinator's log: past probation once they agreed with
+// enough rounds, too.
+int establishedPeers(const std::string &log)
+{
+    static const std::regex agreed("spot check of (\\S+) by \\S+ : agreed");
+    std::set<std::string> keys;
+    for (auto it = std::sregex_iterator(log.begin(), log.end(), agreed); it != std::sregex_iterator(); ++it)
+        keys.insert((*it)[1].str());
+    return int(keys.size());
+}
+
 // The coordinator's and the peers' output, copied to `to` before the run's folder goes.
 void keepLogs(const std::filesystem::path &from, const std::filesystem::path &to)
 {
@@ -171,7 +184,13 @@ Result<Figures> runSwarm(const Options &options, bool spotChecks, int run)
             timeout);
         return seen && seen->round >= round ? seen : std::nullopt;
     };
-    const std::optional<Snapshot> start = reach(options.warmup, 600s);
+    // With spot checks, the window opens once every peer is past probation (one of its rounds
+    // recomputed and agreed): what is measured is an established swarm's steady cost, not how
+    // fast newcomers are checked in.
+    const bool settled = !spotChecks || test::waitUntil([&] { return establishedPeers(coordinator.errors()) >= options.peers; },
+                                                        std::chrono::minutes(2) * (options.warmup + 10));
+    const std::optional<Snapshot> warm = settled ? reach(options.warmup, 600s) : std::nullopt;
+    const std::optional<Snapshot> start = warm ? reach(warm->round + 1, 600s) : std::nullopt;
     const std::size_t logStart = coordinator.errors().size();
     const std::optional<Snapshot> end =
         start ? reach(start->round + options.rounds, std::chrono::minutes(2) * options.rounds) : std::nullopt;
