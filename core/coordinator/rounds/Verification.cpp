@@ -155,16 +155,14 @@ Result<void> Verification::roundClosed(const RoundRecord &round, const std::vect
 
 Result<void> Verification::withholdQuarantined(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts)
 {
-    for (const ContributionRecord &verdict : verdicts) {
-        if (!verdict.accepted.value_or(false))
+    Result<std::vector<PeerRecord>> peers = m_store.peers(); // one read, not one per member
+    if (!peers)
+        return peers.error();
+    for (const PeerRecord &peer : *peers) {
+        if (!peer.quarantined)
             continue;
-        Result<std::optional<PeerRecord>> peer = m_store.peer(verdict.keyId);
-        if (!peer)
-            return peer.error();
-        if (*peer && (*peer)->quarantined) {
-            if (Result<void> taken = revokeAccepted(round, verdicts, verdict.keyId); !taken)
-                return taken;
-        }
+        if (Result<void> taken = revokeAccepted(round, verdicts, peer.keyId); !taken)
+            return taken;
     }
     return {};
 }
