@@ -4,9 +4,9 @@
 // of its work, or pieces other than the ones it committed to. The honest three are the host's own
 // PCs (--trusted-keys), past probation from their first round, so the clean and the attacked run
 // start alike. On probation the attackers' pieces stay out of the average; the owners refuse the
-// zero and the equivocating pieces, and every round of the noise freeloader's is recomputed by an
-// established member (--spot-check-rate-new 1) and refuted: each is banned after three offences,
-// and a ban takes all its credit. The honest swarm's validation loss is compared with the same
+// zero and the equivocating pieces (each banned after three such offences), and every round of the
+// noise freeloader's is recomputed by an established member (--spot-check-rate-new 1): refuted
+// with nothing verified to its name, it is banned at once. A ban takes all the key's credit. The honest swarm's validation loss is compared with the same
 // run without them. Prints:
 //   ATTACK freeloader-zero detected=yes banned_after=5-rounds loss_delta=+0.15%
 #include "AttackedSwarm.h"
@@ -139,8 +139,8 @@ TEST_F(SpotCheckTest, FreeloadersAndEquivocatorsAreRefutedBannedAndEarnNothing)
         EXPECT_EQ(attacker.credit, 0.0) << attacker.misbehave << " kept credit\n" << attacked.logs;
     }
     // Not asserted: the attackers' pieces never reach the average (ButterflyAllReduceTest holds
-    // that), and the owners refuse the zero and equivocating pieces at no cost, but each check of
-    // the noise freeloader (three, to ban it) takes an honest verifier out of a round, and which
-    // rounds that hits decides the delta: +7.54% and +0.05% measured at round 10, unloaded.
+    // that), and the owners refuse the zero and equivocating pieces at no cost, but the check of
+    // the noise freeloader takes an honest verifier out of a round, and which round that hits
+    // decides the delta. With three refutations to a ban, +7.54% and +0.05% were measured.
     std::cout << "validation loss " << attacked.loss << " against " << clean.loss << std::endl;
 }

@@ -219,6 +219,61 @@ TEST_F(VerificationAttackTest, AnUploadThatDiffersFromTheCommitmentRefutesTheMem
     EXPECT_EQ(upload(m, 0, mUpdate.bytes).status, 409) << "a second try after the refutation";
 }
 
+// A noise freeloader joins under a fresh key, knowing each check of its work takes an honest
+// verifier out of a round: an established member refutes its first checked round, and it is banned
+// at once. A refutation of a member whose work was found honest before counts one offence, and
+// so does a newcomer's refutation of a newcomer (below).
+TEST_F(VerificationAttackTest, AStrangerRefutedByAnEstablishedVerifierIsBannedAtOnce)
+{
+    options.trust.spotCheckRate = 1.0;
+    options.trust.spotCheckRateNew = 1.0;
+    options.tickMs = 20; // hands the second check to a verifier once one is free
+    startServer();
+    Peer &known = newPeer(false);
+    const std::vector<Peer *> members{&a, &b, &m, &known};
+    for (Peer *peer : members)
+        join(*peer);
+    for (Peer *peer : {&a, &b, &known})
+        makeEstablished(*peer);
+    startRound(members, 0);
+    const Update mWork = makeUpdate(), knownWork = makeUpdate();
+    ASSERT_EQ(commit(m, mWork.commitment).status, 200);
+    ASSERT_EQ(commit(known, knownWork.commitment).status, 200);
+    finishRound(members, 0); // a and b committed nothing: only m's and known's work is drawn
+
+    // One check at a time (a third of the three established): each refuted as its verifier comes.
+    const auto refute = [&](Peer &member, const Update &work) {
+        ASSERT_TRUE(QTest::qWaitFor([&] { return !check(0, member).verifierKeyId.isEmpty(); }, 60'000));
+        ASSERT_EQ(upload(member, 0, work.bytes).status, 200);
+        Peer *checker = byKey(check(0, member).verifierKeyId);
+        ASSERT_NE(checker, nullptr);
+        ASSERT_NE(checker, &m) << "a newcomer verified";
+        EXPECT_EQ(report(*checker, 0, member, 0.1).status, 200);
+        EXPECT_EQ(check(0, member).state, SpotCheckState::Refuted);
+    };
+    const bool mFirst = !check(0, m).verifierKeyId.isEmpty();
+    ASSERT_NO_FATAL_FAILURE(mFirst ? refute(m, mWork) : refute(known, knownWork));
+    ASSERT_NO_FATAL_FAILURE(mFirst ? refute(known, knownWork) : refute(m, mWork));
+
+    EXPECT_EQ(record(m).offences, 1);
+    EXPECT_TRUE(record(m).banned()) << "a stranger's first refuted round bans it";
+    EXPECT_DOUBLE_EQ(record(m).credit, 0.0);
+    EXPECT_EQ(record(known).offences, 1);
+    EXPECT_FALSE(record(known).banned()) << "it had work found honest: offences count";
+    EXPECT_EQ(record(known).verifiedRounds, 0) << "and now it has none";
+}
+
+// Three newcomers and no one established: a newcomer's word alone bans no one.
+TEST_F(VerificationAttackTest, ANewcomersRefutationOfANewcomerCountsOneOffence)
+{
+    ASSERT_NO_FATAL_FAILURE(drawCheckOfM());
+    ASSERT_EQ(upload(m, 0, mUpdate.bytes).status, 200);
+    EXPECT_EQ(report(*verifier, 0, m, 0.1).status, 200);
+    EXPECT_EQ(check(0, m).state, SpotCheckState::Refuted);
+    EXPECT_EQ(record(m).offences, 1);
+    EXPECT_FALSE(record(m).banned());
+}
+
 // Newcomers (sybils) get drawn in numbers to become verifiers or to tie up every established one.
 TEST_F(VerificationAttackTest, NewcomersNeverVerifyAndAtMostAThirdOfTheEstablishedDo)
 {

@@ -4,7 +4,6 @@
 #include "CoordinatorSetup.h"
 #include "TlsIdentity.h"
 
-#include <QCoreApplication>
 #include <QHostAddress>
 #include <QPointer>
 #include <QThread>
@@ -21,8 +20,6 @@ public:
     std::optional<CoordinatorSetup> setup;
     std::unique_ptr<CoordinatorServer> server;
 };
-
-QString tr(const char *text) { return QCoreApplication::translate("swarmtrain::EmbeddedCoordinator", text); }
 
 } // namespace
 

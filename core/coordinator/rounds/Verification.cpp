@@ -341,8 +341,24 @@ Result<void> Verification::report(const PeerRecord &verifier, const SpotCheckRep
                         && report.relativeNorm <= m_settings.maxRelativeNorm;
     const QString figures = QStringLiteral("round %1: cosine %2, relative norm %3")
                                 .arg(check.round).arg(report.cosine, 0, 'f', 4).arg(report.relativeNorm, 0, 'f', 4);
-    if (!agrees)
-        return finish(check, SpotCheckState::Refuted, figures, QStringLiteral("refuted"));
+    if (!agrees) {
+        // Each check takes an honest verifier out of a round, and a new key costs nothing: a
+        // stranger gets one. Refuted by an established member, it is banned at once.
+        Result<std::optional<PeerRecord>> member = m_store.peer(check.memberKeyId);
+        if (!member)
+            return member.error();
+        const bool stranger = *member && m_reputation.stranger(**member) && established(verifier);
+        if (Result<void> refuted = finish(check, SpotCheckState::Refuted, figures, QStringLiteral("refuted")); !refuted)
+            return refuted;
+        if (!stranger)
+            return {};
+        Result<std::optional<PeerRecord>> after = m_store.peer(check.memberKeyId);
+        if (!after)
+            return after.error();
+        if (!*after || (*after)->banned()) // its offences banned it already
+            return {};
+        return m_reputation.ban(check.memberKeyId, QStringLiteral("its first checked round was refuted (%1)").arg(figures));
+    }
     if (Result<void> counted = m_store.countVerifiedRound(check.memberKeyId); !counted)
         return counted;
     return finish(check, SpotCheckState::Agreed, figures, {});

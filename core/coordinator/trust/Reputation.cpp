@@ -17,11 +17,17 @@ Result<bool> Reputation::offend(const QString &keyId, const QString &kind, const
     qCWarning(lcCoordinator).noquote() << "offence" << *count << "of" << keyId << "(" << kind << "):" << detail;
     if (m_settings.banAfterOffences <= 0 || *count < m_settings.banAfterOffences)
         return false;
-    const QString reason = QStringLiteral("%1 offences, the last: %2").arg(*count).arg(kind);
-    if (Result<void> banned = m_store.banPeer(keyId, reason); !banned)
+    if (Result<void> banned = ban(keyId, QStringLiteral("%1 offences, the last: %2").arg(*count).arg(kind)); !banned)
         return banned.error();
-    qCWarning(lcCoordinator).noquote() << "banned" << keyId << ":" << reason;
     return true;
+}
+
+Result<void> Reputation::ban(const QString &keyId, const QString &reason)
+{
+    if (Result<void> banned = m_store.banPeer(keyId, reason); !banned)
+        return banned;
+    qCWarning(lcCoordinator).noquote() << "banned" << keyId << ":" << reason;
+    return {};
 }
 
 bool Reputation::established(const PeerRecord &peer) const
@@ -33,6 +39,11 @@ bool Reputation::established(const PeerRecord &peer) const
     const bool verified = m_settings.spotCheckRateNew <= 0.0 || peer.verifiedRounds >= 1;
     return m_settings.admission != Admission::Open || m_settings.trustedKeys.contains(peer.keyId)
            || (peer.acceptedRounds >= m_settings.probationRounds && verified);
+}
+
+bool Reputation::stranger(const PeerRecord &peer) const
+{
+    return m_settings.admission == Admission::Open && !m_settings.trustedKeys.contains(peer.keyId) && peer.verifiedRounds == 0;
 }
 
 } // namespace swarmtrain

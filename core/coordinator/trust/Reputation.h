@@ -18,9 +18,15 @@ public:
     // Records the offence; whether the peer is banned now. With `once`, the same kind and detail
     // (which names the round) counts once however often the request is retried.
     Result<bool> offend(const QString &keyId, const QString &kind, const QString &detail, bool once = false);
+    // Bans the key now, whatever its offences: all its credit goes.
+    Result<void> ban(const QString &keyId, const QString &reason);
     // A new identity votes on the agreed state and owns ranges once it is past probation (and a
     // quarantined one once a spot check agreed with its work).
     bool established(const PeerRecord &peer) const;
+    // An open swarm's identity with no work recomputed and found honest to its name (none ever,
+    // or none since work of its was taken back), the host's trusted keys aside: it has no
+    // reputation to lose, and a new one costs nothing.
+    bool stranger(const PeerRecord &peer) const;
 
 private:
     CoordinatorStore &m_store;
