@@ -1,5 +1,7 @@
 #include "Quantization.h"
 
+#include "ByteOrder.h"
+
 #include <algorithm>
 #include <bit>
 #include <cfloat>
@@ -9,6 +11,8 @@
 namespace swarmtrain {
 
 namespace {
+
+using namespace byteorder;
 
 constexpr std::uint32_t kAbsMask = 0x7fffffffu;
 constexpr std::uint32_t kInfinityBits = 0x7f800000u;
@@ -63,54 +67,6 @@ void quantizeBlock(const float *values, std::size_t n, float absMax, std::int8_t
         const float rounded = (values[i] * inverse + kRoundingMagic) - kRoundingMagic;
         const int code = static_cast<int>(rounded);
         codes[i] = static_cast<std::int8_t>(std::clamp(code, -127, 127));
-    }
-}
-
-void putU32(std::byte *out, std::uint32_t value)
-{
-    for (int i = 0; i < 4; ++i)
-        out[i] = std::byte((value >> (8 * i)) & 0xffu);
-}
-
-void putU64(std::byte *out, std::uint64_t value)
-{
-    for (int i = 0; i < 8; ++i)
-        out[i] = std::byte((value >> (8 * i)) & 0xffu);
-}
-
-std::uint32_t getU32(const std::byte *in)
-{
-    std::uint32_t value = 0;
-    for (int i = 0; i < 4; ++i)
-        value |= std::uint32_t(in[i]) << (8 * i);
-    return value;
-}
-
-std::uint64_t getU64(const std::byte *in)
-{
-    std::uint64_t value = 0;
-    for (int i = 0; i < 8; ++i)
-        value |= std::uint64_t(in[i]) << (8 * i);
-    return value;
-}
-
-void putFloats(std::byte *out, std::span<const float> values)
-{
-    if constexpr (std::endian::native == std::endian::little) {
-        std::memcpy(out, values.data(), values.size_bytes());
-    } else {
-        for (std::size_t i = 0; i < values.size(); ++i)
-            putU32(out + 4 * i, bitsOf(values[i]));
-    }
-}
-
-void getFloats(const std::byte *in, std::span<float> values)
-{
-    if constexpr (std::endian::native == std::endian::little) {
-        std::memcpy(values.data(), in, values.size_bytes());
-    } else {
-        for (std::size_t i = 0; i < values.size(); ++i)
-            values[i] = std::bit_cast<float>(getU32(in + 4 * i));
     }
 }
 
