@@ -1,0 +1,60 @@
+#include "StagePartition.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace swarmtrain {
+
+std::vector<double> engineStageFlops(const GptConfig &config)
+{
+    const double C = config.nEmbd, T = config.blockSize, V = config.vocabSize;
+    std::vector<double> flops;
+    flops.reserve(std::size_t(config.nLayer) + 2);
+    flops.push_back(3.0 * C);
+    for (int i = 0; i < config.nLayer; ++i)
+        flops.push_back(3.0 * (24.0 * C * C + 4.0 * C * T));
+    flops.push_back(3.0 * 2.0 * C * V);
+    return flops;
+}
+
+Result<std::vector<StageSpan>> partitionStages(const GptConfig &config, int count)
+{
+    if (const std::string invalid = config.validate(); !invalid.empty())
+        return makeError(invalid);
+    const std::vector<double> flops = engineStageFlops(config);
+    const int n = int(flops.size());
+    if (count < 1 || count > n)
+        return makeError("a model of " + std::to_string(n) + " engine stages splits into 1 to " + std::to_string(n)
+                         + " pipeline stages, not " + std::to_string(count));
+    std::vector<double> prefix(std::size_t(n) + 1, 0.0);
+    for (int i = 0; i < n; ++i)
+        prefix[std::size_t(i) + 1] = prefix[std::size_t(i)] + flops[std::size_t(i)];
+    const auto sum = [&](int begin, int end) { return prefix[std::size_t(end)] - prefix[std::size_t(begin)]; };
+
+    // cost[k][i]: the smallest largest span of the first i engine stages in k spans;
+    // cut[k][i]: where its last span begins.
+    constexpr double kNone = std::numeric_limits<double>::infinity();
+    std::vector<std::vector<double>> cost(std::size_t(count) + 1, std::vector<double>(std::size_t(n) + 1, kNone));
+    std::vector<std::vector<int>> cut(std::size_t(count) + 1, std::vector<int>(std::size_t(n) + 1, 0));
+    cost[0][0] = 0.0;
+    for (int k = 1; k <= count; ++k) {
+        for (int i = k; i <= n - (count - k); ++i) {
+            for (int j = k - 1; j < i; ++j) {
+                const double largest = std::max(cost[std::size_t(k) - 1][std::size_t(j)], sum(j, i));
+                if (largest < cost[std::size_t(k)][std::size_t(i)]) {
+                    cost[std::size_t(k)][std::size_t(i)] = largest;
+                    cut[std::size_t(k)][std::size_t(i)] = j;
+                }
+            }
+        }
+    }
+    std::vector<StageSpan> spans(static_cast<std::size_t>(count));
+    for (int k = count, end = n; k >= 1; --k) {
+        const int begin = cut[std::size_t(k)][std::size_t(end)];
+        spans[std::size_t(k) - 1] = {begin, end - 1, sum(begin, end)};
+        end = begin;
+    }
+    return spans;
+}
+
+} // namespace swarmtrain

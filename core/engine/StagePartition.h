@@ -1,0 +1,31 @@
+#pragma once
+
+#include "GptConfig.h"
+#include "Result.h"
+
+#include <vector>
+
+namespace swarmtrain {
+
+// One stage of a pipeline swarm (issue 17): the engine's stages first..last, inclusive (0 is
+// the embedding, 1..nLayer the blocks, nLayer + 1 the head).
+struct StageSpan {
+    int first = 0;
+    int last = 0;
+    double flopsPerToken = 0.0; // training (forward + backward) FLOPs of one token through it
+
+    int stageCount() const { return last - first + 1; }
+    bool operator==(const StageSpan &other) const = default;
+};
+
+// Training FLOPs per token of each engine stage, in order: 3x the forward's (backward costs
+// twice the forward). A block: 24 C^2 in its matmuls and 4 C T in attention; the head: 2 C V;
+// the embedding: a lookup and an add, C. Their sum is GptConfig::flopsPerToken().
+std::vector<double> engineStageFlops(const GptConfig &config);
+
+// Splits the engine's stages into `count` contiguous spans, each non-empty, the largest span's
+// FLOPs as small as can be (the pipeline runs at its slowest stage). A wide vocabulary makes the
+// head worth several blocks, so spans need not hold equal numbers of blocks.
+Result<std::vector<StageSpan>> partitionStages(const GptConfig &config, int count);
+
+} // namespace swarmtrain
