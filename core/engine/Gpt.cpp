@@ -332,20 +332,35 @@ public:
     {
     }
 
+    // Without the embedding stage: its own copy of the token embedding, a parameter of this
+    // stage under the tied name.
+    explicit HeadStage(const GptConfig &c)
+        : m_lnF(register_module("ln_f", LayerNorm(c.nEmbd, c.bias)))
+        , m_ownWeight(register_module("wte", torch::nn::Embedding(c.vocabSize, c.nEmbd)))
+        , m_weight(m_ownWeight->weight)
+    {
+    }
+
     torch::Tensor forward(const torch::Tensor &x) override { return torch::linear(m_lnF->forward(x), m_weight); }
     std::string parameterPrefix() const override { return "transformer."; }
 
     std::vector<std::pair<std::string, torch::Tensor>> weights() override
     {
         std::vector<std::pair<std::string, torch::Tensor>> named = StageImpl::weights();
-        named.emplace_back("transformer.wte.weight", m_weight);
+        if (!m_ownWeight)
+            named.emplace_back("transformer.wte.weight", m_weight);
         return named;
     }
 
-    void untie() { m_weight = m_weight.detach().clone().requires_grad_(true); }
+    void untie()
+    {
+        if (!m_ownWeight)
+            m_weight = m_weight.detach().clone().requires_grad_(true);
+    }
 
 private:
     LayerNorm m_lnF;
+    torch::nn::Embedding m_ownWeight{nullptr};
     torch::Tensor m_weight;
 };
 
@@ -396,18 +411,32 @@ torch::Tensor StageRun::backward(const torch::Tensor &gradOutput)
 }
 
 GptImpl::GptImpl(const GptConfig &config)
-    : m_config(config)
+    : GptImpl(config, 0, config.nLayer + 1)
 {
-    auto embedding = std::make_shared<EmbeddingStage>(config);
-    m_stages.push_back(register_module("embedding", embedding));
+}
+
+GptImpl::GptImpl(const GptConfig &config, int first, int last)
+    : m_config(config)
+    , m_first(first)
+{
+    TORCH_CHECK(0 <= first && first <= last && last <= config.nLayer + 1, "stage range out of bounds");
+    std::shared_ptr<EmbeddingStage> embedding;
+    if (first == 0) {
+        embedding = std::make_shared<EmbeddingStage>(config);
+        m_stages.push_back(register_module("embedding", embedding));
+    }
     std::vector<torch::Tensor> residualProjections;
-    for (int i = 0; i < config.nLayer; ++i) {
+    for (int i = std::max(first, 1) - 1; i < std::min(last, config.nLayer); ++i) {
         auto block = std::make_shared<BlockStage>(config, i);
         for (torch::Tensor &w : block->residualProjections())
             residualProjections.push_back(w);
         m_stages.push_back(register_module("block" + std::to_string(i), block));
     }
-    m_stages.push_back(register_module("head", std::make_shared<HeadStage>(config, embedding->tokenEmbedding())));
+    if (last == config.nLayer + 1) {
+        auto head = embedding ? std::make_shared<HeadStage>(config, embedding->tokenEmbedding())
+                              : std::make_shared<HeadStage>(config);
+        m_stages.push_back(register_module("head", head));
+    }
 
     // nanoGPT's initialisation: N(0, 0.02) weights, zero biases, and residual projections
     // scaled by 1/sqrt(2 * n_layer) (GPT-2).
@@ -422,15 +451,15 @@ GptImpl::GptImpl(const GptConfig &config)
         w.normal_(0.0, 0.02 / std::sqrt(2.0 * config.nLayer));
 }
 
-torch::Tensor GptImpl::forward(const torch::Tensor &tokens) { return forwardStages(0, stageCount() - 1, tokens); }
+torch::Tensor GptImpl::forward(const torch::Tensor &tokens) { return forwardStages(0, m_config.nLayer + 1, tokens); }
 
 torch::Tensor GptImpl::forwardStages(int first, int last, torch::Tensor input)
 {
-    TORCH_CHECK(first >= 0 && first <= last && last < stageCount(), "stage range out of bounds");
+    TORCH_CHECK(first >= firstStage() && first <= last && last <= lastStage(), "stage range out of bounds");
     for (int i = first; i <= last; ++i) {
         if (m_gate)
             m_gate();
-        input = m_stages[std::size_t(i)]->forward(input);
+        input = stage(i).forward(input);
         // The same gate before this stage's backward.
         if (m_gate && input.requires_grad())
             input.register_hook([gate = m_gate](const torch::Tensor &) { gate(); });
@@ -456,7 +485,11 @@ std::vector<std::pair<std::string, torch::Tensor>> GptImpl::namedParameters()
     return named;
 }
 
-void GptImpl::untieHead() { static_cast<HeadStage &>(*m_stages.back()).untie(); }
+void GptImpl::untieHead()
+{
+    if (lastStage() == m_config.nLayer + 1)
+        static_cast<HeadStage &>(*m_stages.back()).untie();
+}
 
 torch::Tensor GptImpl::loss(const torch::Tensor &logits, const torch::Tensor &targets)
 {

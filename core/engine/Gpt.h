@@ -39,10 +39,18 @@ struct StageRun {
 class GptImpl : public torch::nn::Module {
 public:
     explicit GptImpl(const GptConfig &config);
+    // Only engine stages first..last (a pipeline stage's share, StagePartition.h), which keep
+    // their whole-model indices. A head held without the embedding has its own copy of the token
+    // embedding under the tied name (transformer.wte.weight); the two copies' gradients add up
+    // to the tied one.
+    GptImpl(const GptConfig &config, int first, int last);
 
     const GptConfig &config() const { return m_config; }
+    int firstStage() const { return m_first; }
+    int lastStage() const { return m_first + stageCount() - 1; }
     int stageCount() const { return int(m_stages.size()); }
-    StageImpl &stage(int index) { return *m_stages.at(std::size_t(index)); }
+    // By whole-model index.
+    StageImpl &stage(int index) { return *m_stages.at(std::size_t(index - m_first)); }
 
     // Token ids [B, T] -> logits [B, T, vocab].
     torch::Tensor forward(const torch::Tensor &tokens);
@@ -66,6 +74,7 @@ public:
 
 private:
     GptConfig m_config;
+    int m_first = 0;
     std::vector<std::shared_ptr<StageImpl>> m_stages;
     StageGate m_gate;
 };
