@@ -1,6 +1,7 @@
 // decodeActivations on hostile input (activations and their gradients from another pipeline
 // stage): whatever it accepts is the expected count of finite values, and the exact encoding
 // (float32, float16) or a same-size re-encoding (8-bit) of them.
+#include "FuzzCheck.h"
 #include "ActivationWire.h"
 
 #include <cmath>
@@ -8,16 +9,7 @@
 #include <vector>
 
 using namespace swarmtrain;
-
-namespace {
-
-void check(bool condition)
-{
-    if (!condition)
-        std::abort();
-}
-
-} // namespace
+using swarmtrain::fuzz::check;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {

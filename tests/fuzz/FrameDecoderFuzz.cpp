@@ -1,6 +1,7 @@
 // FrameDecoder on hostile input, fed in random chunk sizes. Checks, beyond "no crash, no
 // sanitizer report": chunking never changes the outcome (same frames, same error), and every
 // frame the decoder accepts is valid and survives an encode/decode round trip.
+#include "FuzzCheck.h"
 #include "FrameCodec.h"
 #include "FrameDecoder.h"
 #include "FuzzChunks.h"
@@ -11,6 +12,7 @@
 #include <vector>
 
 using namespace swarmtrain;
+using swarmtrain::fuzz::check;
 
 namespace {
 
@@ -27,12 +29,6 @@ std::vector<Frame> drain(FrameDecoder &decoder)
     while (std::optional<Frame> frame = decoder.takeFrame())
         frames.push_back(std::move(*frame));
     return frames;
-}
-
-void check(bool condition)
-{
-    if (!condition)
-        std::abort();
 }
 
 bool sameFrame(const Frame &a, const Frame &b)

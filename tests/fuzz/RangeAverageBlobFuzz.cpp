@@ -1,6 +1,7 @@
 // decodeRangeAverages on hostile input (POST /v1/round/averages): whatever it accepts must be
 // sorted, disjoint ranges inside the parameter count, each with exactly its encoded size, and
 // must encode back to the same bytes.
+#include "FuzzCheck.h"
 #include "Quantization.h"
 #include "RangeAverageBlob.h"
 
@@ -8,16 +9,7 @@
 #include <vector>
 
 using namespace swarmtrain;
-
-namespace {
-
-void check(bool condition)
-{
-    if (!condition)
-        std::abort();
-}
-
-} // namespace
+using swarmtrain::fuzz::check;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {

@@ -3,6 +3,7 @@
 // "no crash, no sanitizer report": chunking never changes the outcome, a record is released
 // only whole and authentic (the plaintext is a prefix of what re-sealing it would carry), and
 // every frame that comes out is valid.
+#include "FuzzCheck.h"
 #include "FrameCodec.h"
 #include "FrameDecoder.h"
 #include "FuzzChunks.h"
@@ -14,14 +15,9 @@
 #include <cstdlib>
 
 using namespace swarmtrain;
+using swarmtrain::fuzz::check;
 
 namespace {
-
-void check(bool condition)
-{
-    if (!condition)
-        std::abort();
-}
 
 struct Outcome {
     QByteArray plaintext;

@@ -1,20 +1,16 @@
 // decodeTensorContainer on hostile input, with the checksum required (what a checkpoint read
 // does) and not required (which lets the fuzzer past the SHA-256 into the layout checks).
 // Whatever it accepts must describe bytes inside the container it returns.
+#include "FuzzCheck.h"
 #include "TensorContainer.h"
 
 #include <cstdlib>
 #include <vector>
 
 using namespace swarmtrain;
+using swarmtrain::fuzz::check;
 
 namespace {
-
-void check(bool condition)
-{
-    if (!condition)
-        std::abort();
-}
 
 void decodeAndCheck(const std::uint8_t *data, std::size_t size, bool requireChecksum)
 {
