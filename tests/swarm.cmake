@@ -1,3 +1,8 @@
+# Pipeline-stage mode's plain parts (unit).
+add_executable(swarmtrain_pipeline_tests unit/HopChooserTest.cpp)
+target_link_libraries(swarmtrain_pipeline_tests PRIVATE swarmtrain_swarm_pipeline GTest::gtest_main)
+gtest_discover_tests(swarmtrain_pipeline_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)
+
 # The swarm end to end: a real coordinator and headless clients on loopback (integration).
 add_executable(swarmtrain_swarm_process_tests integration/SwarmProcessTest.cpp)
 target_link_libraries(swarmtrain_swarm_process_tests PRIVATE
