@@ -1,0 +1,289 @@
+#include "PipelineStage.h"
+
+#include "AdamW.h"
+#include "FlatParameters.h"
+#include "Gpt.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <unordered_set>
+
+namespace swarmtrain {
+
+namespace {
+
+// A backward whose gradient is in the accumulator but not counted yet: what it takes to
+// recompute that gradient and take it back out.
+struct Pending {
+    MicrobatchShape shape;
+    std::vector<std::int32_t> tokens;
+    std::vector<float> activations;
+    std::vector<float> gradOutput;
+    std::vector<std::int32_t> targets;
+
+    StageInput input() const { return {shape, tokens, activations}; }
+};
+
+torch::Tensor floatTensor(std::span<const float> values, std::initializer_list<std::int64_t> sizes)
+{
+    // Read only: autograd may keep the view for backward, which runs before the span goes away.
+    return torch::from_blob(const_cast<float *>(values.data()), sizes, torch::kFloat);
+}
+
+torch::Tensor idTensor(std::span<const std::int32_t> ids, const MicrobatchShape &shape)
+{
+    return torch::from_blob(const_cast<std::int32_t *>(ids.data()), {shape.batch, shape.tokens}, torch::kInt)
+        .to(torch::kLong);
+}
+
+std::vector<float> toVector(const torch::Tensor &tensor)
+{
+    const torch::Tensor flat = tensor.detach().to(torch::kCPU, torch::kFloat).contiguous().reshape({-1});
+    return {flat.data_ptr<float>(), flat.data_ptr<float>() + flat.numel()};
+}
+
+Result<void> checkIds(std::span<const std::int32_t> ids, std::size_t count, int vocabSize, const char *what)
+{
+    if (ids.size() != count)
+        return makeError(std::string(what) + ": " + std::to_string(ids.size()) + " ids where the microbatch has "
+                         + std::to_string(count) + " tokens");
+    for (const std::int32_t id : ids) {
+        if (id < 0 || id >= vocabSize)
+            return makeError(std::string(what) + ": token id " + std::to_string(id) + " outside the vocabulary of "
+                             + std::to_string(vocabSize));
+    }
+    return {};
+}
+
+Result<void> checkFinite(std::span<const float> values, std::size_t count, const char *what)
+{
+    if (values.size() != count)
+        return makeError(std::string(what) + ": " + std::to_string(values.size()) + " values where "
+                         + std::to_string(count) + " were expected");
+    if (!std::all_of(values.begin(), values.end(), [](float v) { return std::isfinite(v); }))
+        return makeError(std::string(what) + " holds a value that is not finite");
+    return {};
+}
+
+} // namespace
+
+struct PipelineStage::State {
+    GptConfig config;
+    StageSpan span;
+    PipelineStageOptions options;
+    Gpt model{nullptr};
+    std::unique_ptr<FlatParameters> flat;
+    std::unique_ptr<AdamW> optimizer;
+    std::map<std::string, Pending> pending;
+    std::vector<std::string> confirmed;
+    std::unordered_set<std::string> confirmedSet;
+
+    bool first() const { return span.first == 0; }
+    bool last() const { return span.last == config.nLayer + 1; }
+    std::size_t width(const MicrobatchShape &shape) const { return shape.tokenCount() * std::size_t(config.nEmbd); }
+
+    torch::Tensor inputTensor(const StageInput &input) const
+    {
+        if (first())
+            return idTensor(input.tokens, input.shape);
+        return floatTensor(input.activations, {input.shape.batch, input.shape.tokens, config.nEmbd});
+    }
+
+    // Forward with autograd and backward for one microbatch, into the parameters' .grad.
+    StageBackward runBackward(const Pending &p)
+    {
+        StageRun run = model->runStages(span.first, span.last, inputTensor(p.input()));
+        StageBackward result;
+        if (last()) {
+            const torch::Tensor loss = GptImpl::loss(run.output, idTensor(p.targets, p.shape));
+            loss.backward();
+            result.loss = loss.item<double>();
+            if (!first())
+                result.inputGradient = toVector(run.input.grad());
+            return result;
+        }
+        const torch::Tensor grad = run.backward(floatTensor(p.gradOutput, {p.shape.batch, p.shape.tokens, config.nEmbd}));
+        if (grad.defined())
+            result.inputGradient = toVector(grad);
+        return result;
+    }
+};
+
+PipelineStage::PipelineStage(std::unique_ptr<State> state)
+    : m_state(std::move(state))
+{
+}
+
+PipelineStage::~PipelineStage() = default;
+
+Result<std::unique_ptr<PipelineStage>> PipelineStage::create(const GptConfig &config, const StageSpan &span,
+                                                             const PipelineStageOptions &options)
+{
+    if (const std::string why = config.validate(); !why.empty())
+        return makeError("invalid model config: " + why);
+    if (span.first < 0 || span.first > span.last || span.last > config.nLayer + 1)
+        return makeError("stage span " + std::to_string(span.first) + ".." + std::to_string(span.last)
+                         + " is outside the model's " + std::to_string(config.nLayer + 2) + " engine stages");
+    auto state = std::make_unique<State>();
+    state->config = config;
+    state->span = span;
+    state->options = options;
+    {
+        // The whole model's initial values, so that every replica and the one-machine model agree.
+        torch::manual_seed(options.seed);
+        Gpt whole(config);
+        std::map<std::string, torch::Tensor> initial;
+        for (auto &[name, p] : whole->namedParameters())
+            initial.emplace(name, p);
+        state->model = Gpt(config, span.first, span.last);
+        torch::NoGradGuard noGrad;
+        for (auto &[name, p] : state->model->namedParameters())
+            p.copy_(initial.at(name));
+    }
+    state->model->train(config.dropout > 0);
+    state->flat = std::make_unique<FlatParameters>(state->model->namedParameters());
+    AdamWOptions adam;
+    adam.beta1 = options.beta1;
+    adam.beta2 = options.beta2;
+    adam.weightDecay = options.weightDecay;
+    state->optimizer = std::make_unique<AdamW>(*state->flat, adam);
+    return std::unique_ptr<PipelineStage>(new PipelineStage(std::move(state)));
+}
+
+const GptConfig &PipelineStage::config() const { return m_state->config; }
+const StageSpan &PipelineStage::span() const { return m_state->span; }
+bool PipelineStage::isFirst() const { return m_state->first(); }
+bool PipelineStage::isLast() const { return m_state->last(); }
+std::int64_t PipelineStage::parameterCount() const { return m_state->flat->numel(); }
+
+Result<void> PipelineStage::checkInput(const StageInput &input) const
+{
+    const State &s = *m_state;
+    if (input.shape.batch <= 0 || input.shape.tokens <= 0 || input.shape.tokens > s.config.blockSize)
+        return makeError("microbatch of " + std::to_string(input.shape.batch) + " x " + std::to_string(input.shape.tokens)
+                         + " tokens: needs at least one sequence of 1 to " + std::to_string(s.config.blockSize) + " tokens");
+    if (s.first()) {
+        if (!input.activations.empty())
+            return makeError("the first stage takes token ids, not activations");
+        return checkIds(input.tokens, input.shape.tokenCount(), s.config.vocabSize, "input");
+    }
+    if (!input.tokens.empty())
+        return makeError("only the first stage takes token ids");
+    return checkFinite(input.activations, s.width(input.shape), "input activations");
+}
+
+Result<std::vector<float>> PipelineStage::forward(const StageInput &input)
+{
+    State &s = *m_state;
+    if (s.last())
+        return makeError("the last stage answers backward requests only: its output is the loss");
+    if (Result<void> valid = checkInput(input); !valid)
+        return valid.error();
+    torch::NoGradGuard noGrad;
+    return toVector(s.model->forwardStages(s.span.first, s.span.last, s.inputTensor(input)));
+}
+
+Result<StageBackward> PipelineStage::backward(const std::string &key, const StageInput &input,
+                                              std::span<const float> gradOutput, std::span<const std::int32_t> targets)
+{
+    State &s = *m_state;
+    if (s.pending.contains(key) || s.confirmedSet.contains(key))
+        return makeError("microbatch " + key + " was already run backward on this stage");
+    if (Result<void> valid = checkInput(input); !valid)
+        return valid.error();
+    if (s.last()) {
+        if (!gradOutput.empty())
+            return makeError("the last stage starts backward from the loss, not from an output gradient");
+        if (Result<void> ids = checkIds(targets, input.shape.tokenCount(), s.config.vocabSize, "targets"); !ids)
+            return ids.error();
+    } else {
+        if (!targets.empty())
+            return makeError("only the last stage takes targets");
+        if (Result<void> finite = checkFinite(gradOutput, s.width(input.shape), "output gradient"); !finite)
+            return finite.error();
+    }
+    Pending p{input.shape,
+              {input.tokens.begin(), input.tokens.end()},
+              {input.activations.begin(), input.activations.end()},
+              {gradOutput.begin(), gradOutput.end()},
+              {targets.begin(), targets.end()}};
+    StageBackward result = s.runBackward(p);
+    s.pending.emplace(key, std::move(p));
+    return result;
+}
+
+bool PipelineStage::confirm(const std::string &key)
+{
+    State &s = *m_state;
+    if (s.pending.erase(key) == 0)
+        return false;
+    s.confirmed.push_back(key);
+    s.confirmedSet.insert(key);
+    return true;
+}
+
+bool PipelineStage::cancel(const std::string &key)
+{
+    State &s = *m_state;
+    const auto it = s.pending.find(key);
+    if (it == s.pending.end())
+        return false;
+    // Recompute the microbatch's gradient on its own (the same inputs give the same bits) and
+    // subtract it from the accumulator.
+    torch::Tensor &grads = s.flat->grads();
+    const torch::Tensor accumulated = grads.clone();
+    grads.zero_();
+    s.runBackward(it->second);
+    const torch::Tensor contribution = grads.clone();
+    grads.copy_(accumulated).sub_(contribution);
+    s.pending.erase(it);
+    return true;
+}
+
+void PipelineStage::cancelUnconfirmed()
+{
+    while (!m_state->pending.empty())
+        cancel(m_state->pending.begin()->first);
+}
+
+int PipelineStage::confirmedCount() const { return int(m_state->confirmed.size()); }
+int PipelineStage::pendingCount() const { return int(m_state->pending.size()); }
+const std::vector<std::string> &PipelineStage::confirmedKeys() const { return m_state->confirmed; }
+
+std::vector<float> PipelineStage::gradientSum()
+{
+    cancelUnconfirmed();
+    return toVector(m_state->flat->grads());
+}
+
+Result<void> PipelineStage::step(std::span<const float> meanGradient, double lr)
+{
+    State &s = *m_state;
+    if (std::int64_t(meanGradient.size()) != s.flat->numel())
+        return makeError("a stage step needs " + std::to_string(s.flat->numel()) + " gradient values, got "
+                         + std::to_string(meanGradient.size()));
+    if (Result<void> finite = checkFinite(meanGradient, meanGradient.size(), "mean gradient"); !finite)
+        return finite.error();
+    s.pending.clear();
+    s.flat->grads().copy_(floatTensor(meanGradient, {s.flat->numel()}));
+    s.optimizer->step(lr, s.options.gradClip);
+    s.flat->zeroGrad();
+    s.confirmed.clear();
+    s.confirmedSet.clear();
+    return {};
+}
+
+std::int64_t PipelineStage::stepCount() const { return m_state->optimizer->stepCount(); }
+std::string PipelineStage::hash() const { return m_state->flat->valuesHash(); }
+std::vector<float> PipelineStage::parameters() const { return toVector(m_state->flat->values()); }
+
+std::vector<std::pair<std::string, std::int64_t>> PipelineStage::parameterLayout() const
+{
+    std::vector<std::pair<std::string, std::int64_t>> layout;
+    for (const FlatParameters::Slot &slot : m_state->flat->slots())
+        layout.emplace_back(slot.name, slot.numel);
+    return layout;
+}
+
+} // namespace swarmtrain

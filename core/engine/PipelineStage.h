@@ -1,0 +1,120 @@
+#pragma once
+
+#include "GptConfig.h"
+#include "Result.h"
+#include "StagePartition.h"
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace swarmtrain {
+
+// One microbatch's shape: `batch` sequences of `tokens` tokens.
+struct MicrobatchShape {
+    int batch = 0;
+    int tokens = 0;
+
+    std::size_t tokenCount() const { return std::size_t(batch) * std::size_t(tokens); }
+    bool operator==(const MicrobatchShape &) const = default;
+};
+
+// What a stage runs on: token ids for the first stage, the previous stage's activations
+// [batch, tokens, nEmbd] for the others.
+struct StageInput {
+    MicrobatchShape shape;
+    std::span<const std::int32_t> tokens;
+    std::span<const float> activations;
+};
+
+struct StageBackward {
+    std::vector<float> inputGradient; // [batch, tokens, nEmbd]; empty on the first stage
+    double loss = 0.0;                // the microbatch's mean loss, on the last stage
+};
+
+struct PipelineStageOptions {
+    double beta1 = 0.9;
+    double beta2 = 0.99;
+    double weightDecay = 0.1;
+    double gradClip = 1.0;
+    // The whole model's initialisation (as writeInitialSwarmState): every replica of a stage
+    // starts from the same values, which are the one-machine model's.
+    std::uint64_t seed = 1;
+};
+
+// One pipeline stage's share of the model on one peer (SWARM parallelism, issue 17), behind a
+// header without LibTorch so the swarm's Qt code can serve it. Float32 on the CPU.
+//
+// Backward is stateless, as in SWARM and hivemind: a backward request carries the stage's input
+// again and the forward is recomputed, so no peer keeps a microbatch's activations and any peer
+// of the stage can serve (or retry) any microbatch's backward. Its parameter gradients go into
+// the stage's accumulator at once, under the caller's key, and stay *unconfirmed* until
+// confirm(key) counts them or cancel(key) takes them back out (recomputed and subtracted). The
+// trainer confirms the one answer it used, so a backward retried on another peer is counted
+// once across the stage.
+//
+// The tied embedding: a stage that holds the head but not the embedding has its own copy of
+// the token embedding, equal to the embedding stage's at the start; from there the two train as
+// separate (untied) weights (README, "Pipeline-stage mode").
+//
+// Not thread-safe: one thread calls it at a time.
+class PipelineStage {
+public:
+    static Result<std::unique_ptr<PipelineStage>> create(const GptConfig &config, const StageSpan &span,
+                                                         const PipelineStageOptions &options);
+    ~PipelineStage();
+
+    const GptConfig &config() const;
+    const StageSpan &span() const;
+    bool isFirst() const;
+    bool isLast() const;
+    std::int64_t parameterCount() const;
+
+    // Checks an input against this stage and the config: tokens for the first stage (ids below
+    // the vocabulary), activations of [batch, tokens, nEmbd] elsewhere, tokens <= blockSize.
+    Result<void> checkInput(const StageInput &input) const;
+
+    // The stage's output [batch, tokens, nEmbd], without keeping anything; not on the last stage.
+    Result<std::vector<float>> forward(const StageInput &input);
+    // Backpropagates `gradOutput` (not on the last stage) or the loss of `targets` (the last
+    // stage, batch x tokens ids) through the stage for microbatch `key`, adding its parameter
+    // gradients to the accumulator, unconfirmed. A key already held is refused.
+    Result<StageBackward> backward(const std::string &key, const StageInput &input, std::span<const float> gradOutput,
+                                   std::span<const std::int32_t> targets = {});
+    // Counts `key`'s gradient; false when the key is not pending.
+    bool confirm(const std::string &key);
+    // Takes `key`'s gradient back out; false when the key is not pending.
+    bool cancel(const std::string &key);
+    // Cancels every unconfirmed key (before a step: an answer nobody confirmed counts for nothing).
+    void cancelUnconfirmed();
+
+    int confirmedCount() const;
+    int pendingCount() const;
+    // The confirmed microbatches' keys, in the order they were confirmed.
+    const std::vector<std::string> &confirmedKeys() const;
+
+    // The sum of the confirmed microbatches' gradients, float32 in parameter order, after
+    // cancelling every unconfirmed one.
+    std::vector<float> gradientSum();
+    // One AdamW step with `meanGradient` (the stage's average over the target batch, in
+    // parameter order); the accumulator and the keys start afresh.
+    Result<void> step(std::span<const float> meanGradient, double lr);
+    std::int64_t stepCount() const;
+
+    // Hex SHA-256 of the parameters (FlatParameters::valuesHash): replicas of a stage compare it.
+    std::string hash() const;
+    // The parameters in order, and their nanoGPT names and sizes in that order: for tests and
+    // for a replica's resync.
+    std::vector<float> parameters() const;
+    std::vector<std::pair<std::string, std::int64_t>> parameterLayout() const;
+
+private:
+    struct State;
+    explicit PipelineStage(std::unique_ptr<State> state);
+    std::unique_ptr<State> m_state;
+};
+
+} // namespace swarmtrain

@@ -1,0 +1,228 @@
+#include "PipelineStage.h"
+#include "StagePartition.h"
+#include "TinyGpt.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <random>
+
+using namespace swarmtrain;
+
+namespace {
+
+const GptConfig kConfig = test::tinyGptConfig(13, 4, 2, 32, 16);
+constexpr MicrobatchShape kShape{3, 16};
+
+std::unique_ptr<PipelineStage> makeStage(const StageSpan &span, std::uint64_t seed = 5)
+{
+    PipelineStageOptions options;
+    options.seed = seed;
+    return PipelineStage::create(kConfig, span, options).value();
+}
+
+std::vector<std::int32_t> randomIds(std::size_t count, unsigned seed)
+{
+    std::mt19937 rng(seed);
+    std::vector<std::int32_t> ids(count);
+    for (std::int32_t &id : ids)
+        id = std::int32_t(rng() % unsigned(kConfig.vocabSize));
+    return ids;
+}
+
+// A stage's gradient sum by parameter name.
+std::map<std::string, std::vector<float>> gradientsByName(PipelineStage &stage)
+{
+    const std::vector<float> sum = stage.gradientSum();
+    std::map<std::string, std::vector<float>> named;
+    std::size_t offset = 0;
+    for (const auto &[name, numel] : stage.parameterLayout()) {
+        named[name].assign(sum.begin() + std::ptrdiff_t(offset), sum.begin() + std::ptrdiff_t(offset + std::size_t(numel)));
+        offset += std::size_t(numel);
+    }
+    EXPECT_EQ(offset, sum.size());
+    return named;
+}
+
+double relativeError(const std::vector<float> &a, const std::vector<float> &b)
+{
+    double diff = 0, norm = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        diff += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
+        norm += double(b[i]) * b[i];
+    }
+    return std::sqrt(diff / norm);
+}
+
+struct Pipeline {
+    std::vector<std::unique_ptr<PipelineStage>> stages;
+    std::vector<std::vector<float>> boundaries; // each stage's input activations (none for stage 0)
+
+    explicit Pipeline(int count)
+    {
+        const std::vector<StageSpan> spans = partitionStages(kConfig, count).value();
+        for (const StageSpan &span : spans)
+            stages.push_back(makeStage(span));
+    }
+
+    // One microbatch forward and back, every stage's gradient confirmed; its loss.
+    double run(const std::string &key, const std::vector<std::int32_t> &tokens, const std::vector<std::int32_t> &targets)
+    {
+        boundaries.assign(stages.size(), {});
+        const auto input = [&](std::size_t s) {
+            return StageInput{kShape, s == 0 ? tokens : std::span<const std::int32_t>{}, boundaries[s]};
+        };
+        for (std::size_t s = 0; s + 1 < stages.size(); ++s)
+            boundaries[s + 1] = stages[s]->forward(input(s)).value();
+        StageBackward back = stages.back()->backward(key, input(stages.size() - 1), {}, targets).value();
+        const double loss = back.loss;
+        for (std::size_t s = stages.size() - 1; s-- > 0;)
+            back = stages[s]->backward(key, input(s), back.inputGradient).value();
+        EXPECT_TRUE(back.inputGradient.empty()) << "token ids have no gradient";
+        for (auto &stage : stages)
+            EXPECT_TRUE(stage->confirm(key));
+        return loss;
+    }
+};
+
+} // namespace
+
+// Three stages, each its own model holding its span, give the one-stage model's loss and
+// gradients: the head's copy of the embedding and the embedding itself add up to the tied one.
+TEST(PipelineStageTest, ThreeStagesGiveTheWholeModelsGradients)
+{
+    const std::vector<std::int32_t> tokens = randomIds(kShape.tokenCount(), 1), targets = randomIds(kShape.tokenCount(), 2);
+    Pipeline whole(1), split(3);
+    const double wholeLoss = whole.run("m1", tokens, targets);
+    const double splitLoss = split.run("m1", tokens, targets);
+    EXPECT_NEAR(splitLoss, wholeLoss, 1e-6 * wholeLoss);
+    EXPECT_GT(wholeLoss, 1.0);
+
+    const auto reference = gradientsByName(*whole.stages[0]);
+    std::map<std::string, std::vector<float>> summed;
+    for (auto &stage : split.stages) {
+        for (auto &[name, grad] : gradientsByName(*stage)) {
+            if (!summed.contains(name)) {
+                summed[name] = grad;
+                continue;
+            }
+            for (std::size_t i = 0; i < grad.size(); ++i)
+                summed[name][i] += grad[i];
+        }
+    }
+    ASSERT_EQ(summed.size(), reference.size());
+    for (const auto &[name, grad] : reference) {
+        ASSERT_TRUE(summed.contains(name)) << name;
+        EXPECT_LE(relativeError(summed[name], grad), 1e-5) << name;
+    }
+}
+
+// A backward retried on another replica of the stage is counted once: the answer nobody
+// confirmed is cancelled, and its gradient leaves the accumulator.
+TEST(PipelineStageTest, ACancelledBackwardLeavesNoGradient)
+{
+    const StageSpan middle = partitionStages(kConfig, 3).value()[1];
+    auto slow = makeStage(middle), retried = makeStage(middle), reference = makeStage(middle);
+    ASSERT_EQ(slow->hash(), retried->hash());
+    std::mt19937 rng(3);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    const std::size_t width = kShape.tokenCount() * std::size_t(kConfig.nEmbd);
+    std::vector<float> input1(width), input2(width), grad1(width), grad2(width);
+    for (auto *v : {&input1, &input2, &grad1, &grad2})
+        for (float &x : *v)
+            x = normal(rng);
+
+    // The slow replica confirmed m1, then answered m2 too late: m2 went to another replica.
+    ASSERT_TRUE(slow->backward("m1", {kShape, {}, input1}, grad1).ok());
+    ASSERT_TRUE(slow->confirm("m1"));
+    ASSERT_TRUE(slow->backward("m2", {kShape, {}, input2}, grad2).ok());
+    ASSERT_TRUE(retried->backward("m2", {kShape, {}, input2}, grad2).ok());
+    ASSERT_TRUE(retried->confirm("m2"));
+    EXPECT_EQ(slow->pendingCount(), 1);
+    EXPECT_TRUE(slow->cancel("m2"));
+    EXPECT_FALSE(slow->cancel("m2")) << "a key is cancelled once";
+    EXPECT_FALSE(slow->confirm("m2")) << "a cancelled key cannot be confirmed later";
+    ASSERT_TRUE(reference->backward("m1", {kShape, {}, input1}, grad1).ok());
+    ASSERT_TRUE(reference->confirm("m1"));
+
+    const std::vector<float> kept = slow->gradientSum(), expected = reference->gradientSum();
+    EXPECT_LE(relativeError(kept, expected), 1e-6);
+    EXPECT_EQ(slow->confirmedKeys(), std::vector<std::string>{"m1"});
+
+    // An unconfirmed answer is dropped before the gradient is read: nothing of it counts.
+    ASSERT_TRUE(retried->backward("m3", {kShape, {}, input1}, grad1).ok());
+    const std::vector<float> onlyM2 = retried->gradientSum();
+    EXPECT_EQ(retried->pendingCount(), 0);
+    EXPECT_EQ(retried->confirmedCount(), 1);
+    auto m2Alone = makeStage(middle);
+    ASSERT_TRUE(m2Alone->backward("m2", {kShape, {}, input2}, grad2).ok());
+    ASSERT_TRUE(m2Alone->confirm("m2"));
+    EXPECT_LE(relativeError(onlyM2, m2Alone->gradientSum()), 1e-6);
+}
+
+// Whatever a stranger sends is checked before it is computed on.
+TEST(PipelineStageTest, RefusesHostileInputs)
+{
+    const std::vector<StageSpan> spans = partitionStages(kConfig, 3).value();
+    auto first = makeStage(spans[0]), middle = makeStage(spans[1]), last = makeStage(spans[2]);
+    const std::size_t width = kShape.tokenCount() * std::size_t(kConfig.nEmbd);
+    std::vector<float> activations(width, 0.5f), grad(width, 0.01f);
+    const std::vector<std::int32_t> ids = randomIds(kShape.tokenCount(), 4);
+
+    std::vector<float> nan = activations;
+    nan[17] = std::numeric_limits<float>::quiet_NaN();
+    EXPECT_FALSE(middle->forward({kShape, {}, nan}).ok());
+    std::vector<float> inf = grad;
+    inf[3] = std::numeric_limits<float>::infinity();
+    EXPECT_FALSE(middle->backward("a", {kShape, {}, activations}, inf).ok());
+    EXPECT_FALSE(middle->forward({kShape, {}, std::span(activations).first(width - 1)}).ok()) << "wrong count";
+    EXPECT_FALSE(middle->forward({{3, kConfig.blockSize + 1}, {}, activations}).ok()) << "longer than the block";
+    EXPECT_FALSE(middle->forward({{0, 16}, {}, {}}).ok()) << "empty";
+    EXPECT_FALSE(middle->forward({kShape, ids, {}}).ok()) << "ids to a middle stage";
+    EXPECT_FALSE(middle->backward("a", {kShape, {}, activations}, grad, ids).ok()) << "targets to a middle stage";
+
+    std::vector<std::int32_t> outside = ids;
+    outside[5] = kConfig.vocabSize;
+    EXPECT_FALSE(first->forward({kShape, outside, {}}).ok());
+    outside[5] = -1;
+    EXPECT_FALSE(first->forward({kShape, outside, {}}).ok());
+    EXPECT_FALSE(last->backward("a", {kShape, {}, activations}, {}, outside).ok()) << "targets outside the vocabulary";
+    EXPECT_FALSE(last->forward({kShape, {}, activations}).ok()) << "the last stage's output is the loss";
+    EXPECT_FALSE(last->backward("a", {kShape, {}, activations}, grad, ids).ok()) << "an output gradient to the last stage";
+
+    // Nothing refused reached the accumulator; a key runs backward once.
+    ASSERT_TRUE(middle->backward("a", {kShape, {}, activations}, grad).ok());
+    EXPECT_FALSE(middle->backward("a", {kShape, {}, activations}, grad).ok());
+    EXPECT_TRUE(middle->confirm("a"));
+    EXPECT_FALSE(middle->backward("a", {kShape, {}, activations}, grad).ok()) << "nor again once confirmed";
+    EXPECT_EQ(middle->confirmedCount(), 1);
+    EXPECT_EQ(last->pendingCount() + last->confirmedCount() + first->confirmedCount(), 0);
+}
+
+// Replicas that take the same mean gradient stay equal, and the step starts a new accumulation.
+TEST(PipelineStageTest, ReplicasStepTogether)
+{
+    const StageSpan middle = partitionStages(kConfig, 3).value()[1];
+    auto a = makeStage(middle), b = makeStage(middle), other = makeStage(middle, 6);
+    EXPECT_NE(a->hash(), other->hash()) << "the seed sets the initial values";
+    const std::size_t width = kShape.tokenCount() * std::size_t(kConfig.nEmbd);
+    std::vector<float> input(width, 0.25f), grad(width, 0.01f);
+    ASSERT_TRUE(a->backward("m", {kShape, {}, input}, grad).ok());
+    ASSERT_TRUE(a->confirm("m"));
+    const std::vector<float> mean = a->gradientSum();
+    const std::string before = a->hash();
+    ASSERT_TRUE(a->step(mean, 1e-3).ok());
+    ASSERT_TRUE(b->step(mean, 1e-3).ok());
+    EXPECT_NE(a->hash(), before);
+    EXPECT_EQ(a->hash(), b->hash());
+    EXPECT_EQ(a->stepCount(), 1);
+    EXPECT_EQ(a->confirmedCount(), 0);
+    EXPECT_TRUE(a->backward("m", {kShape, {}, input}, grad).ok()) << "keys start afresh after a step";
+    std::vector<float> bad = mean;
+    bad[0] = std::numeric_limits<float>::quiet_NaN();
+    EXPECT_FALSE(b->step(bad, 1e-3).ok());
+    EXPECT_FALSE(b->step(std::span(mean).first(mean.size() - 1), 1e-3).ok());
+    EXPECT_EQ(a->hash(), b->hash()) << "a refused step changes nothing";
+}
