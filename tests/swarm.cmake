@@ -3,6 +3,13 @@ add_executable(swarmtrain_pipeline_tests unit/HopChooserTest.cpp)
 target_link_libraries(swarmtrain_pipeline_tests PRIVATE swarmtrain_swarm_pipeline GTest::gtest_main)
 gtest_discover_tests(swarmtrain_pipeline_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)
 
+# Pipeline-stage mode over real sockets on loopback: stage servers, the trainer's driver, retries,
+# hostile requests and answers (unit: one process, seconds).
+add_executable(swarmtrain_pipeline_loopback_tests unit/PipelineLoopbackTest.cpp)
+target_link_libraries(swarmtrain_pipeline_loopback_tests PRIVATE
+    swarmtrain_swarm_pipeline swarmtrain_test_support Qt6::Test GTest::gtest_main)
+gtest_discover_tests(swarmtrain_pipeline_loopback_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)
+
 # The swarm end to end: a real coordinator and headless clients on loopback (integration).
 add_executable(swarmtrain_swarm_process_tests integration/SwarmProcessTest.cpp)
 target_link_libraries(swarmtrain_swarm_process_tests PRIVATE

@@ -313,3 +313,48 @@ TEST(FrameCodecTest, ProbesCarryBoundedFillerAndRepliesNone)
     reply.set_payload_bytes(3);
     EXPECT_NE(decodeError(rawFrame(reply, "abc")).find("PROBE_REPLY frame with a payload"), std::string::npos);
 }
+
+// Pipeline-stage frames (issue 17) carry a StageWork body, and only they do; requests and
+// replies carry bytes, verdicts and refusals none; a refusal's text is bounded.
+TEST(FrameCodecTest, StageFramesCarryAStageBodyAndOnlyTheirBytes)
+{
+    FrameHeader request;
+    request.set_type(wire::FRAME_TYPE_STAGE_REQUEST);
+    request.mutable_stage()->set_microbatch(5);
+    request.set_dtype("U8");
+    request.add_shape(64);
+    Result<QByteArray> bytes = encodeFrame(request, patternBytes(64));
+    ASSERT_TRUE(bytes.ok()) << bytes.error().message;
+    FrameDecoder decoder;
+    ASSERT_TRUE(decoder.feed(*bytes));
+    const std::optional<Frame> frame = decoder.takeFrame();
+    ASSERT_TRUE(frame.has_value());
+    EXPECT_EQ(frame->header.stage().microbatch(), 5u);
+
+    FrameHeader bare = request;
+    bare.clear_stage();
+    bare.set_payload_bytes(64);
+    EXPECT_NE(decodeError(rawFrame(bare, patternBytes(64))).find("STAGE_REQUEST frame without a stage body"),
+              std::string::npos);
+
+    FrameHeader tensor = tensorHeader({1});
+    tensor.set_payload_bytes(4);
+    tensor.mutable_stage()->set_microbatch(1);
+    EXPECT_NE(decodeError(rawFrame(tensor, patternBytes(4))).find("TENSOR frame with a handshake, error or stage body"),
+              std::string::npos);
+
+    FrameHeader verdict;
+    verdict.set_type(wire::FRAME_TYPE_STAGE_VERDICT);
+    verdict.mutable_stage()->set_count(true);
+    verdict.set_dtype("U8");
+    verdict.add_shape(3);
+    verdict.set_payload_bytes(3);
+    EXPECT_NE(decodeError(rawFrame(verdict, "abc")).find("STAGE_VERDICT frame with a payload"), std::string::npos);
+
+    FrameHeader refused;
+    refused.set_type(wire::FRAME_TYPE_STAGE_REFUSED);
+    refused.mutable_stage()->set_refusal(std::string(513, 'x'));
+    EXPECT_NE(decodeError(rawFrame(refused)).find("refusal over 512 bytes"), std::string::npos);
+    refused.mutable_stage()->set_refusal("busy");
+    EXPECT_TRUE(encodeFrame(refused, {}).ok());
+}

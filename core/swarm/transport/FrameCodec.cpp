@@ -12,6 +12,8 @@ namespace swarmtrain {
 
 namespace {
 
+constexpr std::size_t kMaxRefusalBytes = 512;
+
 std::string shapeText(const FrameHeader &header)
 {
     std::string text = "[";
@@ -39,13 +41,22 @@ Result<void> validateBody(const FrameHeader &header)
         return {};
     case wire::FRAME_TYPE_ERROR:
         if (body != Body::kErrorMessage && body != Body::BODY_NOT_SET)
-            return makeError("ERROR frame with a " + std::string(body == Body::kHello ? "hello" : "proof") + " body");
+            return makeError("ERROR frame with a " + std::string(body == Body::kHello ? "hello" : body == Body::kProof ? "proof" : "stage") + " body");
         return {};
     case wire::FRAME_TYPE_TENSOR:
     case wire::FRAME_TYPE_PROBE:
     case wire::FRAME_TYPE_PROBE_REPLY:
         if (body != Body::BODY_NOT_SET)
-            return makeError(type + " frame with a handshake or error body");
+            return makeError(type + " frame with a handshake, error or stage body");
+        return {};
+    case wire::FRAME_TYPE_STAGE_REQUEST:
+    case wire::FRAME_TYPE_STAGE_REPLY:
+    case wire::FRAME_TYPE_STAGE_VERDICT:
+    case wire::FRAME_TYPE_STAGE_REFUSED:
+        if (body != Body::kStage)
+            return makeError(type + " frame without a stage body");
+        if (header.stage().refusal().size() > kMaxRefusalBytes)
+            return makeError(type + " frame with a refusal over " + std::to_string(kMaxRefusalBytes) + " bytes");
         return {};
     default:
         return makeError("unknown frame type " + std::to_string(int(header.type())));
@@ -97,6 +108,14 @@ const char *frameTypeName(int type)
         return "PROBE";
     case wire::FRAME_TYPE_PROBE_REPLY:
         return "PROBE_REPLY";
+    case wire::FRAME_TYPE_STAGE_REQUEST:
+        return "STAGE_REQUEST";
+    case wire::FRAME_TYPE_STAGE_REPLY:
+        return "STAGE_REPLY";
+    case wire::FRAME_TYPE_STAGE_VERDICT:
+        return "STAGE_VERDICT";
+    case wire::FRAME_TYPE_STAGE_REFUSED:
+        return "STAGE_REFUSED";
     default:
         return "UNKNOWN";
     }
@@ -115,7 +134,8 @@ Result<void> validateFrameHeader(const FrameHeader &header, const FrameLimits &l
     if (!std::isfinite(header.tokens()) || header.tokens() < 0)
         return makeError("tokens must be finite and non-negative");
 
-    const bool carriesBytes = header.type() == wire::FRAME_TYPE_TENSOR || header.type() == wire::FRAME_TYPE_PROBE;
+    const bool carriesBytes = header.type() == wire::FRAME_TYPE_TENSOR || header.type() == wire::FRAME_TYPE_PROBE
+                              || header.type() == wire::FRAME_TYPE_STAGE_REQUEST || header.type() == wire::FRAME_TYPE_STAGE_REPLY;
     if (!carriesBytes) {
         if (!header.dtype().empty() || header.shape_size() > 0 || header.payload_bytes() != 0)
             return makeError(std::string(frameTypeName(header.type())) + " frame with a payload");

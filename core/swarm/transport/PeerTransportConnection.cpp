@@ -231,7 +231,8 @@ void PeerTransportConnection::handleFrame(const Frame &frame)
             return handleProof(frame.header.proof());
         break;
     case Stage::Established:
-        if (type == wire::FRAME_TYPE_TENSOR || type == wire::FRAME_TYPE_PROBE || type == wire::FRAME_TYPE_PROBE_REPLY) {
+        if (type == wire::FRAME_TYPE_TENSOR || type == wire::FRAME_TYPE_PROBE || type == wire::FRAME_TYPE_PROBE_REPLY
+            || (type >= wire::FRAME_TYPE_STAGE_REQUEST && type <= wire::FRAME_TYPE_STAGE_REFUSED)) {
             Q_EMIT frameReceived(frame);
             return;
         }

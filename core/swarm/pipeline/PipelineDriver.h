@@ -1,0 +1,111 @@
+#pragma once
+
+#include "ActivationWire.h"
+#include "Frame.h"
+#include "HopChooser.h"
+#include "PipelineStage.h"
+
+#include <QByteArray>
+#include <QHash>
+#include <QObject>
+#include <QSet>
+#include <QString>
+#include <QStringList>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+class QTimer;
+
+namespace swarmtrain {
+
+class PeerTransport;
+class StageWorker;
+
+struct PipelineDriverSettings {
+    int stageCount = 2; // S: the driver runs stage 0 itself
+    WirePrecision precision = WirePrecision::Int8;
+    HopChooserSettings hops;
+    // How long to wait before trying a stage again when none of its peers can take a microbatch
+    // (all backing off, or all tried for it already).
+    std::chrono::milliseconds retryWait{200};
+    // Bad answers (wrong size, not finite) before the driver stops using a peer.
+    int offencesBeforeBan = 3;
+    std::uint64_t seed = std::random_device{}();
+};
+
+// One microbatch a trainer drives through the pipeline.
+struct Microbatch {
+    std::uint64_t id = 0;
+    MicrobatchShape shape;
+    std::vector<std::int32_t> tokens;
+    std::vector<std::int32_t> targets;
+};
+
+// The trainer's side of pipeline-stage mode (SWARM, issue 17): a peer of stage 0 runs its own
+// stage and drives each microbatch forward through stages 1..S-1 and backward again, choosing
+// every hop among the stage's connected peers with a HopChooser. It keeps each stage's input as
+// it went over the wire, so a hop that fails (refused, timed out, a peer gone, an answer that
+// fails the checks) is replayed on another peer of the same stage; a backward's gradient is
+// confirmed to the one peer whose answer was used and cancelled at any other that ran it, so
+// each stage counts each microbatch once. Lives on the network thread.
+class PipelineDriver : public QObject {
+    Q_OBJECT
+
+public:
+    // `firstStage` runs stage 0 and must outlive the driver.
+    PipelineDriver(PeerTransport &transport, const QString &selfKeyId, StageWorker &firstStage,
+                   PipelineDriverSettings settings, QObject *parent = nullptr);
+    ~PipelineDriver() override;
+
+    // The peers the coordinator placed on `stage` (1..S-1), by key id and endpoint; the driver
+    // dials those it is not connected to, and uses the connected ones.
+    void setStagePeers(int stage, const QHash<QString, QString> &endpointsByKeyId);
+    // Drives `batch` forward and back; microbatchDone or microbatchFailed tells how it ended.
+    void start(Microbatch batch);
+    int inFlight() const { return int(m_flights.size()); }
+
+    // Hops a peer answered (forward and backward), and hops retried on another peer, since the start.
+    int hopsServed(const QString &peerKeyId) const { return m_served.value(peerKeyId); }
+    int retries() const { return m_retries; }
+    bool isBanned(const QString &peerKeyId) const { return m_banned.contains(peerKeyId); }
+    const HopChooser &chooser(int stage) const { return m_choosers.at(std::size_t(stage)); }
+
+Q_SIGNALS:
+    // Every stage has run the microbatch's backward and confirmed its gradient.
+    void microbatchDone(quint64 id, double loss);
+    void microbatchFailed(quint64 id, const QString &reason);
+    void hopRetried(quint64 id, int stage, const QString &failedPeerKeyId, const QString &reason);
+
+private:
+    struct Flight;
+
+    void sendHop(std::uint64_t id);
+    void onFrame(const QString &peerKeyId, const FrameHeader &header, const QByteArray &payload);
+    void onReply(Flight &flight, const QString &peerKeyId, const wire::StageWork &work, const QByteArray &payload);
+    void failHop(std::uint64_t id, const QString &reason, bool offence);
+    void sendVerdict(const QString &peerKeyId, const Flight &flight, bool count);
+    void finishLocally(std::uint64_t id);
+    void refreshPeers(int stage);
+    void redial();
+    Flight *flight(std::uint64_t id);
+
+    PeerTransport &m_transport;
+    QString m_selfKeyId;
+    StageWorker &m_firstStage;
+    PipelineDriverSettings m_settings;
+    GptConfig m_config;
+    std::vector<HopChooser> m_choosers;                // by stage; [0] unused
+    std::vector<QHash<QString, QString>> m_placed;     // by stage: key id -> endpoint
+    std::map<std::uint64_t, Flight> m_flights;
+    QHash<QString, int> m_served;
+    QHash<QString, int> m_offences;
+    QSet<QString> m_banned;
+    QSet<QString> m_dialing;
+    QTimer *m_redial = nullptr;
+    int m_retries = 0;
+};
+
+} // namespace swarmtrain

@@ -1,0 +1,135 @@
+#include "StageServer.h"
+
+#include "PeerTransport.h"
+#include "StageFrames.h"
+#include "StageWorker.h"
+
+#include <memory>
+
+namespace swarmtrain {
+
+namespace {
+
+QString toQString(const std::string &text) { return QString::fromStdString(text); }
+
+} // namespace
+
+StageServer::StageServer(PeerTransport &transport, std::unique_ptr<PipelineStage> stage, StageServerSettings settings,
+                         QObject *parent)
+    : QObject(parent)
+    , m_transport(transport)
+    , m_settings(settings)
+    , m_config(stage->config())
+    , m_worker(std::make_unique<StageWorker>(std::move(stage)))
+{
+    connect(&transport, &PeerTransport::frameReceived, this, &StageServer::onFrame);
+}
+
+StageServer::~StageServer() = default;
+
+void StageServer::onFrame(const QString &peerKeyId, const FrameHeader &header, const QByteArray &payload)
+{
+    if (!header.has_stage())
+        return;
+    if (header.type() == wire::FRAME_TYPE_STAGE_REQUEST)
+        onRequest(peerKeyId, header.stage(), payload);
+    else if (header.type() == wire::FRAME_TYPE_STAGE_VERDICT)
+        onVerdict(peerKeyId, header.stage());
+}
+
+void StageServer::onRequest(const QString &peerKeyId, const wire::StageWork &work, const QByteArray &payload)
+{
+    if (m_banned.contains(peerKeyId))
+        return refuse(peerKeyId, work, tr("banned from this stage"));
+    if (work.stage() != std::uint32_t(m_settings.stage))
+        return refuse(peerKeyId, work, tr("this peer serves stage %1").arg(m_settings.stage));
+    const bool backward = work.pass() == wire::StageWork::PASS_BACKWARD;
+    if (!backward && work.pass() != wire::StageWork::PASS_FORWARD)
+        return countOffence(peerKeyId, work, tr("a request with no pass"));
+    if (!backward && lastStage())
+        return countOffence(peerKeyId, work, tr("a forward request to the last stage"));
+    if (work.batch() < 1 || work.batch() > std::uint32_t(m_settings.maxBatch) || work.tokens() < 1
+        || work.tokens() > std::uint32_t(m_config.blockSize))
+        return countOffence(peerKeyId, work, tr("a microbatch of %1 x %2 tokens (at most %3 x %4)")
+                                                 .arg(work.batch()).arg(work.tokens())
+                                                 .arg(m_settings.maxBatch).arg(m_config.blockSize));
+    if (work.precision() != std::uint32_t(m_settings.precision))
+        return countOffence(peerKeyId, work, tr("activations in precision %1, not the swarm's %2")
+                                                 .arg(work.precision()).arg(int(m_settings.precision)));
+    if (m_worker->queued() >= m_settings.maxQueued)
+        return refuse(peerKeyId, work, tr("busy"));
+    Result<StageRequestPayload> decoded = decodeStageRequest(payload, work, m_config.nEmbd, lastStage());
+    if (!decoded)
+        return countOffence(peerKeyId, work, toQString(decoded.error().message));
+
+    const auto request = std::make_shared<const StageRequestPayload>(std::move(*decoded));
+    const MicrobatchShape shape{int(work.batch()), int(work.tokens())};
+    const std::string key = microbatchKey(peerKeyId, work.microbatch());
+    m_worker->post(
+        this,
+        [request, shape, key, backward](PipelineStage &stage) -> Result<StageBackward> {
+            const StageInput input{shape, {}, request->input};
+            if (backward) {
+                // A backward asked again (the trainer gave up waiting, then came back here)
+                // replaces the unconfirmed one: one gradient per microbatch.
+                stage.cancel(key);
+                return stage.backward(key, input, request->gradOutput, request->targets);
+            }
+            Result<std::vector<float>> output = stage.forward(input);
+            if (!output)
+                return output.error();
+            return StageBackward{std::move(*output), 0.0};
+        },
+        [this, peerKeyId, work](const Result<StageBackward> &result) {
+            if (!result)
+                return countOffence(peerKeyId, work, toQString(result.error().message));
+            reply(peerKeyId, work, result->inputGradient, result->loss);
+        });
+}
+
+void StageServer::reply(const QString &peerKeyId, wire::StageWork work, const std::vector<float> &values, double loss)
+{
+    Result<QByteArray> bytes = encodeWire(values, m_settings.precision);
+    if (!bytes) // the stage's own output overflowed the wire's range: the trainer tries elsewhere
+        return refuse(peerKeyId, work, tr("the stage's answer does not fit the wire: %1").arg(toQString(bytes.error().message)));
+    work.set_loss(loss);
+    ++m_served;
+    (void)m_transport.send(peerKeyId, stageHeader(wire::FRAME_TYPE_STAGE_REPLY, work, bytes->size()), *bytes);
+    Q_EMIT requestServed(peerKeyId, work.pass() == wire::StageWork::PASS_BACKWARD);
+}
+
+void StageServer::onVerdict(const QString &peerKeyId, const wire::StageWork &work)
+{
+    if (m_banned.contains(peerKeyId))
+        return;
+    const std::string key = microbatchKey(peerKeyId, work.microbatch());
+    const bool count = work.count();
+    m_worker->post(this, [key, count](PipelineStage &stage) { return count ? stage.confirm(key) : stage.cancel(key); },
+                   [this, count](bool applied) { m_confirmed += count && applied; });
+}
+
+void StageServer::refuse(const QString &peerKeyId, const wire::StageWork &work, const QString &reason)
+{
+    wire::StageWork answer;
+    answer.set_microbatch(work.microbatch());
+    answer.set_stage(work.stage());
+    answer.set_step(work.step());
+    answer.set_pass(work.pass());
+    answer.set_attempt(work.attempt());
+    answer.set_refusal(reason.left(200).toStdString());
+    (void)m_transport.send(peerKeyId, stageHeader(wire::FRAME_TYPE_STAGE_REFUSED, answer), {});
+}
+
+void StageServer::countOffence(const QString &peerKeyId, const wire::StageWork &work, const QString &reason)
+{
+    refuse(peerKeyId, work, reason);
+    Q_EMIT offence(peerKeyId, reason);
+    if (++m_offences[peerKeyId] < m_settings.offencesBeforeBan || m_banned.contains(peerKeyId))
+        return;
+    m_banned.insert(peerKeyId);
+    m_transport.disconnectPeer(peerKeyId, tr("banned from stage %1 after %2 refused requests")
+                                              .arg(m_settings.stage).arg(m_offences[peerKeyId]));
+    Q_EMIT peerBanned(peerKeyId);
+}
+
+} // namespace swarmtrain

@@ -1,0 +1,79 @@
+#pragma once
+
+#include "ActivationWire.h"
+#include "Frame.h"
+#include "PipelineStage.h"
+
+#include <QByteArray>
+#include <QHash>
+#include <QObject>
+#include <QSet>
+#include <QString>
+
+#include <memory>
+
+namespace swarmtrain {
+
+class PeerTransport;
+class StageWorker;
+
+struct StageServerSettings {
+    int stage = 1;           // the pipeline stage this peer serves (never 0: trainers run their own)
+    int stageCount = 2;      // S: the last stage computes the loss
+    WirePrecision precision = WirePrecision::Int8; // the swarm's; a request in another is refused
+    int maxBatch = 64;       // sequences a microbatch may have
+    int maxQueued = 8;       // requests waiting for the stage; more are refused as busy
+    int offencesBeforeBan = 3;
+};
+
+// Serves one pipeline stage to the swarm's trainers over PeerTransport (issue 17): runs their
+// STAGE_REQUESTs on the stage's own thread and answers each with a STAGE_REPLY, and applies their
+// STAGE_VERDICTs. Every request is checked before anything is computed or allocated beyond the
+// frame: the stage asked, the microbatch's shape (batch <= maxBatch, tokens <= the block), the
+// precision, the payload's exact length and every value finite. A request that fails the checks
+// is refused and counted against its sender, who is disconnected and refused from then on at
+// offencesBeforeBan. A request for another stage, or one over maxQueued, is refused with no
+// offence (a stale placement, a busy peer). A microbatch is filed under its trainer's key id,
+// so no peer can confirm or cancel another's.
+class StageServer : public QObject {
+    Q_OBJECT
+
+public:
+    StageServer(PeerTransport &transport, std::unique_ptr<PipelineStage> stage, StageServerSettings settings,
+                QObject *parent = nullptr);
+    ~StageServer() override;
+
+    const StageServerSettings &settings() const { return m_settings; }
+    int offences(const QString &peerKeyId) const { return m_offences.value(peerKeyId); }
+    bool isBanned(const QString &peerKeyId) const { return m_banned.contains(peerKeyId); }
+    // Requests answered, and backward gradients confirmed, since the start.
+    qint64 served() const { return m_served; }
+    qint64 confirmed() const { return m_confirmed; }
+    StageWorker &worker() { return *m_worker; }
+
+Q_SIGNALS:
+    // A request was answered (the pass: forward or backward).
+    void requestServed(const QString &trainerKeyId, bool backward);
+    void offence(const QString &peerKeyId, const QString &reason);
+    void peerBanned(const QString &peerKeyId);
+
+private:
+    void onFrame(const QString &peerKeyId, const FrameHeader &header, const QByteArray &payload);
+    void onRequest(const QString &peerKeyId, const wire::StageWork &work, const QByteArray &payload);
+    void onVerdict(const QString &peerKeyId, const wire::StageWork &work);
+    void refuse(const QString &peerKeyId, const wire::StageWork &work, const QString &reason);
+    void countOffence(const QString &peerKeyId, const wire::StageWork &work, const QString &reason);
+    void reply(const QString &peerKeyId, wire::StageWork work, const std::vector<float> &values, double loss);
+    bool lastStage() const { return m_settings.stage == m_settings.stageCount - 1; }
+
+    PeerTransport &m_transport;
+    StageServerSettings m_settings;
+    GptConfig m_config;
+    std::unique_ptr<StageWorker> m_worker;
+    QHash<QString, int> m_offences;
+    QSet<QString> m_banned;
+    qint64 m_served = 0;
+    qint64 m_confirmed = 0;
+};
+
+} // namespace swarmtrain

@@ -1,0 +1,467 @@
+#include "Identity.h"
+#include "PeerTransport.h"
+#include "PipelineDriver.h"
+#include "PipelineStage.h"
+#include "StageFrames.h"
+#include "StagePartition.h"
+#include "StageServer.h"
+#include "StageWorker.h"
+#include "TestApplication.h"
+#include "TinyGpt.h"
+
+#include <gtest/gtest.h>
+
+#include <QHostAddress>
+#include <QTest>
+#include <QTimer>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <random>
+#include <semaphore>
+#include <set>
+#include <utility>
+
+using namespace swarmtrain;
+
+namespace {
+
+// Pipeline-stage mode over real sockets on loopback (issue 17): a trainer driving microbatches
+// through stages served by other peers' StageServers, each peer with its own identity and
+// PeerTransport, in one process.
+const GptConfig kConfig = test::tinyGptConfig(13, 4, 2, 32, 16);
+constexpr int kStages = 3;
+constexpr MicrobatchShape kShape{2, 16};
+constexpr std::uint64_t kSeed = 9;
+
+std::unique_ptr<PipelineStage> makeStage(const StageSpan &span)
+{
+    PipelineStageOptions options;
+    options.seed = kSeed;
+    return PipelineStage::create(kConfig, span, options).value();
+}
+
+// Runs `work` on a stage's thread and waits for its result.
+template <typename Work>
+auto onStage(StageWorker &worker, Work work)
+{
+    std::optional<decltype(work(std::declval<PipelineStage &>()))> result;
+    worker.post(&worker, work, [&](const auto &value) { result = value; });
+    EXPECT_TRUE(QTest::qWaitFor([&] { return result.has_value(); }, 60'000));
+    return *result;
+}
+
+struct Peer {
+    Identity identity = Identity::generate().value();
+    std::unique_ptr<PeerTransport> transport;
+    QString endpoint;
+    QString keyId() const { return identity.keyId(); }
+};
+
+class PipelineLoopbackTest : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        test::application();
+        spans = partitionStages(kConfig, kStages).value();
+    }
+
+    Peer &addPeer()
+    {
+        peers.push_back(std::make_unique<Peer>());
+        Peer &peer = *peers.back();
+        peer.transport = std::make_unique<PeerTransport>(peer.identity, [this](const QString &keyId) -> std::optional<QByteArray> {
+            for (const auto &p : peers) {
+                if (p->keyId() == keyId)
+                    return p->identity.publicKey();
+            }
+            return std::nullopt;
+        });
+        const Result<quint16> port = peer.transport->listen(QHostAddress::LocalHost);
+        EXPECT_TRUE(port.ok());
+        peer.endpoint = QStringLiteral("127.0.0.1:%1").arg(*port);
+        return peer;
+    }
+
+    StageServer &addServer(int stage, WirePrecision precision)
+    {
+        Peer &peer = addPeer();
+        StageServerSettings settings;
+        settings.stage = stage;
+        settings.stageCount = kStages;
+        settings.precision = precision;
+        settings.maxBatch = 4;
+        servers.push_back(std::make_unique<StageServer>(*peer.transport, makeStage(spans[std::size_t(stage)]), settings));
+        serverPeers.push_back(&peer);
+        return *servers.back();
+    }
+
+    void makeTrainer(WirePrecision precision, PipelineDriverSettings settings = {})
+    {
+        trainer = &addPeer();
+        firstStage = std::make_unique<StageWorker>(makeStage(spans[0]));
+        settings.stageCount = kStages;
+        settings.precision = precision;
+        settings.seed = 3;
+        driver = std::make_unique<PipelineDriver>(*trainer->transport, trainer->keyId(), *firstStage, settings);
+        connect(driver.get(), &PipelineDriver::microbatchDone, [this](quint64 id, double loss) { losses[id] = loss; });
+        connect(driver.get(), &PipelineDriver::microbatchFailed, [](quint64 id, const QString &why) {
+            ADD_FAILURE() << "microbatch " << id << " failed: " << why.toStdString();
+        });
+    }
+
+    static QMetaObject::Connection connect(auto *sender, auto signal, auto slot)
+    {
+        return QObject::connect(sender, signal, sender, slot);
+    }
+
+    // The stage's servers (by index into `servers`) as the driver's placement.
+    void place(int stage, const std::vector<std::size_t> &indices)
+    {
+        QHash<QString, QString> endpoints;
+        for (const std::size_t i : indices)
+            endpoints.insert(serverPeers[i]->keyId(), serverPeers[i]->endpoint);
+        driver->setStagePeers(stage, endpoints);
+    }
+
+    static Microbatch microbatch(std::uint64_t id)
+    {
+        std::mt19937 rng(unsigned(id) * 7 + 1);
+        Microbatch batch{id, kShape, std::vector<std::int32_t>(kShape.tokenCount()), std::vector<std::int32_t>(kShape.tokenCount())};
+        for (auto *ids : {&batch.tokens, &batch.targets})
+            for (std::int32_t &v : *ids)
+                v = std::int32_t(rng() % unsigned(kConfig.vocabSize));
+        return batch;
+    }
+
+    void runAll(std::uint64_t count)
+    {
+        for (std::uint64_t id = 1; id <= count; ++id)
+            driver->start(microbatch(id));
+        ASSERT_TRUE(QTest::qWaitFor([&] { return losses.size() == count; }, 120'000))
+            << losses.size() << " of " << count << " microbatches done";
+    }
+
+    // The one-machine model's gradient sum and losses over microbatches 1..count.
+    std::map<std::string, std::vector<float>> reference(std::uint64_t count, std::map<std::uint64_t, double> &refLosses)
+    {
+        auto whole = makeStage({0, kConfig.nLayer + 1, 0.0});
+        for (std::uint64_t id = 1; id <= count; ++id) {
+            const Microbatch batch = microbatch(id);
+            refLosses[id] = whole->backward(std::to_string(id), {kShape, batch.tokens, {}}, {}, batch.targets).value().loss;
+            EXPECT_TRUE(whole->confirm(std::to_string(id)));
+        }
+        return byName(*whole);
+    }
+
+    static std::map<std::string, std::vector<float>> byName(PipelineStage &stage)
+    {
+        const std::vector<float> sum = stage.gradientSum();
+        std::map<std::string, std::vector<float>> named;
+        std::size_t offset = 0;
+        for (const auto &[name, numel] : stage.parameterLayout()) {
+            named[name].assign(sum.begin() + std::ptrdiff_t(offset), sum.begin() + std::ptrdiff_t(offset + std::size_t(numel)));
+            offset += std::size_t(numel);
+        }
+        return named;
+    }
+
+    static void addInto(std::map<std::string, std::vector<float>> &total, const std::map<std::string, std::vector<float>> &part)
+    {
+        for (const auto &[name, values] : part) {
+            auto &sum = total[name];
+            sum.resize(values.size(), 0.0f);
+            for (std::size_t i = 0; i < values.size(); ++i)
+                sum[i] += values[i];
+        }
+    }
+
+    // Every stage's gradient sums added over its replicas (the two embedding copies too), and
+    // each stage's confirmed microbatch keys over its replicas.
+    std::map<std::string, std::vector<float>> pipelineGradients(std::map<int, std::multiset<std::string>> &keysByStage)
+    {
+        std::map<std::string, std::vector<float>> total;
+        auto collect = [&](StageWorker &worker, int stage) {
+            const auto [named, keys] = onStage(worker, [](PipelineStage &s) {
+                auto grads = byName(s);
+                return std::make_pair(grads, s.confirmedKeys());
+            });
+            addInto(total, named);
+            for (const std::string &key : keys)
+                keysByStage[stage].insert(key.substr(key.find('/') + 1));
+        };
+        collect(*firstStage, 0);
+        for (std::size_t i = 0; i < servers.size(); ++i) {
+            if (servers[i])
+                collect(servers[i]->worker(), servers[i]->settings().stage);
+        }
+        return total;
+    }
+
+    static double relativeError(const std::vector<float> &a, const std::vector<float> &b)
+    {
+        double diff = 0, norm = 0;
+        for (std::size_t i = 0; i < b.size(); ++i) {
+            diff += (double(a.at(i)) - b[i]) * (double(a.at(i)) - b[i]);
+            norm += double(b[i]) * b[i];
+        }
+        return std::sqrt(diff / norm);
+    }
+
+    // Each stage counted microbatches 1..count exactly once, and the gradients added up over the
+    // stages are the one machine's to `tolerance`.
+    void expectOneMachinesGradients(std::uint64_t count, double tolerance)
+    {
+        // A microbatch is done once the trainer has sent its verdicts; let them land first.
+        const auto confirmedAt = [&](int stage) {
+            qint64 total = 0;
+            for (const auto &server : servers)
+                total += server && server->settings().stage == stage ? server->confirmed() : 0;
+            return total;
+        };
+        for (int s = 1; s < kStages; ++s)
+            EXPECT_TRUE(QTest::qWaitFor([&] { return confirmedAt(s) >= qint64(count); }, 60'000)) << "stage " << s;
+        std::map<std::uint64_t, double> refLosses;
+        const auto expected = reference(count, refLosses);
+        std::map<int, std::multiset<std::string>> keys;
+        const auto actual = pipelineGradients(keys);
+        std::multiset<std::string> issued;
+        for (std::uint64_t id = 1; id <= count; ++id)
+            issued.insert(std::to_string(id));
+        for (int s = 0; s < kStages; ++s)
+            EXPECT_EQ(keys[s], issued) << "stage " << s << " counted microbatches missing or twice";
+        ASSERT_EQ(actual.size(), expected.size());
+        for (const auto &[name, grad] : expected)
+            EXPECT_LE(relativeError(actual.at(name), grad), tolerance) << name;
+        for (const auto &[id, loss] : refLosses)
+            EXPECT_NEAR(losses.at(id), loss, 1e-3 * loss) << "microbatch " << id;
+    }
+
+    std::vector<StageSpan> spans;
+    std::vector<std::unique_ptr<Peer>> peers;
+    std::vector<std::unique_ptr<StageServer>> servers;
+    std::vector<Peer *> serverPeers;
+    Peer *trainer = nullptr;
+    std::unique_ptr<StageWorker> firstStage;
+    std::unique_ptr<PipelineDriver> driver;
+    std::map<std::uint64_t, double> losses;
+};
+
+} // namespace
+
+// Six microbatches at once through 3 stages of 2 peers each, float32 on the wire: every stage
+// counts each microbatch once, and the stages' gradients add up to one machine's.
+TEST_F(PipelineLoopbackTest, MicrobatchesGiveOneMachinesGradients)
+{
+    for (int stage = 1; stage < kStages; ++stage) {
+        addServer(stage, WirePrecision::Float32);
+        addServer(stage, WirePrecision::Float32);
+    }
+    makeTrainer(WirePrecision::Float32);
+    place(1, {0, 1});
+    place(2, {2, 3});
+    runAll(6);
+    expectOneMachinesGradients(6, 1e-5);
+    EXPECT_EQ(driver->retries(), 0);
+    for (const auto &server : servers)
+        EXPECT_EQ(server->offences(trainer->keyId()), 0);
+}
+
+// 8-bit on the wire: the same microbatches, gradients close to one machine's.
+TEST_F(PipelineLoopbackTest, EightBitActivationsStayCloseToOneMachine)
+{
+    for (int stage = 1; stage < kStages; ++stage)
+        addServer(stage, WirePrecision::Int8);
+    makeTrainer(WirePrecision::Int8);
+    place(1, {0});
+    place(2, {1});
+    runAll(3);
+    std::map<std::uint64_t, double> refLosses;
+    const auto expected = reference(3, refLosses);
+    std::map<int, std::multiset<std::string>> keys;
+    const auto actual = pipelineGradients(keys);
+    double dot = 0, a2 = 0, b2 = 0;
+    for (const auto &[name, grad] : expected) {
+        for (std::size_t i = 0; i < grad.size(); ++i) {
+            dot += double(actual.at(name)[i]) * grad[i];
+            a2 += double(actual.at(name)[i]) * actual.at(name)[i];
+            b2 += double(grad[i]) * grad[i];
+        }
+    }
+    const double cosine = dot / std::sqrt(a2 * b2);
+    EXPECT_GE(cosine, 0.99);
+    EXPECT_LT(cosine, 1.0 - 1e-9) << "8-bit on the wire cannot be exact";
+    std::cout << "pipeline over loopback, 8-bit wire: gradient cosine " << cosine << std::endl;
+}
+
+// A stage peer killed while it holds a microbatch: the hop is retried on the other peer of the
+// stage, and each stage still counts every microbatch once.
+TEST_F(PipelineLoopbackTest, AKilledStagePeerIsRetriedOnAnother)
+{
+    addServer(1, WirePrecision::Float32);
+    addServer(1, WirePrecision::Float32);
+    addServer(2, WirePrecision::Float32);
+    makeTrainer(WirePrecision::Float32);
+    // The first request to reach peer 0 kills it before it answers.
+    Peer *doomed = serverPeers[0];
+    bool killed = false;
+    QObject::connect(doomed->transport.get(), &PeerTransport::frameReceived, doomed->transport.get(),
+                     [&](const QString &, const FrameHeader &header, const QByteArray &) {
+                         if (header.type() != wire::FRAME_TYPE_STAGE_REQUEST || killed)
+                             return;
+                         killed = true;
+                         QTimer::singleShot(0, &test::application(), [&] {
+                             servers[0].reset();
+                             doomed->transport.reset();
+                         });
+                     });
+    place(1, {0});
+    place(2, {2});
+    ASSERT_TRUE(QTest::qWaitFor([&] { return trainer->transport->isConnected(doomed->keyId()); }, 30'000));
+    driver->start(microbatch(1));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return killed && !servers[0]; }, 30'000));
+    place(1, {0, 1});
+    for (std::uint64_t id = 2; id <= 4; ++id)
+        driver->start(microbatch(id));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return losses.size() == 4; }, 120'000));
+    EXPECT_GE(driver->retries(), 1);
+    expectOneMachinesGradients(4, 1e-5);
+}
+
+// A peer that answers after the trainer gave up on it: the hop went to another peer, and the late
+// answer's gradient is taken back out, so nothing counts twice.
+TEST_F(PipelineLoopbackTest, ALateAnswerIsCancelled)
+{
+    addServer(1, WirePrecision::Float32);
+    StageServer &stalled = addServer(2, WirePrecision::Float32);
+    addServer(2, WirePrecision::Float32);
+    PipelineDriverSettings settings;
+    settings.hops.minTimeout = std::chrono::milliseconds(200);
+    settings.hops.maxTimeout = std::chrono::milliseconds(500);
+    makeTrainer(WirePrecision::Float32, settings);
+    place(1, {0});
+    place(2, {1});
+    // The last stage's only peer computes nothing until released: the trainer's first backward
+    // hop times out on it.
+    auto gate = std::make_shared<std::binary_semaphore>(0);
+    stalled.worker().post(&stalled, [gate](PipelineStage &) { gate->acquire(); return 0; }, [](int) {});
+    bool released = false;
+    const auto release = [&] {
+        if (!std::exchange(released, true))
+            gate->release();
+    };
+    // A failed assertion below must not leave the stage's thread waiting forever.
+    const std::unique_ptr<void, std::function<void(void *)>> releaseOnExit(&released, [&](void *) { release(); });
+    std::vector<QString> retriedOn;
+    connect(driver.get(), &PipelineDriver::hopRetried,
+            [&](quint64, int, const QString &peer, const QString &) { retriedOn.push_back(peer); });
+    driver->start(microbatch(1));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !retriedOn.empty(); }, 60'000));
+    EXPECT_EQ(retriedOn.front(), serverPeers[1]->keyId());
+    place(2, {1, 2});
+    driver->start(microbatch(2));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return losses.size() == 2; }, 120'000));
+    release();
+    // The stalled peer runs the backward it was sent, then the trainer's cancel: it answered,
+    // and nothing of it stays counted or pending.
+    ASSERT_TRUE(QTest::qWaitFor([&] { return stalled.served() >= 1 && stalled.worker().queued() == 0; }, 60'000));
+    const auto [pending, confirmed] =
+        onStage(stalled.worker(), [](PipelineStage &s) { return std::make_pair(s.pendingCount(), s.confirmedCount()); });
+    EXPECT_EQ(pending, 0);
+    EXPECT_EQ(confirmed, 0);
+    expectOneMachinesGradients(2, 1e-5);
+}
+
+// Hostile requests to a stage server: each is refused and counted before anything is computed,
+// and the sender is banned at the third; an honest trainer is served all along.
+TEST_F(PipelineLoopbackTest, MalformedRequestsAreRefusedCountedAndBanned)
+{
+    StageServer &server = addServer(1, WirePrecision::Float32);
+    addServer(2, WirePrecision::Float32);
+    Peer &hostile = addPeer();
+    std::vector<std::string> refusals;
+    QObject::connect(hostile.transport.get(), &PeerTransport::frameReceived, hostile.transport.get(),
+                     [&](const QString &, const FrameHeader &header, const QByteArray &) {
+                         if (header.type() == wire::FRAME_TYPE_STAGE_REFUSED)
+                             refusals.push_back(header.stage().refusal());
+                     });
+    const QString target = serverPeers[0]->keyId();
+    ASSERT_TRUE(hostile.transport->connectToPeer(serverPeers[0]->endpoint, target).ok());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return hostile.transport->isConnected(target); }, 30'000));
+
+    const std::size_t count = kShape.tokenCount() * std::size_t(kConfig.nEmbd);
+    wire::StageWork work;
+    work.set_microbatch(1);
+    work.set_stage(1);
+    work.set_pass(wire::StageWork::PASS_FORWARD);
+    work.set_batch(kShape.batch);
+    work.set_tokens(kShape.tokens);
+    work.set_precision(std::uint32_t(WirePrecision::Float32));
+    auto send = [&](const wire::StageWork &w, const QByteArray &payload) {
+        ASSERT_TRUE(hostile.transport->send(target, stageHeader(wire::FRAME_TYPE_STAGE_REQUEST, w, payload.size()), payload).ok());
+    };
+    // Another stage: refused, not an offence (a stale placement).
+    wire::StageWork otherStage = work;
+    otherStage.set_stage(2);
+    send(otherStage, encodeWire(std::vector<float>(count, 0.5f), WirePrecision::Float32).value());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return refusals.size() == 1; }, 30'000));
+    EXPECT_EQ(server.offences(hostile.keyId()), 0);
+
+    // A NaN among the activations (crafted by hand: the encoder refuses to write one).
+    QByteArray nan = encodeWire(std::vector<float>(count, 0.5f), WirePrecision::Float32).value();
+    const float bad = std::numeric_limits<float>::quiet_NaN();
+    std::memcpy(nan.data() + kActivationHeaderBytes + 4 * 100, &bad, 4);
+    send(work, nan);
+    // A microbatch far over the server's batch limit, with a payload to match its claim.
+    wire::StageWork huge = work;
+    huge.set_batch(1000);
+    send(huge, QByteArray(16, '\0'));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return server.isBanned(hostile.keyId()) || refusals.size() >= 3; }, 30'000));
+    // The payload one byte short.
+    send(work, nan.left(nan.size() - 1));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return server.isBanned(hostile.keyId()); }, 30'000));
+    EXPECT_EQ(server.offences(hostile.keyId()), 3);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !hostile.transport->isConnected(target); }, 30'000));
+    EXPECT_EQ(server.served(), 0) << "nothing hostile was computed on";
+
+    // An honest trainer is served as before.
+    makeTrainer(WirePrecision::Float32);
+    place(1, {0});
+    place(2, {1});
+    runAll(2);
+    EXPECT_EQ(server.offences(trainer->keyId()), 0);
+    EXPECT_EQ(server.served(), 4);
+}
+
+// A stage peer whose answers are garbage (the wrong size, or not finite): the trainer retries the
+// hop elsewhere, stops using that peer at the third bad answer, and the microbatches complete.
+TEST_F(PipelineLoopbackTest, AStagePeerThatAnswersGarbageIsRetriedThenDropped)
+{
+    addServer(1, WirePrecision::Float32);
+    addServer(2, WirePrecision::Float32);
+    Peer &liar = addPeer();
+    QObject::connect(liar.transport.get(), &PeerTransport::frameReceived, liar.transport.get(),
+                     [&](const QString &from, const FrameHeader &header, const QByteArray &payload) {
+                         if (header.type() != wire::FRAME_TYPE_STAGE_REQUEST)
+                             return;
+                         // Answers with half its input: the wrong size.
+                         const QByteArray answer = payload.left(payload.size() / 2 - 4);
+                         (void)liar.transport->send(from, stageHeader(wire::FRAME_TYPE_STAGE_REPLY, header.stage(), answer.size()), answer);
+                     });
+    serverPeers.push_back(&liar);
+    makeTrainer(WirePrecision::Float32);
+    place(1, {2});
+    place(2, {1});
+    ASSERT_TRUE(QTest::qWaitFor([&] { return trainer->transport->isConnected(liar.keyId()); }, 30'000));
+    for (std::uint64_t id = 1; id <= 3; ++id)
+        driver->start(microbatch(id));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return driver->isBanned(liar.keyId()); }, 60'000));
+    place(1, {0, 2});
+    ASSERT_TRUE(QTest::qWaitFor([&] { return losses.size() == 3; }, 120'000));
+    EXPECT_EQ(driver->hopsServed(liar.keyId()), 0);
+    expectOneMachinesGradients(3, 1e-5);
+}
