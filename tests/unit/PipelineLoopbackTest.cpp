@@ -33,17 +33,8 @@ namespace {
 // Pipeline-stage mode over real sockets on loopback (issue 17): a trainer driving microbatches
 // through stages served by other peers' StageServers, each peer with its own identity and
 // PeerTransport, in one process.
-const GptConfig kConfig = test::tinyGptConfig(13, 4, 2, 32, 16);
 constexpr int kStages = 3;
-constexpr MicrobatchShape kShape{2, 16};
 constexpr std::uint64_t kSeed = 9;
-
-std::unique_ptr<PipelineStage> makeStage(const StageSpan &span)
-{
-    PipelineStageOptions options;
-    options.seed = kSeed;
-    return PipelineStage::create(kConfig, span, options).value();
-}
 
 // Runs `work` on a stage's thread and waits for its result.
 template <typename Work>
@@ -67,7 +58,22 @@ protected:
     void SetUp() override
     {
         test::application();
-        spans = partitionStages(kConfig, kStages).value();
+        spans = partitionStages(config, kStages).value();
+    }
+
+    // A wider model than the default, before any peer is added.
+    void useModel(const GptConfig &wider, MicrobatchShape microbatchShape)
+    {
+        config = wider;
+        shape = microbatchShape;
+        spans = partitionStages(config, kStages).value();
+    }
+
+    std::unique_ptr<PipelineStage> makeStage(const StageSpan &span) const
+    {
+        PipelineStageOptions options;
+        options.seed = kSeed;
+        return PipelineStage::create(config, span, options).value();
     }
 
     Peer &addPeer()
@@ -102,6 +108,8 @@ protected:
 
     void makeTrainer(WirePrecision precision, PipelineDriverSettings settings = {})
     {
+        driver.reset();
+        losses.clear();
         trainer = &addPeer();
         firstStage = std::make_unique<StageWorker>(makeStage(spans[0]));
         settings.stageCount = kStages;
@@ -128,13 +136,13 @@ protected:
         driver->setStagePeers(stage, endpoints);
     }
 
-    static Microbatch microbatch(std::uint64_t id)
+    Microbatch microbatch(std::uint64_t id) const
     {
         std::mt19937 rng(unsigned(id) * 7 + 1);
-        Microbatch batch{id, kShape, std::vector<std::int32_t>(kShape.tokenCount()), std::vector<std::int32_t>(kShape.tokenCount())};
+        Microbatch batch{id, shape, std::vector<std::int32_t>(shape.tokenCount()), std::vector<std::int32_t>(shape.tokenCount())};
         for (auto *ids : {&batch.tokens, &batch.targets})
             for (std::int32_t &v : *ids)
-                v = std::int32_t(rng() % unsigned(kConfig.vocabSize));
+                v = std::int32_t(rng() % unsigned(config.vocabSize));
         return batch;
     }
 
@@ -149,10 +157,10 @@ protected:
     // The one-machine model's gradient sum and losses over microbatches 1..count.
     std::map<std::string, std::vector<float>> reference(std::uint64_t count, std::map<std::uint64_t, double> &refLosses)
     {
-        auto whole = makeStage({0, kConfig.nLayer + 1, 0.0});
+        auto whole = makeStage({0, config.nLayer + 1, 0.0});
         for (std::uint64_t id = 1; id <= count; ++id) {
             const Microbatch batch = microbatch(id);
-            refLosses[id] = whole->backward(std::to_string(id), {kShape, batch.tokens, {}}, {}, batch.targets).value().loss;
+            refLosses[id] = whole->backward(std::to_string(id), {shape, batch.tokens, {}}, {}, batch.targets).value().loss;
             EXPECT_TRUE(whole->confirm(std::to_string(id)));
         }
         return byName(*whole);
@@ -241,6 +249,8 @@ protected:
             EXPECT_NEAR(losses.at(id), loss, 1e-3 * loss) << "microbatch " << id;
     }
 
+    GptConfig config = test::tinyGptConfig(13, 4, 2, 32, 16);
+    MicrobatchShape shape{2, 16};
     std::vector<StageSpan> spans;
     std::vector<std::unique_ptr<Peer>> peers;
     std::vector<std::unique_ptr<StageServer>> servers;
@@ -296,6 +306,35 @@ TEST_F(PipelineLoopbackTest, EightBitActivationsStayCloseToOneMachine)
     EXPECT_GE(cosine, 0.99);
     EXPECT_LT(cosine, 1.0 - 1e-9) << "8-bit on the wire cannot be exact";
     std::cout << "pipeline over loopback, 8-bit wire: gradient cosine " << cosine << std::endl;
+}
+
+// The wire's cost (issue 17: at most 0.27x float32): the bytes a trainer sends and receives for
+// the same microbatches of a 256-wide model, 8-bit against float32, handshakes left out.
+TEST_F(PipelineLoopbackTest, EightBitMicrobatchesCostAQuarterOfFloat32)
+{
+    useModel(test::tinyGptConfig(65, 2, 4, 256, 64), {4, 64});
+    std::map<WirePrecision, qint64> bytes;
+    for (const WirePrecision precision : {WirePrecision::Float32, WirePrecision::Int8}) {
+        const std::size_t first = servers.size();
+        addServer(1, precision);
+        addServer(2, precision);
+        makeTrainer(precision);
+        place(1, {first});
+        place(2, {first + 1});
+        ASSERT_TRUE(QTest::qWaitFor([&] {
+            return trainer->transport->isConnected(serverPeers[first]->keyId())
+                   && trainer->transport->isConnected(serverPeers[first + 1]->keyId());
+        }, 30'000));
+        const qint64 before = trainer->transport->bytesSent() + trainer->transport->bytesReceived();
+        runAll(3);
+        EXPECT_EQ(driver->retries(), 0);
+        bytes[precision] = trainer->transport->bytesSent() + trainer->transport->bytesReceived() - before;
+    }
+    const double ratio = double(bytes[WirePrecision::Int8]) / double(bytes[WirePrecision::Float32]);
+    std::cout << "pipeline wire, 3 microbatches of 4 x 64 tokens, 256 wide: float32 " << bytes[WirePrecision::Float32]
+              << " bytes, 8-bit " << bytes[WirePrecision::Int8] << " bytes, ratio " << ratio << std::endl;
+    EXPECT_LE(ratio, 0.27);
+    EXPECT_GE(ratio, 0.2) << "8-bit cannot be cheaper than a byte a value";
 }
 
 // A stage peer killed while it holds a microbatch: the hop is retried on the other peer of the
@@ -393,13 +432,13 @@ TEST_F(PipelineLoopbackTest, MalformedRequestsAreRefusedCountedAndBanned)
     ASSERT_TRUE(hostile.transport->connectToPeer(serverPeers[0]->endpoint, target).ok());
     ASSERT_TRUE(QTest::qWaitFor([&] { return hostile.transport->isConnected(target); }, 30'000));
 
-    const std::size_t count = kShape.tokenCount() * std::size_t(kConfig.nEmbd);
+    const std::size_t count = shape.tokenCount() * std::size_t(config.nEmbd);
     wire::StageWork work;
     work.set_microbatch(1);
     work.set_stage(1);
     work.set_pass(wire::StageWork::PASS_FORWARD);
-    work.set_batch(kShape.batch);
-    work.set_tokens(kShape.tokens);
+    work.set_batch(shape.batch);
+    work.set_tokens(shape.tokens);
     work.set_precision(std::uint32_t(WirePrecision::Float32));
     auto send = [&](const wire::StageWork &w, const QByteArray &payload) {
         ASSERT_TRUE(hostile.transport->send(target, stageHeader(wire::FRAME_TYPE_STAGE_REQUEST, w, payload.size()), payload).ok());

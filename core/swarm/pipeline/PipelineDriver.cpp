@@ -61,7 +61,7 @@ PipelineDriver::PipelineDriver(PeerTransport &transport, const QString &selfKeyI
                 waiting.push_back(id);
         }
         for (const std::uint64_t id : waiting)
-            failHop(id, tr("the peer disconnected"), false);
+            failHop(id, QStringLiteral("the peer disconnected"), false);
     });
     m_redial = new QTimer(this);
     m_redial->setInterval(1000);
@@ -113,13 +113,13 @@ void PipelineDriver::start(Microbatch batch)
 {
     const std::uint64_t id = batch.id;
     if (m_flights.contains(id))
-        return Q_EMIT microbatchFailed(id, tr("microbatch %1 is already in flight").arg(id));
+        return Q_EMIT microbatchFailed(id, QStringLiteral("microbatch %1 is already in flight").arg(id));
     Flight &f = m_flights[id];
     f.batch = std::move(batch);
     f.inputs.resize(std::size_t(m_settings.stageCount));
     f.timer = new QTimer(this);
     f.timer->setSingleShot(true);
-    connect(f.timer, &QTimer::timeout, this, [this, id] { failHop(id, tr("no answer in time"), false); });
+    connect(f.timer, &QTimer::timeout, this, [this, id] { failHop(id, QStringLiteral("no answer in time"), false); });
     const WirePrecision precision = m_settings.precision;
     const auto tokens = std::make_shared<const std::vector<std::int32_t>>(f.batch.tokens);
     const MicrobatchShape shape = f.batch.shape;
@@ -138,7 +138,7 @@ void PipelineDriver::start(Microbatch batch)
             if (!output) {
                 delete f->timer;
                 m_flights.erase(id);
-                return Q_EMIT microbatchFailed(id, tr("stage 0: %1").arg(toQString(output.error().message)));
+                return Q_EMIT microbatchFailed(id, QStringLiteral("stage 0: %1").arg(toQString(output.error().message)));
             }
             f->inputs[1] = *output;
             f->backward = m_settings.stageCount == 2;
@@ -206,7 +206,7 @@ void PipelineDriver::onFrame(const QString &peerKeyId, const FrameHeader &header
         return;
     }
     if (header.type() == wire::FRAME_TYPE_STAGE_REFUSED)
-        return failHop(work.microbatch(), tr("refused: %1").arg(toQString(work.refusal()).left(200)), false);
+        return failHop(work.microbatch(), QStringLiteral("refused: %1").arg(toQString(work.refusal()).left(200)), false);
     onReply(*f, peerKeyId, work, payload);
 }
 
@@ -216,10 +216,10 @@ void PipelineDriver::onReply(Flight &f, const QString &peerKeyId, const wire::St
     const std::size_t count = f.batch.shape.tokenCount() * std::size_t(m_config.nEmbd);
     // The answer is checked like any stranger's bytes before it is used or passed on.
     if (Result<std::vector<float>> decoded = decodeWire(payload, count, m_settings.precision); !decoded)
-        return failHop(id, tr("a bad answer: %1").arg(toQString(decoded.error().message)), true);
+        return failHop(id, QStringLiteral("a bad answer: %1").arg(toQString(decoded.error().message)), true);
     const bool last = f.stage == m_settings.stageCount - 1;
     if (f.backward && last && (!std::isfinite(work.loss()) || work.loss() < 0))
-        return failHop(id, tr("a bad answer: a loss that is not a finite non-negative number"), true);
+        return failHop(id, QStringLiteral("a bad answer: a loss that is not a finite non-negative number"), true);
 
     f.timer->stop();
     m_choosers[std::size_t(f.stage)].succeeded(peerKeyId.toStdString(), Clock::now() - f.sentAt);
@@ -256,7 +256,7 @@ void PipelineDriver::failHop(std::uint64_t id, const QString &reason, bool offen
     Q_EMIT hopRetried(id, f->stage, peer, reason);
     if (offence && ++m_offences[peer] >= m_settings.offencesBeforeBan && !m_banned.contains(peer)) {
         m_banned.insert(peer);
-        m_transport.disconnectPeer(peer, tr("banned after %1 bad answers").arg(m_offences[peer]));
+        m_transport.disconnectPeer(peer, QStringLiteral("banned after %1 bad answers").arg(m_offences[peer]));
         for (int s = 1; s < m_settings.stageCount; ++s)
             refreshPeers(s);
     }
@@ -301,7 +301,7 @@ void PipelineDriver::finishLocally(std::uint64_t id)
             delete f->timer;
             m_flights.erase(id);
             if (!done)
-                return Q_EMIT microbatchFailed(id, tr("stage 0: %1").arg(toQString(done.error().message)));
+                return Q_EMIT microbatchFailed(id, QStringLiteral("stage 0: %1").arg(toQString(done.error().message)));
             Q_EMIT microbatchDone(id, loss);
         });
 }

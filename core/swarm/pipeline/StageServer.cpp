@@ -40,24 +40,24 @@ void StageServer::onFrame(const QString &peerKeyId, const FrameHeader &header, c
 void StageServer::onRequest(const QString &peerKeyId, const wire::StageWork &work, const QByteArray &payload)
 {
     if (m_banned.contains(peerKeyId))
-        return refuse(peerKeyId, work, tr("banned from this stage"));
+        return refuse(peerKeyId, work, QStringLiteral("banned from this stage"));
     if (work.stage() != std::uint32_t(m_settings.stage))
-        return refuse(peerKeyId, work, tr("this peer serves stage %1").arg(m_settings.stage));
+        return refuse(peerKeyId, work, QStringLiteral("this peer serves stage %1").arg(m_settings.stage));
     const bool backward = work.pass() == wire::StageWork::PASS_BACKWARD;
     if (!backward && work.pass() != wire::StageWork::PASS_FORWARD)
-        return countOffence(peerKeyId, work, tr("a request with no pass"));
+        return countOffence(peerKeyId, work, QStringLiteral("a request with no pass"));
     if (!backward && lastStage())
-        return countOffence(peerKeyId, work, tr("a forward request to the last stage"));
+        return countOffence(peerKeyId, work, QStringLiteral("a forward request to the last stage"));
     if (work.batch() < 1 || work.batch() > std::uint32_t(m_settings.maxBatch) || work.tokens() < 1
         || work.tokens() > std::uint32_t(m_config.blockSize))
-        return countOffence(peerKeyId, work, tr("a microbatch of %1 x %2 tokens (at most %3 x %4)")
+        return countOffence(peerKeyId, work, QStringLiteral("a microbatch of %1 x %2 tokens (at most %3 x %4)")
                                                  .arg(work.batch()).arg(work.tokens())
                                                  .arg(m_settings.maxBatch).arg(m_config.blockSize));
     if (work.precision() != std::uint32_t(m_settings.precision))
-        return countOffence(peerKeyId, work, tr("activations in precision %1, not the swarm's %2")
+        return countOffence(peerKeyId, work, QStringLiteral("activations in precision %1, not the swarm's %2")
                                                  .arg(work.precision()).arg(int(m_settings.precision)));
     if (m_worker->queued() >= m_settings.maxQueued)
-        return refuse(peerKeyId, work, tr("busy"));
+        return refuse(peerKeyId, work, QStringLiteral("busy"));
     Result<StageRequestPayload> decoded = decodeStageRequest(payload, work, m_config.nEmbd, lastStage());
     if (!decoded)
         return countOffence(peerKeyId, work, toQString(decoded.error().message));
@@ -91,7 +91,7 @@ void StageServer::reply(const QString &peerKeyId, wire::StageWork work, const st
 {
     Result<QByteArray> bytes = encodeWire(values, m_settings.precision);
     if (!bytes) // the stage's own output overflowed the wire's range: the trainer tries elsewhere
-        return refuse(peerKeyId, work, tr("the stage's answer does not fit the wire: %1").arg(toQString(bytes.error().message)));
+        return refuse(peerKeyId, work, QStringLiteral("the stage's answer does not fit the wire: %1").arg(toQString(bytes.error().message)));
     work.set_loss(loss);
     ++m_served;
     (void)m_transport.send(peerKeyId, stageHeader(wire::FRAME_TYPE_STAGE_REPLY, work, bytes->size()), *bytes);
@@ -127,7 +127,7 @@ void StageServer::countOffence(const QString &peerKeyId, const wire::StageWork &
     if (++m_offences[peerKeyId] < m_settings.offencesBeforeBan || m_banned.contains(peerKeyId))
         return;
     m_banned.insert(peerKeyId);
-    m_transport.disconnectPeer(peerKeyId, tr("banned from stage %1 after %2 refused requests")
+    m_transport.disconnectPeer(peerKeyId, QStringLiteral("banned from stage %1 after %2 refused requests")
                                               .arg(m_settings.stage).arg(m_offences[peerKeyId]));
     Q_EMIT peerBanned(peerKeyId);
 }
