@@ -57,8 +57,9 @@ struct PipelineStageOptions {
 // once across the stage.
 //
 // The tied embedding: a stage that holds the head but not the embedding has its own copy of
-// the token embedding, equal to the embedding stage's at the start; from there the two train as
-// separate (untied) weights (README, "Pipeline-stage mode").
+// the token embedding, equal to the embedding stage's at the start. The two stay equal when both
+// step with the same gradient for it, the sum of the two copies' (README, "Pipeline-stage mode"):
+// the caller of step() puts that sum into both stages' mean gradients.
 //
 // Not thread-safe: one thread calls it at a time.
 class PipelineStage {
