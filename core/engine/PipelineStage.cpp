@@ -257,7 +257,7 @@ std::vector<float> PipelineStage::gradientSum()
     return toVector(m_state->flat->grads());
 }
 
-Result<void> PipelineStage::step(std::span<const float> meanGradient, double lr)
+Result<void> PipelineStage::step(std::span<const float> meanGradient, double lr, double maxNorm)
 {
     State &s = *m_state;
     if (std::int64_t(meanGradient.size()) != s.flat->numel())
@@ -267,7 +267,7 @@ Result<void> PipelineStage::step(std::span<const float> meanGradient, double lr)
         return finite.error();
     s.pending.clear();
     s.flat->grads().copy_(floatTensor(meanGradient, {s.flat->numel()}));
-    s.optimizer->step(lr, s.options.gradClip);
+    s.optimizer->step(lr, maxNorm);
     s.flat->zeroGrad();
     s.confirmed.clear();
     s.confirmedSet.clear();

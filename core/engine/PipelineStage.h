@@ -39,7 +39,6 @@ struct PipelineStageOptions {
     double beta1 = 0.9;
     double beta2 = 0.99;
     double weightDecay = 0.1;
-    double gradClip = 1.0;
     // The whole model's initialisation (as writeInitialSwarmState): every replica of a stage
     // starts from the same values, which are the one-machine model's.
     std::uint64_t seed = 1;
@@ -101,8 +100,9 @@ public:
     // cancelling every unconfirmed one.
     std::vector<float> gradientSum();
     // One AdamW step with `meanGradient` (the stage's average over the target batch, in
-    // parameter order); the accumulator and the keys start afresh.
-    Result<void> step(std::span<const float> meanGradient, double lr);
+    // parameter order), clipped to `maxNorm` by its own norm (0: not clipped); the accumulator
+    // and the keys start afresh.
+    Result<void> step(std::span<const float> meanGradient, double lr, double maxNorm);
     std::int64_t stepCount() const;
 
     // Hex SHA-256 of the parameters (FlatParameters::valuesHash): replicas of a stage compare it.

@@ -17,6 +17,22 @@ std::vector<double> engineStageFlops(const GptConfig &config)
     return flops;
 }
 
+std::int64_t spanParameterCount(const GptConfig &config, const StageSpan &span)
+{
+    const std::int64_t c = config.nEmbd, tokenEmbedding = std::int64_t(config.vocabSize) * c;
+    const std::int64_t perBlock = 12 * c * c + (config.bias ? 13 * c : 2 * c);
+    std::int64_t count = 0;
+    for (int stage = span.first; stage <= span.last; ++stage) {
+        if (stage == 0)
+            count += tokenEmbedding + std::int64_t(config.blockSize) * c;
+        else if (stage <= config.nLayer)
+            count += perBlock;
+        else
+            count += (config.bias ? 2 * c : c) + (span.first > 0 ? tokenEmbedding : 0);
+    }
+    return count;
+}
+
 Result<std::vector<StageSpan>> partitionStages(const GptConfig &config, int count)
 {
     if (const std::string invalid = config.validate(); !invalid.empty())

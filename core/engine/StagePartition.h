@@ -3,6 +3,7 @@
 #include "GptConfig.h"
 #include "Result.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace swarmtrain {
@@ -22,6 +23,10 @@ struct StageSpan {
 // twice the forward). A block: 24 C^2 in its matmuls and 4 C T in attention; the head: 2 C V;
 // the embedding: a lookup and an add, C. Their sum is GptConfig::flopsPerToken().
 std::vector<double> engineStageFlops(const GptConfig &config);
+
+// Parameters a stage model of `span` holds (Gpt(config, first, last)): its stages' own, and a
+// copy of the token embedding when it has the head but not the embedding.
+std::int64_t spanParameterCount(const GptConfig &config, const StageSpan &span);
 
 // Splits the engine's stages into `count` contiguous spans, each non-empty, the largest span's
 // FLOPs as small as can be (the pipeline runs at its slowest stage). A wide vocabulary makes the

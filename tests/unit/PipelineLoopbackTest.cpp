@@ -3,6 +3,7 @@
 #include "PipelineDriver.h"
 #include "PipelineStage.h"
 #include "StageFrames.h"
+#include "StageOptimizer.h"
 #include "StagePartition.h"
 #include "StageServer.h"
 #include "StageWorker.h"
@@ -503,4 +504,118 @@ TEST_F(PipelineLoopbackTest, AStagePeerThatAnswersGarbageIsRetriedThenDropped)
     ASSERT_TRUE(QTest::qWaitFor([&] { return losses.size() == 3; }, 120'000));
     EXPECT_EQ(driver->hopsServed(liar.keyId()), 0);
     expectOneMachinesGradients(3, 1e-5);
+}
+
+// Training in pipeline-stage mode: a trainer and 3 stages (two peers in stages 1 and 2), steps of
+// 4 microbatches, each step's gradients averaged among the replicas of a stage (stage 0 with the
+// last stage, for the tied embedding) and applied: the replicas of every stage stay equal after
+// every step, and the loss of a learnable sequence falls.
+TEST_F(PipelineLoopbackTest, ReplicasStepTogetherAndTheLossFalls)
+{
+    for (int stage = 1; stage < kStages; ++stage) {
+        addServer(stage, WirePrecision::Int8);
+        addServer(stage, WirePrecision::Int8);
+    }
+    makeTrainer(WirePrecision::Int8);
+    place(1, {0, 1});
+    place(2, {2, 3});
+    std::vector<std::unique_ptr<StageOptimizer>> optimizers;
+    optimizers.push_back(std::make_unique<StageOptimizer>(*trainer->transport, trainer->keyId(), *firstStage));
+    for (std::size_t i = 0; i < servers.size(); ++i)
+        optimizers.push_back(std::make_unique<StageOptimizer>(*serverPeers[i]->transport, serverPeers[i]->keyId(), servers[i]->worker()));
+    const auto member = [](Peer &peer) { return AllReduceMember{peer.keyId(), peer.endpoint, 0, 0}; };
+    const std::int64_t firstRest = spanParameterCount(config, spans[0]) - std::int64_t(config.vocabSize) * config.nEmbd;
+    const std::int64_t lastRest = spanParameterCount(config, spans[2]) - std::int64_t(config.vocabSize) * config.nEmbd;
+
+    constexpr int kSteps = 8, kMicrobatches = 4;
+    std::vector<double> stepLoss;
+    std::mt19937 rng(17);
+    for (int step = 0; step < kSteps; ++step) {
+        losses.clear();
+        for (int i = 0; i < kMicrobatches; ++i) {
+            // A learnable sequence: each token is the one before plus one.
+            Microbatch batch{std::uint64_t(step * 100 + i + 1), shape, {}, {}};
+            for (int b = 0; b < shape.batch; ++b) {
+                const int start = int(rng() % unsigned(config.vocabSize));
+                for (int t = 0; t < shape.tokens; ++t) {
+                    batch.tokens.push_back((start + t) % config.vocabSize);
+                    batch.targets.push_back((start + t + 1) % config.vocabSize);
+                }
+            }
+            driver->start(batch);
+        }
+        ASSERT_TRUE(QTest::qWaitFor([&] { return losses.size() == std::size_t(kMicrobatches); }, 120'000));
+        for (int s = 1; s < kStages; ++s) {
+            ASSERT_TRUE(QTest::qWaitFor([&] {
+                qint64 total = 0;
+                for (const auto &server : servers)
+                    total += server->settings().stage == s ? server->confirmed() : 0;
+                return total == qint64((step + 1) * kMicrobatches);
+            }, 60'000));
+        }
+        double mean = 0;
+        for (const auto &[id, loss] : losses)
+            mean += loss / kMicrobatches;
+        stepLoss.push_back(mean);
+
+        // Plans: stage 0 (the trainer) with stage 2's peers; stage 1's peers on their own.
+        StageStepPlan tied;
+        tied.round = quint64(step + 1);
+        tied.members = {member(*trainer), member(*serverPeers[2]), member(*serverPeers[3])};
+        tied.microbatches = kMicrobatches;
+        tied.lr = 1e-2;
+        tied.firstRest = firstRest;
+        tied.lastRest = lastRest;
+        StageStepPlan middle = tied;
+        middle.members = {member(*serverPeers[0]), member(*serverPeers[1])};
+        middle.part = StepPart::Own;
+        std::map<StageOptimizer *, QString> hashes;
+        std::vector<QString> failures;
+        std::vector<std::pair<StageOptimizer *, StageStepPlan>> starts;
+        for (std::size_t i = 0; i < optimizers.size(); ++i) {
+            StageStepPlan plan = i == 1 || i == 2 ? middle : tied;
+            plan.part = i == 0 ? StepPart::TiedFirst : i >= 3 ? StepPart::TiedLast : StepPart::Own;
+            starts.emplace_back(optimizers[i].get(), plan);
+        }
+        std::vector<QMetaObject::Connection> connections;
+        for (auto &[optimizer, plan] : starts) {
+            StageOptimizer *o = optimizer;
+            connections.push_back(QObject::connect(o, &StageOptimizer::stepFinished, o,
+                                                   [&, o](quint64, bool applied, const QString &hash, const QString &why) {
+                                                       if (!applied)
+                                                           failures.push_back(why);
+                                                       hashes[o] = hash;
+                                                   }));
+            ASSERT_TRUE(o->start(plan).ok());
+        }
+        ASSERT_TRUE(QTest::qWaitFor([&] { return hashes.size() == optimizers.size(); }, 120'000)) << "step " << step;
+        for (const auto &c : connections)
+            QObject::disconnect(c);
+        ASSERT_TRUE(failures.empty()) << failures.front().toStdString();
+        EXPECT_EQ(hashes[optimizers[1].get()], hashes[optimizers[2].get()]) << "stage 1's replicas differ after step " << step;
+        EXPECT_EQ(hashes[optimizers[3].get()], hashes[optimizers[4].get()]) << "stage 2's replicas differ after step " << step;
+        EXPECT_NE(hashes[optimizers[1].get()], hashes[optimizers[3].get()]);
+    }
+    // The tied embedding's two copies took the same steps: still equal, bit for bit.
+    const auto embeddingOf = [](StageWorker &worker) {
+        return onStage(worker, [](PipelineStage &s) {
+            const std::vector<float> values = s.parameters();
+            std::int64_t offset = 0;
+            for (const auto &[name, count] : s.parameterLayout()) {
+                if (name == "transformer.wte.weight")
+                    return std::vector<float>(values.begin() + offset, values.begin() + offset + count);
+                offset += count;
+            }
+            return std::vector<float>{};
+        });
+    };
+    const std::vector<float> first = embeddingOf(*firstStage);
+    ASSERT_FALSE(first.empty());
+    EXPECT_EQ(first, embeddingOf(servers[2]->worker()));
+    EXPECT_EQ(first, embeddingOf(servers[3]->worker()));
+    std::cout << "pipeline training, mean microbatch loss by step:";
+    for (const double loss : stepLoss)
+        std::cout << ' ' << loss;
+    std::cout << std::endl;
+    EXPECT_LT(stepLoss.back(), 0.7 * stepLoss.front());
 }

@@ -201,6 +201,21 @@ TEST(PipelineStageTest, RefusesHostileInputs)
     EXPECT_EQ(last->pendingCount() + last->confirmedCount() + first->confirmedCount(), 0);
 }
 
+// The count a stage's peers plan their step with is the count its model holds.
+TEST(PipelineStageTest, SpanParameterCountIsWhatTheStageHolds)
+{
+    for (int count = 1; count <= kConfig.nLayer + 2; ++count) {
+        std::int64_t total = 0;
+        const std::vector<StageSpan> spans = partitionStages(kConfig, count).value();
+        for (const StageSpan &span : spans) {
+            EXPECT_EQ(spanParameterCount(kConfig, span), makeStage(span)->parameterCount()) << span.first << ".." << span.last;
+            total += spanParameterCount(kConfig, span);
+        }
+        const std::int64_t copies = count > 1 ? 1 : 0; // the head's own token embedding
+        EXPECT_EQ(total, kConfig.parameterCount() + copies * kConfig.vocabSize * kConfig.nEmbd);
+    }
+}
+
 // Replicas that take the same mean gradient stay equal, and the step starts a new accumulation.
 TEST(PipelineStageTest, ReplicasStepTogether)
 {
@@ -213,8 +228,8 @@ TEST(PipelineStageTest, ReplicasStepTogether)
     ASSERT_TRUE(a->confirm("m"));
     const std::vector<float> mean = a->gradientSum();
     const std::string before = a->hash();
-    ASSERT_TRUE(a->step(mean, 1e-3).ok());
-    ASSERT_TRUE(b->step(mean, 1e-3).ok());
+    ASSERT_TRUE(a->step(mean, 1e-3, 1.0).ok());
+    ASSERT_TRUE(b->step(mean, 1e-3, 1.0).ok());
     EXPECT_NE(a->hash(), before);
     EXPECT_EQ(a->hash(), b->hash());
     EXPECT_EQ(a->stepCount(), 1);
@@ -222,7 +237,7 @@ TEST(PipelineStageTest, ReplicasStepTogether)
     EXPECT_TRUE(a->backward("m", {kShape, {}, input}, grad).ok()) << "keys start afresh after a step";
     std::vector<float> bad = mean;
     bad[0] = std::numeric_limits<float>::quiet_NaN();
-    EXPECT_FALSE(b->step(bad, 1e-3).ok());
-    EXPECT_FALSE(b->step(std::span(mean).first(mean.size() - 1), 1e-3).ok());
+    EXPECT_FALSE(b->step(bad, 1e-3, 1.0).ok());
+    EXPECT_FALSE(b->step(std::span(mean).first(mean.size() - 1), 1e-3, 1.0).ok());
     EXPECT_EQ(a->hash(), b->hash()) << "a refused step changes nothing";
 }
