@@ -7,20 +7,20 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <unordered_set>
 
 namespace swarmtrain {
 
 namespace {
 
-// A backward whose gradient is in the accumulator but not counted yet: what it takes to
-// recompute that gradient and take it back out.
-struct Pending {
+// A backward whose gradient is in the accumulator, counted (confirmed) or not yet: what it
+// takes to recompute that gradient and take it back out.
+struct Held {
     MicrobatchShape shape;
     std::vector<std::int32_t> tokens;
     std::vector<float> activations;
     std::vector<float> gradOutput;
     std::vector<std::int32_t> targets;
+    bool confirmed = false;
 
     StageInput input() const { return {shape, tokens, activations}; }
 };
@@ -75,9 +75,8 @@ struct PipelineStage::State {
     Gpt model{nullptr};
     std::unique_ptr<FlatParameters> flat;
     std::unique_ptr<AdamW> optimizer;
-    std::map<std::string, Pending> pending;
-    std::vector<std::string> confirmed;
-    std::unordered_set<std::string> confirmedSet;
+    std::map<std::string, Held> held;
+    std::vector<std::string> confirmed; // in the order they were confirmed
 
     bool first() const { return span.first == 0; }
     bool last() const { return span.last == config.nLayer + 1; }
@@ -91,7 +90,7 @@ struct PipelineStage::State {
     }
 
     // Forward with autograd and backward for one microbatch, into the parameters' .grad.
-    StageBackward runBackward(const Pending &p)
+    StageBackward runBackward(const Held &p)
     {
         StageRun run = model->runStages(span.first, span.last, inputTensor(p.input()));
         StageBackward result;
@@ -188,7 +187,7 @@ Result<StageBackward> PipelineStage::backward(const std::string &key, const Stag
                                               std::span<const float> gradOutput, std::span<const std::int32_t> targets)
 {
     State &s = *m_state;
-    if (s.pending.contains(key) || s.confirmedSet.contains(key))
+    if (s.held.contains(key))
         return makeError("microbatch " + key + " was already run backward on this stage");
     if (Result<void> valid = checkInput(input); !valid)
         return valid.error();
@@ -203,31 +202,32 @@ Result<StageBackward> PipelineStage::backward(const std::string &key, const Stag
         if (Result<void> finite = checkFinite(gradOutput, s.width(input.shape), "output gradient"); !finite)
             return finite.error();
     }
-    Pending p{input.shape,
+    Held p{input.shape,
               {input.tokens.begin(), input.tokens.end()},
               {input.activations.begin(), input.activations.end()},
               {gradOutput.begin(), gradOutput.end()},
               {targets.begin(), targets.end()}};
     StageBackward result = s.runBackward(p);
-    s.pending.emplace(key, std::move(p));
+    s.held.emplace(key, std::move(p));
     return result;
 }
 
 bool PipelineStage::confirm(const std::string &key)
 {
     State &s = *m_state;
-    if (s.pending.erase(key) == 0)
+    const auto it = s.held.find(key);
+    if (it == s.held.end() || it->second.confirmed)
         return false;
+    it->second.confirmed = true;
     s.confirmed.push_back(key);
-    s.confirmedSet.insert(key);
     return true;
 }
 
 bool PipelineStage::cancel(const std::string &key)
 {
     State &s = *m_state;
-    const auto it = s.pending.find(key);
-    if (it == s.pending.end())
+    const auto it = s.held.find(key);
+    if (it == s.held.end())
         return false;
     // Recompute the microbatch's gradient on its own (the same inputs give the same bits) and
     // subtract it from the accumulator.
@@ -237,18 +237,36 @@ bool PipelineStage::cancel(const std::string &key)
     s.runBackward(it->second);
     const torch::Tensor contribution = grads.clone();
     grads.copy_(accumulated).sub_(contribution);
-    s.pending.erase(it);
+    if (it->second.confirmed)
+        s.confirmed.erase(std::find(s.confirmed.begin(), s.confirmed.end(), key));
+    s.held.erase(it);
     return true;
 }
 
 void PipelineStage::cancelUnconfirmed()
 {
-    while (!m_state->pending.empty())
-        cancel(m_state->pending.begin()->first);
+    cancelIf([this](const std::string &key) { return !m_state->held.at(key).confirmed; });
+}
+
+void PipelineStage::cancelIf(const std::function<bool(const std::string &)> &which)
+{
+    std::vector<std::string> picked;
+    for (const auto &[key, held] : m_state->held) {
+        if (which(key))
+            picked.push_back(key);
+    }
+    for (const std::string &key : picked)
+        cancel(key);
+}
+
+bool PipelineStage::isConfirmed(const std::string &key) const
+{
+    const auto it = m_state->held.find(key);
+    return it != m_state->held.end() && it->second.confirmed;
 }
 
 int PipelineStage::confirmedCount() const { return int(m_state->confirmed.size()); }
-int PipelineStage::pendingCount() const { return int(m_state->pending.size()); }
+int PipelineStage::pendingCount() const { return int(m_state->held.size() - m_state->confirmed.size()); }
 const std::vector<std::string> &PipelineStage::confirmedKeys() const { return m_state->confirmed; }
 
 std::vector<float> PipelineStage::gradientSum()
@@ -265,12 +283,11 @@ Result<void> PipelineStage::step(std::span<const float> meanGradient, double lr,
                          + std::to_string(meanGradient.size()));
     if (Result<void> finite = checkFinite(meanGradient, meanGradient.size(), "mean gradient"); !finite)
         return finite.error();
-    s.pending.clear();
+    s.held.clear();
     s.flat->grads().copy_(floatTensor(meanGradient, {s.flat->numel()}));
     s.optimizer->step(lr, maxNorm);
     s.flat->zeroGrad();
     s.confirmed.clear();
-    s.confirmedSet.clear();
     return {};
 }
 

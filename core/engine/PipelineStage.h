@@ -5,6 +5,7 @@
 #include "StagePartition.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -48,12 +49,14 @@ struct PipelineStageOptions {
 // header without LibTorch so the swarm's Qt code can serve it. Float32 on the CPU.
 //
 // Backward is stateless, as in SWARM and hivemind: a backward request carries the stage's input
-// again and the forward is recomputed, so no peer keeps a microbatch's activations and any peer
-// of the stage can serve (or retry) any microbatch's backward. Its parameter gradients go into
-// the stage's accumulator at once, under the caller's key, and stay *unconfirmed* until
-// confirm(key) counts them or cancel(key) takes them back out (recomputed and subtracted). The
-// trainer confirms the one answer it used, so a backward retried on another peer is counted
-// once across the stage.
+// again and the forward is recomputed, so any peer of the stage can serve (or retry) any
+// microbatch's backward. Its parameter gradients go into the stage's accumulator at once, under
+// the caller's key, and stay *unconfirmed* until confirm(key) counts them; cancel(key) takes
+// them back out (recomputed and subtracted), confirmed or not. The trainer confirms the one
+// answer it used, so a backward retried on another peer is counted once across the stage, and
+// can take a confirmed one back when it had to replay it elsewhere. So the stage keeps each
+// microbatch's input and output gradient (or targets) until its step: 2 x batch x tokens x
+// nEmbd floats a microbatch, what the trainer keeps too.
 //
 // The tied embedding: a stage that holds the head but not the embedding has its own copy of
 // the token embedding, equal to the embedding stage's at the start. The two stay equal when both
@@ -86,10 +89,13 @@ public:
                                    std::span<const std::int32_t> targets = {});
     // Counts `key`'s gradient; false when the key is not pending.
     bool confirm(const std::string &key);
-    // Takes `key`'s gradient back out; false when the key is not pending.
+    // Takes `key`'s gradient back out, confirmed or not; false when the stage does not hold it.
     bool cancel(const std::string &key);
+    bool isConfirmed(const std::string &key) const;
     // Cancels every unconfirmed key (before a step: an answer nobody confirmed counts for nothing).
     void cancelUnconfirmed();
+    // Cancels every key, confirmed or not, that `which` picks (another step's, before a step).
+    void cancelIf(const std::function<bool(const std::string &)> &which);
 
     int confirmedCount() const;
     int pendingCount() const;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -150,6 +151,18 @@ TEST(PipelineStageTest, ACancelledBackwardLeavesNoGradient)
     const std::vector<float> kept = slow->gradientSum(), expected = reference->gradientSum();
     EXPECT_LE(relativeError(kept, expected), 1e-6);
     EXPECT_EQ(slow->confirmedKeys(), std::vector<std::string>{"m1"});
+    EXPECT_TRUE(slow->isConfirmed("m1"));
+
+    // A confirmed one taken back (the trainer replayed it elsewhere): nothing of it is left.
+    EXPECT_TRUE(slow->cancel("m1"));
+    EXPECT_FALSE(slow->isConfirmed("m1"));
+    EXPECT_EQ(slow->confirmedCount(), 0);
+    double left = 0, scale = 0;
+    for (const float v : slow->gradientSum())
+        left = std::max(left, double(std::abs(v)));
+    for (const float v : expected)
+        scale = std::max(scale, double(std::abs(v)));
+    EXPECT_LE(left, 1e-6 * scale);
 
     // An unconfirmed answer is dropped before the gradient is read: nothing of it counts.
     ASSERT_TRUE(retried->backward("m3", {kShape, {}, input1}, grad1).ok());

@@ -388,7 +388,7 @@ Result<std::vector<float>> ButterflyAllReduce::decodeValues(const FrameHeader &h
     if (Result<void> r = validateUpdate(values, m_options.maxUpdateRms * std::sqrt(double(count))); !r)
         return r.error();
     // No honest training leaves a whole range where it was: all zeros is a freeloader's piece.
-    if (std::all_of(values.begin(), values.end(), [](float x) { return x == 0.0f; }))
+    if (m_options.refuseZeroPieces && std::all_of(values.begin(), values.end(), [](float x) { return x == 0.0f; }))
         return makeError("all zeros: no work");
     return values;
 }

@@ -38,6 +38,9 @@ struct AllReduceOptions {
     int timeoutMs = 60'000;     // the round's deadline, from start()
     double ownerWaitShare = 0.6; // an owner averages what it has after this share of the timeout
     double maxUpdateRms = 1.0;   // a piece whose root-mean-square is larger is rejected
+    // A piece of all zeros is a freeloader's in full-model rounds; in a pipeline stage's step a
+    // member may hold no gradient for a range (none of its own there, or no microbatch served).
+    bool refuseZeroPieces = true;
     Aggregation aggregation = Aggregation::CenteredClip; // how an owner combines its pieces
     CenteredClipOptions clip;
     Misbehaviour misbehaviour; // the adversary tests' hostile client only; none by default

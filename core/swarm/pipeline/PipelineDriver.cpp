@@ -6,6 +6,7 @@
 
 #include <QTimer>
 
+#include <algorithm>
 #include <cmath>
 
 namespace swarmtrain {
@@ -18,18 +19,28 @@ QString toQString(const std::string &text) { return QString::fromStdString(text)
 
 } // namespace
 
-struct PipelineDriver::Flight {
-    Microbatch batch;
-    std::vector<QByteArray> inputs; // [s]: stage s's input as it went over the wire (s >= 1)
-    QByteArray gradient;            // backward: the gradient of stage `stage`'s output, on the wire
+// One request for a microbatch at one stage, and its tries: the microbatch's way through the
+// pipeline, or the replay of a backward that a vanished peer had confirmed.
+struct PipelineDriver::Hop {
+    std::uint64_t id = 0;
     int stage = 1;
     bool backward = false;
-    double loss = 0.0;
-    QString peer;                   // the peer asked now; empty while none is
+    bool replay = false;
+    QString peer; // the peer asked now; empty while none is
     std::uint32_t attempt = 0;
     Clock::time_point sentAt;
-    QStringList tried;              // peers this hop failed on
-    QTimer *timer = nullptr;
+    QStringList tried; // peers this hop failed on
+    std::unique_ptr<QTimer> timer;
+};
+
+struct PipelineDriver::Flight {
+    Microbatch batch;
+    std::vector<QByteArray> inputs;   // [s]: stage s's input as it went over the wire (s >= 1)
+    std::vector<QByteArray> gradOuts; // [s]: the gradient of stage s's output as sent (s < S - 1)
+    std::vector<QString> confirmedAt; // [s]: the peer whose backward at stage s counts
+    double loss = 0.0;
+    bool done = false;
+    Hop hop;                          // the way through; idle once done
 };
 
 PipelineDriver::PipelineDriver(PeerTransport &transport, const QString &selfKeyId, StageWorker &firstStage,
@@ -47,6 +58,9 @@ PipelineDriver::PipelineDriver(PeerTransport &transport, const QString &selfKeyI
     connect(&transport, &PeerTransport::frameReceived, this, &PipelineDriver::onFrame);
     connect(&transport, &PeerTransport::peerConnected, this, [this](const QString &peerKeyId) {
         m_dialing.remove(peerKeyId);
+        // Backwards it had confirmed were replayed elsewhere while it was away: take them back.
+        for (const auto &[step, id] : m_revoke.take(peerKeyId))
+            sendVerdict(peerKeyId, step, id, false);
         for (int s = 1; s < m_settings.stageCount; ++s)
             refreshPeers(s);
     });
@@ -55,13 +69,18 @@ PipelineDriver::PipelineDriver(PeerTransport &transport, const QString &selfKeyI
     connect(&transport, &PeerTransport::peerDisconnected, this, [this](const QString &peerKeyId) {
         for (int s = 1; s < m_settings.stageCount; ++s)
             refreshPeers(s);
-        std::vector<std::uint64_t> waiting;
-        for (const auto &[id, flight] : m_flights) {
-            if (flight.peer == peerKeyId)
-                waiting.push_back(id);
+        std::vector<Hop *> waiting;
+        for (auto &[id, f] : m_flights) {
+            if (f.hop.peer == peerKeyId)
+                waiting.push_back(&f.hop);
         }
-        for (const std::uint64_t id : waiting)
-            failHop(id, QStringLiteral("the peer disconnected"), false);
+        for (Hop &hop : m_replays) {
+            if (hop.peer == peerKeyId)
+                waiting.push_back(&hop);
+        }
+        for (Hop *hop : waiting)
+            failHop(*hop, QStringLiteral("the peer disconnected"), false);
+        replayConfirmedAt(peerKeyId);
     });
     m_redial = new QTimer(this);
     m_redial->setInterval(1000);
@@ -109,6 +128,11 @@ void PipelineDriver::redial()
     }
 }
 
+int PipelineDriver::inFlight() const
+{
+    return int(std::count_if(m_flights.begin(), m_flights.end(), [](const auto &item) { return !item.second.done; }));
+}
+
 void PipelineDriver::start(Microbatch batch)
 {
     const std::uint64_t id = batch.id;
@@ -116,10 +140,11 @@ void PipelineDriver::start(Microbatch batch)
         return Q_EMIT microbatchFailed(id, QStringLiteral("microbatch %1 is already in flight").arg(id));
     Flight &f = m_flights[id];
     f.batch = std::move(batch);
-    f.inputs.resize(std::size_t(m_settings.stageCount));
-    f.timer = new QTimer(this);
-    f.timer->setSingleShot(true);
-    connect(f.timer, &QTimer::timeout, this, [this, id] { failHop(id, QStringLiteral("no answer in time"), false); });
+    const std::size_t stages = std::size_t(m_settings.stageCount);
+    f.inputs.resize(stages);
+    f.gradOuts.resize(stages);
+    f.confirmedAt.resize(stages);
+    f.hop.id = id;
     const WirePrecision precision = m_settings.precision;
     const auto tokens = std::make_shared<const std::vector<std::int32_t>>(f.batch.tokens);
     const MicrobatchShape shape = f.batch.shape;
@@ -136,52 +161,77 @@ void PipelineDriver::start(Microbatch batch)
             if (!f)
                 return;
             if (!output) {
-                delete f->timer;
                 m_flights.erase(id);
                 return Q_EMIT microbatchFailed(id, QStringLiteral("stage 0: %1").arg(toQString(output.error().message)));
             }
             f->inputs[1] = *output;
-            f->backward = m_settings.stageCount == 2;
-            sendHop(id);
+            f->hop.backward = m_settings.stageCount == 2;
+            sendHop(f->hop);
         });
 }
 
-void PipelineDriver::sendHop(std::uint64_t id)
+void PipelineDriver::sendHop(Hop &hop)
 {
-    Flight *f = flight(id);
+    Flight *f = flight(hop.id);
     if (!f)
         return;
-    HopChooser &chooser = m_choosers[std::size_t(f->stage)];
+    HopChooser &chooser = m_choosers[std::size_t(hop.stage)];
     std::vector<std::string> except;
-    for (const QString &peer : f->tried)
+    for (const QString &peer : hop.tried)
         except.push_back(peer.toStdString());
     const Clock::time_point now = Clock::now();
     std::optional<std::string> peer = chooser.choose(now, except);
+    if (!hop.timer) {
+        hop.timer = std::make_unique<QTimer>();
+        hop.timer->setSingleShot(true);
+        connect(hop.timer.get(), &QTimer::timeout, this, [this, &hop] {
+            if (!hop.peer.isEmpty())
+                return failHop(hop, QStringLiteral("no answer in time"), false);
+            sendHop(hop); // the wait for a usable peer is over
+        });
+    }
     if (!peer) {
         // Every peer of the stage is backing off or was tried: wait, then try them all again.
-        f->tried.clear();
-        f->peer.clear();
-        QTimer::singleShot(m_settings.retryWait, this, [this, id] { sendHop(id); });
+        hop.tried.clear();
+        hop.peer.clear();
+        hop.timer->start(m_settings.retryWait);
         return;
     }
+    const bool last = hop.stage == m_settings.stageCount - 1;
     wire::StageWork work;
-    work.set_microbatch(id);
-    work.set_stage(std::uint32_t(f->stage));
-    work.set_pass(f->backward ? wire::StageWork::PASS_BACKWARD : wire::StageWork::PASS_FORWARD);
-    work.set_attempt(++f->attempt);
+    work.set_microbatch(hop.id);
+    work.set_stage(std::uint32_t(hop.stage));
+    work.set_step(f->batch.step);
+    work.set_pass(hop.backward ? wire::StageWork::PASS_BACKWARD : wire::StageWork::PASS_FORWARD);
+    work.set_attempt(++hop.attempt);
     work.set_batch(std::uint32_t(f->batch.shape.batch));
     work.set_tokens(std::uint32_t(f->batch.shape.tokens));
     work.set_precision(std::uint32_t(m_settings.precision));
-    QByteArray payload = f->inputs[std::size_t(f->stage)];
-    if (f->backward)
-        payload += f->stage == m_settings.stageCount - 1 ? encodeTargets(f->batch.targets) : f->gradient;
-    f->peer = QString::fromStdString(*peer);
-    f->sentAt = now;
+    QByteArray payload = f->inputs[std::size_t(hop.stage)];
+    if (hop.backward)
+        payload += last ? encodeTargets(f->batch.targets) : f->gradOuts[std::size_t(hop.stage)];
+    hop.peer = QString::fromStdString(*peer);
+    hop.sentAt = now;
     const std::chrono::milliseconds timeout = chooser.timeout(*peer);
-    if (Result<void> sent = m_transport.send(f->peer, stageHeader(wire::FRAME_TYPE_STAGE_REQUEST, work, payload.size()), payload);
+    if (Result<void> sent = m_transport.send(hop.peer, stageHeader(wire::FRAME_TYPE_STAGE_REQUEST, work, payload.size()), payload);
         !sent)
-        return failHop(id, toQString(sent.error().message), false);
-    f->timer->start(timeout);
+        return failHop(hop, toQString(sent.error().message), false);
+    hop.timer->start(timeout);
+}
+
+PipelineDriver::Hop *PipelineDriver::findHop(const QString &peerKeyId, const wire::StageWork &work)
+{
+    const auto matches = [&](const Hop &hop) {
+        return hop.id == work.microbatch() && hop.peer == peerKeyId && hop.attempt == work.attempt()
+               && std::uint32_t(hop.stage) == work.stage() && (work.pass() == wire::StageWork::PASS_BACKWARD) == hop.backward;
+    };
+    if (Flight *f = flight(work.microbatch()); f && !f->done && matches(f->hop))
+        return &f->hop;
+    for (Hop &hop : m_replays) {
+        if (matches(hop))
+            return &hop;
+    }
+    return nullptr;
 }
 
 void PipelineDriver::onFrame(const QString &peerKeyId, const FrameHeader &header, const QByteArray &payload)
@@ -190,70 +240,64 @@ void PipelineDriver::onFrame(const QString &peerKeyId, const FrameHeader &header
         || (header.type() != wire::FRAME_TYPE_STAGE_REPLY && header.type() != wire::FRAME_TYPE_STAGE_REFUSED))
         return;
     const wire::StageWork &work = header.stage();
-    Flight *f = flight(work.microbatch());
-    const bool current = f && f->peer == peerKeyId && work.attempt() == f->attempt
-                         && work.stage() == std::uint32_t(f->stage)
-                         && (work.pass() == wire::StageWork::PASS_BACKWARD) == f->backward;
-    if (!current) {
+    Hop *hop = findHop(peerKeyId, work);
+    if (!hop) {
         // A late answer to a hop already given to another peer: its gradient must not count.
-        if (header.type() == wire::FRAME_TYPE_STAGE_REPLY && work.pass() == wire::StageWork::PASS_BACKWARD) {
-            wire::StageWork cancel;
-            cancel.set_microbatch(work.microbatch());
-            cancel.set_stage(work.stage());
-            cancel.set_count(false);
-            (void)m_transport.send(peerKeyId, stageHeader(wire::FRAME_TYPE_STAGE_VERDICT, cancel), {});
-        }
+        if (header.type() == wire::FRAME_TYPE_STAGE_REPLY && work.pass() == wire::StageWork::PASS_BACKWARD)
+            sendVerdict(peerKeyId, work.step(), work.microbatch(), false);
         return;
     }
     if (header.type() == wire::FRAME_TYPE_STAGE_REFUSED)
-        return failHop(work.microbatch(), QStringLiteral("refused: %1").arg(toQString(work.refusal()).left(200)), false);
-    onReply(*f, peerKeyId, work, payload);
+        return failHop(*hop, QStringLiteral("refused: %1").arg(toQString(work.refusal()).left(200)), false);
+    onReply(*hop, peerKeyId, work, payload);
 }
 
-void PipelineDriver::onReply(Flight &f, const QString &peerKeyId, const wire::StageWork &work, const QByteArray &payload)
+void PipelineDriver::onReply(Hop &hop, const QString &peerKeyId, const wire::StageWork &work, const QByteArray &payload)
 {
-    const std::uint64_t id = f.batch.id;
+    Flight &f = *flight(hop.id);
     const std::size_t count = f.batch.shape.tokenCount() * std::size_t(m_config.nEmbd);
     // The answer is checked like any stranger's bytes before it is used or passed on.
     if (Result<std::vector<float>> decoded = decodeWire(payload, count, m_settings.precision); !decoded)
-        return failHop(id, QStringLiteral("a bad answer: %1").arg(toQString(decoded.error().message)), true);
-    const bool last = f.stage == m_settings.stageCount - 1;
-    if (f.backward && last && (!std::isfinite(work.loss()) || work.loss() < 0))
-        return failHop(id, QStringLiteral("a bad answer: a loss that is not a finite non-negative number"), true);
+        return failHop(hop, QStringLiteral("a bad answer: %1").arg(toQString(decoded.error().message)), true);
+    const bool last = hop.stage == m_settings.stageCount - 1;
+    if (hop.backward && last && (!std::isfinite(work.loss()) || work.loss() < 0))
+        return failHop(hop, QStringLiteral("a bad answer: a loss that is not a finite non-negative number"), true);
 
-    f.timer->stop();
-    m_choosers[std::size_t(f.stage)].succeeded(peerKeyId.toStdString(), Clock::now() - f.sentAt);
+    hop.timer->stop();
+    m_choosers[std::size_t(hop.stage)].succeeded(peerKeyId.toStdString(), Clock::now() - hop.sentAt);
     ++m_served[peerKeyId];
-    f.peer.clear();
-    f.tried.clear();
-    if (!f.backward) {
-        f.inputs[std::size_t(++f.stage)] = payload;
-        f.backward = f.stage == m_settings.stageCount - 1;
-        return sendHop(id);
+    hop.peer.clear();
+    hop.tried.clear();
+    if (!hop.backward) {
+        f.inputs[std::size_t(++hop.stage)] = payload;
+        hop.backward = hop.stage == m_settings.stageCount - 1;
+        return sendHop(hop);
     }
-    sendVerdict(peerKeyId, f, true);
+    sendVerdict(peerKeyId, f.batch.step, hop.id, true);
+    f.confirmedAt[std::size_t(hop.stage)] = peerKeyId;
+    if (hop.replay)
+        return endReplay(hop);
     if (last)
         f.loss = work.loss();
-    f.gradient = payload;
-    if (--f.stage > 0)
-        return sendHop(id);
-    finishLocally(id);
+    f.gradOuts[std::size_t(--hop.stage)] = payload;
+    if (hop.stage > 0)
+        return sendHop(hop);
+    finishLocally(hop.id);
 }
 
-void PipelineDriver::failHop(std::uint64_t id, const QString &reason, bool offence)
+void PipelineDriver::failHop(Hop &hop, const QString &reason, bool offence)
 {
-    Flight *f = flight(id);
-    if (!f || f->peer.isEmpty())
+    if (hop.peer.isEmpty())
         return;
-    const QString peer = f->peer;
-    f->timer->stop();
-    f->peer.clear();
-    f->tried.append(peer);
-    m_choosers[std::size_t(f->stage)].failed(peer.toStdString(), Clock::now());
-    if (f->backward && m_transport.isConnected(peer))
-        sendVerdict(peer, *f, false);
+    const QString peer = hop.peer;
+    hop.timer->stop();
+    hop.peer.clear();
+    hop.tried.append(peer);
+    m_choosers[std::size_t(hop.stage)].failed(peer.toStdString(), Clock::now());
+    if (hop.backward && m_transport.isConnected(peer))
+        sendVerdict(peer, flight(hop.id)->batch.step, hop.id, false);
     ++m_retries;
-    Q_EMIT hopRetried(id, f->stage, peer, reason);
+    Q_EMIT hopRetried(hop.id, hop.stage, peer, reason);
     if (offence && ++m_offences[peer] >= m_settings.offencesBeforeBan && !m_banned.contains(peer)) {
         m_banned.insert(peer);
         m_transport.disconnectPeer(peer, QStringLiteral("banned after %1 bad answers").arg(m_offences[peer]));
@@ -261,16 +305,46 @@ void PipelineDriver::failHop(std::uint64_t id, const QString &reason, bool offen
             refreshPeers(s);
     }
     // Not from inside the frame or timer handler that failed it: the next try starts afresh.
-    QTimer::singleShot(0, this, [this, id] { sendHop(id); });
+    hop.timer->start(0);
 }
 
-void PipelineDriver::sendVerdict(const QString &peerKeyId, const Flight &flight, bool count)
+void PipelineDriver::replayConfirmedAt(const QString &peerKeyId)
+{
+    for (auto &[id, f] : m_flights) {
+        for (int s = 1; s < m_settings.stageCount; ++s) {
+            if (f.confirmedAt[std::size_t(s)] != peerKeyId)
+                continue;
+            // Its gradient went with the peer (or will be taken back should it return): the
+            // backward runs again on another peer of the stage, from what was kept.
+            f.confirmedAt[std::size_t(s)].clear();
+            m_revoke[peerKeyId].insert({f.batch.step, id});
+            Hop &hop = m_replays.emplace_back();
+            hop.id = id;
+            hop.stage = s;
+            hop.backward = true;
+            hop.replay = true;
+            ++m_replayCount;
+            sendHop(hop);
+        }
+    }
+}
+
+void PipelineDriver::endReplay(Hop &hop)
+{
+    // Not now: this hop's own code is still running.
+    hop.timer->stop();
+    QTimer::singleShot(0, this, [this, target = &hop] {
+        m_replays.remove_if([target](const Hop &h) { return &h == target; });
+    });
+    hop.id = ~std::uint64_t(0); // matches no answer from now on
+}
+
+void PipelineDriver::sendVerdict(const QString &peerKeyId, std::uint64_t step, std::uint64_t id, bool count)
 {
     wire::StageWork verdict;
-    verdict.set_microbatch(flight.batch.id);
-    verdict.set_stage(std::uint32_t(flight.stage));
+    verdict.set_step(step);
+    verdict.set_microbatch(id);
     verdict.set_pass(wire::StageWork::PASS_BACKWARD);
-    verdict.set_attempt(flight.attempt);
     verdict.set_count(count);
     (void)m_transport.send(peerKeyId, stageHeader(wire::FRAME_TYPE_STAGE_VERDICT, verdict), {});
 }
@@ -280,10 +354,11 @@ void PipelineDriver::finishLocally(std::uint64_t id)
     Flight &f = *flight(id);
     const std::size_t count = f.batch.shape.tokenCount() * std::size_t(m_config.nEmbd);
     // Decoded once more here rather than kept: the answer was checked when it came.
-    const auto gradient = std::make_shared<const std::vector<float>>(decodeWire(f.gradient, count, m_settings.precision).value());
+    const auto gradient =
+        std::make_shared<const std::vector<float>>(decodeWire(f.gradOuts[0], count, m_settings.precision).value());
     const auto tokens = std::make_shared<const std::vector<std::int32_t>>(f.batch.tokens);
     const MicrobatchShape shape = f.batch.shape;
-    const std::string key = microbatchKey(m_selfKeyId, id);
+    const std::string key = microbatchKey(m_selfKeyId, f.batch.step, id);
     m_firstStage.post(
         this,
         [gradient, tokens, shape, key](PipelineStage &stage) -> Result<void> {
@@ -297,13 +372,48 @@ void PipelineDriver::finishLocally(std::uint64_t id)
             Flight *f = flight(id);
             if (!f)
                 return;
-            const double loss = f->loss;
-            delete f->timer;
-            m_flights.erase(id);
-            if (!done)
+            if (!done) {
+                m_flights.erase(id);
                 return Q_EMIT microbatchFailed(id, QStringLiteral("stage 0: %1").arg(toQString(done.error().message)));
-            Q_EMIT microbatchDone(id, loss);
+            }
+            f->done = true;
+            Q_EMIT microbatchDone(id, f->loss);
         });
+}
+
+Result<void> PipelineDriver::closeStep(std::uint64_t step)
+{
+    QHash<QString, int> confirmed;
+    for (const auto &[id, f] : m_flights) {
+        if (f.batch.step != step)
+            continue;
+        if (!f.done)
+            return makeError("microbatch " + std::to_string(id) + " of step " + std::to_string(step) + " is still running");
+        for (int s = 1; s < m_settings.stageCount; ++s)
+            ++confirmed[f.confirmedAt[std::size_t(s)]];
+    }
+    for (const Hop &hop : m_replays) {
+        if (const Flight *f = flight(hop.id); f && f->batch.step == step)
+            return makeError("a replay of step " + std::to_string(step) + " is still running");
+    }
+    if (confirmed.contains(QString()))
+        return makeError("a microbatch of step " + std::to_string(step) + " is confirmed at no peer of a stage");
+    for (const auto &placed : m_placed) {
+        for (const QString &peer : placed.keys()) {
+            if (!m_transport.isConnected(peer))
+                continue; // it never hears the close, so it sits this step out
+            wire::StageWork close;
+            close.set_step(step);
+            close.set_close(true);
+            close.set_confirmed(std::uint32_t(confirmed.value(peer)));
+            (void)m_transport.send(peer, stageHeader(wire::FRAME_TYPE_STAGE_VERDICT, close), {});
+        }
+    }
+    std::erase_if(m_flights, [step](const auto &item) { return item.second.batch.step == step; });
+    // A peer that did not hear the close drops the step's work itself (StageOptimizer).
+    for (auto &revoke : m_revoke)
+        std::erase_if(revoke, [step](const auto &key) { return key.first == step; });
+    return {};
 }
 
 } // namespace swarmtrain

@@ -4,6 +4,7 @@
 #include "Frame.h"
 #include "HopChooser.h"
 #include "PipelineStage.h"
+#include "Result.h"
 
 #include <QByteArray>
 #include <QHash>
@@ -14,7 +15,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <list>
 #include <map>
+#include <memory>
+#include <set>
+#include <utility>
 #include <vector>
 
 class QTimer;
@@ -39,6 +44,7 @@ struct PipelineDriverSettings {
 // One microbatch a trainer drives through the pipeline.
 struct Microbatch {
     std::uint64_t id = 0;
+    std::uint64_t step = 0; // the optimizer step it counts toward
     MicrobatchShape shape;
     std::vector<std::int32_t> tokens;
     std::vector<std::int32_t> targets;
@@ -46,11 +52,17 @@ struct Microbatch {
 
 // The trainer's side of pipeline-stage mode (SWARM, issue 17): a peer of stage 0 runs its own
 // stage and drives each microbatch forward through stages 1..S-1 and backward again, choosing
-// every hop among the stage's connected peers with a HopChooser. It keeps each stage's input as
-// it went over the wire, so a hop that fails (refused, timed out, a peer gone, an answer that
-// fails the checks) is replayed on another peer of the same stage; a backward's gradient is
-// confirmed to the one peer whose answer was used and cancelled at any other that ran it, so
-// each stage counts each microbatch once. Lives on the network thread.
+// every hop among the stage's connected peers with a HopChooser. It keeps each stage's input and
+// output gradient as they went over the wire until the step closes, so
+//  - a hop that fails (refused, timed out, a peer gone, an answer that fails the checks) is
+//    replayed on another peer of the same stage;
+//  - a backward's gradient is confirmed to the one peer whose answer was used and cancelled at
+//    any other that ran it;
+//  - when a peer that confirmed backwards of the open step goes away, they are replayed on
+//    another peer of its stage, and taken back from it if it comes back;
+// so each stage counts each microbatch once. closeStep() then tells every stage peer how many of
+// its microbatches the trainer counted there, after all its other verdicts (StageServer compares).
+// Lives on the network thread.
 class PipelineDriver : public QObject {
     Q_OBJECT
 
@@ -65,11 +77,18 @@ public:
     void setStagePeers(int stage, const QHash<QString, QString> &endpointsByKeyId);
     // Drives `batch` forward and back; microbatchDone or microbatchFailed tells how it ended.
     void start(Microbatch batch);
-    int inFlight() const { return int(m_flights.size()); }
+    // Microbatches not done yet, and replays of confirmed backwards still running.
+    int inFlight() const;
+    int replaysRunning() const { return int(m_replays.size()); }
+    // Closes `step`: sends every connected stage peer placed now the count of the step's
+    // microbatches confirmed there, and forgets the step's microbatches. Fails while any of them
+    // or a replay of theirs is still running.
+    Result<void> closeStep(std::uint64_t step);
 
     // Hops a peer answered (forward and backward), and hops retried on another peer, since the start.
     int hopsServed(const QString &peerKeyId) const { return m_served.value(peerKeyId); }
     int retries() const { return m_retries; }
+    int replays() const { return m_replayCount; }
     bool isBanned(const QString &peerKeyId) const { return m_banned.contains(peerKeyId); }
     const HopChooser &chooser(int stage) const { return m_choosers.at(std::size_t(stage)); }
 
@@ -80,17 +99,21 @@ Q_SIGNALS:
     void hopRetried(quint64 id, int stage, const QString &failedPeerKeyId, const QString &reason);
 
 private:
+    struct Hop;
     struct Flight;
 
-    void sendHop(std::uint64_t id);
+    void sendHop(Hop &hop);
     void onFrame(const QString &peerKeyId, const FrameHeader &header, const QByteArray &payload);
-    void onReply(Flight &flight, const QString &peerKeyId, const wire::StageWork &work, const QByteArray &payload);
-    void failHop(std::uint64_t id, const QString &reason, bool offence);
-    void sendVerdict(const QString &peerKeyId, const Flight &flight, bool count);
+    void onReply(Hop &hop, const QString &peerKeyId, const wire::StageWork &work, const QByteArray &payload);
+    void failHop(Hop &hop, const QString &reason, bool offence);
+    void sendVerdict(const QString &peerKeyId, std::uint64_t step, std::uint64_t id, bool count);
     void finishLocally(std::uint64_t id);
+    void replayConfirmedAt(const QString &peerKeyId);
+    void endReplay(Hop &hop);
     void refreshPeers(int stage);
     void redial();
     Flight *flight(std::uint64_t id);
+    Hop *findHop(const QString &peerKeyId, const wire::StageWork &work);
 
     PeerTransport &m_transport;
     QString m_selfKeyId;
@@ -100,12 +123,15 @@ private:
     std::vector<HopChooser> m_choosers;                // by stage; [0] unused
     std::vector<QHash<QString, QString>> m_placed;     // by stage: key id -> endpoint
     std::map<std::uint64_t, Flight> m_flights;
+    std::list<Hop> m_replays;                          // confirmed backwards replayed elsewhere
+    QHash<QString, std::set<std::pair<std::uint64_t, std::uint64_t>>> m_revoke; // (step, id) to take back from a peer when it returns
     QHash<QString, int> m_served;
     QHash<QString, int> m_offences;
     QSet<QString> m_banned;
     QSet<QString> m_dialing;
     QTimer *m_redial = nullptr;
     int m_retries = 0;
+    int m_replayCount = 0;
 };
 
 } // namespace swarmtrain

@@ -2,6 +2,7 @@
 
 #include "ByteOrder.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace swarmtrain {
@@ -27,9 +28,25 @@ FrameHeader stageHeader(wire::FrameType type, const wire::StageWork &work, qsize
     return header;
 }
 
-std::string microbatchKey(const QString &trainerKeyId, std::uint64_t microbatch)
+std::string microbatchKey(const QString &trainerKeyId, std::uint64_t step, std::uint64_t microbatch)
 {
-    return trainerKeyId.toStdString() + "/" + std::to_string(microbatch);
+    return stepKeyPrefix(trainerKeyId, step) + std::to_string(microbatch);
+}
+
+std::string stepKeyPrefix(const QString &trainerKeyId, std::uint64_t step)
+{
+    return trainerKeyId.toStdString() + "/" + std::to_string(step) + "/";
+}
+
+std::optional<std::uint64_t> stepOfKey(const std::string &key)
+{
+    const std::size_t first = key.find('/'), last = key.rfind('/');
+    if (first == std::string::npos || last == first)
+        return std::nullopt;
+    const std::string digits = key.substr(first + 1, last - first - 1);
+    if (digits.empty() || digits.size() > 20 || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return std::nullopt;
+    return std::stoull(digits);
 }
 
 QByteArray encodeTargets(std::span<const std::int32_t> targets)

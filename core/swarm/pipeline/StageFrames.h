@@ -10,6 +10,7 @@
 #include <QString>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -23,8 +24,13 @@ namespace swarmtrain {
 // A header of `type` (STAGE_*) with `work` as its body; payload frames are U8 of `payloadBytes`.
 FrameHeader stageHeader(wire::FrameType type, const wire::StageWork &work, qsizetype payloadBytes = 0);
 
-// The key a stage files a trainer's microbatch under: no trainer can touch another's.
-std::string microbatchKey(const QString &trainerKeyId, std::uint64_t microbatch);
+// The key a stage files a trainer's microbatch of a step under, "trainer/step/microbatch": no
+// trainer can touch another's, and a stage can tell the steps apart.
+std::string microbatchKey(const QString &trainerKeyId, std::uint64_t step, std::uint64_t microbatch);
+// "trainer/step/": what every key of that trainer's step starts with.
+std::string stepKeyPrefix(const QString &trainerKeyId, std::uint64_t step);
+// The step of a key made by microbatchKey(); nullopt for any other string.
+std::optional<std::uint64_t> stepOfKey(const std::string &key);
 
 QByteArray encodeTargets(std::span<const std::int32_t> targets);
 

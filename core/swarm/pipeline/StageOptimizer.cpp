@@ -1,6 +1,7 @@
 #include "StageOptimizer.h"
 
 #include "PeerTransport.h"
+#include "StageFrames.h"
 #include "StageWorker.h"
 
 #include <algorithm>
@@ -97,8 +98,14 @@ Result<void> StageOptimizer::start(const StageStepPlan &plan)
         return makeError("a stage step needs microbatches and members");
     m_running = true;
     m_plan = plan;
+    const std::uint64_t step = plan.step;
     m_stage.post(
-        this, [](PipelineStage &stage) { return std::make_pair(stage.gradientSum(), stage.parameterLayout()); },
+        this,
+        [step](PipelineStage &stage) {
+            // Work of another step (one this peer missed the close of) counts for nothing here.
+            stage.cancelIf([step](const std::string &key) { return stepOfKey(key) != step; });
+            return std::make_pair(stage.gradientSum(), stage.parameterLayout());
+        },
         [this](const std::pair<std::vector<float>, std::vector<std::pair<std::string, std::int64_t>>> &read) {
             const auto &[sum, layout] = read;
             m_layout = layout;
@@ -117,6 +124,7 @@ Result<void> StageOptimizer::start(const StageStepPlan &plan)
             options.timeoutMs = m_plan.timeoutMs;
             options.aggregation = Aggregation::Mean;
             options.rangeChecks = false;
+            options.refuseZeroPieces = false;
             // Gradients, not pseudo-gradients: the clipping in the step bounds what they do.
             options.maxUpdateRms = 1e3;
             const std::int64_t count = std::int64_t(contribution.size());

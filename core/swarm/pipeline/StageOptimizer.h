@@ -22,6 +22,7 @@ class StageWorker;
 enum class StepPart { Own, TiedFirst, TiedLast };
 
 struct StageStepPlan {
+    std::uint64_t step = 0;         // the optimizer step: only the microbatches of this step count
     quint64 round = 0;              // the all-reduce's round: one per step and group
     QList<AllReduceMember> members; // the group, each reachable one owning a range of its vector
     int microbatches = 0;           // M: the step's microbatches, each counted once at every stage

@@ -4,11 +4,14 @@
 #include "StageFrames.h"
 #include "StageWorker.h"
 
+#include <algorithm>
 #include <memory>
 
 namespace swarmtrain {
 
 namespace {
+
+constexpr std::size_t kStepsKept = 4;
 
 QString toQString(const std::string &text) { return QString::fromStdString(text); }
 
@@ -64,7 +67,7 @@ void StageServer::onRequest(const QString &peerKeyId, const wire::StageWork &wor
 
     const auto request = std::make_shared<const StageRequestPayload>(std::move(*decoded));
     const MicrobatchShape shape{int(work.batch()), int(work.tokens())};
-    const std::string key = microbatchKey(peerKeyId, work.microbatch());
+    const std::string key = microbatchKey(peerKeyId, work.step(), work.microbatch());
     m_worker->post(
         this,
         [request, shape, key, backward](PipelineStage &stage) -> Result<StageBackward> {
@@ -72,7 +75,8 @@ void StageServer::onRequest(const QString &peerKeyId, const wire::StageWork &wor
             if (backward) {
                 // A backward asked again (the trainer gave up waiting, then came back here)
                 // replaces the unconfirmed one: one gradient per microbatch.
-                stage.cancel(key);
+                if (!stage.isConfirmed(key))
+                    stage.cancel(key);
                 return stage.backward(key, input, request->gradOutput, request->targets);
             }
             Result<std::vector<float>> output = stage.forward(input);
@@ -102,10 +106,43 @@ void StageServer::onVerdict(const QString &peerKeyId, const wire::StageWork &wor
 {
     if (m_banned.contains(peerKeyId))
         return;
-    const std::string key = microbatchKey(peerKeyId, work.microbatch());
+    if (work.close())
+        return onClose(peerKeyId, work);
+    const std::string key = microbatchKey(peerKeyId, work.step(), work.microbatch());
     const bool count = work.count();
     m_worker->post(this, [key, count](PipelineStage &stage) { return count ? stage.confirm(key) : stage.cancel(key); },
-                   [this, count](bool applied) { m_confirmed += count && applied; });
+                   [this, count](bool applied) {
+                       m_confirmed += count && applied;
+                       m_takenBack += !count && applied;
+                   });
+}
+
+void StageServer::onClose(const QString &peerKeyId, const wire::StageWork &work)
+{
+    const quint64 step = work.step();
+    const std::string prefix = stepKeyPrefix(peerKeyId, step);
+    const qint64 claimed = work.confirmed();
+    m_worker->post(
+        this,
+        [prefix](PipelineStage &stage) {
+            const auto &keys = stage.confirmedKeys();
+            return qint64(std::count_if(keys.begin(), keys.end(), [&](const std::string &k) { return k.starts_with(prefix); }));
+        },
+        [this, peerKeyId, step, claimed](qint64 held) {
+            m_closes[step].insert(peerKeyId, held == claimed);
+            // Only the latest steps are kept: a stranger's closes cannot grow this without bound.
+            while (m_closes.size() > kStepsKept)
+                m_closes.erase(m_closes.begin());
+            Q_EMIT trainerClosed(step, peerKeyId, held == claimed);
+        });
+}
+
+bool StageServer::readyForStep(quint64 step, const QStringList &trainers) const
+{
+    const auto it = m_closes.find(step);
+    if (it == m_closes.end())
+        return false;
+    return std::all_of(trainers.begin(), trainers.end(), [&](const QString &t) { return it->second.value(t, false); });
 }
 
 void StageServer::refuse(const QString &peerKeyId, const wire::StageWork &work, const QString &reason)

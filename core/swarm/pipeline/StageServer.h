@@ -10,6 +10,7 @@
 #include <QSet>
 #include <QString>
 
+#include <map>
 #include <memory>
 
 namespace swarmtrain {
@@ -49,18 +50,26 @@ public:
     // Requests answered, and backward gradients confirmed, since the start.
     qint64 served() const { return m_served; }
     qint64 confirmed() const { return m_confirmed; }
+    // Backward gradients taken back (cancelled, or revoked once confirmed) since the start.
+    qint64 takenBack() const { return m_takenBack; }
+    // Every one of `trainers` closed `step` here, and the count each said it confirmed here is
+    // the count this stage holds of it: the stage may join the step's all-reduce.
+    bool readyForStep(quint64 step, const QStringList &trainers) const;
     StageWorker &worker() { return *m_worker; }
 
 Q_SIGNALS:
     // A request was answered (the pass: forward or backward).
     void requestServed(const QString &trainerKeyId, bool backward);
     void offence(const QString &peerKeyId, const QString &reason);
+    // A trainer closed `step`; `agrees`: this stage holds the count of its microbatches it said.
+    void trainerClosed(quint64 step, const QString &trainerKeyId, bool agrees);
     void peerBanned(const QString &peerKeyId);
 
 private:
     void onFrame(const QString &peerKeyId, const FrameHeader &header, const QByteArray &payload);
     void onRequest(const QString &peerKeyId, const wire::StageWork &work, const QByteArray &payload);
     void onVerdict(const QString &peerKeyId, const wire::StageWork &work);
+    void onClose(const QString &peerKeyId, const wire::StageWork &work);
     void refuse(const QString &peerKeyId, const wire::StageWork &work, const QString &reason);
     void countOffence(const QString &peerKeyId, const wire::StageWork &work, const QString &reason);
     void reply(const QString &peerKeyId, wire::StageWork work, const std::vector<float> &values, double loss);
@@ -72,8 +81,10 @@ private:
     std::unique_ptr<StageWorker> m_worker;
     QHash<QString, int> m_offences;
     QSet<QString> m_banned;
+    std::map<quint64, QHash<QString, bool>> m_closes; // by step: trainer -> its count agreed
     qint64 m_served = 0;
     qint64 m_confirmed = 0;
+    qint64 m_takenBack = 0;
 };
 
 } // namespace swarmtrain
