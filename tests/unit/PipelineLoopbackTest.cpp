@@ -531,6 +531,39 @@ TEST_F(PipelineLoopbackTest, MalformedRequestsAreRefusedCountedAndBanned)
     EXPECT_EQ(server.served(), 4);
 }
 
+// A close is the sender's word about its own microbatches only: one that claims more than the
+// stage holds of it leaves the stage not ready for that sender, and no sender's closes can push
+// out another's.
+TEST_F(PipelineLoopbackTest, AFalseCloseBindsOnlyItsSender)
+{
+    StageServer &server = addServer(1, WirePrecision::Float32);
+    addServer(2, WirePrecision::Float32);
+    makeTrainer(WirePrecision::Float32);
+    place(1, {0});
+    place(2, {1});
+    runAll(2);
+    ASSERT_TRUE(driver->closeStep(0).ok());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return server.readyForStep(0, {trainer->keyId()}); }, 60'000));
+
+    Peer &hostile = addPeer();
+    const QString target = serverPeers[0]->keyId();
+    ASSERT_TRUE(hostile.transport->connectToPeer(serverPeers[0]->endpoint, target).ok());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return hostile.transport->isConnected(target); }, 30'000));
+    int closes = 0;
+    QObject::connect(&server, &StageServer::trainerClosed, &server, [&] { ++closes; });
+    for (const quint64 step : {quint64(0), quint64(1), quint64(2), quint64(3), quint64(4), quint64(5)}) {
+        wire::StageWork close;
+        close.set_step(step);
+        close.set_close(true);
+        close.set_confirmed(2);
+        ASSERT_TRUE(hostile.transport->send(target, stageHeader(wire::FRAME_TYPE_STAGE_VERDICT, close), {}).ok());
+    }
+    ASSERT_TRUE(QTest::qWaitFor([&] { return closes == 6; }, 30'000));
+    EXPECT_FALSE(server.readyForStep(5, {hostile.keyId()})) << "it holds nothing of the sender's";
+    EXPECT_FALSE(server.readyForStep(0, {trainer->keyId(), hostile.keyId()}));
+    EXPECT_TRUE(server.readyForStep(0, {trainer->keyId()}));
+}
+
 // A stage peer whose answers are garbage (the wrong size, or not finite): the trainer retries the
 // hop elsewhere, stops using that peer at the third bad answer, and the microbatches complete.
 TEST_F(PipelineLoopbackTest, AStagePeerThatAnswersGarbageIsRetriedThenDropped)

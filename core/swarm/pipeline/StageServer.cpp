@@ -11,8 +11,6 @@ namespace swarmtrain {
 
 namespace {
 
-constexpr std::size_t kStepsKept = 4;
-
 QString toQString(const std::string &text) { return QString::fromStdString(text); }
 
 } // namespace
@@ -129,20 +127,17 @@ void StageServer::onClose(const QString &peerKeyId, const wire::StageWork &work)
             return qint64(std::count_if(keys.begin(), keys.end(), [&](const std::string &k) { return k.starts_with(prefix); }));
         },
         [this, peerKeyId, step, claimed](qint64 held) {
-            m_closes[step].insert(peerKeyId, held == claimed);
-            // Only the latest steps are kept: a stranger's closes cannot grow this without bound.
-            while (m_closes.size() > kStepsKept)
-                m_closes.erase(m_closes.begin());
+            m_lastClose.insert(peerKeyId, {step, held == claimed});
             Q_EMIT trainerClosed(step, peerKeyId, held == claimed);
         });
 }
 
 bool StageServer::readyForStep(quint64 step, const QStringList &trainers) const
 {
-    const auto it = m_closes.find(step);
-    if (it == m_closes.end())
-        return false;
-    return std::all_of(trainers.begin(), trainers.end(), [&](const QString &t) { return it->second.value(t, false); });
+    return std::all_of(trainers.begin(), trainers.end(), [&](const QString &t) {
+        const auto close = m_lastClose.constFind(t);
+        return close != m_lastClose.constEnd() && close->first == step && close->second;
+    });
 }
 
 void StageServer::refuse(const QString &peerKeyId, const wire::StageWork &work, const QString &reason)

@@ -10,8 +10,8 @@
 #include <QSet>
 #include <QString>
 
-#include <map>
 #include <memory>
+#include <utility>
 
 namespace swarmtrain {
 
@@ -81,7 +81,9 @@ private:
     std::unique_ptr<StageWorker> m_worker;
     QHash<QString, int> m_offences;
     QSet<QString> m_banned;
-    std::map<quint64, QHash<QString, bool>> m_closes; // by step: trainer -> its count agreed
+    // Each trainer's latest close: the step, and whether its count agreed. One entry a trainer,
+    // so no sender can push another's close out.
+    QHash<QString, std::pair<quint64, bool>> m_lastClose;
     qint64 m_served = 0;
     qint64 m_confirmed = 0;
     qint64 m_takenBack = 0;
