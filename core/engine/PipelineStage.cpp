@@ -183,6 +183,20 @@ Result<std::vector<float>> PipelineStage::forward(const StageInput &input)
     return toVector(s.model->forwardStages(s.span.first, s.span.last, s.inputTensor(input)));
 }
 
+Result<double> PipelineStage::evaluate(const StageInput &input, std::span<const std::int32_t> targets)
+{
+    State &s = *m_state;
+    if (!s.last())
+        return makeError("only the last stage computes the loss");
+    if (Result<void> valid = checkInput(input); !valid)
+        return valid.error();
+    if (Result<void> ids = checkIds(targets, input.shape.tokenCount(), s.config.vocabSize, "targets"); !ids)
+        return ids.error();
+    torch::NoGradGuard noGrad;
+    const torch::Tensor logits = s.model->forwardStages(s.span.first, s.span.last, s.inputTensor(input));
+    return GptImpl::loss(logits, idTensor(targets, input.shape)).item<double>();
+}
+
 Result<StageBackward> PipelineStage::backward(const std::string &key, const StageInput &input,
                                               std::span<const float> gradOutput, std::span<const std::int32_t> targets)
 {

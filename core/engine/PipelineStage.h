@@ -82,6 +82,9 @@ public:
 
     // The stage's output [batch, tokens, nEmbd], without keeping anything; not on the last stage.
     Result<std::vector<float>> forward(const StageInput &input);
+    // The last stage's mean loss on `targets` (batch x tokens ids), computing no gradient: for
+    // validation.
+    Result<double> evaluate(const StageInput &input, std::span<const std::int32_t> targets);
     // Backpropagates `gradOutput` (not on the last stage) or the loss of `targets` (the last
     // stage, batch x tokens ids) through the stage for microbatch `key`, adding its parameter
     // gradients to the accumulator, unconfirmed. A key already held is refused.

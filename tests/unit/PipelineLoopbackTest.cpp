@@ -7,6 +7,7 @@
 #include "StagePartition.h"
 #include "StageServer.h"
 #include "StageWorker.h"
+#include "LocalPipeline.h"
 #include "TestApplication.h"
 #include "TinyGpt.h"
 
@@ -38,15 +39,7 @@ namespace {
 constexpr int kStages = 3;
 constexpr std::uint64_t kSeed = 9;
 
-// Runs `work` on a stage's thread and waits for its result.
-template <typename Work>
-auto onStage(StageWorker &worker, Work work)
-{
-    std::optional<decltype(work(std::declval<PipelineStage &>()))> result;
-    worker.post(&worker, work, [&](const auto &value) { result = value; });
-    EXPECT_TRUE(QTest::qWaitFor([&] { return result.has_value(); }, 60'000));
-    return *result;
-}
+using test::onStage;
 
 struct Peer {
     Identity identity = Identity::generate().value();
@@ -596,32 +589,25 @@ TEST_F(PipelineLoopbackTest, AStagePeerThatAnswersGarbageIsRetriedThenDropped)
 // Training in pipeline-stage mode: a trainer and 3 stages (two peers in stages 1 and 2), steps of
 // 4 microbatches, each step's gradients averaged among the replicas of a stage (stage 0 with the
 // last stage, for the tied embedding) and applied: the replicas of every stage stay equal after
-// every step, and the loss of a learnable sequence falls.
+// every step, the two copies of the tied embedding too, and the loss of a learnable sequence falls.
 TEST_F(PipelineLoopbackTest, ReplicasStepTogetherAndTheLossFalls)
 {
-    for (int stage = 1; stage < kStages; ++stage) {
-        addServer(stage, WirePrecision::Int8);
-        addServer(stage, WirePrecision::Int8);
-    }
-    makeTrainer(WirePrecision::Int8);
-    place(1, {0, 1});
-    place(2, {2, 3});
-    std::vector<std::unique_ptr<StageOptimizer>> optimizers;
-    optimizers.push_back(std::make_unique<StageOptimizer>(*trainer->transport, trainer->keyId(), *firstStage));
-    for (std::size_t i = 0; i < servers.size(); ++i)
-        optimizers.push_back(std::make_unique<StageOptimizer>(*serverPeers[i]->transport, serverPeers[i]->keyId(), servers[i]->worker()));
-    const auto member = [](Peer &peer) { return AllReduceMember{peer.keyId(), peer.endpoint, 0, 0}; };
-    const std::int64_t firstRest = spanParameterCount(config, spans[0]) - std::int64_t(config.vocabSize) * config.nEmbd;
-    const std::int64_t lastRest = spanParameterCount(config, spans[2]) - std::int64_t(config.vocabSize) * config.nEmbd;
+    test::LocalPipeline::Settings settings;
+    settings.config = config;
+    settings.stages = kStages;
+    settings.peersPerStage = 2;
+    settings.seed = kSeed;
+    settings.lr = 1e-2;
+    auto pipeline = test::LocalPipeline::create(settings).value();
 
     constexpr int kSteps = 8, kMicrobatches = 4;
     std::vector<double> stepLoss;
     std::mt19937 rng(17);
     for (int step = 0; step < kSteps; ++step) {
-        losses.clear();
+        std::vector<Microbatch> batches;
         for (int i = 0; i < kMicrobatches; ++i) {
             // A learnable sequence: each token is the one before plus one.
-            Microbatch batch{std::uint64_t(step * 100 + i + 1), std::uint64_t(step), shape, {}, {}};
+            Microbatch batch{std::uint64_t(i + 1), 0, shape, {}, {}};
             for (int b = 0; b < shape.batch; ++b) {
                 const int start = int(rng() % unsigned(config.vocabSize));
                 for (int t = 0; t < shape.tokens; ++t) {
@@ -629,63 +615,19 @@ TEST_F(PipelineLoopbackTest, ReplicasStepTogetherAndTheLossFalls)
                     batch.targets.push_back((start + t + 1) % config.vocabSize);
                 }
             }
-            driver->start(batch);
+            batches.push_back(std::move(batch));
         }
-        ASSERT_TRUE(QTest::qWaitFor([&] { return losses.size() == std::size_t(kMicrobatches); }, 120'000));
-        // The trainer closes the step; each stage peer joins the step once it holds what the
-        // trainer says it confirmed there.
-        ASSERT_TRUE(driver->closeStep(std::uint64_t(step)).ok());
-        ASSERT_TRUE(QTest::qWaitFor([&] {
-            return std::all_of(servers.begin(), servers.end(),
-                               [&](const auto &server) { return server->readyForStep(quint64(step), {trainer->keyId()}); });
-        }, 60'000));
-        double mean = 0;
-        for (const auto &[id, loss] : losses)
-            mean += loss / kMicrobatches;
-        stepLoss.push_back(mean);
-
-        // Plans: stage 0 (the trainer) with stage 2's peers; stage 1's peers on their own.
-        StageStepPlan tied;
-        tied.step = std::uint64_t(step);
-        tied.round = quint64(step + 1);
-        tied.members = {member(*trainer), member(*serverPeers[2]), member(*serverPeers[3])};
-        tied.microbatches = kMicrobatches;
-        tied.lr = 1e-2;
-        tied.firstRest = firstRest;
-        tied.lastRest = lastRest;
-        StageStepPlan middle = tied;
-        middle.members = {member(*serverPeers[0]), member(*serverPeers[1])};
-        middle.part = StepPart::Own;
-        std::map<StageOptimizer *, QString> hashes;
-        std::vector<QString> failures;
-        std::vector<std::pair<StageOptimizer *, StageStepPlan>> starts;
-        for (std::size_t i = 0; i < optimizers.size(); ++i) {
-            StageStepPlan plan = i == 1 || i == 2 ? middle : tied;
-            plan.part = i == 0 ? StepPart::TiedFirst : i >= 3 ? StepPart::TiedLast : StepPart::Own;
-            starts.emplace_back(optimizers[i].get(), plan);
+        const Result<double> loss = pipeline->step({batches});
+        ASSERT_TRUE(loss.ok()) << loss.error().message;
+        stepLoss.push_back(*loss);
+        for (const auto &[stage, hashes] : pipeline->hashes()) {
+            EXPECT_EQ(hashes.size(), stage == 0 ? 1 : 2);
+            EXPECT_EQ(hashes.count(hashes.front()), hashes.size()) << "stage " << stage << "'s replicas differ after step " << step;
         }
-        std::vector<QMetaObject::Connection> connections;
-        for (auto &[optimizer, plan] : starts) {
-            StageOptimizer *o = optimizer;
-            connections.push_back(QObject::connect(o, &StageOptimizer::stepFinished, o,
-                                                   [&, o](quint64, bool applied, const QString &hash, const QString &why) {
-                                                       if (!applied)
-                                                           failures.push_back(why);
-                                                       hashes[o] = hash;
-                                                   }));
-            ASSERT_TRUE(o->start(plan).ok());
+        for (const auto &peer : pipeline->peers()) {
+            EXPECT_TRUE(peer->optimizer->lastOutcome().rejectedSenders.isEmpty()) << "a member's piece was refused in step " << step;
+            EXPECT_TRUE(peer->optimizer->lastOutcome().skippedRanges.empty()) << "a range was skipped in step " << step;
         }
-        ASSERT_TRUE(QTest::qWaitFor([&] { return hashes.size() == optimizers.size(); }, 120'000)) << "step " << step;
-        for (const auto &c : connections)
-            QObject::disconnect(c);
-        ASSERT_TRUE(failures.empty()) << failures.front().toStdString();
-        for (const auto &optimizer : optimizers) {
-            EXPECT_TRUE(optimizer->lastOutcome().rejectedSenders.isEmpty()) << "a member's piece was refused in step " << step;
-            EXPECT_TRUE(optimizer->lastOutcome().skippedRanges.empty()) << "a range was skipped in step " << step;
-        }
-        EXPECT_EQ(hashes[optimizers[1].get()], hashes[optimizers[2].get()]) << "stage 1's replicas differ after step " << step;
-        EXPECT_EQ(hashes[optimizers[3].get()], hashes[optimizers[4].get()]) << "stage 2's replicas differ after step " << step;
-        EXPECT_NE(hashes[optimizers[1].get()], hashes[optimizers[3].get()]);
     }
     // The tied embedding's two copies took the same steps: still equal, bit for bit.
     const auto embeddingOf = [](StageWorker &worker) {
@@ -700,10 +642,10 @@ TEST_F(PipelineLoopbackTest, ReplicasStepTogetherAndTheLossFalls)
             return std::vector<float>{};
         });
     };
-    const std::vector<float> first = embeddingOf(*firstStage);
+    const std::vector<float> first = embeddingOf(pipeline->trainers().front()->worker());
     ASSERT_FALSE(first.empty());
-    EXPECT_EQ(first, embeddingOf(servers[2]->worker()));
-    EXPECT_EQ(first, embeddingOf(servers[3]->worker()));
+    for (auto *last : pipeline->ofStage(kStages - 1))
+        EXPECT_EQ(first, embeddingOf(last->worker()));
     std::cout << "pipeline training, mean microbatch loss by step:";
     for (const double loss : stepLoss)
         std::cout << ' ' << loss;

@@ -99,6 +99,10 @@ TEST(PipelineStageTest, ThreeStagesGiveTheWholeModelsGradients)
     const double wholeLoss = whole.run("m1", tokens, targets);
     const double splitLoss = split.run("m1", tokens, targets);
     EXPECT_NEAR(splitLoss, wholeLoss, 1e-6 * wholeLoss);
+    const StageInput lastInput{kShape, {}, split.boundaries.back()};
+    EXPECT_NEAR(split.stages.back()->evaluate(lastInput, targets).value(), wholeLoss, 1e-6 * wholeLoss)
+        << "evaluate() computes the loss backward() reports";
+    EXPECT_FALSE(split.stages[1]->evaluate({kShape, {}, split.boundaries[1]}, targets).ok()) << "not a middle stage";
     EXPECT_GT(wholeLoss, 1.0);
 
     const auto reference = gradientsByName(*whole.stages[0]);
