@@ -3,6 +3,7 @@
 #include "PipelineDriver.h"
 #include "PipelineStage.h"
 #include "StageFrames.h"
+#include "StageGradients.h"
 #include "StageOptimizer.h"
 #include "StagePartition.h"
 #include "StageServer.h"
@@ -122,6 +123,22 @@ protected:
         return QObject::connect(sender, signal, sender, slot);
     }
 
+    // Stage 1 served by peer 0 alone, stage 2 by peer 2: three microbatches run and are
+    // confirmed at peer 0; then peer 1 joins stage 1 and the trainer reaches it.
+    void confirmThreeAtOnePeerThenAddAnother()
+    {
+        addServer(1, WirePrecision::Float32);
+        addServer(1, WirePrecision::Float32);
+        addServer(2, WirePrecision::Float32);
+        makeTrainer(WirePrecision::Float32);
+        place(1, {0});
+        place(2, {2});
+        runAll(3);
+        ASSERT_TRUE(QTest::qWaitFor([&] { return servers[0]->confirmed() == 3; }, 60'000));
+        place(1, {0, 1});
+        ASSERT_TRUE(QTest::qWaitFor([&] { return trainer->transport->isConnected(serverPeers[1]->keyId()); }, 30'000));
+    }
+
     // The stage's servers (by index into `servers`) as the driver's placement.
     void place(int stage, const std::vector<std::size_t> &indices)
     {
@@ -158,19 +175,7 @@ protected:
             refLosses[id] = whole->backward(std::to_string(id), {shape, batch.tokens, {}}, {}, batch.targets).value().loss;
             EXPECT_TRUE(whole->confirm(std::to_string(id)));
         }
-        return byName(*whole);
-    }
-
-    static std::map<std::string, std::vector<float>> byName(PipelineStage &stage)
-    {
-        const std::vector<float> sum = stage.gradientSum();
-        std::map<std::string, std::vector<float>> named;
-        std::size_t offset = 0;
-        for (const auto &[name, numel] : stage.parameterLayout()) {
-            named[name].assign(sum.begin() + std::ptrdiff_t(offset), sum.begin() + std::ptrdiff_t(offset + std::size_t(numel)));
-            offset += std::size_t(numel);
-        }
-        return named;
+        return test::gradientsByName(*whole);
     }
 
     static void addInto(std::map<std::string, std::vector<float>> &total, const std::map<std::string, std::vector<float>> &part)
@@ -190,7 +195,7 @@ protected:
         std::map<std::string, std::vector<float>> total;
         auto collect = [&](StageWorker &worker, int stage) {
             const auto [named, keys] = onStage(worker, [](PipelineStage &s) {
-                auto grads = byName(s);
+                auto grads = test::gradientsByName(s);
                 return std::make_pair(grads, s.confirmedKeys());
             });
             addInto(total, named);
@@ -371,16 +376,7 @@ TEST_F(PipelineLoopbackTest, AKilledStagePeerIsRetriedOnAnother)
 // once at every stage.
 TEST_F(PipelineLoopbackTest, ConfirmedWorkOfAKilledPeerIsReplayedElsewhere)
 {
-    addServer(1, WirePrecision::Float32);
-    addServer(1, WirePrecision::Float32);
-    addServer(2, WirePrecision::Float32);
-    makeTrainer(WirePrecision::Float32);
-    place(1, {0});
-    place(2, {2});
-    runAll(3);
-    ASSERT_TRUE(QTest::qWaitFor([&] { return servers[0]->confirmed() == 3; }, 60'000));
-    place(1, {0, 1});
-    ASSERT_TRUE(QTest::qWaitFor([&] { return trainer->transport->isConnected(serverPeers[1]->keyId()); }, 30'000));
+    ASSERT_NO_FATAL_FAILURE(confirmThreeAtOnePeerThenAddAnother());
     servers[0].reset();
     serverPeers[0]->transport.reset();
     ASSERT_TRUE(QTest::qWaitFor([&] { return driver->replays() == 3 && driver->replaysRunning() == 0; }, 60'000));
@@ -396,16 +392,7 @@ TEST_F(PipelineLoopbackTest, ConfirmedWorkOfAKilledPeerIsReplayedElsewhere)
 // step closes; it then agrees with the trainer's count and nothing counts twice.
 TEST_F(PipelineLoopbackTest, ReplayedWorkIsTakenBackFromAPeerThatReturns)
 {
-    addServer(1, WirePrecision::Float32);
-    addServer(1, WirePrecision::Float32);
-    addServer(2, WirePrecision::Float32);
-    makeTrainer(WirePrecision::Float32);
-    place(1, {0});
-    place(2, {2});
-    runAll(3);
-    ASSERT_TRUE(QTest::qWaitFor([&] { return servers[0]->confirmed() == 3; }, 60'000));
-    place(1, {0, 1});
-    ASSERT_TRUE(QTest::qWaitFor([&] { return trainer->transport->isConnected(serverPeers[1]->keyId()); }, 30'000));
+    ASSERT_NO_FATAL_FAILURE(confirmThreeAtOnePeerThenAddAnother());
     const QString cutOff = serverPeers[0]->keyId();
     trainer->transport->disconnectPeer(cutOff, QStringLiteral("a network blip (test)"));
     // The driver dials it again by itself, and takes back what it replayed elsewhere.

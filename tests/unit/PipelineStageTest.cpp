@@ -1,4 +1,5 @@
 #include "PipelineStage.h"
+#include "StageGradients.h"
 #include "StagePartition.h"
 #include "TinyGpt.h"
 
@@ -33,19 +34,7 @@ std::vector<std::int32_t> randomIds(std::size_t count, unsigned seed)
     return ids;
 }
 
-// A stage's gradient sum by parameter name.
-std::map<std::string, std::vector<float>> gradientsByName(PipelineStage &stage)
-{
-    const std::vector<float> sum = stage.gradientSum();
-    std::map<std::string, std::vector<float>> named;
-    std::size_t offset = 0;
-    for (const auto &[name, numel] : stage.parameterLayout()) {
-        named[name].assign(sum.begin() + std::ptrdiff_t(offset), sum.begin() + std::ptrdiff_t(offset + std::size_t(numel)));
-        offset += std::size_t(numel);
-    }
-    EXPECT_EQ(offset, sum.size());
-    return named;
-}
+using test::gradientsByName;
 
 double relativeError(const std::vector<float> &a, const std::vector<float> &b)
 {
