@@ -33,6 +33,35 @@ std::int64_t spanParameterCount(const GptConfig &config, const StageSpan &span)
     return count;
 }
 
+Result<SwarmModePlan> chooseSwarmMode(const GptConfig &config, std::vector<std::int64_t> peerMemoryBytes)
+{
+    if (const std::string invalid = config.validate(); !invalid.empty())
+        return makeError(invalid);
+    std::erase_if(peerMemoryBytes, [](std::int64_t bytes) { return bytes <= 0; });
+    if (peerMemoryBytes.empty())
+        return makeError("no peer has reported the memory it may train in");
+    const auto middle = peerMemoryBytes.begin() + std::ptrdiff_t(peerMemoryBytes.size() / 2);
+    std::nth_element(peerMemoryBytes.begin(), middle, peerMemoryBytes.end());
+    SwarmModePlan plan;
+    plan.typicalMemoryBytes = *middle;
+    plan.largestStateBytes = kTrainingBytesPerParameter * config.parameterCount();
+    if (plan.largestStateBytes <= plan.typicalMemoryBytes)
+        return plan;
+    const int engineStages = config.nLayer + 2;
+    for (int stages = 2; stages <= engineStages; ++stages) {
+        Result<std::vector<StageSpan>> spans = partitionStages(config, stages);
+        if (!spans)
+            return spans.error();
+        std::int64_t largest = 0;
+        for (const StageSpan &span : *spans)
+            largest = std::max(largest, kTrainingBytesPerParameter * spanParameterCount(config, span));
+        if (largest <= plan.typicalMemoryBytes)
+            return SwarmModePlan{SwarmMode::Pipeline, stages, plan.typicalMemoryBytes, largest};
+    }
+    return makeError("even one engine stage a peer needs more than the typical peer's " + std::to_string(plan.typicalMemoryBytes)
+                     + " bytes of training memory");
+}
+
 Result<std::vector<StageSpan>> partitionStages(const GptConfig &config, int count)
 {
     if (const std::string invalid = config.validate(); !invalid.empty())

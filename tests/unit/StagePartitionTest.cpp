@@ -1,5 +1,6 @@
 // StagePartition: pipeline stages as contiguous spans of the engine's stages, balanced by FLOPs.
 #include "StagePartition.h"
+#include "TinyGpt.h"
 
 #include <gtest/gtest.h>
 
@@ -95,4 +96,33 @@ TEST(StagePartitionTest, ImpossibleCountsAndConfigsAreRefused)
     EXPECT_TRUE(partitionStages(config(4, 128, 65), 6).ok());
     GptConfig bad = config(4, 130, 65); // 130 is not a multiple of 4 heads
     EXPECT_FALSE(partitionStages(bad, 2).ok());
+}
+
+// The mode follows the typical peer's memory: a whole copy while its training state fits, else
+// the fewest stages whose largest state fits; the median peer decides, not the biggest.
+TEST(StagePartitionTest, ChoosesFullModelWhileItFitsThenTheFewestStages)
+{
+    const GptConfig gpt2 = test::tinyGptConfig(50304, 12, 12, 768, 1024);
+    const std::int64_t whole = kTrainingBytesPerParameter * gpt2.parameterCount();
+    Result<SwarmModePlan> roomy = chooseSwarmMode(gpt2, {whole, whole * 2, whole / 4});
+    ASSERT_TRUE(roomy.ok());
+    EXPECT_EQ(roomy->mode, SwarmMode::Full);
+    EXPECT_EQ(roomy->stages, 1);
+    EXPECT_EQ(roomy->typicalMemoryBytes, whole);
+
+    Result<SwarmModePlan> tight = chooseSwarmMode(gpt2, {whole / 3, whole / 3, whole * 10});
+    ASSERT_TRUE(tight.ok());
+    EXPECT_EQ(tight->mode, SwarmMode::Pipeline);
+    EXPECT_GE(tight->stages, 3);
+    EXPECT_LE(tight->largestStateBytes, whole / 3);
+    // One stage fewer would not have fitted.
+    const std::vector<StageSpan> fewer = partitionStages(gpt2, tight->stages - 1).value();
+    std::int64_t largest = 0;
+    for (const StageSpan &span : fewer)
+        largest = std::max(largest, kTrainingBytesPerParameter * spanParameterCount(gpt2, span));
+    EXPECT_GT(largest, whole / 3);
+
+    EXPECT_FALSE(chooseSwarmMode(gpt2, {}).ok()) << "no memory reported";
+    EXPECT_FALSE(chooseSwarmMode(gpt2, {0, -5}).ok());
+    EXPECT_FALSE(chooseSwarmMode(gpt2, {1 << 20}).ok()) << "not even the head fits in 1 MiB";
 }
