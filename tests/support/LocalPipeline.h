@@ -19,6 +19,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -49,6 +50,12 @@ public:
         double lr = 1e-3;
         double gradClip = 1.0;
         int timeoutMs = 120'000;
+        // Where a trainer dials a stage peer listening at `endpoint` (a link emulator's relay);
+        // unset: the endpoint itself.
+        std::function<QString(const QString &endpoint)> route;
+        // Trainer i uses only peer i of every stage (needs trainers == peersPerStage): the fixed
+        // pipelines that stochastic wiring is measured against.
+        bool fixedWiring = false;
     };
 
     struct Peer {
@@ -104,15 +111,24 @@ public:
         }
         if (!QTest::qWaitFor([&] { return doneCount() == total; }, m_settings.timeoutMs))
             return makeError("the step's microbatches did not finish in time");
-        QStringList trainerIds;
         for (Peer *trainer : trainerPeers) {
-            trainerIds.append(trainer->keyId());
             if (Result<void> closed = trainer->driver->closeStep(m_step); !closed)
                 return closed.error();
         }
+        // A stage peer hears the close of every trainer that uses it.
+        const auto trainersOf = [&](const Peer &peer) {
+            const std::vector<Peer *> stagePeers = ofStage(peer.stage);
+            const auto index = std::size_t(std::find(stagePeers.begin(), stagePeers.end(), &peer) - stagePeers.begin());
+            QStringList ids;
+            for (std::size_t t = 0; t < trainerPeers.size(); ++t) {
+                if (uses(t, index))
+                    ids.append(trainerPeers[t]->keyId());
+            }
+            return ids;
+        };
         const bool ready = QTest::qWaitFor([&] {
             return std::all_of(m_peers.begin(), m_peers.end(), [&](const auto &peer) {
-                return !peer->server || peer->server->readyForStep(m_step, trainerIds);
+                return !peer->server || peer->server->readyForStep(m_step, trainersOf(*peer));
             });
         }, m_settings.timeoutMs);
         if (!ready)
@@ -206,19 +222,27 @@ private:
             }
             peer->optimizer = std::make_unique<StageOptimizer>(*peer->transport, peer->keyId(), peer->worker());
         }
-        for (Peer *trainer : trainers()) {
+        const std::vector<Peer *> trainerPeers = trainers();
+        for (std::size_t t = 0; t < trainerPeers.size(); ++t) {
             for (int s = 1; s < m_settings.stages; ++s) {
                 QHash<QString, QString> endpoints;
-                for (Peer *peer : ofStage(s))
-                    endpoints.insert(peer->keyId(), peer->endpoint);
-                trainer->driver->setStagePeers(s, endpoints);
+                const std::vector<Peer *> stagePeers = ofStage(s);
+                for (std::size_t i = 0; i < stagePeers.size(); ++i) {
+                    if (uses(t, i))
+                        endpoints.insert(stagePeers[i]->keyId(),
+                                         m_settings.route ? m_settings.route(stagePeers[i]->endpoint) : stagePeers[i]->endpoint);
+                }
+                trainerPeers[t]->driver->setStagePeers(s, endpoints);
             }
         }
         const bool connected = QTest::qWaitFor([&] {
-            for (Peer *trainer : trainers()) {
-                for (const auto &peer : m_peers) {
-                    if (peer->stage > 0 && !trainer->transport->isConnected(peer->keyId()))
-                        return false;
+            for (std::size_t t = 0; t < trainerPeers.size(); ++t) {
+                for (int s = 1; s < m_settings.stages; ++s) {
+                    const std::vector<Peer *> stagePeers = ofStage(s);
+                    for (std::size_t i = 0; i < stagePeers.size(); ++i) {
+                        if (uses(t, i) && !trainerPeers[t]->transport->isConnected(stagePeers[i]->keyId()))
+                            return false;
+                    }
                 }
             }
             return true;
@@ -239,6 +263,9 @@ private:
         });
         m_peers.push_back(std::move(peer));
     }
+
+    // Whether trainer `trainer` uses peer `index` of a stage.
+    bool uses(std::size_t trainer, std::size_t index) const { return !m_settings.fixedWiring || trainer == index; }
 
     int doneCount() const
     {

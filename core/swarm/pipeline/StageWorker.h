@@ -6,6 +6,9 @@
 #include <QPointer>
 #include <QThread>
 
+#include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <utility>
 
@@ -43,7 +46,9 @@ public:
         ++m_queued;
         const QPointer<QObject> guard(receiver);
         QMetaObject::invokeMethod(m_context, [this, guard, work, done] {
+            const auto start = std::chrono::steady_clock::now();
             auto result = work(*m_stage);
+            m_busyNs += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
             QMetaObject::invokeMethod(this, [this, guard, result, done] {
                 --m_queued;
                 if (guard)
@@ -58,12 +63,16 @@ public:
 
     // Work posted and not answered yet.
     int queued() const { return m_queued; }
+    // Time the stage's thread has spent on work since the start: what a peer's utilisation
+    // (compute over wall time) is measured by.
+    double busySeconds() const { return double(m_busyNs.load()) / 1e9; }
 
 private:
     std::unique_ptr<PipelineStage> m_stage;
     QThread m_thread;
     QObject *m_context = nullptr;
     int m_queued = 0;
+    std::atomic<std::int64_t> m_busyNs{0};
 };
 
 } // namespace swarmtrain

@@ -1,0 +1,259 @@
+// SWARM's stochastic wiring against fixed pipelines (issue 17): 3 stages, two trainers and two
+// peers in stages 1 and 2, one fast and one slowed by a CPU quota (a cgroup v1 `cpu` group holding
+// its stage thread), the trainers reaching the stage peers through the user-space link emulator
+// (25 ms and 50 Mbit/s by default). Stochastic: both trainers choose among both peers of every
+// stage (HopChooser). Fixed: trainer i always uses peer i. Prints JSON lines: microbatches a second
+// and each fast peer's share of its stage's requests, for each wiring, then their ratio. Needs
+// root and the cgroup v1 cpu controller at /sys/fs/cgroup/cpu.
+//   swarmtrain_pipeline_wiring [--steps 6] [--microbatches 8] [--slow-share 0.33]
+#include "CliFlags.h"
+#include "LinkEmulator.h"
+#include "LocalPipeline.h"
+#include "TestApplication.h"
+#include "Trainer.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <random>
+#include <unistd.h>
+
+using namespace swarmtrain;
+
+namespace {
+
+struct Setup {
+    GptConfig model;
+    MicrobatchShape shape{4, 128};
+    int steps = 6;
+    int microbatches = 8; // per trainer and step
+    double slowShare = 1.0 / 3.0;
+    int delayMs = 25;
+    double mbit = 50;
+};
+
+// A cgroup v1 cpu group limited to `share` of one core; threads are moved in by id.
+class CpuQuota {
+public:
+    static Result<CpuQuota> create(const std::string &name, double share)
+    {
+        const std::filesystem::path root = "/sys/fs/cgroup/cpu";
+        if (!std::filesystem::exists(root / "cgroup.procs"))
+            return makeError("no cgroup v1 cpu controller at /sys/fs/cgroup/cpu");
+        CpuQuota quota(root / name);
+        std::error_code error;
+        std::filesystem::create_directory(quota.m_dir, error);
+        if (error)
+            return makeError("cannot create " + quota.m_dir.string() + ": " + error.message());
+        if (!quota.write("cpu.cfs_period_us", "100000") || !quota.write("cpu.cfs_quota_us", std::to_string(int(share * 100000))))
+            return makeError("cannot set the quota of " + quota.m_dir.string() + " (root is needed)");
+        return quota;
+    }
+    CpuQuota(CpuQuota &&other) noexcept : m_dir(std::exchange(other.m_dir, {})) {}
+    ~CpuQuota()
+    {
+        if (m_dir.empty())
+            return;
+        // Threads go back to the root group before the group is removed.
+        std::ifstream tasks(m_dir / "tasks");
+        for (std::string tid; std::getline(tasks, tid);)
+            std::ofstream(m_dir.parent_path() / "tasks") << tid << '\n';
+        std::error_code ignored;
+        std::filesystem::remove(m_dir, ignored);
+    }
+    bool add(int threadId) const { return write("tasks", std::to_string(threadId)); }
+
+private:
+    explicit CpuQuota(std::filesystem::path dir) : m_dir(std::move(dir)) {}
+    bool write(const std::string &file, const std::string &value) const
+    {
+        std::ofstream out(m_dir / file);
+        out << value << '\n';
+        out.flush();
+        return bool(out);
+    }
+    std::filesystem::path m_dir;
+};
+
+Microbatch randomMicrobatch(const Setup &s, std::uint64_t id, std::mt19937 &rng)
+{
+    Microbatch batch{id, 0, s.shape, std::vector<std::int32_t>(s.shape.tokenCount()), std::vector<std::int32_t>(s.shape.tokenCount())};
+    for (auto *ids : {&batch.tokens, &batch.targets})
+        for (std::int32_t &v : *ids)
+            v = std::int32_t(rng() % unsigned(s.model.vocabSize));
+    return batch;
+}
+
+struct RunResult {
+    double microbatchesPerSecond = 0;
+    std::vector<double> fastShare; // stages 1 and 2
+    double utilisation = 0;        // the peers' compute time over their wall time, on average
+};
+
+// `quota`: the group that slows peer 1 of stages 1 and 2; none: every peer runs free.
+Result<RunResult> run(const Setup &s, bool fixed, test::LinkEmulator &emulator, const CpuQuota *quota)
+{
+    test::LocalPipeline::Settings settings;
+    settings.config = s.model;
+    settings.stages = 3;
+    settings.trainers = 2;
+    settings.peersPerStage = 2;
+    settings.fixedWiring = fixed;
+    settings.route = [&emulator](const QString &endpoint) {
+        const quint16 port = quint16(endpoint.section(QLatin1Char(':'), -1).toUInt());
+        return QStringLiteral("127.0.0.1:%1").arg(emulator.addRelay(QHostAddress::LocalHost, port).value());
+    };
+    Result<std::unique_ptr<test::LocalPipeline>> created = test::LocalPipeline::create(settings);
+    if (!created)
+        return created.error();
+    test::LocalPipeline &swarm = **created;
+    // Peer 1 of stages 1 and 2 is the slow one.
+    for (int stage = 1; stage <= 2 && quota; ++stage) {
+        StageWorker &slow = swarm.ofStage(stage)[1]->worker();
+        const int tid = test::onStage(slow, [](PipelineStage &) { return int(gettid()); });
+        if (!quota->add(tid))
+            return makeError("cannot move the slow peer's thread into the cpu group");
+    }
+    std::mt19937 rng(3);
+    std::uint64_t next = 1;
+    const auto step = [&]() -> Result<double> {
+        std::vector<std::vector<Microbatch>> batches(2);
+        for (auto &trainer : batches)
+            for (int i = 0; i < s.microbatches; ++i)
+                trainer.push_back(randomMicrobatch(s, next++, rng));
+        return swarm.step(batches);
+    };
+    if (Result<double> warm = step(); !warm) // connections and first measurements
+        return warm.error();
+    std::vector<qint64> servedBefore;
+    double busyBefore = 0;
+    for (const auto &peer : swarm.peers()) {
+        servedBefore.push_back(peer->server ? peer->server->served() : 0);
+        busyBefore += peer->worker().busySeconds();
+    }
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < s.steps; ++i) {
+        if (Result<double> stepped = step(); !stepped)
+            return stepped.error();
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    RunResult result;
+    result.microbatchesPerSecond = double(s.steps) * 2 * s.microbatches / seconds;
+    double busy = -busyBefore;
+    for (const auto &peer : swarm.peers())
+        busy += peer->worker().busySeconds();
+    result.utilisation = busy / (seconds * double(swarm.peers().size()));
+    for (int stage = 1; stage <= 2; ++stage) {
+        double fast = 0, all = 0;
+        for (std::size_t i = 0; i < swarm.peers().size(); ++i) {
+            const auto &peer = swarm.peers()[i];
+            if (peer->stage != stage)
+                continue;
+            const double served = double(peer->server->served() - servedBefore[i]);
+            all += served;
+            fast += peer.get() == swarm.ofStage(stage)[0] ? served : 0;
+        }
+        result.fastShare.push_back(all > 0 ? fast / all : 0);
+    }
+    return result;
+}
+
+// SWARM's square-cube premise: a block's compute grows with width squared, what it sends with
+// width, so over the same links wider models keep their peers busier.
+int reportUtilisation(Setup s)
+{
+    test::LinkEmulator emulator;
+    if (Result<void> started = emulator.start(); !started) {
+        std::cerr << started.error().message << '\n';
+        return 1;
+    }
+    emulator.setDefaultShape({s.delayMs, qint64(s.mbit * 1e6 / 8)});
+    for (const int width : {128, 256, 512}) {
+        s.model.nEmbd = width;
+        Result<RunResult> result = run(s, false, emulator, nullptr);
+        if (!result) {
+            std::cerr << "width " << width << ": " << result.error().message << '\n';
+            return 1;
+        }
+        std::cout << nlohmann::json{{"bench", "pipeline_utilisation"}, {"n_embd", width}, {"delay_ms", s.delayMs},
+                                    {"mbit", s.mbit}, {"microbatches_per_s", result->microbatchesPerSecond},
+                                    {"utilisation", result->utilisation}}
+                         .dump()
+                  << std::endl;
+    }
+    return 0;
+}
+
+int runMain(int argc, char **argv)
+{
+    Setup s;
+    s.model.vocabSize = 256;
+    s.model.nLayer = 6;
+    s.model.nHead = 4;
+    s.model.nEmbd = 256;
+    s.model.blockSize = 128;
+    CLI::App app("Stochastic wiring against fixed pipelines: 3 stages, a fast and a CPU-quota-slowed peer in stages 1 "
+                 "and 2, over emulated links. Prints JSON lines.",
+                 "swarmtrain_pipeline_wiring");
+    flags::configure(app);
+    app.add_option("--steps", s.steps, "measured steps")->transform(flags::wholeNumberIn(1, 100000));
+    app.add_option("--microbatches", s.microbatches, "microbatches per trainer and step")->transform(flags::wholeNumberIn(1, 1024));
+    app.add_option("--slow-share", s.slowShare, "the slow peers' CPU quota, in cores")->transform(flags::numberIn(0.01, 1));
+    app.add_option("--delay-ms", s.delayMs, "one-way delay of the emulated links")->transform(flags::wholeNumberIn(0, 10000));
+    app.add_option("--mbit", s.mbit, "rate of the emulated links, Mbit/s")->transform(flags::numberIn(0.1, 100000));
+    app.add_option("--n-embd", s.model.nEmbd, "embedding width")->transform(flags::wholeNumberIn(16, 8192));
+    app.add_option("--n-layer", s.model.nLayer, "transformer blocks")->transform(flags::wholeNumberIn(2, 96));
+    bool utilisation = false;
+    app.add_flag("--utilisation", utilisation,
+                 "instead: no slow peers, stochastic wiring at widths 128, 256 and 512, and the peers' compute time over "
+                 "wall time (the square-cube effect)");
+    CLI11_PARSE(app, argc, argv);
+
+    test::application();
+    configureThreads(1); // each peer computes on its own stage thread, which the quota can hold
+    if (utilisation)
+        return reportUtilisation(s);
+    Result<CpuQuota> quota = CpuQuota::create("swarmtrain-pipeline-wiring", s.slowShare);
+    if (!quota) {
+        std::cerr << quota.error().message << '\n';
+        return 1;
+    }
+    test::LinkEmulator emulator;
+    if (Result<void> started = emulator.start(); !started) {
+        std::cerr << started.error().message << '\n';
+        return 1;
+    }
+    emulator.setDefaultShape({s.delayMs, qint64(s.mbit * 1e6 / 8)});
+    nlohmann::json summary{{"bench", "pipeline_wiring"}, {"summary", true}, {"delay_ms", s.delayMs}, {"mbit", s.mbit},
+                           {"slow_share", s.slowShare}, {"n_embd", s.model.nEmbd}};
+    std::map<std::string, double> throughput;
+    for (const bool fixed : {false, true}) {
+        const std::string wiring = fixed ? "fixed" : "stochastic";
+        Result<RunResult> result = run(s, fixed, emulator, &*quota);
+        if (!result) {
+            std::cerr << wiring << ": " << result.error().message << '\n';
+            return 1;
+        }
+        throughput[wiring] = result->microbatchesPerSecond;
+        std::cout << nlohmann::json{{"bench", "pipeline_wiring"}, {"wiring", wiring},
+                                    {"microbatches_per_s", result->microbatchesPerSecond},
+                                    {"fast_share_stage1", result->fastShare[0]}, {"fast_share_stage2", result->fastShare[1]}}
+                         .dump()
+                  << std::endl;
+    }
+    summary["stochastic_over_fixed"] = throughput["stochastic"] / throughput["fixed"];
+    std::cout << summary.dump() << std::endl;
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    return runMain(argc, argv);
+}
