@@ -1,11 +1,13 @@
 #include "PipelineStage.h"
 
 #include "AdamW.h"
+#include "ByteOrder.h"
 #include "FlatParameters.h"
 #include "Gpt.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 
 namespace swarmtrain {
@@ -302,6 +304,64 @@ Result<void> PipelineStage::step(std::span<const float> meanGradient, double lr,
     s.optimizer->step(lr, maxNorm);
     s.flat->zeroGrad();
     s.confirmed.clear();
+    return {};
+}
+
+namespace {
+constexpr char kStateMagic[4] = {'S', 'S', 'T', '\x01'};
+constexpr std::size_t kStateHeaderBytes = 4 + 8 + 8;
+} // namespace
+
+std::size_t PipelineStage::stateSize(std::int64_t parameterCount)
+{
+    return kStateHeaderBytes + 3 * 4 * std::size_t(parameterCount);
+}
+
+std::vector<std::byte> PipelineStage::exportState() const
+{
+    State &s = *m_state;
+    const std::size_t count = std::size_t(s.flat->numel());
+    std::vector<std::byte> bytes(stateSize(std::int64_t(count)));
+    std::memcpy(bytes.data(), kStateMagic, 4);
+    byteorder::putU64(bytes.data() + 4, std::uint64_t(s.optimizer->stepCount()));
+    byteorder::putU64(bytes.data() + 12, count);
+    std::byte *out = bytes.data() + kStateHeaderBytes;
+    for (const torch::Tensor *t : {&s.flat->values(), &s.optimizer->expAvg(), &s.optimizer->expAvgSq()}) {
+        const torch::Tensor host = t->detach().to(torch::kCPU, torch::kFloat).contiguous();
+        byteorder::putFloats(out, {host.data_ptr<float>(), count});
+        out += 4 * count;
+    }
+    return bytes;
+}
+
+Result<void> PipelineStage::importState(std::span<const std::byte> bytes)
+{
+    State &s = *m_state;
+    const std::size_t count = std::size_t(s.flat->numel());
+    if (bytes.size() < kStateHeaderBytes || std::memcmp(bytes.data(), kStateMagic, 4) != 0)
+        return makeError("not a stage state");
+    if (byteorder::getU64(bytes.data() + 12) != count || bytes.size() != stateSize(std::int64_t(count)))
+        return makeError("a stage state of another size: this stage holds " + std::to_string(count) + " parameters");
+    const std::uint64_t steps = byteorder::getU64(bytes.data() + 4);
+    if (steps > (std::uint64_t(1) << 40))
+        return makeError("a stage state with an impossible step count");
+    std::vector<float> values(count), expAvg(count), expAvgSq(count);
+    const std::byte *in = bytes.data() + kStateHeaderBytes;
+    for (std::vector<float> *v : {&values, &expAvg, &expAvgSq}) {
+        byteorder::getFloats(in, *v);
+        in += 4 * count;
+        if (Result<void> finite = checkFinite(*v, count, "stage state"); !finite)
+            return finite.error();
+    }
+    if (std::any_of(expAvgSq.begin(), expAvgSq.end(), [](float v) { return v < 0; }))
+        return makeError("a stage state with a negative second moment");
+    torch::NoGradGuard noGrad;
+    s.flat->values().copy_(floatTensor(values, {std::int64_t(count)}));
+    s.optimizer->restore(std::int64_t(steps), floatTensor(expAvg, {std::int64_t(count)}),
+                         floatTensor(expAvgSq, {std::int64_t(count)}));
+    s.held.clear();
+    s.confirmed.clear();
+    s.flat->zeroGrad();
     return {};
 }
 

@@ -114,6 +114,17 @@ public:
     Result<void> step(std::span<const float> meanGradient, double lr, double maxNorm);
     std::int64_t stepCount() const;
 
+    // The stage's training state, for a replica that resyncs or a peer moved here: parameters,
+    // AdamW's moments and step count. Little-endian: "SST\x01" | u64 step count | u64 count |
+    // float32 values[count] | float32 first moments[count] | float32 second moments[count].
+    std::vector<std::byte> exportState() const;
+    // Replaces the state by an exported one (from a stranger: strict). The count must be this
+    // stage's, every value finite and every second moment non-negative; nothing changes on an
+    // error. Held microbatches and the gradient sum are dropped: a resynced replica starts a step
+    // afresh.
+    Result<void> importState(std::span<const std::byte> bytes);
+    static std::size_t stateSize(std::int64_t parameterCount);
+
     // Hex SHA-256 of the parameters (FlatParameters::valuesHash): replicas of a stage compare it.
     std::string hash() const;
     // The parameters in order, and their nanoGPT names and sizes in that order: for tests and

@@ -639,3 +639,53 @@ TEST_F(PipelineLoopbackTest, ReplicasStepTogetherAndTheLossFalls)
     std::cout << std::endl;
     EXPECT_LT(stepLoss.back(), 0.7 * stepLoss.front());
 }
+
+// A replica resyncs from a neighbour of its stage over the transport and then equals it; asking
+// again at once is refused as busy, and a stranger's garbage answer changes nothing.
+TEST_F(PipelineLoopbackTest, AReplicaResyncsFromANeighbour)
+{
+    StageServer &ahead = addServer(1, WirePrecision::Float32);
+    StageServer &behind = addServer(1, WirePrecision::Float32);
+    // The neighbour has stepped once on its own; the replica has not.
+    onStage(ahead.worker(), [&](PipelineStage &stage) {
+        std::vector<float> mean(std::size_t(stage.parameterCount()), 0.01f);
+        return stage.step(mean, 1e-3, 1.0).ok();
+    });
+    const auto hashOf = [](StageServer &server) { return onStage(server.worker(), [](PipelineStage &s) { return s.hash(); }); };
+    ASSERT_NE(hashOf(ahead), hashOf(behind));
+    ASSERT_TRUE(serverPeers[1]->transport->connectToPeer(serverPeers[0]->endpoint, serverPeers[0]->keyId()).ok());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return serverPeers[1]->transport->isConnected(serverPeers[0]->keyId()); }, 30'000));
+
+    std::vector<std::pair<bool, QString>> outcomes;
+    QObject::connect(&behind, &StageServer::resynced, &behind,
+                     [&](bool ok, const QString &hashOrWhy) { outcomes.emplace_back(ok, hashOrWhy); });
+    behind.resyncFrom(serverPeers[0]->keyId());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return outcomes.size() == 1; }, 60'000));
+    ASSERT_TRUE(outcomes[0].first) << outcomes[0].second.toStdString();
+    EXPECT_EQ(outcomes[0].second.toStdString(), hashOf(ahead));
+    EXPECT_EQ(hashOf(behind), hashOf(ahead));
+    EXPECT_EQ(onStage(behind.worker(), [](PipelineStage &s) { return s.stepCount(); }), 1);
+
+    behind.resyncFrom(serverPeers[0]->keyId());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return outcomes.size() == 2; }, 60'000));
+    EXPECT_FALSE(outcomes[1].first);
+    EXPECT_TRUE(outcomes[1].second.contains(QStringLiteral("busy"))) << outcomes[1].second.toStdString();
+
+    // A peer that answers state requests with a state one byte short: refused before it is read.
+    Peer &liar = addPeer();
+    const std::int64_t count = onStage(ahead.worker(), [](PipelineStage &s) { return s.parameterCount(); });
+    QObject::connect(liar.transport.get(), &PeerTransport::frameReceived, liar.transport.get(),
+                     [&](const QString &from, const FrameHeader &header, const QByteArray &) {
+                         if (header.type() != wire::FRAME_TYPE_STAGE_REQUEST)
+                             return;
+                         const QByteArray answer(qsizetype(PipelineStage::stateSize(count)) - 1, '\0');
+                         (void)liar.transport->send(from, stageHeader(wire::FRAME_TYPE_STAGE_REPLY, header.stage(), answer.size()), answer);
+                     });
+    ASSERT_TRUE(serverPeers[1]->transport->connectToPeer(liar.endpoint, liar.keyId()).ok());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return serverPeers[1]->transport->isConnected(liar.keyId()); }, 30'000));
+    const std::string before = hashOf(behind);
+    behind.resyncFrom(liar.keyId());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return outcomes.size() == 3; }, 60'000));
+    EXPECT_FALSE(outcomes[2].first);
+    EXPECT_EQ(hashOf(behind), before);
+}

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <random>
@@ -246,4 +247,47 @@ TEST(PipelineStageTest, ReplicasStepTogether)
     EXPECT_FALSE(b->step(bad, 1e-3, 1.0).ok());
     EXPECT_FALSE(b->step(std::span(mean).first(mean.size() - 1), 1e-3, 1.0).ok());
     EXPECT_EQ(a->hash(), b->hash()) << "a refused step changes nothing";
+}
+
+// A replica that resyncs takes a neighbour's whole training state: afterwards the two step
+// alike. A state from a stranger is checked before anything changes.
+TEST(PipelineStageTest, AnExportedStateMakesAnEqualReplicaAndABadOneChangesNothing)
+{
+    const StageSpan middle = partitionStages(kConfig, 3).value()[1];
+    auto neighbour = makeStage(middle), behind = makeStage(middle, 8);
+    const std::size_t width = kShape.tokenCount() * std::size_t(kConfig.nEmbd);
+    std::vector<float> input(width, 0.3f), grad(width, 0.02f);
+    ASSERT_TRUE(neighbour->backward("m", {kShape, {}, input}, grad).ok());
+    ASSERT_TRUE(neighbour->confirm("m"));
+    const std::vector<float> mean = neighbour->gradientSum();
+    ASSERT_TRUE(neighbour->step(mean, 1e-3, 1.0).ok());
+    ASSERT_NE(neighbour->hash(), behind->hash());
+
+    std::vector<std::byte> state = neighbour->exportState();
+    EXPECT_EQ(state.size(), PipelineStage::stateSize(neighbour->parameterCount()));
+    const std::string before = behind->hash();
+    std::vector<std::byte> bad = state;
+    bad.pop_back();
+    EXPECT_FALSE(behind->importState(bad).ok()) << "truncated";
+    bad = state;
+    bad[0] = std::byte{'X'};
+    EXPECT_FALSE(behind->importState(bad).ok()) << "not a state";
+    bad = state;
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    std::memcpy(bad.data() + 20 + 4 * 7, &nan, 4);
+    EXPECT_FALSE(behind->importState(bad).ok()) << "a NaN parameter";
+    bad = state;
+    const float negative = -1.0f;
+    std::memcpy(bad.data() + bad.size() - 4, &negative, 4);
+    EXPECT_FALSE(behind->importState(bad).ok()) << "a negative second moment";
+    auto otherStage = makeStage(partitionStages(kConfig, 3).value()[0]);
+    EXPECT_FALSE(otherStage->importState(state).ok()) << "another stage's size";
+    EXPECT_EQ(behind->hash(), before) << "a refused state changes nothing";
+
+    ASSERT_TRUE(behind->importState(state).ok());
+    EXPECT_EQ(behind->hash(), neighbour->hash());
+    EXPECT_EQ(behind->stepCount(), neighbour->stepCount());
+    ASSERT_TRUE(neighbour->step(mean, 1e-3, 1.0).ok());
+    ASSERT_TRUE(behind->step(mean, 1e-3, 1.0).ok());
+    EXPECT_EQ(behind->hash(), neighbour->hash()) << "the moments came along";
 }

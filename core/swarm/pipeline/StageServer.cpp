@@ -2,7 +2,10 @@
 
 #include "PeerTransport.h"
 #include "StageFrames.h"
+#include "StagePartition.h"
 #include "StageWorker.h"
+
+#include <chrono>
 
 #include <algorithm>
 #include <memory>
@@ -32,8 +35,12 @@ void StageServer::onFrame(const QString &peerKeyId, const FrameHeader &header, c
 {
     if (!header.has_stage())
         return;
-    if (header.type() == wire::FRAME_TYPE_STAGE_REQUEST)
+    if (header.type() == wire::FRAME_TYPE_STAGE_REQUEST && header.stage().pass() == wire::StageWork::PASS_STATE)
+        onStateRequest(peerKeyId, header.stage());
+    else if (header.type() == wire::FRAME_TYPE_STAGE_REQUEST)
         onRequest(peerKeyId, header.stage(), payload);
+    else if (header.type() == wire::FRAME_TYPE_STAGE_REPLY || header.type() == wire::FRAME_TYPE_STAGE_REFUSED)
+        onStateAnswer(peerKeyId, header, payload);
     else if (header.type() == wire::FRAME_TYPE_STAGE_VERDICT)
         onVerdict(peerKeyId, header.stage());
 }
@@ -138,6 +145,65 @@ bool StageServer::readyForStep(quint64 step, const QStringList &trainers) const
         const auto close = m_lastClose.constFind(t);
         return close != m_lastClose.constEnd() && close->first == step && close->second;
     });
+}
+
+void StageServer::onStateRequest(const QString &peerKeyId, const wire::StageWork &work)
+{
+    if (m_banned.contains(peerKeyId))
+        return refuse(peerKeyId, work, QStringLiteral("banned from this stage"));
+    if (work.stage() != std::uint32_t(m_settings.stage))
+        return refuse(peerKeyId, work, QStringLiteral("this peer serves stage %1").arg(m_settings.stage));
+    const qint64 now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    if (const auto last = m_lastStateSent.constFind(peerKeyId);
+        last != m_lastStateSent.constEnd() && now - *last < m_settings.stateIntervalMs)
+        return refuse(peerKeyId, work, QStringLiteral("busy: the state was sent %1 ms ago").arg(now - *last));
+    m_lastStateSent.insert(peerKeyId, now);
+    m_worker->post(
+        this, [](PipelineStage &stage) { return stage.exportState(); },
+        [this, peerKeyId, work](const std::vector<std::byte> &state) {
+            const QByteArray bytes(reinterpret_cast<const char *>(state.data()), qsizetype(state.size()));
+            if (Result<void> sent = m_transport.send(peerKeyId, stageHeader(wire::FRAME_TYPE_STAGE_REPLY, work, bytes.size()), bytes);
+                !sent)
+                refuse(peerKeyId, work, QStringLiteral("the state cannot be sent: %1").arg(toQString(sent.error().message)));
+        });
+}
+
+void StageServer::resyncFrom(const QString &neighbourKeyId)
+{
+    wire::StageWork work;
+    work.set_stage(std::uint32_t(m_settings.stage));
+    work.set_pass(wire::StageWork::PASS_STATE);
+    work.set_attempt(++m_resyncAttempt);
+    m_resyncFrom = neighbourKeyId;
+    if (Result<void> sent = m_transport.send(neighbourKeyId, stageHeader(wire::FRAME_TYPE_STAGE_REQUEST, work, 0), {}); !sent) {
+        m_resyncFrom.clear();
+        Q_EMIT resynced(false, toQString(sent.error().message));
+    }
+}
+
+void StageServer::onStateAnswer(const QString &peerKeyId, const FrameHeader &header, const QByteArray &payload)
+{
+    const wire::StageWork &work = header.stage();
+    if (peerKeyId != m_resyncFrom || work.pass() != wire::StageWork::PASS_STATE || work.attempt() != m_resyncAttempt)
+        return; // not the answer this peer waits for
+    m_resyncFrom.clear();
+    if (header.type() == wire::FRAME_TYPE_STAGE_REFUSED)
+        return Q_EMIT resynced(false, QStringLiteral("refused: %1").arg(toQString(work.refusal()).left(200)));
+    // The size is known before anything is copied to the stage's thread.
+    const std::size_t expected = PipelineStage::stateSize(spanParameterCount(m_config, m_worker->span()));
+    if (std::size_t(payload.size()) != expected)
+        return Q_EMIT resynced(false, QStringLiteral("a state of %1 bytes, not %2").arg(payload.size()).arg(expected));
+    m_worker->post(
+        this,
+        [payload](PipelineStage &stage) -> Result<std::string> {
+            const std::span bytes(reinterpret_cast<const std::byte *>(payload.constData()), std::size_t(payload.size()));
+            if (Result<void> taken = stage.importState(bytes); !taken)
+                return taken.error();
+            return stage.hash();
+        },
+        [this](const Result<std::string> &hash) {
+            Q_EMIT resynced(hash.ok(), hash ? toQString(*hash) : toQString(hash.error().message));
+        });
 }
 
 void StageServer::refuse(const QString &peerKeyId, const wire::StageWork &work, const QString &reason)

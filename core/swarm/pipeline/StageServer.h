@@ -10,6 +10,8 @@
 #include <QSet>
 #include <QString>
 
+#include <cstdint>
+
 #include <memory>
 #include <utility>
 
@@ -25,6 +27,9 @@ struct StageServerSettings {
     int maxBatch = 64;       // sequences a microbatch may have
     int maxQueued = 8;       // requests waiting for the stage; more are refused as busy
     int offencesBeforeBan = 3;
+    // A peer is sent the stage's state (parameters and moments, 12 bytes a parameter) at most
+    // once in this many milliseconds: asking again sooner is refused as busy.
+    int stateIntervalMs = 10'000;
 };
 
 // Serves one pipeline stage to the swarm's trainers over PeerTransport (issue 17): runs their
@@ -57,6 +62,11 @@ public:
     bool readyForStep(quint64 step, const QStringList &trainers) const;
     StageWorker &worker() { return *m_worker; }
 
+    // Asks `neighbourKeyId`, a connected peer of the same stage, for its training state and
+    // takes it (a replica whose hash disagreed, or a peer moved to this stage); resynced says
+    // how it ended. Nothing changes when the answer is refused or fails the checks.
+    void resyncFrom(const QString &neighbourKeyId);
+
 Q_SIGNALS:
     // A request was answered (the pass: forward or backward).
     void requestServed(const QString &trainerKeyId, bool backward);
@@ -64,12 +74,16 @@ Q_SIGNALS:
     // A trainer closed `step`; `agrees`: this stage holds the count of its microbatches it said.
     void trainerClosed(quint64 step, const QString &trainerKeyId, bool agrees);
     void peerBanned(const QString &peerKeyId);
+    // `hash` of the parameters taken, or `why` not.
+    void resynced(bool ok, const QString &hashOrWhy);
 
 private:
     void onFrame(const QString &peerKeyId, const FrameHeader &header, const QByteArray &payload);
     void onRequest(const QString &peerKeyId, const wire::StageWork &work, const QByteArray &payload);
     void onVerdict(const QString &peerKeyId, const wire::StageWork &work);
     void onClose(const QString &peerKeyId, const wire::StageWork &work);
+    void onStateRequest(const QString &peerKeyId, const wire::StageWork &work);
+    void onStateAnswer(const QString &peerKeyId, const FrameHeader &header, const QByteArray &payload);
     void refuse(const QString &peerKeyId, const wire::StageWork &work, const QString &reason);
     void countOffence(const QString &peerKeyId, const wire::StageWork &work, const QString &reason);
     void reply(const QString &peerKeyId, wire::StageWork work, const std::vector<float> &values, double loss);
@@ -84,6 +98,9 @@ private:
     // Each trainer's latest close: the step, and whether its count agreed. One entry a trainer,
     // so no sender can push another's close out.
     QHash<QString, std::pair<quint64, bool>> m_lastClose;
+    QHash<QString, qint64> m_lastStateSent; // peer -> when it was last sent the state (ms, monotonic)
+    QString m_resyncFrom;                   // the neighbour asked for its state; empty when none is
+    std::uint32_t m_resyncAttempt = 0;
     qint64 m_served = 0;
     qint64 m_confirmed = 0;
     qint64 m_takenBack = 0;
