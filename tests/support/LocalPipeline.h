@@ -69,6 +69,7 @@ public:
         std::unique_ptr<StageOptimizer> optimizer;
         std::map<std::uint64_t, double> losses;  // trainers: microbatch -> loss
         QString keyId() const { return identity.keyId(); }
+        bool alive() const { return transport != nullptr; }
         StageWorker &worker() { return firstStage ? *firstStage : server->worker(); }
     };
 
@@ -85,14 +86,47 @@ public:
 
     const std::vector<std::unique_ptr<Peer>> &peers() const { return m_peers; }
     std::vector<Peer *> trainers() const { return ofStage(0); }
+    // The live peers of `stage`.
     std::vector<Peer *> ofStage(int stage) const
     {
         std::vector<Peer *> found;
         for (const auto &peer : m_peers) {
-            if (peer->stage == stage)
+            if (peer->stage == stage && peer->alive())
                 found.push_back(peer.get());
         }
         return found;
+    }
+
+    // A stage peer gone at once, as a killed process goes: its sockets close, its work is lost.
+    void kill(Peer &peer)
+    {
+        peer.optimizer.reset();
+        peer.server.reset();
+        peer.transport.reset();
+        (void)placeAll();
+    }
+
+    // A killed stage peer back with the same key: a fresh process that takes its stage's state
+    // from a live neighbour, then is placed again.
+    Result<void> restart(Peer &peer)
+    {
+        const std::vector<Peer *> neighbours = ofStage(peer.stage);
+        if (peer.alive() || peer.stage == 0 || neighbours.empty())
+            return makeError("only a killed stage peer with a live neighbour restarts");
+        if (Result<void> started = startPeer(peer); !started)
+            return started;
+        Peer &neighbour = *neighbours.front();
+        if (Result<void> dialed = peer.transport->connectToPeer(neighbour.endpoint, neighbour.keyId()); !dialed)
+            return dialed;
+        if (!QTest::qWaitFor([&] { return peer.transport->isConnected(neighbour.keyId()); }, m_settings.timeoutMs))
+            return makeError("the restarted peer cannot reach its neighbour");
+        std::optional<std::pair<bool, QString>> outcome;
+        QObject::connect(peer.server.get(), &StageServer::resynced, peer.server.get(),
+                         [&outcome](bool ok, const QString &hashOrWhy) { outcome = std::make_pair(ok, hashOrWhy); });
+        peer.server->resyncFrom(neighbour.keyId());
+        if (!QTest::qWaitFor([&] { return outcome.has_value(); }, m_settings.timeoutMs) || !outcome->first)
+            return makeError("the restarted peer could not resync: " + (outcome ? outcome->second.toStdString() : std::string("no answer")));
+        return placeAll();
     }
 
     // One optimizer step: trainer i drives batchesByTrainer[i]; every trainer closes the step;
@@ -192,36 +226,57 @@ private:
     Result<void> build()
     {
         for (int t = 0; t < m_settings.trainers; ++t)
-            addPeer(0);
+            m_peers.emplace_back(std::make_unique<Peer>())->stage = 0;
         for (int s = 1; s < m_settings.stages; ++s) {
             for (int i = 0; i < m_settings.peersPerStage; ++i)
-                addPeer(s);
+                m_peers.emplace_back(std::make_unique<Peer>())->stage = s;
         }
         for (const auto &peer : m_peers) {
-            if (const Result<quint16> port = peer->transport->listen(QHostAddress::LocalHost); port)
-                peer->endpoint = QStringLiteral("127.0.0.1:%1").arg(*port);
-            else
-                return port.error();
-            if (peer->stage == 0) {
-                peer->firstStage = std::make_unique<StageWorker>(makeStage(0));
-                PipelineDriverSettings settings;
-                settings.stageCount = m_settings.stages;
-                settings.precision = m_settings.precision;
-                settings.seed = m_settings.seed + std::uint64_t(m_peers.size());
-                peer->driver = std::make_unique<PipelineDriver>(*peer->transport, peer->keyId(), *peer->firstStage, settings);
-                Peer *self = peer.get();
-                QObject::connect(peer->driver.get(), &PipelineDriver::microbatchDone, peer->driver.get(),
-                                 [self](quint64 id, double loss) { self->losses[id] = loss; });
-            } else {
-                StageServerSettings settings;
-                settings.stage = peer->stage;
-                settings.stageCount = m_settings.stages;
-                settings.precision = m_settings.precision;
-                settings.maxBatch = 1 << 16;
-                peer->server = std::make_unique<StageServer>(*peer->transport, makeStage(peer->stage), settings);
-            }
-            peer->optimizer = std::make_unique<StageOptimizer>(*peer->transport, peer->keyId(), peer->worker());
+            if (Result<void> started = startPeer(*peer); !started)
+                return started;
         }
+        return placeAll();
+    }
+
+    // A peer's transport (listening), its stage (fresh from the seed) and its optimizer.
+    Result<void> startPeer(Peer &peer)
+    {
+        peer.transport = std::make_unique<PeerTransport>(peer.identity, [this](const QString &keyId) -> std::optional<QByteArray> {
+            for (const auto &p : m_peers) {
+                if (p->keyId() == keyId)
+                    return p->identity.publicKey();
+            }
+            return std::nullopt;
+        });
+        const Result<quint16> port = peer.transport->listen(QHostAddress::LocalHost);
+        if (!port)
+            return port.error();
+        peer.endpoint = QStringLiteral("127.0.0.1:%1").arg(*port);
+        if (peer.stage == 0) {
+            peer.firstStage = std::make_unique<StageWorker>(makeStage(0));
+            PipelineDriverSettings settings;
+            settings.stageCount = m_settings.stages;
+            settings.precision = m_settings.precision;
+            settings.seed = m_settings.seed + std::uint64_t(m_peers.size());
+            peer.driver = std::make_unique<PipelineDriver>(*peer.transport, peer.keyId(), *peer.firstStage, settings);
+            Peer *self = &peer;
+            QObject::connect(peer.driver.get(), &PipelineDriver::microbatchDone, peer.driver.get(),
+                             [self](quint64 id, double loss) { self->losses[id] = loss; });
+        } else {
+            StageServerSettings settings;
+            settings.stage = peer.stage;
+            settings.stageCount = m_settings.stages;
+            settings.precision = m_settings.precision;
+            settings.maxBatch = 1 << 16;
+            peer.server = std::make_unique<StageServer>(*peer.transport, makeStage(peer.stage), settings);
+        }
+        peer.optimizer = std::make_unique<StageOptimizer>(*peer.transport, peer.keyId(), peer.worker());
+        return {};
+    }
+
+    // Every trainer's placement: the live peers of each stage it uses; waits until it reaches them.
+    Result<void> placeAll()
+    {
         const std::vector<Peer *> trainerPeers = trainers();
         for (std::size_t t = 0; t < trainerPeers.size(); ++t) {
             for (int s = 1; s < m_settings.stages; ++s) {
@@ -248,20 +303,6 @@ private:
             return true;
         }, m_settings.timeoutMs);
         return connected ? Result<void>() : makeError("the trainers could not reach every stage peer");
-    }
-
-    void addPeer(int stage)
-    {
-        auto peer = std::make_unique<Peer>();
-        peer->stage = stage;
-        peer->transport = std::make_unique<PeerTransport>(peer->identity, [this](const QString &keyId) -> std::optional<QByteArray> {
-            for (const auto &p : m_peers) {
-                if (p->keyId() == keyId)
-                    return p->identity.publicKey();
-            }
-            return std::nullopt;
-        });
-        m_peers.push_back(std::move(peer));
     }
 
     // Whether trainer `trainer` uses peer `index` of a stage.
@@ -291,6 +332,8 @@ private:
         std::map<Peer *, std::optional<std::pair<bool, QString>>> outcomes;
         std::vector<QMetaObject::Connection> connections;
         for (const auto &peer : m_peers) {
+            if (!peer->alive())
+                continue;
             StageStepPlan plan;
             plan.step = m_step;
             plan.round = m_step + 1;
