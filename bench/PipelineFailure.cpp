@@ -5,9 +5,7 @@
 // while the peer is gone, and, once it is back (a fresh process with its key that takes its
 // stage's state from its neighbour), its share of its stage's requests over the next steps.
 //   swarmtrain_pipeline_failure [--steps 3] [--microbatches 8]
-#include "CliFlags.h"
-#include "LinkEmulator.h"
-#include "LocalPipeline.h"
+#include "EmulatedPipeline.h"
 #include "TestApplication.h"
 #include "Trainer.h"
 
@@ -18,7 +16,6 @@
 
 #include <chrono>
 #include <iostream>
-#include <random>
 
 using namespace swarmtrain;
 
@@ -26,105 +23,54 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct Setup {
-    GptConfig model;
-    MicrobatchShape shape{4, 128};
-    int steps = 3;
-    int microbatches = 8; // per trainer and step
-    int delayMs = 25;
-    double mbit = 50;
+struct Setup : bench::EmulatedPipelineSetup {
     int killAfterMs = 300; // into the step the peer is killed in
 };
 
-class Run {
-public:
-    Run(const Setup &s, test::LocalPipeline &swarm) : m_s(s), m_swarm(swarm) {}
-
-    // `count` steps; microbatches a second over them.
-    Result<double> steps(int count)
-    {
-        const auto start = Clock::now();
-        for (int i = 0; i < count; ++i) {
-            if (Result<double> stepped = step(); !stepped)
-                return stepped.error();
-        }
-        return double(count) * 2 * m_s.microbatches / std::chrono::duration<double>(Clock::now() - start).count();
+// `count` steps; microbatches a second over them.
+Result<double> steps(test::LocalPipeline &swarm, bench::MicrobatchSource &source, int count)
+{
+    const auto start = Clock::now();
+    for (int i = 0; i < count; ++i) {
+        if (Result<double> stepped = swarm.step(source.step(2)); !stepped)
+            return stepped.error();
     }
-
-    Result<double> step()
-    {
-        std::vector<std::vector<Microbatch>> batches(2);
-        for (auto &trainer : batches) {
-            for (int i = 0; i < m_s.microbatches; ++i) {
-                Microbatch batch{m_next++, 0, m_s.shape, std::vector<std::int32_t>(m_s.shape.tokenCount()),
-                                 std::vector<std::int32_t>(m_s.shape.tokenCount())};
-                for (auto *ids : {&batch.tokens, &batch.targets})
-                    for (std::int32_t &v : *ids)
-                        v = std::int32_t(m_rng() % unsigned(m_s.model.vocabSize));
-                trainer.push_back(std::move(batch));
-            }
-        }
-        return m_swarm.step(batches);
-    }
-
-private:
-    const Setup &m_s;
-    test::LocalPipeline &m_swarm;
-    std::mt19937 m_rng{3};
-    std::uint64_t m_next = 1;
-};
+    return double(count) * 2 * double(source.perTrainer()) / std::chrono::duration<double>(Clock::now() - start).count();
+}
 
 qint64 servedBy(const test::LocalPipeline::Peer &peer) { return peer.server ? peer.server->served() : 0; }
 
 int runMain(int argc, char **argv)
 {
     Setup s;
-    s.model.vocabSize = 256;
-    s.model.nLayer = 6;
-    s.model.nHead = 4;
-    s.model.nEmbd = 256;
-    s.model.blockSize = 128;
     CLI::App app("A stage peer killed mid-run in pipeline-stage mode, and restarted: retry delay, throughput during "
                  "the outage, the restarted peer's share. Prints JSON lines.",
                  "swarmtrain_pipeline_failure");
     flags::configure(app);
-    app.add_option("--steps", s.steps, "steps measured before, during and after")->transform(flags::wholeNumberIn(1, 100000));
-    app.add_option("--microbatches", s.microbatches, "microbatches per trainer and step")->transform(flags::wholeNumberIn(1, 1024));
-    app.add_option("--delay-ms", s.delayMs, "one-way delay of the emulated links")->transform(flags::wholeNumberIn(0, 10000));
-    app.add_option("--mbit", s.mbit, "rate of the emulated links, Mbit/s")->transform(flags::numberIn(0.1, 100000));
+    s.addOptions(app);
     CLI11_PARSE(app, argc, argv);
 
     test::application();
     configureThreads(1);
-    test::LinkEmulator emulator;
-    if (Result<void> started = emulator.start(); !started) {
-        std::cerr << started.error().message << '\n';
+    Result<std::unique_ptr<test::LinkEmulator>> emulator = s.startEmulator();
+    if (!emulator) {
+        std::cerr << emulator.error().message << '\n';
         return 1;
     }
-    emulator.setDefaultShape({s.delayMs, qint64(s.mbit * 1e6 / 8)});
-    test::LocalPipeline::Settings settings;
-    settings.config = s.model;
-    settings.stages = 3;
-    settings.trainers = 2;
-    settings.peersPerStage = 2;
-    settings.route = [&emulator](const QString &endpoint) {
-        const quint16 port = quint16(endpoint.section(QLatin1Char(':'), -1).toUInt());
-        return QStringLiteral("127.0.0.1:%1").arg(emulator.addRelay(QHostAddress::LocalHost, port).value());
-    };
-    Result<std::unique_ptr<test::LocalPipeline>> created = test::LocalPipeline::create(settings);
+    Result<std::unique_ptr<test::LocalPipeline>> created = test::LocalPipeline::create(s.swarm(**emulator));
     if (!created) {
         std::cerr << created.error().message << '\n';
         return 1;
     }
     test::LocalPipeline &swarm = **created;
-    Run run(s, swarm);
+    bench::MicrobatchSource source(s);
     const auto fail = [](const std::string &what, const Error &error) {
         std::cerr << what << ": " << error.message << '\n';
         return 1;
     };
-    if (Result<double> warm = run.step(); !warm)
+    if (Result<double> warm = swarm.step(source.step(2)); !warm)
         return fail("warm-up", warm.error());
-    Result<double> before = run.steps(s.steps);
+    Result<double> before = steps(swarm, source, s.steps);
     if (!before)
         return fail("before", before.error());
 
@@ -143,9 +89,9 @@ int runMain(int argc, char **argv)
         killedAt = Clock::now();
         swarm.kill(victim);
     });
-    if (Result<double> killStep = run.step(); !killStep)
+    if (Result<double> killStep = swarm.step(source.step(2)); !killStep)
         return fail("the step of the kill", killStep.error());
-    Result<double> during = run.steps(s.steps);
+    Result<double> during = steps(swarm, source, s.steps);
     if (!during)
         return fail("during the outage", during.error());
 
@@ -155,7 +101,7 @@ int runMain(int argc, char **argv)
     qint64 stageBefore = 0;
     for (const auto *peer : swarm.ofStage(1))
         stageBefore += servedBy(*peer);
-    Result<double> after = run.steps(2);
+    Result<double> after = steps(swarm, source, 2);
     if (!after)
         return fail("after the restart", after.error());
     qint64 stageServed = -stageBefore;

@@ -6,9 +6,7 @@
 // and each fast peer's share of its stage's requests, for each wiring, then their ratio. Needs
 // root and the cgroup v1 cpu controller at /sys/fs/cgroup/cpu.
 //   swarmtrain_pipeline_wiring [--steps 6] [--microbatches 8] [--slow-share 0.33]
-#include "CliFlags.h"
-#include "LinkEmulator.h"
-#include "LocalPipeline.h"
+#include "EmulatedPipeline.h"
 #include "TestApplication.h"
 #include "Trainer.h"
 
@@ -27,14 +25,8 @@ using namespace swarmtrain;
 
 namespace {
 
-struct Setup {
-    GptConfig model;
-    MicrobatchShape shape{4, 128};
-    int steps = 6;
-    int microbatches = 8; // per trainer and step
+struct Setup : bench::EmulatedPipelineSetup {
     double slowShare = 1.0 / 3.0;
-    int delayMs = 25;
-    double mbit = 50;
 };
 
 // A cgroup v1 cpu group limited to `share` of one core; threads are moved in by id.
@@ -80,15 +72,6 @@ private:
     std::filesystem::path m_dir;
 };
 
-Microbatch randomMicrobatch(const Setup &s, std::uint64_t id, std::mt19937 &rng)
-{
-    Microbatch batch{id, 0, s.shape, std::vector<std::int32_t>(s.shape.tokenCount()), std::vector<std::int32_t>(s.shape.tokenCount())};
-    for (auto *ids : {&batch.tokens, &batch.targets})
-        for (std::int32_t &v : *ids)
-            v = std::int32_t(rng() % unsigned(s.model.vocabSize));
-    return batch;
-}
-
 struct RunResult {
     double microbatchesPerSecond = 0;
     std::vector<double> fastShare; // stages 1 and 2
@@ -98,16 +81,8 @@ struct RunResult {
 // `quota`: the group that slows peer 1 of stages 1 and 2; none: every peer runs free.
 Result<RunResult> run(const Setup &s, bool fixed, test::LinkEmulator &emulator, const CpuQuota *quota)
 {
-    test::LocalPipeline::Settings settings;
-    settings.config = s.model;
-    settings.stages = 3;
-    settings.trainers = 2;
-    settings.peersPerStage = 2;
+    test::LocalPipeline::Settings settings = s.swarm(emulator);
     settings.fixedWiring = fixed;
-    settings.route = [&emulator](const QString &endpoint) {
-        const quint16 port = quint16(endpoint.section(QLatin1Char(':'), -1).toUInt());
-        return QStringLiteral("127.0.0.1:%1").arg(emulator.addRelay(QHostAddress::LocalHost, port).value());
-    };
     Result<std::unique_ptr<test::LocalPipeline>> created = test::LocalPipeline::create(settings);
     if (!created)
         return created.error();
@@ -119,15 +94,8 @@ Result<RunResult> run(const Setup &s, bool fixed, test::LinkEmulator &emulator, 
         if (!quota->add(tid))
             return makeError("cannot move the slow peer's thread into the cpu group");
     }
-    std::mt19937 rng(3);
-    std::uint64_t next = 1;
-    const auto step = [&]() -> Result<double> {
-        std::vector<std::vector<Microbatch>> batches(2);
-        for (auto &trainer : batches)
-            for (int i = 0; i < s.microbatches; ++i)
-                trainer.push_back(randomMicrobatch(s, next++, rng));
-        return swarm.step(batches);
-    };
+    bench::MicrobatchSource source(s);
+    const auto step = [&] { return swarm.step(source.step(2)); };
     if (Result<double> warm = step(); !warm) // connections and first measurements
         return warm.error();
     std::vector<qint64> servedBefore;
@@ -167,15 +135,14 @@ Result<RunResult> run(const Setup &s, bool fixed, test::LinkEmulator &emulator, 
 // width, so over the same links wider models keep their peers busier.
 int reportUtilisation(Setup s)
 {
-    test::LinkEmulator emulator;
-    if (Result<void> started = emulator.start(); !started) {
-        std::cerr << started.error().message << '\n';
+    Result<std::unique_ptr<test::LinkEmulator>> emulator = s.startEmulator();
+    if (!emulator) {
+        std::cerr << emulator.error().message << '\n';
         return 1;
     }
-    emulator.setDefaultShape({s.delayMs, qint64(s.mbit * 1e6 / 8)});
     for (const int width : {128, 256, 512}) {
         s.model.nEmbd = width;
-        Result<RunResult> result = run(s, false, emulator, nullptr);
+        Result<RunResult> result = run(s, false, **emulator, nullptr);
         if (!result) {
             std::cerr << "width " << width << ": " << result.error().message << '\n';
             return 1;
@@ -192,20 +159,12 @@ int reportUtilisation(Setup s)
 int runMain(int argc, char **argv)
 {
     Setup s;
-    s.model.vocabSize = 256;
-    s.model.nLayer = 6;
-    s.model.nHead = 4;
-    s.model.nEmbd = 256;
-    s.model.blockSize = 128;
     CLI::App app("Stochastic wiring against fixed pipelines: 3 stages, a fast and a CPU-quota-slowed peer in stages 1 "
                  "and 2, over emulated links. Prints JSON lines.",
                  "swarmtrain_pipeline_wiring");
     flags::configure(app);
-    app.add_option("--steps", s.steps, "measured steps")->transform(flags::wholeNumberIn(1, 100000));
-    app.add_option("--microbatches", s.microbatches, "microbatches per trainer and step")->transform(flags::wholeNumberIn(1, 1024));
+    s.addOptions(app);
     app.add_option("--slow-share", s.slowShare, "the slow peers' CPU quota, in cores")->transform(flags::numberIn(0.01, 1));
-    app.add_option("--delay-ms", s.delayMs, "one-way delay of the emulated links")->transform(flags::wholeNumberIn(0, 10000));
-    app.add_option("--mbit", s.mbit, "rate of the emulated links, Mbit/s")->transform(flags::numberIn(0.1, 100000));
     app.add_option("--n-embd", s.model.nEmbd, "embedding width")->transform(flags::wholeNumberIn(16, 8192));
     app.add_option("--n-layer", s.model.nLayer, "transformer blocks")->transform(flags::wholeNumberIn(2, 96));
     bool utilisation = false;
@@ -223,18 +182,17 @@ int runMain(int argc, char **argv)
         std::cerr << quota.error().message << '\n';
         return 1;
     }
-    test::LinkEmulator emulator;
-    if (Result<void> started = emulator.start(); !started) {
-        std::cerr << started.error().message << '\n';
+    Result<std::unique_ptr<test::LinkEmulator>> emulator = s.startEmulator();
+    if (!emulator) {
+        std::cerr << emulator.error().message << '\n';
         return 1;
     }
-    emulator.setDefaultShape({s.delayMs, qint64(s.mbit * 1e6 / 8)});
     nlohmann::json summary{{"bench", "pipeline_wiring"}, {"summary", true}, {"delay_ms", s.delayMs}, {"mbit", s.mbit},
                            {"slow_share", s.slowShare}, {"n_embd", s.model.nEmbd}};
     std::map<std::string, double> throughput;
     for (const bool fixed : {false, true}) {
         const std::string wiring = fixed ? "fixed" : "stochastic";
-        Result<RunResult> result = run(s, fixed, emulator, &*quota);
+        Result<RunResult> result = run(s, fixed, **emulator, &*quota);
         if (!result) {
             std::cerr << wiring << ": " << result.error().message << '\n';
             return 1;
