@@ -268,6 +268,8 @@ private:
             settings.stageCount = m_settings.stages;
             settings.precision = m_settings.precision;
             settings.maxBatch = 1 << 16;
+            // Every microbatch of a step may be in flight at once: none is refused as busy.
+            settings.maxQueued = 1 << 10;
             peer.server = std::make_unique<StageServer>(*peer.transport, makeStage(peer.stage), settings);
         }
         peer.optimizer = std::make_unique<StageOptimizer>(*peer.transport, peer.keyId(), peer.worker());

@@ -146,3 +146,23 @@ TEST(HopChooserTest, ANewPeerIsTriedAndAPeerThatLeftIsForgotten)
     chooser.succeeded("a", 1s); // a late answer from a peer that left changes nothing
     EXPECT_EQ(chooser.choose(Clock::time_point{}).value(), "new");
 }
+
+// A peer at capacity that says so is only no longer counted in flight: no backoff, its measured
+// time unchanged.
+TEST(HopChooserTest, ABusyPeerIsReleasedWithoutBackingOff)
+{
+    HopChooser chooser({}, 5);
+    chooser.setPeers({"a"});
+    const Clock::time_point t0{};
+    chooser.succeeded("a", 100ms);
+    ASSERT_EQ(chooser.choose(t0).value(), "a");
+    ASSERT_EQ(chooser.choose(t0).value(), "a");
+    EXPECT_EQ(chooser.inFlight("a"), 2);
+    const double before = chooser.expectedSeconds("a");
+    chooser.released("a");
+    EXPECT_EQ(chooser.inFlight("a"), 1);
+    EXPECT_FALSE(chooser.backingOff("a", t0));
+    EXPECT_LT(chooser.expectedSeconds("a"), before) << "one fewer in flight, the same time per microbatch";
+    EXPECT_DOUBLE_EQ(chooser.expectedSeconds("a"), 2 * 0.1);
+    chooser.released("gone"); // a peer that left: nothing to do
+}

@@ -89,7 +89,7 @@ protected:
         return peer;
     }
 
-    StageServer &addServer(int stage, WirePrecision precision)
+    StageServer &addServer(int stage, WirePrecision precision, int maxQueued = StageServerSettings{}.maxQueued)
     {
         Peer &peer = addPeer();
         StageServerSettings settings;
@@ -97,6 +97,7 @@ protected:
         settings.stageCount = kStages;
         settings.precision = precision;
         settings.maxBatch = 4;
+        settings.maxQueued = maxQueued;
         servers.push_back(std::make_unique<StageServer>(*peer.transport, makeStage(spans[std::size_t(stage)]), settings));
         serverPeers.push_back(&peer);
         return *servers.back();
@@ -688,4 +689,37 @@ TEST_F(PipelineLoopbackTest, AReplicaResyncsFromANeighbour)
     ASSERT_TRUE(QTest::qWaitFor([&] { return outcomes.size() == 3; }, 60'000));
     EXPECT_FALSE(outcomes[2].first);
     EXPECT_EQ(hashOf(behind), before);
+}
+
+// A stage peer at capacity refuses as busy: the trainer does not back off from it, and takes the
+// hop to another peer as soon as there is one.
+TEST_F(PipelineLoopbackTest, ABusyPeerIsPassedOverWithoutBackingOff)
+{
+    StageServer &small = addServer(1, WirePrecision::Float32, 1);
+    addServer(1, WirePrecision::Float32);
+    addServer(2, WirePrecision::Float32);
+    makeTrainer(WirePrecision::Float32);
+    place(1, {0});
+    place(2, {2});
+    ASSERT_TRUE(QTest::qWaitFor([&] { return trainer->transport->isConnected(serverPeers[0]->keyId()); }, 30'000));
+    // Peer 0 takes one request at a time, and its stage thread is held until released.
+    auto gate = std::make_shared<std::binary_semaphore>(0);
+    small.worker().post(&small, [gate](PipelineStage &) { gate->acquire(); return 0; }, [](int) {});
+    bool released = false;
+    const auto release = [&] {
+        if (!std::exchange(released, true))
+            gate->release();
+    };
+    const std::unique_ptr<void, std::function<void(void *)>> releaseOnExit(&released, [&](void *) { release(); });
+    driver->start(microbatch(1));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return driver->busyRefusals() >= 1; }, 60'000));
+    EXPECT_FALSE(driver->chooser(1).backingOff(serverPeers[0]->keyId().toStdString(), std::chrono::steady_clock::now()))
+        << "a busy peer is not backed off from";
+    EXPECT_EQ(driver->retries(), 0) << "a busy refusal is not a failure";
+    place(1, {0, 1});
+    for (std::uint64_t id = 2; id <= 4; ++id)
+        driver->start(microbatch(id));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return losses.size() == 4; }, 120'000));
+    release();
+    expectOneMachinesGradients(4, 1e-5);
 }

@@ -90,6 +90,12 @@ void HopChooser::succeeded(const std::string &peerId, Clock::duration roundTrip)
     peer.backoffUntil = {};
 }
 
+void HopChooser::released(const std::string &peerId)
+{
+    if (const auto found = m_peers.find(peerId); found != m_peers.end())
+        settle(found->second);
+}
+
 void HopChooser::failed(const std::string &peerId, Clock::time_point now)
 {
     const auto found = m_peers.find(peerId);

@@ -47,6 +47,9 @@ public:
     void succeeded(const std::string &peerId, Clock::duration roundTrip);
     // No answer, a refused request or a timeout: the peer backs off from `now`.
     void failed(const std::string &peerId, Clock::time_point now);
+    // The peer was at capacity and said so: the request is no longer in flight there, and the
+    // peer neither backs off nor gets a new time (it did nothing wrong, and nothing was timed).
+    void released(const std::string &peerId);
 
     // How long to wait for `peerId`'s answer: timeoutFactor times its measured time, within
     // [minTimeout, maxTimeout]; maxTimeout for a peer never measured.

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace swarmtrain {
 
@@ -247,6 +248,8 @@ void PipelineDriver::onFrame(const QString &peerKeyId, const FrameHeader &header
             sendVerdict(peerKeyId, work.step(), work.microbatch(), false);
         return;
     }
+    if (header.type() == wire::FRAME_TYPE_STAGE_REFUSED && work.busy())
+        return retryElsewhere(*hop);
     if (header.type() == wire::FRAME_TYPE_STAGE_REFUSED)
         return failHop(*hop, QStringLiteral("refused: %1").arg(toQString(work.refusal()).left(200)), false);
     onReply(*hop, peerKeyId, work, payload);
@@ -305,6 +308,17 @@ void PipelineDriver::failHop(Hop &hop, const QString &reason, bool offence)
             refreshPeers(s);
     }
     // Not from inside the frame or timer handler that failed it: the next try starts afresh.
+    hop.timer->start(0);
+}
+
+void PipelineDriver::retryElsewhere(Hop &hop)
+{
+    // A busy peer computed nothing: no backoff, no verdict, just another peer now (or, when it
+    // was the only one, after retryWait).
+    hop.timer->stop();
+    m_choosers[std::size_t(hop.stage)].released(hop.peer.toStdString());
+    hop.tried.append(std::exchange(hop.peer, QString()));
+    ++m_busyRefusals;
     hop.timer->start(0);
 }
 

@@ -88,6 +88,8 @@ public:
     // Hops a peer answered (forward and backward), and hops retried on another peer, since the start.
     int hopsServed(const QString &peerKeyId) const { return m_served.value(peerKeyId); }
     int retries() const { return m_retries; }
+    // Hops a peer at capacity refused (tried elsewhere at once, no backoff).
+    int busyRefusals() const { return m_busyRefusals; }
     int replays() const { return m_replayCount; }
     bool isBanned(const QString &peerKeyId) const { return m_banned.contains(peerKeyId); }
     const HopChooser &chooser(int stage) const { return m_choosers.at(std::size_t(stage)); }
@@ -106,6 +108,7 @@ private:
     void onFrame(const QString &peerKeyId, const FrameHeader &header, const QByteArray &payload);
     void onReply(Hop &hop, const QString &peerKeyId, const wire::StageWork &work, const QByteArray &payload);
     void failHop(Hop &hop, const QString &reason, bool offence);
+    void retryElsewhere(Hop &hop);
     void sendVerdict(const QString &peerKeyId, std::uint64_t step, std::uint64_t id, bool count);
     void finishLocally(std::uint64_t id);
     void replayConfirmedAt(const QString &peerKeyId);
@@ -132,6 +135,7 @@ private:
     QTimer *m_redial = nullptr;
     int m_retries = 0;
     int m_replayCount = 0;
+    int m_busyRefusals = 0;
 };
 
 } // namespace swarmtrain

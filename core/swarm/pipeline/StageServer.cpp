@@ -65,7 +65,7 @@ void StageServer::onRequest(const QString &peerKeyId, const wire::StageWork &wor
         return countOffence(peerKeyId, work, QStringLiteral("activations in precision %1, not the swarm's %2")
                                                  .arg(work.precision()).arg(int(m_settings.precision)));
     if (m_worker->queued() >= m_settings.maxQueued)
-        return refuse(peerKeyId, work, QStringLiteral("busy"));
+        return refuse(peerKeyId, work, QStringLiteral("busy"), true);
     Result<StageRequestPayload> decoded = decodeStageRequest(payload, work, m_config.nEmbd, lastStage());
     if (!decoded)
         return countOffence(peerKeyId, work, toQString(decoded.error().message));
@@ -156,7 +156,7 @@ void StageServer::onStateRequest(const QString &peerKeyId, const wire::StageWork
     const qint64 now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
     if (const auto last = m_lastStateSent.constFind(peerKeyId);
         last != m_lastStateSent.constEnd() && now - *last < m_settings.stateIntervalMs)
-        return refuse(peerKeyId, work, QStringLiteral("busy: the state was sent %1 ms ago").arg(now - *last));
+        return refuse(peerKeyId, work, QStringLiteral("busy: the state was sent %1 ms ago").arg(now - *last), true);
     m_lastStateSent.insert(peerKeyId, now);
     m_worker->post(
         this, [](PipelineStage &stage) { return stage.exportState(); },
@@ -206,7 +206,7 @@ void StageServer::onStateAnswer(const QString &peerKeyId, const FrameHeader &hea
         });
 }
 
-void StageServer::refuse(const QString &peerKeyId, const wire::StageWork &work, const QString &reason)
+void StageServer::refuse(const QString &peerKeyId, const wire::StageWork &work, const QString &reason, bool busy)
 {
     wire::StageWork answer;
     answer.set_microbatch(work.microbatch());
@@ -215,6 +215,7 @@ void StageServer::refuse(const QString &peerKeyId, const wire::StageWork &work, 
     answer.set_pass(work.pass());
     answer.set_attempt(work.attempt());
     answer.set_refusal(reason.left(200).toStdString());
+    answer.set_busy(busy);
     (void)m_transport.send(peerKeyId, stageHeader(wire::FRAME_TYPE_STAGE_REFUSED, answer), {});
 }
 

@@ -84,7 +84,7 @@ private:
     void onClose(const QString &peerKeyId, const wire::StageWork &work);
     void onStateRequest(const QString &peerKeyId, const wire::StageWork &work);
     void onStateAnswer(const QString &peerKeyId, const FrameHeader &header, const QByteArray &payload);
-    void refuse(const QString &peerKeyId, const wire::StageWork &work, const QString &reason);
+    void refuse(const QString &peerKeyId, const wire::StageWork &work, const QString &reason, bool busy = false);
     void countOffence(const QString &peerKeyId, const wire::StageWork &work, const QString &reason);
     void reply(const QString &peerKeyId, wire::StageWork work, const std::vector<float> &values, double loss);
     bool lastStage() const { return m_settings.stage == m_settings.stageCount - 1; }
