@@ -161,10 +161,8 @@ void PipelineDriver::start(Microbatch batch)
             Flight *f = flight(id);
             if (!f)
                 return;
-            if (!output) {
-                m_flights.erase(id);
-                return Q_EMIT microbatchFailed(id, QStringLiteral("stage 0: %1").arg(toQString(output.error().message)));
-            }
+            if (!output)
+                return dropMicrobatch(id, output.error());
             f->inputs[1] = *output;
             f->hop.backward = m_settings.stageCount == 2;
             sendHop(f->hop);
@@ -297,8 +295,8 @@ void PipelineDriver::failHop(Hop &hop, const QString &reason, bool offence)
     hop.peer.clear();
     hop.tried.append(peer);
     m_choosers[std::size_t(hop.stage)].failed(peer.toStdString(), Clock::now());
-    if (hop.backward && m_transport.isConnected(peer))
-        sendVerdict(peer, flight(hop.id)->batch.step, hop.id, false);
+    if (const Flight *f = flight(hop.id); f && hop.backward && m_transport.isConnected(peer))
+        sendVerdict(peer, f->batch.step, hop.id, false);
     ++m_retries;
     Q_EMIT hopRetried(hop.id, hop.stage, peer, reason);
     if (offence && ++m_offences[peer] >= m_settings.offencesBeforeBan && !m_banned.contains(peer)) {
@@ -386,13 +384,17 @@ void PipelineDriver::finishLocally(std::uint64_t id)
             Flight *f = flight(id);
             if (!f)
                 return;
-            if (!done) {
-                m_flights.erase(id);
-                return Q_EMIT microbatchFailed(id, QStringLiteral("stage 0: %1").arg(toQString(done.error().message)));
-            }
+            if (!done)
+                return dropMicrobatch(id, done.error());
             f->done = true;
             Q_EMIT microbatchDone(id, f->loss);
         });
+}
+
+void PipelineDriver::dropMicrobatch(std::uint64_t id, const Error &stageZero)
+{
+    m_flights.erase(id);
+    Q_EMIT microbatchFailed(id, QStringLiteral("stage 0: %1").arg(toQString(stageZero.message)));
 }
 
 Result<void> PipelineDriver::closeStep(std::uint64_t step)

@@ -111,6 +111,8 @@ private:
     void retryElsewhere(Hop &hop);
     void sendVerdict(const QString &peerKeyId, std::uint64_t step, std::uint64_t id, bool count);
     void finishLocally(std::uint64_t id);
+    // Stage 0 refused the microbatch (its own checks): it is forgotten and reported failed.
+    void dropMicrobatch(std::uint64_t id, const Error &stageZero);
     void replayConfirmedAt(const QString &peerKeyId);
     void endReplay(Hop &hop);
     void refreshPeers(int stage);

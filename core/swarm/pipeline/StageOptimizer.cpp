@@ -147,6 +147,8 @@ void StageOptimizer::onAllReduced(quint64 round)
     const double norm = std::sqrt(squares);
     const float clip = m_plan.gradClip > 0 && norm > m_plan.gradClip ? float(m_plan.gradClip / norm) : 1.0f;
     Result<std::vector<Placement>> placed = placements(m_plan, m_layout);
+    if (!placed) // start() checked the same layout and plan; kept for safety's sake
+        return finish(false, {}, toQString(placed.error().message));
     std::int64_t ownCount = 0;
     for (const auto &slot : m_layout)
         ownCount += slot.second;
