@@ -101,6 +101,8 @@ CLI::Validator hostAndPort()
 struct CoordinatorText {
     std::string listen, stateDir, data, tokenizer = "char", cert, key, rangeSplit = "bandwidth", admission = "open",
                                                                      allowlist, trustedKeys;
+    std::string mode = "full", wire = "int8";
+    double typicalMemoryGiB = 8.0;
 };
 
 // --allowlist FILE, --trusted-keys FILE (`flag`): key ids, one a line; blank lines and lines
@@ -244,6 +246,26 @@ void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText
         ->transform(flags::wholeNumberIn(1, 10'000));
     app.add_option("--stages", c.stages, "pipeline stages the scheduler places peers on (0: it chooses)")
         ->transform(flags::wholeNumberIn(0, 1024));
+    app.add_option("--mode", text.mode,
+                   "how peers train: a whole model copy each (full), one pipeline stage each (pipeline), or "
+                   "whichever fits the peers' memory (auto)")
+        ->check(flags::oneOf({"full", "pipeline", "auto"}));
+    app.add_option("--typical-peer-memory", text.typicalMemoryGiB,
+                   "--mode auto: a typical peer's training memory in GiB, until peers have reported theirs")
+        ->transform(flags::numberIn(0.01, 1 << 20));
+    PipelineSettings &p = c.pipeline;
+    app.add_option("--microbatches-per-step", p.microbatchesPerStep,
+                   "pipeline mode: microbatches of one optimizer step, shared among the trainers")
+        ->transform(flags::wholeNumberIn(1, protocol::kMaxMicrobatchesPerStep));
+    app.add_option("--microbatch-size", p.microbatchSize, "pipeline mode: sequences a microbatch")
+        ->transform(flags::wholeNumberIn(1, protocol::kMaxMicrobatchSize));
+    app.add_option("--wire", text.wire, "pipeline mode: activations and their gradients on the wire")
+        ->check(flags::oneOf({"int8", "fp16", "fp32"}));
+    app.add_option("--eval-every", p.evalEvery, "pipeline mode: steps between validation losses (0: none)")
+        ->transform(flags::wholeNumberIn(0, 1'000'000));
+    app.add_option("--rebalance-seconds", c.rebalanceSeconds,
+                   "pipeline mode: seconds between moves of a peer to the bottleneck stage")
+        ->transform(flags::numberIn(0.0, 86400.0));
     app.add_option("--schedule-seconds", c.scheduleSeconds, "budget of each scheduling search")
         ->transform(flags::numberIn(0.01, 600.0));
     app.add_option("--range-split", text.rangeSplit,
@@ -294,6 +316,13 @@ Result<CoordinatorConfig> parseCoordinatorArguments(const std::vector<std::strin
     c.tlsCert = text.cert;
     c.tlsKey = text.key;
     c.bandwidthRanges = text.rangeSplit == "bandwidth";
+    c.mode = text.mode == "pipeline" ? CoordinatorConfig::Mode::Pipeline
+             : text.mode == "auto"   ? CoordinatorConfig::Mode::Auto
+                                     : CoordinatorConfig::Mode::Full;
+    c.typicalPeerMemoryBytes = std::int64_t(text.typicalMemoryGiB * double(1ll << 30));
+    c.pipeline.precision = QString::fromStdString(text.wire);
+    if (c.mode == CoordinatorConfig::Mode::Pipeline && c.stages == 1)
+        return makeError("--mode pipeline needs --stages of 2 or more (0: chosen from the model)");
     c.trust.admission = text.admission == "invite"      ? Admission::Invite
                         : text.admission == "allowlist" ? Admission::Allowlist
                                                         : Admission::Open;

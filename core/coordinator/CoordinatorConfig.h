@@ -1,6 +1,7 @@
 #pragma once
 
 #include "GptConfig.h"
+#include "PipelineMessages.h"
 #include "Result.h"
 #include "Tokenizer.h"
 #include "TrainingSettings.h"
@@ -30,6 +31,13 @@ struct CoordinatorConfig {
     std::uint64_t shardBytes = 64 * 1024;
     int evalIters = 10; // validation batches per checkpoint
     int stages = 0;     // pipeline stages the scheduler places peers on; 0: it chooses
+    // How peers train (issue 17): a whole copy each, one pipeline stage each, or whichever the
+    // model's training state and the peers' memory call for (StagePartition's chooseSwarmMode).
+    enum class Mode { Full, Pipeline, Auto } mode = Mode::Full;
+    // auto: the memory of a typical peer, when the swarm's database has no peers' reports yet.
+    std::int64_t typicalPeerMemoryBytes = std::int64_t(8) << 30;
+    PipelineSettings pipeline; // pipeline mode: stages come from `stages`
+    double rebalanceSeconds = 30; // pipeline mode: how often a peer may move to the bottleneck stage
     double scheduleSeconds = 2.0; // each scheduling search's budget
     // How the all-reduce's ranges are sized: in proportion to each owner's measured bandwidth,
     // or equal.

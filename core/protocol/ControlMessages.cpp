@@ -190,7 +190,7 @@ QJsonObject JoinAnswer::toJson() const
                                      {L("bytes"), double(shard.bytes)},
                                      {L("sha256"), QString::fromStdString(shard.sha256)}});
     }
-    return QJsonObject{
+    QJsonObject json{
         {L("peer_id"), peerId},
         {L("model"), modelToJson(model)},
         {L("tokenizer"), QJsonObject{{L("kind"), tokenizer.kind}, {L("vocabulary"), tokenizer.vocabulary}}},
@@ -202,6 +202,9 @@ QJsonObject JoinAnswer::toJson() const
         {L("reachable"), reachable},
         {L("checkpoint"), checkpoint.toJson()},
     };
+    if (pipeline)
+        json.insert(L("pipeline"), pipeline->toJson());
+    return json;
 }
 
 Result<JoinAnswer> JoinAnswer::fromJson(const QJsonObject &json)
@@ -227,6 +230,13 @@ Result<JoinAnswer> JoinAnswer::fromJson(const QJsonObject &json)
     m.heartbeatIntervalMs = r.integer(L("heartbeat_interval_ms"), 100, 600'000);
     m.reachable = r.boolean(L("reachable"));
     m.checkpoint = readCheckpoint(r.object(L("checkpoint")));
+    if (r.ok() && r.has(L("pipeline"))) {
+        Result<PipelineSettings> settings = PipelineSettings::fromJson(json.value(L("pipeline")).toObject());
+        if (!json.value(L("pipeline")).isObject() || !settings)
+            r.fail(L("pipeline"), settings ? QStringLiteral("must be an object") : QString::fromStdString(settings.error().message));
+        else
+            m.pipeline = *settings;
+    }
     return r.finish(std::move(m));
 }
 
@@ -474,14 +484,17 @@ QJsonObject StatusAnswer::toJson() const
         leaders.append(QJsonObject{
             {L("peer_id"), leader.peerId}, {L("credit"), leader.credit}, {L("tokens"), double(leader.tokens)}});
     }
-    return QJsonObject{{L("round"), double(round)},
-                       {L("round_state"), roundState},
-                       {L("peers"), double(peers)},
-                       {L("peers_total"), double(peersTotal)},
-                       {L("checkpoint_round"), double(checkpointRound)},
-                       {L("model"), modelToJson(model)},
-                       {L("val_loss_history"), history},
-                       {L("leaderboard"), leaders}};
+    QJsonObject json{{L("round"), double(round)},
+                     {L("round_state"), roundState},
+                     {L("peers"), double(peers)},
+                     {L("peers_total"), double(peersTotal)},
+                     {L("checkpoint_round"), double(checkpointRound)},
+                     {L("model"), modelToJson(model)},
+                     {L("val_loss_history"), history},
+                     {L("leaderboard"), leaders}};
+    if (pipeline)
+        json.insert(L("pipeline"), pipeline->toJson());
+    return json;
 }
 
 Result<StatusAnswer> StatusAnswer::fromJson(const QJsonObject &json)
@@ -504,6 +517,13 @@ Result<StatusAnswer> StatusAnswer::fromJson(const QJsonObject &json)
         JsonReader leader = r.element(leaders, L("leaderboard"), i);
         m.leaderboard.push_back({leader.string(L("peer_id"), kMaxKeyIdChars), leader.number(L("credit"), -kMaxFigure, kMaxFigure),
                                  leader.integer(L("tokens"), 0, kMaxCount)});
+    }
+    if (r.ok() && r.has(L("pipeline"))) {
+        Result<PipelineStatus> pipeline = PipelineStatus::fromJson(json.value(L("pipeline")).toObject());
+        if (!json.value(L("pipeline")).isObject() || !pipeline)
+            r.fail(L("pipeline"), pipeline ? QStringLiteral("must be an object") : QString::fromStdString(pipeline.error().message));
+        else
+            m.pipeline = *pipeline;
     }
     return r.finish(std::move(m));
 }

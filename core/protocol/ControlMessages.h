@@ -1,6 +1,7 @@
 #pragma once
 
 #include "GptConfig.h"
+#include "PipelineMessages.h"
 #include "Result.h"
 #include "ShardInfo.h"
 #include "TrainingSettings.h"
@@ -101,6 +102,8 @@ struct JoinAnswer {
     qint64 heartbeatIntervalMs = 10'000;
     bool reachable = false;
     CheckpointInfo checkpoint;
+    // A pipeline-stage swarm's settings (issue 17); unset: every peer trains a whole copy.
+    std::optional<PipelineSettings> pipeline{};
 
     QJsonObject toJson() const;
     static Result<JoinAnswer> fromJson(const QJsonObject &json);
@@ -246,6 +249,7 @@ struct StatusAnswer {
     GptConfig model;
     std::vector<LossPoint> validationLossHistory;
     std::vector<Leader> leaderboard;
+    std::optional<PipelineStatus> pipeline{}; // a pipeline-stage swarm's stages and steps
 
     QJsonObject toJson() const;
     static Result<StatusAnswer> fromJson(const QJsonObject &json);

@@ -122,6 +122,24 @@ Result<void> CoordinatorSession::leave(qint64 baseRound)
     return {};
 }
 
+Result<PipelineAnswer> CoordinatorSession::pipeline(const PipelineRequest &request)
+{
+    return decoded<PipelineAnswer>("pipeline", ask("pipeline", [&] {
+        return m_client.postJson(QStringLiteral("/v1/pipeline"), request.toJson());
+    }));
+}
+
+Result<QString> CoordinatorSession::validationSample()
+{
+    Result<QJsonObject> answer = ask("validation sample", [&] { return m_client.getJson(QStringLiteral("/v1/validation-sample")); });
+    if (!answer)
+        return answer.error();
+    const QJsonValue text = answer->value(QLatin1StringView("text"));
+    if (!text.isString())
+        return makeError("the coordinator's validation sample is not text");
+    return text.toString();
+}
+
 Result<void> CoordinatorSession::commit(const CommitRequest &request)
 {
     Result<QJsonObject> done =

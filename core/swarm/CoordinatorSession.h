@@ -44,6 +44,10 @@ public:
     // The range averages round `round` applied (RangeAverageBlob.h), before state round + 1.
     Result<void> postAverages(qint64 round, const QByteArray &averages);
     Result<void> leave(qint64 baseRound);
+    // Pipeline-stage mode: this peer's stage and the open step (PipelineMessages.h), waiting
+    // however long the coordinator is away; and a sample of the swarm's held-back validation text.
+    Result<PipelineAnswer> pipeline(const PipelineRequest &request);
+    Result<QString> validationSample();
 
     // Verifiable contributions (VerificationMessages.h). The commitment and the commitments
     // wait for the coordinator like the round's other calls; the update upload and the check's

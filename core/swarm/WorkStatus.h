@@ -26,6 +26,13 @@ struct WorkStatus {
     qint64 innerStepsDone = 0; // of this round
     qint64 innerSteps = 0;
     double tokensPerSecond = 0.0;
+    // Pipeline-stage mode (issue 17): the stage served (0-based; -1: a whole copy) of how many,
+    // microbatches computed there, and its throughput next to the slowest stage's (a second).
+    int pipelineStage = -1;
+    int pipelineStages = 0;
+    qint64 microbatchesServed = 0;
+    double stageThroughput = 0.0;
+    double bottleneckThroughput = 0.0;
 };
 
 // One finished round, as this peer saw it.
@@ -46,6 +53,11 @@ struct RoundReport {
     bool verdictKnown = false;
     double credit = 0.0;
     bool uploadedState = false;
+    // Pipeline-stage mode: `round` is the optimizer step; the stage stepped and the microbatches
+    // its step counted here.
+    int pipelineStage = -1;
+    int pipelineStages = 0;
+    int microbatches = 0;
 };
 
 } // namespace swarmtrain

@@ -5,6 +5,7 @@
 #include "CoordinatorSetup.h"
 #include "HttpLimits.h"
 #include "LinkBook.h"
+#include "PipelineSteps.h"
 #include "Reputation.h"
 #include "RateLimiter.h"
 #include "ScheduleService.h"
@@ -30,6 +31,12 @@ struct CoordinatorServerOptions {
     bool bandwidthRanges = true; // the all-reduce's ranges in proportion to each owner's bandwidth
     TrustSettings trust;
     HttpLimits http;
+    // Full-model, pipeline-stage or chosen at start (issue 17); pipeline.stages comes from
+    // schedule.stages (--stages, 0: chosen from the model and the peers' memory).
+    CoordinatorConfig::Mode mode = CoordinatorConfig::Mode::Full;
+    std::int64_t typicalPeerMemoryBytes = std::int64_t(8) << 30;
+    PipelineSettings pipeline;
+    qint64 rebalanceEveryMs = 30'000;
     // Generous: a peer heartbeating every second, with its round and upload calls, is far below.
     RateLimit ratePerAddress{50, 200};
     RateLimit ratePerKey{20, 80};
@@ -52,6 +59,7 @@ struct CoordinatorContext {
     ScheduleService &schedule;
     Reputation &reputation;
     Verification &verification;
+    PipelineSteps &pipeline; // enabled in a pipeline-stage swarm
 };
 
 } // namespace swarmtrain

@@ -2,6 +2,8 @@
 
 #include "CoordinatorLog.h"
 #include "PeerEndpoints.h"
+#include "PipelineEndpoint.h"
+#include "StagePartition.h"
 #include "QtText.h"
 #include "RoundEndpoints.h"
 #include "ScheduleEndpoint.h"
@@ -65,6 +67,10 @@ CoordinatorServerOptions CoordinatorServerOptions::from(const CoordinatorConfig 
     options.schedule.stages = config.stages;
     options.schedule.seconds = config.scheduleSeconds;
     options.bandwidthRanges = config.bandwidthRanges;
+    options.mode = config.mode;
+    options.typicalPeerMemoryBytes = config.typicalPeerMemoryBytes;
+    options.pipeline = config.pipeline;
+    options.rebalanceEveryMs = qint64(config.rebalanceSeconds * 1000);
     options.ratePerAddress = {config.rateLimitPerAddress, 4 * config.rateLimitPerAddress};
     options.ratePerKey = {config.rateLimitPerKey, 4 * config.rateLimitPerKey};
     // A pair of peers stays partnered for a few heartbeats, so both sides hear of each other.
@@ -85,8 +91,9 @@ CoordinatorServer::CoordinatorServer(CoordinatorSetup &setup, CoordinatorServerO
     , m_schedule(setup.model, options.training, options.schedule)
     , m_reputation(*setup.store, m_options.trust, m_clock)
     , m_verification(*setup.store, m_rounds, m_reputation, m_options.trust, setup.stateDir / "updates", m_clock)
+    , m_pipeline(*setup.store, [this](const PeerRecord &peer) { return m_rounds.isOnline(peer); }, m_clock)
     , m_context{this,           setup,   *setup.store, m_rounds,       m_options,     m_clock,
-                m_validation,   m_links, m_schedule,   m_reputation,   m_verification}
+                m_validation,   m_links, m_schedule,   m_reputation,   m_verification, m_pipeline}
     , m_addressLimits(m_options.ratePerAddress)
     , m_keyLimits(m_options.ratePerKey)
     , m_http(
@@ -100,6 +107,7 @@ CoordinatorServer::CoordinatorServer(CoordinatorSetup &setup, CoordinatorServerO
     m_endpoints.push_back(std::make_unique<StatusEndpoint>(m_context));
     m_endpoints.push_back(std::make_unique<ScheduleEndpoint>(m_context));
     m_endpoints.push_back(std::make_unique<VerificationEndpoints>(m_context));
+    m_endpoints.push_back(std::make_unique<PipelineEndpoint>(m_context));
     for (const std::unique_ptr<EndpointGroup> &group : m_endpoints)
         group->addRoutes(m_routes);
     m_rounds.setEstablished([this](const PeerRecord &peer) { return m_reputation.established(peer); });
@@ -127,6 +135,8 @@ Result<quint16> CoordinatorServer::start(const QHostAddress &address, quint16 po
     if (Result<void> token = loadInviteToken(); !token)
         return token.error();
     m_verifier.refuseSignedBefore(m_clock());
+    if (Result<void> pipeline = startPipeline(); !pipeline)
+        return pipeline.error();
     if (Result<void> loaded = m_links.load(m_clock()); !loaded)
         return loaded.error();
     refreshPeers();
@@ -175,10 +185,64 @@ Result<void> CoordinatorServer::loadInviteToken()
     return {};
 }
 
+Result<void> CoordinatorServer::startPipeline()
+{
+    using Mode = CoordinatorConfig::Mode;
+    if (m_options.mode == Mode::Full)
+        return {};
+    std::vector<std::int64_t> memories;
+    Result<std::vector<PeerRecord>> peers = m_setup.store->peers();
+    if (!peers)
+        return peers.error();
+    for (const PeerRecord &peer : *peers) {
+        Result<DeviceReport> device = DeviceReport::fromJson(QJsonDocument::fromJson(peer.deviceJson).object());
+        if (device && device->trainingMemoryBytes > 0)
+            memories.push_back(device->trainingMemoryBytes);
+    }
+    const bool reported = !memories.empty();
+    if (!reported)
+        memories.push_back(m_options.typicalPeerMemoryBytes);
+    Result<SwarmModePlan> plan = chooseSwarmMode(m_setup.model, memories);
+    if (m_options.mode == Mode::Auto) {
+        if (!plan)
+            return makeError("--mode auto: " + plan.error().message);
+        qCInfo(lcCoordinator).noquote()
+            << QStringLiteral("--mode auto: a whole model's training state is %1 MiB, the typical peer (%2) has %3 MiB: %4")
+                   .arg(plan->largestStateBytes >> 20)
+                   .arg(reported ? QStringLiteral("the median of %1 reports").arg(memories.size()) : QStringLiteral("--typical-peer-memory"))
+                   .arg(plan->typicalMemoryBytes >> 20)
+                   .arg(plan->mode == SwarmMode::Full ? QStringLiteral("full-model mode") : QStringLiteral("%1 pipeline stages").arg(plan->stages));
+        if (plan->mode == SwarmMode::Full)
+            return {};
+    }
+    int stages = m_options.schedule.stages;
+    if (stages < 2)
+        stages = plan && plan->mode == SwarmMode::Pipeline ? plan->stages : 2;
+    Result<std::vector<StageSpan>> spans = partitionStages(m_setup.model, stages);
+    if (!spans)
+        return makeError("pipeline mode: " + spans.error().message);
+    PipelineStepsOptions options;
+    options.settings = m_options.pipeline;
+    options.settings.stages = stages;
+    for (const StageSpan &span : *spans)
+        options.stageCosts.push_back(span.flopsPerToken);
+    options.minPeers = m_options.rounds.minPeers;
+    options.rebalanceEveryMs = m_options.rebalanceEveryMs;
+    options.restartGraceMs = m_options.rounds.missedHeartbeats * m_options.rounds.heartbeatIntervalMs;
+    qCInfo(lcCoordinator).noquote() << QStringLiteral("pipeline-stage mode: %1 stages, %2 microbatches of %3 sequences a step, %4 on the wire")
+                                           .arg(stages).arg(options.settings.microbatchesPerStep)
+                                           .arg(options.settings.microbatchSize).arg(options.settings.precision);
+    return m_pipeline.start(std::move(options));
+}
+
 void CoordinatorServer::tick()
 {
-    if (Result<void> advanced = m_rounds.advance(); !advanced)
+    if (m_pipeline.enabled()) {
+        if (Result<void> advanced = m_pipeline.advance(); !advanced)
+            qCWarning(lcCoordinator) << "cannot advance the pipeline:" << advanced.error().message.c_str();
+    } else if (Result<void> advanced = m_rounds.advance(); !advanced) {
         qCWarning(lcCoordinator) << "cannot advance the round:" << advanced.error().message.c_str();
+    }
     if (Result<void> expired = m_verification.expire(); !expired)
         qCWarning(lcCoordinator) << "cannot end late spot checks:" << expired.error().message.c_str();
     if (m_clock() - m_peersRefreshedMs >= kPeersRefreshMs)

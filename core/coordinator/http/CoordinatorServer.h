@@ -68,6 +68,9 @@ private:
     // Limits, parsing and signature of `route`, then its handler.
     void dispatch(const Route &route, HttpExchange &exchange);
     void tick();
+    // Pipeline-stage mode, when the flags ask for it or --mode auto finds that a whole copy of
+    // the model does not fit the typical peer.
+    Result<void> startPipeline();
     // Admission by invite: the token kept in the store, made the first time.
     Result<void> loadInviteToken();
     std::vector<double> ownerWeights(const std::vector<RoundMember> &members) const;
@@ -82,6 +85,7 @@ private:
     ScheduleService m_schedule;
     Reputation m_reputation;
     Verification m_verification;
+    PipelineSteps m_pipeline;
     CoordinatorContext m_context;
     std::vector<std::unique_ptr<EndpointGroup>> m_endpoints;
     RouteTable m_routes;

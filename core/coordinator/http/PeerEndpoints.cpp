@@ -133,6 +133,8 @@ HttpReply PeerEndpoints::joinAnswer(const PeerRecord &peer)
     answer.heartbeatIntervalMs = m_context.options.rounds.heartbeatIntervalMs;
     answer.reachable = peer.reachable;
     answer.checkpoint = {setup.checkpoint.round, setup.checkpoint.sha256, setup.checkpoint.bytes};
+    if (m_context.pipeline.enabled())
+        answer.pipeline = m_context.pipeline.settings();
     return HttpReply::json(answer.toJson());
 }
 
@@ -148,7 +150,7 @@ HttpReply PeerEndpoints::heartbeat(const PeerRecord &peer, const HeartbeatReques
         return HttpReply::error(500, toQString(saved.error()));
     // Only a peer becoming ready or leaving can start a round now; timeouts are the ticker's.
     // (Advancing reads every peer: doing it on each heartbeat made it the swarm's bottleneck.)
-    if (request.state == QLatin1StringView("ready") || left) {
+    if ((request.state == QLatin1StringView("ready") || left) && !m_context.pipeline.enabled()) {
         if (Result<void> advanced = m_context.rounds.advance(); !advanced)
             return HttpReply::error(500, toQString(advanced.error()));
     }

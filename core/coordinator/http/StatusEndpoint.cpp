@@ -36,6 +36,8 @@ HttpReply StatusEndpoint::status()
     }
     for (const PeerRecord &peer : *leaders)
         answer.leaderboard.push_back({peer.keyId, peer.credit, peer.tokens});
+    if (m_context.pipeline.enabled())
+        answer.pipeline = m_context.pipeline.status();
     return HttpReply::json(answer.toJson());
 }
 

@@ -1,5 +1,7 @@
 #include "SwarmWorker.h"
 
+#include "PipelineWorker.h"
+
 #include "CoordinatorClient.h"
 #include "CoordinatorSession.h"
 #include "DataPlane.h"
@@ -75,9 +77,14 @@ void SwarmWorker::run()
             result = join();
         if (result)
             result = prepareShards();
-        if (result)
+        if (result && m_session->joined().pipeline) {
+            result = runPipeline();
+            if (Result<void> left = m_session->leave(-1); !left && !m_gate->stopRequested())
+                qCWarning(lcWorker).noquote() << "cannot say goodbye:" << toQString(left.error());
+        } else if (result) {
             result = prepareReplica();
-        while (result && !m_gate->stopRequested()) {
+        }
+        while (result && m_trainer && !m_gate->stopRequested()) {
             Result<Outcome> trained = trainRound();
             if (!trained) {
                 result = trained.error();
@@ -178,6 +185,7 @@ Result<void> SwarmWorker::setUp()
             return port.error();
         const QString host = m_options.announcedHost.isEmpty() ? QStringLiteral("*") : m_options.announcedHost;
         m_endpoint = host + QLatin1Char(':') + QString::number(m_options.announcedPort ? m_options.announcedPort : *port);
+        m_listenPort = *port;
     }
     configureThreads(m_options.threads);
     qCInfo(lcWorker).noquote() << "peer" << m_identity->keyId() << "data plane"
@@ -205,6 +213,42 @@ Result<void> SwarmWorker::join()
     (void)m_stats->recordEvent(QStringLiteral("joined"), tr("Joined the swarm at %1").arg(m_options.swarmUrl),
                                QDateTime::currentDateTime());
     return {};
+}
+
+Result<void> SwarmWorker::runPipeline()
+{
+    // Pipeline mode serves its stage on a transport of its own, on the port the join announced.
+    m_dataPlane.reset();
+    PipelineWorker::Hooks hooks;
+    hooks.status = [this](WorkState state, const QString &detail) { setStatus(state, detail); };
+    hooks.progress = [this](const WorkStatus &progress) {
+        m_status.round = progress.round;
+        m_status.pipelineStage = progress.pipelineStage;
+        m_status.pipelineStages = progress.pipelineStages;
+        m_status.microbatchesServed = progress.microbatchesServed;
+        m_status.stageThroughput = progress.stageThroughput;
+        m_status.bottleneckThroughput = progress.bottleneckThroughput;
+        const auto now = std::chrono::steady_clock::now();
+        if (now - m_lastProgress < std::chrono::seconds(1))
+            return;
+        m_lastProgress = now;
+        Q_EMIT statusChanged(m_status);
+    };
+    hooks.stepFinished = [this](const RoundReport &report) {
+        // What this PC did for the step, as the full-model rounds record theirs.
+        Contribution record;
+        record.round = report.round;
+        record.swarm = m_options.swarmUrl;
+        record.startedAt = record.finishedAt = QDateTime::currentDateTimeUtc();
+        record.tokens = report.tokens;
+        record.bytesUp = report.bytesUp;
+        record.bytesDown = report.bytesDown;
+        if (Result<void> recorded = m_stats->recordContribution(record); !recorded)
+            qCWarning(lcWorker).noquote() << toQString(recorded.error());
+        Q_EMIT roundFinished(report);
+    };
+    PipelineWorker worker(m_options, *m_gate, *m_session, *m_identity, std::move(m_text), std::move(hooks));
+    return worker.run(m_listenPort);
 }
 
 Result<void> SwarmWorker::prepareShards()

@@ -60,6 +60,8 @@ private:
     Result<void> setUp();
     Result<void> join();
     Result<void> prepareShards();
+    // Pipeline-stage mode, when the swarm trains one: until stopped or failed.
+    Result<void> runPipeline();
     Result<void> prepareReplica();
     // How `keyId` trains its replica: the swarm's settings, its data order, this PC's device.
     ReplicaOptions replicaOptionsOf(const QString &keyId) const;
@@ -120,6 +122,7 @@ private:
     std::unique_ptr<StatsStore> m_stats;
     std::unique_ptr<ReplicaTrainer> m_trainer;
     QString m_endpoint;
+    quint16 m_listenPort = 0;
     std::chrono::steady_clock::time_point m_lastHeartbeat;
     bool m_catchUpNeeded = false;
     qint64 m_releasedRound = 0; // the replica's round while it is released

@@ -81,7 +81,9 @@ Result<StageRequestPayload> decodeStageRequest(QByteArrayView payload, const wir
     const std::size_t tokens = std::size_t(work.batch()) * work.tokens();
     const std::size_t count = tokens * std::size_t(width);
     const std::size_t inputBytes = encodedActivationSize(count, precision);
-    const bool backward = work.pass() == wire::StageWork::PASS_BACKWARD;
+    // An evaluation carries the targets as the last stage's backward does.
+    const bool evaluate = work.pass() == wire::StageWork::PASS_EVALUATE;
+    const bool backward = work.pass() == wire::StageWork::PASS_BACKWARD || evaluate;
     std::size_t expected = inputBytes;
     if (backward)
         expected += lastStage ? 4 * tokens : encodedActivationSize(count, precision);

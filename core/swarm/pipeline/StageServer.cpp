@@ -51,11 +51,16 @@ void StageServer::onRequest(const QString &peerKeyId, const wire::StageWork &wor
         return refuse(peerKeyId, work, QStringLiteral("banned from this stage"));
     if (work.stage() != std::uint32_t(m_settings.stage))
         return refuse(peerKeyId, work, QStringLiteral("this peer serves stage %1").arg(m_settings.stage));
+    if (m_settings.stage == 0)
+        return refuse(peerKeyId, work, QStringLiteral("trainers run stage 0 themselves"));
     const bool backward = work.pass() == wire::StageWork::PASS_BACKWARD;
-    if (!backward && work.pass() != wire::StageWork::PASS_FORWARD)
+    const bool evaluate = work.pass() == wire::StageWork::PASS_EVALUATE;
+    if (!backward && !evaluate && work.pass() != wire::StageWork::PASS_FORWARD)
         return countOffence(peerKeyId, work, QStringLiteral("a request with no pass"));
-    if (!backward && lastStage())
+    if (!backward && !evaluate && lastStage())
         return countOffence(peerKeyId, work, QStringLiteral("a forward request to the last stage"));
+    if (evaluate && !lastStage())
+        return countOffence(peerKeyId, work, QStringLiteral("an evaluation request to a stage before the last"));
     if (work.batch() < 1 || work.batch() > std::uint32_t(m_settings.maxBatch) || work.tokens() < 1
         || work.tokens() > std::uint32_t(m_config.blockSize))
         return countOffence(peerKeyId, work, QStringLiteral("a microbatch of %1 x %2 tokens (at most %3 x %4)")
@@ -75,8 +80,14 @@ void StageServer::onRequest(const QString &peerKeyId, const wire::StageWork &wor
     const std::string key = microbatchKey(peerKeyId, work.step(), work.microbatch());
     m_worker->post(
         this,
-        [request, shape, key, backward](PipelineStage &stage) -> Result<StageBackward> {
+        [request, shape, key, backward, evaluate](PipelineStage &stage) -> Result<StageBackward> {
             const StageInput input{shape, {}, request->input};
+            if (evaluate) {
+                Result<double> loss = stage.evaluate(input, request->targets);
+                if (!loss)
+                    return loss.error();
+                return StageBackward{{}, *loss};
+            }
             if (backward) {
                 // A backward asked again (the trainer gave up waiting, then came back here)
                 // replaces the unconfirmed one: one gradient per microbatch.

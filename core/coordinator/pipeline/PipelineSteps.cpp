@@ -1,0 +1,486 @@
+#include "PipelineSteps.h"
+
+#include "CoordinatorLog.h"
+#include "StageRebalancer.h"
+
+#include <algorithm>
+
+namespace swarmtrain {
+
+namespace {
+
+using L = QLatin1StringView;
+
+constexpr double kRateEma = 0.5;
+constexpr double kMinBusySeconds = 0.005; // shorter busy spells say too little about a rate
+
+// The most common hash; among equals, the earliest peer's (by join order) wins.
+QString majorityHash(const std::vector<std::pair<qint64, QString>> &ordinalsAndHashes)
+{
+    std::map<QString, std::pair<int, qint64>> counts; // hash -> (votes, earliest ordinal)
+    for (const auto &[ordinal, hash] : ordinalsAndHashes) {
+        auto [it, fresh] = counts.try_emplace(hash, 0, ordinal);
+        ++it->second.first;
+        it->second.second = std::min(it->second.second, ordinal);
+    }
+    QString best;
+    std::pair<int, qint64> bestKey{0, 0};
+    for (const auto &[hash, key] : counts) {
+        if (best.isEmpty() || key.first > bestKey.first || (key.first == bestKey.first && key.second < bestKey.second)) {
+            best = hash;
+            bestKey = key;
+        }
+    }
+    return best;
+}
+
+} // namespace
+
+PipelineSteps::PipelineSteps(CoordinatorStore &store, Online online, Clock clock)
+    : m_store(store)
+    , m_online(std::move(online))
+    , m_clock(std::move(clock))
+{
+}
+
+Result<void> PipelineSteps::start(PipelineStepsOptions options)
+{
+    if (options.settings.stages < 2 || int(options.stageCosts.size()) != options.settings.stages)
+        return makeError("pipeline mode needs two stages or more, each with its cost");
+    m_options = std::move(options);
+    m_agreed.assign(std::size_t(m_options.settings.stages), QString());
+    m_enabled = true;
+    if (Result<void> loaded = load(); !loaded)
+        return loaded;
+    m_step.phaseSinceMs = m_startedMs = m_clock(); // a restarted coordinator gives every phase its full time again
+    return {};
+}
+
+Result<PipelineAnswer> PipelineSteps::handle(const PeerRecord &peer, const PipelineRequest &request)
+{
+    Result<std::vector<PeerRecord>> peers = m_store.peers();
+    if (!peers)
+        return peers.error();
+    record(peer, request);
+    if (!m_placement.contains(peer.keyId)) {
+        m_placement[peer.keyId] = placeNewcomer(*peers);
+        m_dirty = true;
+        qCInfo(lcCoordinator) << "pipeline: placed peer" << peer.keyId << "on stage" << m_placement[peer.keyId];
+    }
+    const bool inGroup = std::any_of(m_step.groups.begin(), m_step.groups.end(),
+                                     [&](const QStringList &group) { return group.contains(peer.keyId); });
+    if (request.step == m_step.number && (m_step.members.contains(peer.keyId) || inGroup) && take(peer.keyId, request))
+        m_dirty = true;
+    if (Result<void> advanced = advanceWith(*peers); !advanced)
+        return advanced.error();
+    return answerFor(peer, *peers);
+}
+
+void PipelineSteps::record(const PeerRecord &peer, const PipelineRequest &request)
+{
+    m_views[peer.keyId] = {request.stage, request.stateSteps, request.hash};
+    // Microbatches per second of busy time: what the peer's stage can serve, whatever the load.
+    if (request.served > 0 && request.busySeconds >= kMinBusySeconds && request.stage >= 0) {
+        const double rate = double(request.served) / request.busySeconds;
+        auto [it, fresh] = m_rates.try_emplace(peer.keyId, rate);
+        if (!fresh)
+            it->second = kRateEma * rate + (1 - kRateEma) * it->second;
+    }
+}
+
+// A member's report on the open step; true when it changed something.
+bool PipelineSteps::take(const QString &peerId, const PipelineRequest &request)
+{
+    const int stage = stageOf(peerId);
+    const QString &phase = m_step.phase;
+    if (request.report == L("closed") && phase == L("training") && stage == 0 && !m_step.closed.contains(peerId)) {
+        m_step.closed[peerId] = {request.microbatches, request.dropped, request.lossSum, request.evalLoss};
+        return true;
+    }
+    if ((request.report == L("ready") || request.report == L("unready")) && phase == L("closing") && stage > 0
+        && !m_step.ready.contains(peerId) && !m_step.unready.contains(peerId)) {
+        (request.report == L("ready") ? m_step.ready : m_step.unready).insert(peerId);
+        if (request.report == L("unready"))
+            qCWarning(lcCoordinator).noquote() << "pipeline: peer" << peerId << "sits step" << m_step.number << "out:" << request.why;
+        return true;
+    }
+    const bool inGroup = std::any_of(m_step.groups.begin(), m_step.groups.end(),
+                                     [&](const QStringList &group) { return group.contains(peerId); });
+    if ((request.report == L("stepped") || request.report == L("failed")) && phase == L("stepping") && inGroup
+        && !m_step.stepped.contains(peerId)) {
+        const bool ok = request.report == L("stepped") && request.stage == stage && !request.hash.isEmpty();
+        m_step.stepped[peerId] = {ok, request.hash, request.microbatches};
+        if (!ok)
+            qCWarning(lcCoordinator).noquote() << "pipeline: peer" << peerId << "could not step" << m_step.number << ":" << request.why;
+        return true;
+    }
+    return false;
+}
+
+Result<void> PipelineSteps::advance()
+{
+    if (!m_enabled)
+        return {};
+    Result<std::vector<PeerRecord>> peers = m_store.peers();
+    if (!peers)
+        return peers.error();
+    return advanceWith(*peers);
+}
+
+Result<void> PipelineSteps::advanceWith(const std::vector<PeerRecord> &peers)
+{
+    // Just after a restart every peer looks offline (none could reach us): none is left out of
+    // the open step until it had the time to say it is there.
+    const bool grace = m_clock() - m_startedMs < m_options.restartGraceMs;
+    std::map<QString, const PeerRecord *> online;
+    for (const PeerRecord &peer : peers) {
+        if ((grace || m_online(peer)) && !peer.banned())
+            online[peer.keyId] = &peer;
+    }
+    const qint64 inPhase = m_clock() - m_step.phaseSinceMs;
+    const QString phase = m_step.phase;
+    if (phase == L("waiting")) {
+        tryOpen(m_step.number, peers);
+    } else if (phase == L("training")) {
+        const bool allClosed = std::all_of(m_step.shares.begin(), m_step.shares.end(), [&](const auto &share) {
+            return m_step.closed.contains(share.first) || !online.contains(share.first);
+        });
+        if (allClosed || inPhase > m_options.trainTimeoutMs)
+            finishTraining();
+    } else if (phase == L("closing")) {
+        const bool allSaid = std::all_of(m_step.members.begin(), m_step.members.end(), [&](const auto &member) {
+            return member.second == 0 || m_step.ready.contains(member.first) || m_step.unready.contains(member.first)
+                   || !online.contains(member.first);
+        });
+        if (allSaid || inPhase > m_options.closeTimeoutMs)
+            finishClosing(online);
+    } else if (phase == L("stepping")) {
+        const bool allStepped = std::all_of(m_step.groups.begin(), m_step.groups.end(), [&](const QStringList &group) {
+            return std::all_of(group.begin(), group.end(),
+                               [&](const QString &id) { return m_step.stepped.contains(id) || !online.contains(id); });
+        });
+        if (allStepped || inPhase > m_options.stepTimeoutMs)
+            finishStep(peers);
+    }
+    if (m_step.phase != phase && m_step.phase == L("waiting"))
+        tryOpen(m_step.number, peers);
+    return m_dirty ? save() : Result<void>();
+}
+
+void PipelineSteps::finishTraining()
+{
+    if (m_step.closed.empty()) {
+        // No trainer finished: the step counts for nothing, and the next one starts afresh
+        // (stage peers drop work of any other step before they step).
+        qCWarning(lcCoordinator) << "pipeline: step" << m_step.number << "ended with no trainer's microbatches";
+        m_step.groups.clear();
+        m_step.stepped.clear();
+        return finishStep({});
+    }
+    setPhase(QStringLiteral("closing"));
+}
+
+int PipelineSteps::stageOf(const QString &peerId) const
+{
+    if (const auto member = m_step.members.find(peerId); member != m_step.members.end())
+        return member->second;
+    const auto placed = m_placement.find(peerId);
+    return placed != m_placement.end() ? placed->second : 0;
+}
+
+void PipelineSteps::finishClosing(const std::map<QString, const PeerRecord *> &online)
+{
+    const int last = m_options.settings.stages - 1;
+    std::vector<QStringList> byStage(std::size_t(m_options.settings.stages));
+    for (const auto &[id, closed] : m_step.closed)
+        byStage[0].append(id);
+    for (const QString &id : m_step.ready)
+        byStage[std::size_t(m_step.members.at(id))].append(id);
+    // A replica that took its stage's state after the step opened, and holds that state still,
+    // steps with its group: it adds no gradient (the group's mean is over the step's
+    // microbatches, whoever served them), and ends in the same state as the others.
+    for (const auto &[id, stage] : m_placement) {
+        const auto view = m_views.find(id);
+        if (!m_step.members.contains(id) && online.contains(id) && view != m_views.end() && view->second.stage == stage
+            && !m_agreed[std::size_t(stage)].isEmpty() && view->second.hash == m_agreed[std::size_t(stage)])
+            byStage[std::size_t(stage)].append(id);
+    }
+    m_step.groups.clear();
+    // The tied embedding: stage 0 steps with the last stage, or neither steps.
+    if (!byStage[0].isEmpty() && !byStage[std::size_t(last)].isEmpty())
+        m_step.groups.push_back(byStage[0] + byStage[std::size_t(last)]);
+    for (int s = 1; s < last; ++s) {
+        if (!byStage[std::size_t(s)].isEmpty())
+            m_step.groups.push_back(byStage[std::size_t(s)]);
+    }
+    setPhase(QStringLiteral("stepping"));
+}
+
+void PipelineSteps::finishStep(const std::vector<PeerRecord> &peers)
+{
+    std::map<QString, qint64> ordinals;
+    for (const PeerRecord &peer : peers)
+        ordinals[peer.keyId] = peer.ordinal;
+    const int stages = m_options.settings.stages;
+    PipelineStatus::Step summary;
+    summary.step = m_step.number;
+    summary.applied.assign(std::size_t(stages), 0);
+    double lossSum = 0.0, evalSum = 0.0;
+    int evals = 0;
+    for (const auto &[id, closed] : m_step.closed) {
+        summary.issued += closed.microbatches;
+        lossSum += closed.lossSum;
+        if (closed.evalLoss >= 0) {
+            evalSum += closed.evalLoss;
+            ++evals;
+        }
+    }
+    summary.loss = summary.issued > 0 ? lossSum / summary.issued : 0.0;
+    summary.evalLoss = evals > 0 ? evalSum / evals : -1.0;
+    std::vector<std::vector<std::pair<qint64, QString>>> hashes(static_cast<std::size_t>(stages));
+    for (const auto &[id, stepped] : m_step.stepped) {
+        if (!stepped.ok)
+            continue;
+        const int stage = stageOf(id);
+        summary.applied[std::size_t(stage)] += stepped.microbatches;
+        hashes[std::size_t(stage)].emplace_back(ordinals.contains(id) ? ordinals.at(id) : 0, stepped.hash);
+    }
+    for (int s = 0; s < stages; ++s) {
+        const auto &reported = hashes[std::size_t(s)];
+        if (reported.empty())
+            continue; // the stage did not step: its agreed state stays
+        m_agreed[std::size_t(s)] = majorityHash(reported);
+        summary.agreed = summary.agreed && std::all_of(reported.begin(), reported.end(), [&](const auto &h) {
+                             return h.second == m_agreed[std::size_t(s)];
+                         });
+    }
+    qCInfo(lcCoordinator).noquote() << QStringLiteral("pipeline: step %1 done: %2 microbatches, loss %3%4")
+                                           .arg(summary.step)
+                                           .arg(summary.issued)
+                                           .arg(summary.loss, 0, 'f', 4)
+                                           .arg(summary.evalLoss >= 0 ? QStringLiteral(", validation loss %1").arg(summary.evalLoss, 0, 'f', 4)
+                                                                      : QString());
+    m_history.push_back(summary);
+    while (int(m_history.size()) > m_options.historySteps)
+        m_history.pop_front();
+    m_step = Step{};
+    m_step.number = summary.step + 1;
+    setPhase(QStringLiteral("waiting"));
+}
+
+void PipelineSteps::setPhase(const QString &phase)
+{
+    m_step.phase = phase;
+    m_step.phaseSinceMs = m_clock();
+    m_dirty = true;
+}
+
+bool PipelineSteps::synced(const QString &peerId, int stage) const
+{
+    const auto view = m_views.find(peerId);
+    if (view == m_views.end() || view->second.stage != stage || view->second.hash.isEmpty())
+        return false;
+    const QString &agreed = m_agreed[std::size_t(stage)];
+    // Before a stage's first step every replica starts from the swarm's seed.
+    return agreed.isEmpty() ? view->second.stateSteps == 0 : view->second.hash == agreed;
+}
+
+void PipelineSteps::tryOpen(qint64 number, const std::vector<PeerRecord> &peers)
+{
+    std::vector<const PeerRecord *> placedOnline;
+    for (const PeerRecord &peer : peers) {
+        if (m_placement.contains(peer.keyId) && m_online(peer) && !peer.banned())
+            placedOnline.push_back(&peer);
+    }
+    if (m_history.empty() && int(placedOnline.size()) < m_options.minPeers)
+        return;
+    std::vector<int> perStage(std::size_t(m_options.settings.stages), 0);
+    for (const PeerRecord *peer : placedOnline)
+        ++perStage[std::size_t(m_placement.at(peer->keyId))];
+    const bool emptyStage = std::find(perStage.begin(), perStage.end(), 0) != perStage.end();
+    if (emptyStage || m_clock() - m_lastRebalanceMs >= m_options.rebalanceEveryMs)
+        rebalance(placedOnline, emptyStage);
+    adoptLostStates(placedOnline);
+
+    std::map<QString, int> members;
+    std::vector<bool> covered(std::size_t(m_options.settings.stages), false);
+    for (const PeerRecord *peer : placedOnline) {
+        const int stage = m_placement.at(peer->keyId);
+        if (synced(peer->keyId, stage)) {
+            members[peer->keyId] = stage;
+            covered[std::size_t(stage)] = true;
+        }
+    }
+    if (std::find(covered.begin(), covered.end(), false) != covered.end())
+        return; // waiting: some stage has no peer holding its state yet
+    m_step = Step{};
+    m_step.number = number;
+    m_step.members = std::move(members);
+    QStringList trainers;
+    for (const auto &[id, stage] : m_step.members) {
+        if (stage == 0)
+            trainers.append(id);
+    }
+    const int total = m_options.settings.microbatchesPerStep;
+    for (qsizetype i = 0; i < trainers.size(); ++i)
+        m_step.shares[trainers[i]] = total / int(trainers.size()) + (i < total % trainers.size() ? 1 : 0);
+    setPhase(QStringLiteral("training"));
+}
+
+void PipelineSteps::rebalance(const std::vector<const PeerRecord *> &placedOnline, bool emptyStage)
+{
+    std::vector<scheduler::StagePeer> stagePeers;
+    double known = 0.0;
+    int knownCount = 0;
+    for (const PeerRecord *peer : placedOnline) {
+        if (const auto rate = m_rates.find(peer->keyId); rate != m_rates.end()) {
+            known += rate->second;
+            ++knownCount;
+        }
+    }
+    // Without every peer's measured rate, only an empty stage is worth a move.
+    if (knownCount < int(placedOnline.size()) && !emptyStage)
+        return;
+    for (const PeerRecord *peer : placedOnline) {
+        const auto rate = m_rates.find(peer->keyId);
+        stagePeers.push_back({peer->keyId.toStdString(), m_placement.at(peer->keyId),
+                              rate != m_rates.end() ? rate->second : (knownCount > 0 ? known / knownCount : 1.0)});
+    }
+    m_lastRebalanceMs = m_clock();
+    const std::optional<scheduler::StageMove> move = scheduler::chooseStageMove(stagePeers, m_options.stageCosts);
+    if (!move)
+        return;
+    const QString id = QString::fromStdString(move->peer);
+    m_placement[id] = move->to;
+    m_rates.erase(id); // measured at another stage
+    m_dirty = true;
+    qCInfo(lcCoordinator).noquote() << QStringLiteral("pipeline: moved peer %1 from stage %2 to %3 (throughput %4 -> %5 microbatches/s)")
+                                           .arg(id).arg(move->from).arg(move->to)
+                                           .arg(move->throughputBefore, 0, 'f', 2).arg(move->throughputAfter, 0, 'f', 2);
+}
+
+// A stage whose agreed state no online peer holds any more (every holder gone) starts again from
+// the most trained state one of its placed peers holds: a loss, logged, but the swarm goes on.
+void PipelineSteps::adoptLostStates(const std::vector<const PeerRecord *> &placedOnline)
+{
+    for (int s = 0; s < m_options.settings.stages; ++s) {
+        QString &agreed = m_agreed[std::size_t(s)];
+        const View *best = nullptr;
+        bool held = false;
+        for (const PeerRecord *peer : placedOnline) {
+            const auto view = m_views.find(peer->keyId);
+            if (view == m_views.end() || view->second.stage != s || view->second.hash.isEmpty())
+                continue;
+            held = held || agreed.isEmpty() || view->second.hash == agreed;
+            if (m_placement.at(peer->keyId) == s && (!best || view->second.stateSteps > best->stateSteps))
+                best = &view->second;
+        }
+        if (held || !best)
+            continue;
+        qCWarning(lcCoordinator).noquote() << "pipeline: no online peer holds stage" << s
+                                           << "'s agreed state any more; it goes on from a state of" << best->stateSteps << "steps";
+        agreed = best->hash;
+        m_dirty = true;
+    }
+}
+
+int PipelineSteps::placeNewcomer(const std::vector<PeerRecord> &peers) const
+{
+    // The stage with the least capacity for its cost: by measured rates where every placed
+    // online peer has one, else by head count.
+    const int stages = m_options.settings.stages;
+    std::vector<double> capacity(std::size_t(stages), 0.0);
+    for (const PeerRecord &peer : peers) {
+        const auto placed = m_placement.find(peer.keyId);
+        if (placed == m_placement.end() || !m_online(peer) || peer.banned())
+            continue;
+        capacity[std::size_t(placed->second)] += 1.0 / m_options.stageCosts[std::size_t(placed->second)];
+    }
+    return int(std::min_element(capacity.begin(), capacity.end()) - capacity.begin());
+}
+
+QString PipelineSteps::resyncSource(const QString &peerId, const std::vector<PeerRecord> &peers) const
+{
+    const auto placed = m_placement.find(peerId);
+    if (placed == m_placement.end() || synced(peerId, placed->second))
+        return {};
+    const int stage = placed->second;
+    if (m_agreed[std::size_t(stage)].isEmpty())
+        return {}; // a fresh state from the seed is the agreed one
+    for (const PeerRecord &peer : peers) {
+        if (peer.keyId != peerId && !peer.endpoint.isEmpty() && m_online(peer) && !peer.banned() && synced(peer.keyId, stage))
+            return peer.keyId;
+    }
+    return {};
+}
+
+std::vector<double> PipelineSteps::stageRates(const std::vector<PeerRecord> &peers) const
+{
+    std::vector<double> rates(std::size_t(m_options.settings.stages), 0.0);
+    for (const PeerRecord &peer : peers) {
+        const auto placed = m_placement.find(peer.keyId);
+        const auto rate = m_rates.find(peer.keyId);
+        if (placed != m_placement.end() && rate != m_rates.end() && m_online(peer) && !peer.banned())
+            rates[std::size_t(placed->second)] += rate->second;
+    }
+    return rates;
+}
+
+PipelineAnswer PipelineSteps::answerFor(const PeerRecord &self, const std::vector<PeerRecord> &peers) const
+{
+    PipelineAnswer answer;
+    answer.step = m_step.number;
+    answer.phase = m_step.phase;
+    answer.stage = m_placement.contains(self.keyId) ? m_placement.at(self.keyId) : -1;
+    answer.member = m_step.members.contains(self.keyId);
+    answer.share = m_step.shares.contains(self.keyId) ? m_step.shares.at(self.keyId) : 0;
+    if (m_step.phase == L("closing") || m_step.phase == L("stepping")) {
+        for (const auto &[id, closed] : m_step.closed) {
+            answer.closedTrainers.append(id);
+            answer.microbatches += closed.microbatches;
+        }
+    }
+    for (const QStringList &group : m_step.groups) {
+        if (group.contains(self.keyId))
+            answer.group = group;
+    }
+    if (!answer.member)
+        answer.resyncFrom = resyncSource(self.keyId, peers);
+    for (const PeerRecord &peer : peers) {
+        const auto placed = m_placement.find(peer.keyId);
+        if (placed == m_placement.end() || peer.banned() || (!m_online(peer) && !m_step.members.contains(peer.keyId)))
+            continue;
+        if (qsizetype(answer.peers.size()) == protocol::kMaxPipelinePeers)
+            break;
+        answer.peers.push_back({peer.keyId, peer.publicKey, peer.endpoint, placed->second, m_step.members.contains(peer.keyId)});
+    }
+    answer.stageRates = stageRates(peers);
+    return answer;
+}
+
+PipelineStatus PipelineSteps::status() const
+{
+    PipelineStatus status;
+    status.step = m_step.number;
+    status.phase = m_step.phase;
+    Result<std::vector<PeerRecord>> peers = m_store.peers();
+    const std::vector<PeerRecord> all = peers ? std::move(*peers) : std::vector<PeerRecord>{};
+    const std::vector<double> rates = stageRates(all);
+    status.stages.resize(std::size_t(m_options.settings.stages));
+    for (const PeerRecord &peer : all) {
+        const auto placed = m_placement.find(peer.keyId);
+        if (placed != m_placement.end() && m_online(peer) && !peer.banned())
+            status.stages[std::size_t(placed->second)].peers.append(peer.keyId);
+    }
+    bool allKnown = true;
+    for (std::size_t s = 0; s < rates.size(); ++s) {
+        status.stages[s].microbatchesPerSecond = rates[s];
+        allKnown = allKnown && rates[s] > 0;
+    }
+    if (allKnown && !rates.empty())
+        status.bottleneck = int(std::min_element(rates.begin(), rates.end()) - rates.begin());
+    status.history.assign(m_history.begin(), m_history.end());
+    return status;
+}
+
+} // namespace swarmtrain

@@ -1,0 +1,131 @@
+#pragma once
+
+#include "CoordinatorStore.h"
+#include "PipelineMessages.h"
+#include "Result.h"
+
+#include <QString>
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <set>
+#include <vector>
+
+namespace swarmtrain {
+
+struct PipelineStepsOptions {
+    PipelineSettings settings;      // settings.stages >= 2
+    std::vector<double> stageCosts; // each stage's training FLOPs a token (their ratio is what counts)
+    int minPeers = 1;               // the first step waits for this many placed peers
+    qint64 trainTimeoutMs = 600'000; // training: a trainer that has not closed by then sits the step out
+    qint64 closeTimeoutMs = 30'000;  // closing: stage peers' ready reports
+    qint64 stepTimeoutMs = 120'000;  // stepping: the groups' all-reduces and steps
+    qint64 rebalanceEveryMs = 30'000;
+    qint64 restartGraceMs = 30'000;  // after a start, peers of the open step count as present this long
+    int historySteps = 200;          // steps kept for GET /v1/status
+};
+
+// The coordinator's side of pipeline-stage mode (issue 17; DESIGN.md, "Pipeline-stage mode").
+// It places each peer on a stage, and runs the swarm's optimizer steps through four phases:
+//   waiting   until every stage has a peer whose state is the stage's agreed one;
+//   training  the step's trainers (its stage 0 members) drive their share of the step's
+//             microbatches through the stages, peer to peer, and report "closed";
+//   closing   every other member says whether it holds each closed trainer's count ("ready");
+//   stepping  each group (stage 0 with the last stage, for the tied embedding; each middle stage
+//             alone) of ready members averages its gradients and steps; each member reports its
+//             parameters' hash, and the hash most of a stage's replicas report becomes that stage's
+//             agreed state.
+// A peer whose state is not its stage's agreed one (new, restarted, moved, or disagreeing) is told
+// which member to take the state from, and joins the next step once it holds it. Members that go
+// offline are left out of the phase they hold up. Every few steps the rebalancer
+// (scheduler::chooseStageMove, SWARM's rule with Petals' 0.75 hysteresis) may move one peer to the
+// bottleneck stage, from the stages' throughputs the peers report; a stage with no peer gets one
+// at once. The placement, the agreed hashes and the open step live in the store, and each peer
+// repeats its report until the step moves on, so a restarted coordinator loses no step.
+class PipelineSteps {
+public:
+    using Clock = std::function<qint64()>;
+    using Online = std::function<bool(const PeerRecord &)>;
+
+    PipelineSteps(CoordinatorStore &store, Online online, Clock clock);
+
+    // Turns pipeline mode on, and picks up the state a previous run of the coordinator saved.
+    Result<void> start(PipelineStepsOptions options);
+    bool enabled() const { return m_enabled; }
+    const PipelineSettings &settings() const { return m_options.settings; }
+
+    // POST /v1/pipeline from `peer` (known, not banned).
+    Result<PipelineAnswer> handle(const PeerRecord &peer, const PipelineRequest &request);
+    // Takes the transitions that are due (the coordinator's ticker, and every request).
+    Result<void> advance();
+    PipelineStatus status() const;
+
+private:
+    struct Closed {
+        int microbatches = 0;
+        int dropped = 0;
+        double lossSum = 0.0;
+        double evalLoss = -1.0;
+    };
+    struct Stepped {
+        bool ok = false;
+        QString hash;
+        int microbatches = 0;
+    };
+    // What a peer said in its latest request (not saved: every peer says it again within a second).
+    struct View {
+        int stage = -1;
+        qint64 stateSteps = 0;
+        QString hash;
+    };
+    struct Step {
+        qint64 number = 0;
+        QString phase = QStringLiteral("waiting");
+        qint64 phaseSinceMs = 0;
+        std::map<QString, int> members; // peer -> stage
+        std::map<QString, int> shares;  // trainer -> microbatches to drive
+        std::map<QString, Closed> closed;
+        std::set<QString> ready;
+        std::set<QString> unready;
+        std::vector<QStringList> groups;
+        std::map<QString, Stepped> stepped;
+    };
+
+    void record(const PeerRecord &peer, const PipelineRequest &request);
+    bool take(const QString &peerId, const PipelineRequest &request);
+    Result<void> advanceWith(const std::vector<PeerRecord> &peers);
+    void finishTraining();
+    void finishClosing(const std::map<QString, const PeerRecord *> &online);
+    int stageOf(const QString &peerId) const; // in the open step, or where it is placed
+    void finishStep(const std::vector<PeerRecord> &peers);
+    void tryOpen(qint64 number, const std::vector<PeerRecord> &peers);
+    void rebalance(const std::vector<const PeerRecord *> &placedOnline, bool emptyStage);
+    int placeNewcomer(const std::vector<PeerRecord> &peers) const;
+    bool synced(const QString &peerId, int stage) const;
+    void adoptLostStates(const std::vector<const PeerRecord *> &placedOnline);
+    QString resyncSource(const QString &peerId, const std::vector<PeerRecord> &peers) const;
+    std::vector<double> stageRates(const std::vector<PeerRecord> &peers) const;
+    PipelineAnswer answerFor(const PeerRecord &peer, const std::vector<PeerRecord> &peers) const;
+    void setPhase(const QString &phase);
+    Result<void> save();
+    Result<void> load();
+
+    CoordinatorStore &m_store;
+    Online m_online;
+    Clock m_clock;
+    PipelineStepsOptions m_options;
+    bool m_enabled = false;
+    bool m_dirty = false;
+
+    std::map<QString, int> m_placement;  // peer -> stage
+    std::vector<QString> m_agreed;       // by stage: the hash of its agreed state; "" before the first step
+    std::map<QString, double> m_rates;   // peer -> microbatches a second its stage computes (EMA)
+    qint64 m_lastRebalanceMs = 0;
+    qint64 m_startedMs = 0;
+    Step m_step;
+    std::deque<PipelineStatus::Step> m_history;
+    std::map<QString, View> m_views;
+};
+
+} // namespace swarmtrain

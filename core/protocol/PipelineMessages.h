@@ -1,0 +1,110 @@
+#pragma once
+
+#include "Result.h"
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+#include <vector>
+
+// The control plane of pipeline-stage mode (issue 17; DESIGN.md, "Pipeline-stage mode"): what a
+// pipeline swarm trains with, and POST /v1/pipeline, which every peer of such a swarm calls about
+// twice a second to learn its stage and the open step, and to report how its part of the step
+// went. Bounded on reading like every control message.
+namespace swarmtrain {
+
+namespace protocol {
+constexpr int kMaxPipelineStages = 64;
+constexpr qsizetype kMaxPipelinePeers = 1024;
+constexpr int kMaxMicrobatchesPerStep = 1 << 16;
+constexpr int kMaxMicrobatchSize = 1024; // sequences a microbatch
+} // namespace protocol
+
+// A pipeline swarm's settings, in the join answer; absent in a full-model swarm.
+struct PipelineSettings {
+    int stages = 2;
+    int microbatchesPerStep = 8; // the step's target batch, in microbatches, shared among the trainers
+    int microbatchSize = 4;      // sequences a microbatch
+    QString precision = QStringLiteral("int8"); // activations on the wire: int8 | fp16 | fp32
+    int evalEvery = 10;          // trainers measure the validation loss every this many steps (0: never)
+
+    QJsonObject toJson() const;
+    static Result<PipelineSettings> fromJson(const QJsonObject &json);
+};
+
+// POST /v1/pipeline: what the peer holds, and its report on the open step. A report is sent
+// again with every request until the answer moves on (another step or phase), so a coordinator
+// that restarted in between still gets it.
+struct PipelineRequest {
+    int stage = -1;       // the stage whose state this peer holds; -1: none yet
+    qint64 stateSteps = 0; // optimizer steps that state went through
+    QString hash;         // hex SHA-256 of the stage's parameters; "" with no stage
+    qint64 step = -1;     // the step the report is about
+    // "" | closed (a trainer drove its share and closed the step) | ready / unready (a stage
+    // peer holds every closed trainer's count, or not) | stepped / failed (its group's step)
+    QString report;
+    int microbatches = 0; // closed: microbatches done; stepped: microbatches its step counted
+    int dropped = 0;      // closed: microbatches that failed
+    double lossSum = 0.0; // closed: their training losses' sum
+    double evalLoss = -1.0; // closed: a validation loss measured before the step; -1: none
+    QString why;          // unready / failed: why
+    qint64 served = 0;        // microbatches its stage computed since the last request
+    double busySeconds = 0.0; // seconds its stage computed since the last request
+
+    QJsonObject toJson() const;
+    static Result<PipelineRequest> fromJson(const QJsonObject &json);
+};
+
+struct PipelinePeerInfo {
+    QString peerId;
+    QByteArray publicKey; // raw
+    QString endpoint;     // "" for a peer that only dials out
+    int stage = 0;
+    bool member = false;  // of the open step
+};
+
+struct PipelineAnswer {
+    qint64 step = 0;
+    QString phase;       // waiting | training | closing | stepping
+    int stage = -1;      // where this peer is placed; -1: nowhere yet
+    bool member = false; // of the open step
+    int share = 0;       // training, a trainer: microbatches to drive
+    QStringList closedTrainers; // closing, stepping: the trainers whose microbatches count
+    int microbatches = 0;       // stepping: M, the step's microbatches
+    QStringList group;          // stepping: this peer's all-reduce group; empty: it sits the step out
+    QString resyncFrom;         // take the stage's state from this peer (placed or moved here)
+    std::vector<PipelinePeerInfo> peers; // the placed peers online
+    std::vector<double> stageRates;      // microbatches a second each stage can serve (0: not known)
+
+    QJsonObject toJson() const;
+    static Result<PipelineAnswer> fromJson(const QJsonObject &json);
+};
+
+// In GET /v1/status of a pipeline swarm.
+struct PipelineStatus {
+    struct Stage {
+        QStringList peers;
+        double microbatchesPerSecond = 0.0;
+    };
+    struct Step {
+        qint64 step = 0;
+        int issued = 0;            // microbatches the trainers drove and counted
+        std::vector<int> applied;  // by stage: microbatches its replicas' steps counted
+        double loss = 0.0;         // mean training loss
+        double evalLoss = -1.0;    // -1: none measured
+        bool agreed = true;        // every stage's replicas ended with one hash
+    };
+    qint64 step = 0;
+    QString phase;
+    std::vector<Stage> stages;
+    int bottleneck = -1; // the slowest stage; -1 while unknown
+    std::vector<Step> history; // the latest steps, oldest first
+
+    QJsonObject toJson() const;
+    static Result<PipelineStatus> fromJson(const QJsonObject &json);
+};
+
+} // namespace swarmtrain

@@ -1,0 +1,106 @@
+#pragma once
+
+#include "ActivationWire.h"
+#include "PipelineDriver.h"
+#include "Result.h"
+#include "StageOptimizer.h"
+
+#include <QByteArray>
+#include <QHash>
+#include <QHostAddress>
+#include <QString>
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+class QThread;
+
+namespace swarmtrain {
+
+class Identity;
+class PeerTransport;
+class PipelineStage;
+class StageEvaluator;
+class StageServer;
+
+// What a pipeline peer's network side has done, read by the worker between its requests.
+struct PipelinePlaneState {
+    int stage = -1;          // the stage it holds; -1: none
+    QString hash;            // that stage's parameters' hash; "" while unknown
+    qint64 stateSteps = 0;   // optimizer steps the state went through
+    int done = 0;            // trainers: microbatches of the step finished...
+    int failed = 0;          // ...and given up
+    double lossSum = 0.0;    // ...their losses' sum
+    int inFlight = 0;
+    std::optional<std::pair<bool, QString>> stepOutcome;   // the last step: applied + hash, or why not
+    int stepCounted = 0;     // the microbatches the last step counted at this peer
+    std::optional<std::pair<bool, QString>> resyncOutcome; // the last resync: hash, or why not
+    std::optional<std::pair<bool, double>> evalOutcome;    // the last validation: loss, or failed
+    qint64 served = 0;       // microbatches computed, since the start
+    double busySeconds = 0.0;
+    int retries = 0;         // trainers: hops retried on another peer
+    qint64 bytesSent = 0;
+    qint64 bytesReceived = 0;
+};
+
+// A pipeline peer's side of the data plane (issue 17), on a network thread of its own as the
+// full-model DataPlane is: the PeerTransport, the stage it serves (StageServer, on its own
+// thread) and its optimizer step (StageOptimizer); for a trainer (stage 0), the PipelineDriver
+// that takes its microbatches through the other stages and the evaluator of validation batches.
+// Driven by blocking calls from the worker's thread.
+class PipelinePlane {
+public:
+    explicit PipelinePlane(const Identity &identity);
+    ~PipelinePlane();
+    PipelinePlane(const PipelinePlane &) = delete;
+    PipelinePlane &operator=(const PipelinePlane &) = delete;
+
+    Result<quint16> listen(const QHostAddress &address, quint16 port);
+    // The placed peers' public keys, by key id: the only peers a handshake accepts.
+    void setKnownPeers(const QHash<QString, QByteArray> &publicKeys);
+
+    // Serves `stage` from now on (a fresh one, or the first): the old stage's work is dropped.
+    Result<void> setStage(int index, std::unique_ptr<PipelineStage> stage, int stageCount, WirePrecision precision,
+                          int maxBatch);
+    // Serves nothing any more (paused): the stage and its work are dropped.
+    void clearStage();
+    // Trainers: the open step's peers of each stage 1..S-1 (key id -> endpoint).
+    void setStagePeers(const std::vector<QHash<QString, QString>> &byStage);
+    // Trainers: drives the step's microbatches (the counts in state() start again).
+    void drive(std::vector<Microbatch> batches);
+    Result<void> closeStep(std::uint64_t step);
+    // Stage peers: whether every trainer in `trainers` closed `step` here with the count this
+    // stage holds; work of other trainers of the step is dropped first.
+    bool readyForStep(std::uint64_t step, const QStringList &trainers);
+    // The step of this peer's group; state().stepOutcome tells how it ended.
+    Result<void> startStep(const StageStepPlan &plan);
+    // Takes the stage's state from `peerKeyId` at `endpoint`; state().resyncOutcome tells how it went.
+    void resyncFrom(const QString &peerKeyId, const QString &endpoint);
+    // Trainers: the mean validation loss of `batches` through the open step's peers;
+    // state().evalOutcome tells it.
+    void evaluate(std::vector<Microbatch> batches);
+    PipelinePlaneState state() const;
+
+private:
+    void onNetworkThread(const std::function<void()> &work) const;
+    void teardownStage();
+    void refreshHash();
+
+    std::unique_ptr<QThread> m_thread;
+    std::unique_ptr<QObject> m_context;
+    QString m_self;
+    PeerTransport *m_transport = nullptr; // the rest live on m_thread too
+    StageServer *m_server = nullptr;
+    PipelineDriver *m_driver = nullptr;
+    StageOptimizer *m_optimizer = nullptr;
+    StageEvaluator *m_evaluator = nullptr;
+    PipelinePlaneState m_state; // touched on m_thread only
+    std::vector<QHash<QString, QString>> m_stagePeers; // trainers: the open step's, by stage
+    mutable std::mutex m_keysMutex;
+    QHash<QString, QByteArray> m_keys;
+};
+
+} // namespace swarmtrain

@@ -1,0 +1,382 @@
+#include "PipelineWorker.h"
+
+#include "CoordinatorSession.h"
+#include "Identity.h"
+#include "PipelineStage.h"
+#include "SwarmLog.h"
+#include "Tokenizer.h"
+#include "WorkGate.h"
+
+#include <QHostAddress>
+
+#include <algorithm>
+
+namespace swarmtrain {
+
+namespace {
+
+using L = QLatin1StringView;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kPollMs = 200;
+constexpr int kEvalBatches = 4;
+// A stage peer that still lacks a closed trainer's count after this long sits the step out.
+constexpr auto kCloseWait = std::chrono::seconds(10);
+// A resync the neighbour refused (it sends its state at most every 10 s) is asked again after this.
+constexpr auto kResyncRetry = std::chrono::seconds(11);
+constexpr int kStepTimeoutMs = 60'000;
+
+QString toQString(const std::string &text) { return QString::fromStdString(text); }
+
+Result<Tokenizer> tokenizerOf(const TokenizerInfo &info)
+{
+    if (info.kind == L("byte"))
+        return Tokenizer::byteLevel();
+    const QList<uint> codes = info.vocabulary.toUcs4();
+    return Tokenizer::fromVocabulary(TokenizerKind::Char, std::vector<char32_t>(codes.begin(), codes.end()));
+}
+
+} // namespace
+
+PipelineWorker::PipelineWorker(const WorkerOptions &options, WorkGate &gate, CoordinatorSession &session, const Identity &identity,
+                               std::string text, Hooks hooks)
+    : m_options(options)
+    , m_gate(gate)
+    , m_session(session)
+    , m_identity(identity)
+    , m_text(std::move(text))
+    , m_hooks(std::move(hooks))
+    , m_rng(std::hash<std::string>{}(identity.keyId().toStdString()))
+{
+}
+
+PipelineWorker::~PipelineWorker() = default;
+
+Result<void> PipelineWorker::setUp(quint16 port)
+{
+    const JoinAnswer &joined = m_session.joined();
+    m_settings = *joined.pipeline;
+    m_config = joined.model;
+    Result<WirePrecision> precision = parseWirePrecision(m_settings.precision.toStdString());
+    if (!precision)
+        return precision.error();
+    m_precision = *precision;
+    Result<std::vector<StageSpan>> spans = partitionStages(m_config, m_settings.stages);
+    if (!spans)
+        return makeError("the swarm's pipeline cannot be split: " + spans.error().message);
+    m_spans = std::move(*spans);
+    Result<Tokenizer> tokenizer = tokenizerOf(joined.tokenizer);
+    if (!tokenizer)
+        return makeError("the swarm's tokenizer: " + tokenizer.error().message);
+    if (tokenizer->vocabSize() > m_config.vocabSize)
+        return makeError("the swarm's tokenizer has more tokens than its model");
+    Result<std::vector<std::int32_t>> tokens = tokenizer->encode(m_text);
+    if (!tokens)
+        return makeError("cannot encode the data shards: " + tokens.error().message);
+    m_train = std::move(*tokens);
+    m_text.clear();
+    Result<QString> sample = m_session.validationSample();
+    if (sample) {
+        Result<std::vector<std::int32_t>> validation = tokenizer->encode(sample->toStdString());
+        if (validation)
+            m_validation = std::move(*validation);
+    }
+    if (int(m_train.size()) <= m_config.blockSize)
+        return makeError("the data shards hold fewer tokens than one block");
+    m_plane = std::make_unique<PipelinePlane>(m_identity);
+    if (!m_options.listenAddress.isEmpty()) {
+        Result<quint16> listening = m_plane->listen(QHostAddress(m_options.listenAddress), port);
+        if (!listening)
+            return listening.error();
+    }
+    qCInfo(lcWorker).noquote() << "pipeline-stage mode:" << m_settings.stages << "stages," << m_settings.microbatchesPerStep
+                               << "microbatches a step," << m_settings.precision << "on the wire";
+    return {};
+}
+
+Result<void> PipelineWorker::run(quint16 port)
+{
+    if (Result<void> ready = setUp(port); !ready)
+        return ready;
+    while (!m_gate.stopRequested()) {
+        if (m_gate.paused()) {
+            if (m_stage >= 0) {
+                m_plane->clearStage();
+                m_stage = -1;
+            }
+            m_hooks.status(WorkState::Paused, tr("Paused: %1").arg(m_gate.pauseReason()));
+            m_gate.sleepFor(1000);
+            continue;
+        }
+        Result<PipelineAnswer> answer = m_session.pipeline(request());
+        if (!answer) {
+            if (m_gate.stopRequested())
+                break;
+            return answer.error();
+        }
+        if (Result<void> followed = follow(*answer); !followed)
+            return followed;
+        m_gate.sleepFor(kPollMs);
+    }
+    return {};
+}
+
+PipelineRequest PipelineWorker::request()
+{
+    const PipelinePlaneState state = m_plane->state();
+    PipelineRequest r = m_report.request;
+    r.stage = state.stage;
+    r.stateSteps = state.stateSteps;
+    r.hash = state.stage >= 0 ? state.hash : QString();
+    // Counts start again with each stage.
+    if (state.served < m_servedReported || state.busySeconds < m_busyReported)
+        m_servedReported = 0, m_busyReported = 0.0;
+    // Rates over a quarter second of compute, or five seconds of wall time: a poll's worth says too little.
+    const bool due = state.busySeconds - m_busyReported >= 0.25
+                     || (Clock::now() - m_rateSince > std::chrono::seconds(5) && state.busySeconds - m_busyReported >= 0.005);
+    if (due && state.served > m_servedReported) {
+        m_rateSince = Clock::now();
+        r.served = state.served - m_servedReported;
+        r.busySeconds = state.busySeconds - m_busyReported;
+        m_servedReported = state.served;
+        m_busyReported = state.busySeconds;
+    }
+    return r;
+}
+
+Result<void> PipelineWorker::follow(const PipelineAnswer &answer)
+{
+    if (answer.step != m_seenStep) {
+        m_seenStep = answer.step;
+        m_report = {}; // the last step's report has done its work
+    }
+    if (answer.stage < 0) {
+        m_hooks.status(WorkState::Waiting, tr("Waiting for the coordinator to place this PC in the pipeline"));
+        return {};
+    }
+    if (answer.stage != m_stage) {
+        if (Result<void> held = holdStage(answer.stage); !held)
+            return held;
+    }
+    QHash<QString, QByteArray> keys;
+    std::vector<QHash<QString, QString>> stagePeers(std::size_t(m_settings.stages));
+    for (const PipelinePeerInfo &peer : answer.peers) {
+        keys.insert(peer.peerId, peer.publicKey);
+        if (peer.member && !peer.endpoint.isEmpty() && peer.stage < m_settings.stages)
+            stagePeers[std::size_t(peer.stage)].insert(peer.peerId, peer.endpoint);
+    }
+    m_plane->setKnownPeers(keys);
+    if (answer.phase == L("stepping") && !answer.group.isEmpty()) {
+        step(answer);
+    } else if (!answer.member) {
+        resync(answer);
+    } else if (m_stage == 0 && answer.phase == L("training")) {
+        m_plane->setStagePeers(stagePeers);
+        train(answer);
+    } else if (m_stage > 0 && answer.phase == L("closing")) {
+        close(answer);
+    }
+    publish(answer);
+    return {};
+}
+
+Result<void> PipelineWorker::holdStage(int stage)
+{
+    if (stage >= m_settings.stages)
+        return makeError("the coordinator placed this peer on a stage the pipeline does not have");
+    m_hooks.status(WorkState::Downloading, tr("Building pipeline stage %1 of %2").arg(stage + 1).arg(m_settings.stages));
+    PipelineStageOptions options;
+    options.seed = m_session.joined().training.seed;
+    Result<std::unique_ptr<PipelineStage>> built = PipelineStage::create(m_config, m_spans[std::size_t(stage)], options);
+    if (!built)
+        return built.error();
+    if (Result<void> set = m_plane->setStage(stage, std::move(*built), m_settings.stages, m_precision, m_settings.microbatchSize);
+        !set)
+        return set;
+    m_stage = stage;
+    m_drivenStep = m_closedStep = m_stepStarted = -1;
+    m_resyncing = false;
+    qCInfo(lcWorker).noquote() << "serving pipeline stage" << stage << "of" << m_settings.stages;
+    return {};
+}
+
+void PipelineWorker::resync(const PipelineAnswer &answer)
+{
+    const PipelinePlaneState state = m_plane->state();
+    if (m_resyncing && state.resyncOutcome) {
+        m_resyncing = false;
+        if (state.resyncOutcome->first)
+            qCInfo(lcWorker).noquote() << "took stage" << m_stage << "'s state from a neighbour:" << state.resyncOutcome->second;
+        else
+            qCWarning(lcWorker).noquote() << "could not take the stage's state:" << state.resyncOutcome->second;
+    }
+    if (answer.resyncFrom.isEmpty() || m_resyncing || Clock::now() - m_resyncAsked < kResyncRetry)
+        return;
+    const auto source = std::find_if(answer.peers.begin(), answer.peers.end(),
+                                     [&](const PipelinePeerInfo &peer) { return peer.peerId == answer.resyncFrom; });
+    if (source == answer.peers.end() || source->endpoint.isEmpty())
+        return;
+    m_hooks.status(WorkState::Downloading, tr("Taking pipeline stage %1's state from a neighbour").arg(m_stage + 1));
+    m_resyncAsked = Clock::now();
+    m_resyncing = true;
+    m_plane->resyncFrom(source->peerId, source->endpoint);
+}
+
+std::vector<Microbatch> PipelineWorker::microbatches(const std::vector<std::int32_t> &tokens, int count, std::uint64_t step)
+{
+    const int block = m_config.blockSize;
+    const MicrobatchShape shape{m_settings.microbatchSize, block};
+    std::uniform_int_distribution<std::size_t> start(0, tokens.size() - std::size_t(block) - 1);
+    std::vector<Microbatch> batches;
+    for (int i = 0; i < count; ++i) {
+        Microbatch batch{m_nextId++, step, shape, {}, {}};
+        for (int row = 0; row < shape.batch; ++row) {
+            const std::size_t at = start(m_rng);
+            batch.tokens.insert(batch.tokens.end(), tokens.begin() + std::ptrdiff_t(at), tokens.begin() + std::ptrdiff_t(at) + block);
+            batch.targets.insert(batch.targets.end(), tokens.begin() + std::ptrdiff_t(at) + 1,
+                                 tokens.begin() + std::ptrdiff_t(at) + block + 1);
+        }
+        batches.push_back(std::move(batch));
+    }
+    return batches;
+}
+
+void PipelineWorker::train(const PipelineAnswer &answer)
+{
+    if (m_closedStep == answer.step)
+        return;
+    if (m_drivenStep != answer.step) {
+        m_drivenStep = answer.step;
+        m_share = answer.share;
+        m_evalLoss = -1.0;
+        // One trainer measures the validation loss: the first of the step's trainers.
+        QStringList trainers;
+        for (const PipelinePeerInfo &peer : answer.peers) {
+            if (peer.member && peer.stage == 0)
+                trainers.append(peer.peerId);
+        }
+        std::sort(trainers.begin(), trainers.end());
+        m_evaluating = m_settings.evalEvery > 0 && answer.step % m_settings.evalEvery == 0 && !trainers.isEmpty()
+                       && trainers.front() == m_identity.keyId() && int(m_validation.size()) > m_config.blockSize;
+        if (m_evaluating)
+            m_plane->evaluate(microbatches(m_validation, kEvalBatches, std::uint64_t(answer.step)));
+        m_plane->drive(microbatches(m_train, m_share, std::uint64_t(answer.step)));
+        m_hooks.status(WorkState::Training, tr("Training: pipeline stage 1 of %1, step %2").arg(m_settings.stages).arg(answer.step));
+    }
+    const PipelinePlaneState state = m_plane->state();
+    if (m_evaluating && state.evalOutcome) {
+        m_evaluating = false;
+        m_evalLoss = state.evalOutcome->first ? state.evalOutcome->second : -1.0;
+    }
+    if (m_evaluating || state.done + state.failed < m_share || state.inFlight > 0)
+        return;
+    if (Result<void> closed = m_plane->closeStep(std::uint64_t(answer.step)); !closed)
+        return; // a replay is still running: next time
+    m_closedStep = answer.step;
+    setReport(answer, QStringLiteral("closed"));
+    m_report.request.microbatches = state.done;
+    m_report.request.dropped = state.failed;
+    m_report.request.lossSum = state.lossSum;
+    m_report.request.evalLoss = m_evalLoss;
+}
+
+void PipelineWorker::close(const PipelineAnswer &answer)
+{
+    if (m_report.pending())
+        return;
+    if (m_closingSince.time_since_epoch().count() == 0 || m_closedStep != answer.step) {
+        m_closingSince = Clock::now();
+        m_closedStep = answer.step;
+    }
+    if (m_plane->readyForStep(std::uint64_t(answer.step), answer.closedTrainers)) {
+        setReport(answer, QStringLiteral("ready"));
+    } else if (Clock::now() - m_closingSince > kCloseWait) {
+        setReport(answer, QStringLiteral("unready"));
+        m_report.request.why = QStringLiteral("a closed trainer's count never arrived here");
+    }
+}
+
+void PipelineWorker::step(const PipelineAnswer &answer)
+{
+    if (m_stepStarted != answer.step) {
+        m_stepStarted = answer.step;
+        StageStepPlan plan;
+        plan.step = std::uint64_t(answer.step);
+        plan.round = quint64(answer.step) + 1;
+        for (const QString &id : answer.group) {
+            const auto peer = std::find_if(answer.peers.begin(), answer.peers.end(), [&](const auto &p) { return p.peerId == id; });
+            plan.members.append(AllReduceMember{id, peer != answer.peers.end() ? peer->endpoint : QString(), 0, 0});
+        }
+        plan.microbatches = answer.microbatches;
+        plan.lr = m_session.joined().training.lr;
+        plan.gradClip = m_session.joined().training.gradClip;
+        plan.timeoutMs = kStepTimeoutMs;
+        const int last = m_settings.stages - 1;
+        const std::int64_t embedding = std::int64_t(m_config.vocabSize) * m_config.nEmbd;
+        plan.firstRest = spanParameterCount(m_config, m_spans.front()) - embedding;
+        plan.lastRest = spanParameterCount(m_config, m_spans.back()) - embedding;
+        plan.part = m_stage == 0 ? StepPart::TiedFirst : m_stage == last ? StepPart::TiedLast : StepPart::Own;
+        m_hooks.status(WorkState::Averaging, tr("Averaging pipeline stage %1's gradients").arg(m_stage + 1));
+        if (Result<void> started = m_plane->startStep(plan); !started) {
+            setReport(answer, QStringLiteral("failed"));
+            m_report.request.why = toQString(started.error().message);
+        }
+        return;
+    }
+    const PipelinePlaneState state = m_plane->state();
+    if (m_report.request.report == L("stepped") || m_report.request.report == L("failed") || !state.stepOutcome)
+        return;
+    const bool applied = state.stepOutcome->first;
+    setReport(answer, applied ? QStringLiteral("stepped") : QStringLiteral("failed"));
+    m_report.request.microbatches = state.stepCounted;
+    if (!applied) {
+        m_report.request.why = state.stepOutcome->second.left(200);
+        return;
+    }
+    RoundReport report;
+    report.round = answer.step;
+    report.members = int(answer.group.size());
+    report.pipelineStage = m_stage;
+    report.pipelineStages = m_settings.stages;
+    report.microbatches = state.stepCounted;
+    report.paramsHash = state.stepOutcome->second;
+    report.bytesUp = state.bytesSent - m_bytesSent;
+    report.bytesDown = state.bytesReceived - m_bytesReceived;
+    m_bytesSent = state.bytesSent;
+    m_bytesReceived = state.bytesReceived;
+    if (m_stage == 0 && state.done > 0) {
+        report.loss = state.lossSum / state.done;
+        report.tokens = qint64(state.done) * m_settings.microbatchSize * m_config.blockSize;
+    }
+    m_hooks.stepFinished(report);
+}
+
+void PipelineWorker::setReport(const PipelineAnswer &answer, const QString &kind)
+{
+    m_report = {};
+    m_report.request.step = answer.step;
+    m_report.request.report = kind;
+}
+
+void PipelineWorker::publish(const PipelineAnswer &answer)
+{
+    WorkStatus status;
+    status.round = answer.step;
+    status.pipelineStage = m_stage;
+    status.pipelineStages = m_settings.stages;
+    const PipelinePlaneState state = m_plane->state();
+    status.microbatchesServed = state.served;
+    if (m_stage >= 0 && std::size_t(m_stage) < answer.stageRates.size())
+        status.stageThroughput = answer.stageRates[std::size_t(m_stage)];
+    double bottleneck = 0.0;
+    for (const double rate : answer.stageRates)
+        bottleneck = bottleneck == 0.0 ? rate : (rate > 0 ? std::min(bottleneck, rate) : bottleneck);
+    status.bottleneckThroughput = bottleneck;
+    if (answer.phase == L("waiting"))
+        m_hooks.status(WorkState::Waiting, tr("Waiting for every pipeline stage to have a peer"));
+    else if (m_stage > 0 && answer.member && answer.phase == L("training"))
+        m_hooks.status(WorkState::Training, tr("Serving pipeline stage %1 of %2, step %3").arg(m_stage + 1).arg(m_settings.stages).arg(answer.step));
+    m_hooks.progress(status);
+}
+
+} // namespace swarmtrain

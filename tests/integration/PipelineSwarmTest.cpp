@@ -1,0 +1,188 @@
+// Pipeline-stage mode end to end (issue 17): swarmtrain-coordinator --mode pipeline and six
+// `swarmtrain --headless` clients, each its own process, on loopback, in three stages. The swarm
+// learns; every step counts each of its microbatches exactly once at every stage, and each stage's
+// replicas end every step equal; a stage peer killed with SIGKILL in the middle of a step loses
+// nothing, and comes back, takes its stage's state from a neighbour and steps with it again; a
+// coordinator killed and restarted loses no step.
+#include "ChildProcess.h"
+#include "ControlMessages.h"
+#include "CoordinatorClient.h"
+#include "Identity.h"
+#include "SwarmHarness.h"
+#include "TempDir.h"
+#include "TestApplication.h"
+
+#include <QJsonObject>
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <regex>
+#include <set>
+
+using namespace swarmtrain;
+using namespace std::chrono_literals;
+using swarmtrain::test::ChildProcess;
+using swarmtrain::test::waitUntil;
+
+namespace {
+
+class PipelineSwarmTest : public ::testing::Test {
+protected:
+    static constexpr int kClients = 6;
+    static constexpr int kMicrobatches = 6;
+
+    void SetUp() override
+    {
+        test::application();
+        dir.write("data.txt", test::generatedText(120'000));
+    }
+
+    void startCoordinator(int port = 0)
+    {
+        coordinator = std::make_unique<ChildProcess>();
+        std::vector<std::string> args = test::smallSwarmFlags(dir.path() / "coordinator", dir.path() / "data.txt", port);
+        // Two blocks, so three stages each hold a part worth computing; no peer moves stage
+        // (rebalancing has its own tests), so the one killed below has a neighbour to come back to.
+        const std::vector<std::string> pipeline = {"--mode", "pipeline", "--stages", "3", "--min-peers", "6", "--n-layer", "2",
+                                                   "--microbatches-per-step", std::to_string(kMicrobatches),
+                                                   "--microbatch-size", "4", "--eval-every", "5", "--rebalance-seconds", "86400"};
+        args.insert(args.end(), pipeline.begin(), pipeline.end());
+        coordinatorPort = test::startCoordinatorProcess(*coordinator, SWARMTRAIN_COORDINATOR, args, dir.path());
+        ASSERT_NE(coordinatorPort, 0) << coordinator->errors();
+        url = QStringLiteral("http://127.0.0.1:%1").arg(coordinatorPort);
+        status = std::make_unique<CoordinatorClient>(watcher, CoordinatorClientOptions{url, {}, 20, 100, 1000});
+    }
+
+    void startClient(int i, const std::string &suffix = {})
+    {
+        clients[i] = std::make_unique<ChildProcess>();
+        const std::string name = "client" + std::to_string(i);
+        const std::vector<std::string> args = {"--headless", "--swarm", url.toStdString(), "--state-dir",
+                                               (dir.path() / name).string(), "--listen", "127.0.0.1:0", "--threads", "1"};
+        ASSERT_TRUE(clients[i]->start(SWARMTRAIN_CLIENT, args, dir.path() / (name + suffix + ".out"),
+                                      dir.path() / (name + suffix + ".err")));
+    }
+
+    std::optional<PipelineStatus> pipeline() const
+    {
+        Result<QJsonObject> answer = status->getJson(QStringLiteral("/v1/status"));
+        if (!answer)
+            return std::nullopt;
+        Result<StatusAnswer> decoded = StatusAnswer::fromJson(*answer);
+        return decoded ? decoded->pipeline : std::nullopt;
+    }
+
+    // The number of steps done (the open step's number), or -1 when the coordinator does not answer.
+    qint64 stepsDone() const
+    {
+        const std::optional<PipelineStatus> p = pipeline();
+        return p ? p->step : -1;
+    }
+
+    bool waitForSteps(qint64 steps, std::chrono::milliseconds timeout = 5min) const
+    {
+        return waitUntil([&] { return stepsDone() >= steps; }, timeout);
+    }
+
+    // "step N done at stage K of 3: ... params HASH" lines of client i, as (step, stage) -> hash.
+    std::map<std::pair<qint64, int>, std::string> stepsOf(int i) const
+    {
+        static const std::regex line("step (\\d+) done at stage (\\d+) of 3: .* params ([0-9a-f]{64})");
+        std::map<std::pair<qint64, int>, std::string> steps;
+        const std::string out = clients[i]->output();
+        for (auto it = std::sregex_iterator(out.begin(), out.end(), line); it != std::sregex_iterator(); ++it)
+            steps[{std::stoll((*it)[1].str()), std::stoi((*it)[2].str())}] = (*it)[3].str();
+        return steps;
+    }
+
+    std::string logs() const
+    {
+        std::string all = "coordinator:\n" + coordinator->errors();
+        for (int i = 0; i < kClients; ++i)
+            all += "client " + std::to_string(i) + ":\n" + clients[i]->output() + clients[i]->errors();
+        return all;
+    }
+
+    test::TempDir dir;
+    Identity watcher = Identity::generate().value();
+    std::unique_ptr<ChildProcess> coordinator;
+    std::unique_ptr<ChildProcess> clients[kClients];
+    std::unique_ptr<CoordinatorClient> status;
+    QString url;
+    int coordinatorPort = 0;
+};
+
+} // namespace
+
+TEST_F(PipelineSwarmTest, SixClientsInThreeStagesLearnAndSurviveAKilledPeerAndACoordinatorRestart)
+{
+    ASSERT_NO_FATAL_FAILURE(startCoordinator());
+    for (int i = 0; i < kClients; ++i)
+        ASSERT_NO_FATAL_FAILURE(startClient(i));
+    ASSERT_TRUE(waitForSteps(6)) << logs();
+
+    // A peer of a later stage that has a neighbour, killed while the step's microbatches run.
+    std::optional<PipelineStatus> placed = pipeline();
+    ASSERT_TRUE(placed.has_value());
+    QString victimKey;
+    for (std::size_t s = 1; s < placed->stages.size() && victimKey.isEmpty(); ++s) {
+        if (placed->stages[s].peers.size() >= 2)
+            victimKey = placed->stages[s].peers.front();
+    }
+    ASSERT_FALSE(victimKey.isEmpty()) << "no later stage has two peers";
+    int victim = -1;
+    for (int i = 0; i < kClients && victim < 0; ++i) {
+        if (clients[i]->errors().find("peer " + victimKey.toStdString()) != std::string::npos)
+            victim = i;
+    }
+    ASSERT_GE(victim, 0) << "no client says it is peer " << victimKey.toStdString();
+    ASSERT_TRUE(waitUntil([&] {
+        const std::optional<PipelineStatus> p = pipeline();
+        return p && p->phase == QLatin1StringView("training");
+    }, 2min));
+    ASSERT_EQ(clients[victim]->kill(SIGKILL), SIGKILL);
+    const qint64 killedAt = stepsDone();
+    ASSERT_TRUE(waitForSteps(killedAt + 4)) << "training did not go on without the killed peer\n" << logs();
+
+    // Back with the same key: it takes its stage's state from a neighbour and steps again.
+    ASSERT_NO_FATAL_FAILURE(startClient(victim, ".restarted"));
+    ASSERT_TRUE(waitUntil([&] { return !stepsOf(victim).empty(); }, 5min)) << "the restarted peer never stepped again\n" << logs();
+
+    // The coordinator killed mid-run and started again on the same state and port.
+    const qint64 beforeRestart = stepsDone();
+    ASSERT_EQ(coordinator->kill(SIGKILL), SIGKILL);
+    ASSERT_NO_FATAL_FAILURE(startCoordinator(coordinatorPort));
+    ASSERT_TRUE(waitForSteps(beforeRestart + 5)) << "no steps after the coordinator's restart\n" << logs();
+
+    const std::optional<PipelineStatus> final = pipeline();
+    ASSERT_TRUE(final.has_value());
+    ASSERT_FALSE(final->history.empty());
+    qint64 expected = final->history.front().step;
+    std::vector<double> evalLosses;
+    for (const PipelineStatus::Step &step : final->history) {
+        EXPECT_EQ(step.step, expected++) << "a step is missing from the history";
+        // No microbatch lost (the killed peer's work was replayed) and none counted twice.
+        EXPECT_EQ(step.issued, kMicrobatches) << "step " << step.step;
+        for (std::size_t s = 0; s < step.applied.size(); ++s)
+            EXPECT_EQ(step.applied[s], step.issued) << "step " << step.step << ", stage " << s;
+        EXPECT_TRUE(step.agreed) << "step " << step.step << ": a stage's replicas disagree";
+        if (step.evalLoss >= 0)
+            evalLosses.push_back(step.evalLoss);
+    }
+    ASSERT_GE(evalLosses.size(), 3u);
+    EXPECT_LT(evalLosses.back(), evalLosses.front() - 0.2) << "the validation loss did not fall";
+
+    // What the clients printed agrees too: one hash per step and stage.
+    std::map<std::pair<qint64, int>, std::set<std::string>> hashes;
+    for (int i = 0; i < kClients; ++i) {
+        for (const auto &[key, hash] : stepsOf(i))
+            hashes[key].insert(hash);
+    }
+    for (const auto &[key, set] : hashes)
+        EXPECT_EQ(set.size(), 1u) << "step " << key.first << ", stage " << key.second << " ended with " << set.size() << " states";
+    std::cout << "pipeline swarm: " << final->history.size() << " steps, validation loss " << evalLosses.front() << " -> "
+              << evalLosses.back() << ", killed a stage peer at step " << killedAt << ", restarted the coordinator at step "
+              << beforeRestart << std::endl;
+}
