@@ -19,6 +19,18 @@ QString megabytes(qint64 bytes) { return QString::number(double(bytes) / 1e6, 'f
 // One line per round, for people and for scripts.
 QString roundLine(const RoundReport &r)
 {
+    if (r.pipelineStages > 0) {
+        QString line = QStringLiteral("step %1 done at stage %2 of %3: %4 microbatches, group of %5, params %6, up %7, down %8")
+                           .arg(r.round)
+                           .arg(r.pipelineStage + 1)
+                           .arg(r.pipelineStages)
+                           .arg(r.microbatches)
+                           .arg(r.members)
+                           .arg(r.paramsHash, megabytes(r.bytesUp), megabytes(r.bytesDown));
+        if (r.tokens > 0)
+            line += QStringLiteral(", loss %1, %2 tokens").arg(r.loss, 0, 'f', 4).arg(r.tokens);
+        return line;
+    }
     const QString verdict = !r.verdictKnown ? QStringLiteral("verdict pending")
                             : r.accepted    ? QStringLiteral("accepted, credit %1").arg(r.credit, 0, 'f', 1)
                                             : QStringLiteral("not accepted");
