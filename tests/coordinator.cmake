@@ -2,7 +2,7 @@
 # real swarmtrain-coordinator process killed and restarted (integration).
 add_executable(swarmtrain_coordinator_tests
     unit/AdmissionTest.cpp unit/BoundedHttpServerTest.cpp unit/CoordinatorConfigTest.cpp unit/CoordinatorRoundsTest.cpp
-    unit/CoordinatorOwnerDisputesTest.cpp unit/CoordinatorServerTest.cpp
+    unit/CoordinatorOwnerDisputesTest.cpp unit/CoordinatorServerTest.cpp unit/PipelineStepsTest.cpp
     unit/CoordinatorStoreTest.cpp unit/LinkBookTest.cpp unit/LinkMatrixTest.cpp unit/RouteTableTest.cpp
     unit/RateLimiterTest.cpp unit/ScheduleServiceTest.cpp unit/ShardManifestTest.cpp)
 target_link_libraries(swarmtrain_coordinator_tests PRIVATE

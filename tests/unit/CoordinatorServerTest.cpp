@@ -921,3 +921,77 @@ TEST_F(CoordinatorAveragesTest, AnotherMembersAveragesCannotFrameTheUploaderAndA
     EXPECT_FALSE(std::filesystem::exists(averagesOf(a))) << "state 1 is held: round 0's averages are done with";
     EXPECT_FALSE(std::filesystem::exists(averagesOf(b)));
 }
+
+namespace {
+
+// The coordinator in pipeline-stage mode (issue 17): POST /v1/pipeline and GET /v1/validation-sample.
+class CoordinatorPipelineTest : public CoordinatorServerTest {
+protected:
+    void SetUp() override
+    {
+        CoordinatorServerTest::SetUp();
+        options.mode = CoordinatorConfig::Mode::Pipeline;
+        options.schedule.stages = 3;
+        startServer();
+    }
+
+    HttpAnswer pipeline(Peer &peer, const QJsonObject &body) { return post(peer, "/v1/pipeline", body); }
+};
+
+QJsonObject freshPeer() { return PipelineRequest{}.toJson(); }
+
+} // namespace
+
+TEST_F(CoordinatorServerTest, AFullModelSwarmRefusesPipelineRequests)
+{
+    const HttpAnswer joined = join(a, QString());
+    ASSERT_EQ(joined.status, 200);
+    EXPECT_FALSE(JoinAnswer::fromJson(joined.json())->pipeline.has_value());
+    EXPECT_EQ(post(a, "/v1/pipeline", freshPeer()).status, 409);
+    EXPECT_FALSE(StatusAnswer::fromJson(send("GET", "/v1/status", {}, {}).json())->pipeline.has_value());
+}
+
+TEST_F(CoordinatorPipelineTest, PeersArePlacedAndEveryHostileRequestIsRefused)
+{
+    Result<JoinAnswer> joined = JoinAnswer::fromJson(join(a, QStringLiteral("*:1")).json());
+    ASSERT_TRUE(joined.ok()) << joined.error().message;
+    ASSERT_TRUE(joined->pipeline.has_value());
+    EXPECT_EQ(joined->pipeline->stages, 3);
+
+    EXPECT_EQ(send("POST", "/v1/pipeline", QJsonDocument(freshPeer()).toJson(), {}).status, 401);
+    EXPECT_EQ(pipeline(b, freshPeer()).status, 401); // never joined
+    EXPECT_EQ(signedRequest(a, "POST", "/v1/pipeline", "{\"stage\": ").status, 400);
+    QJsonObject beyond = freshPeer();
+    beyond.insert(QStringLiteral("stage"), 5); // within the protocol's bound, beyond this swarm's stages
+    EXPECT_EQ(pipeline(a, beyond).status, 400);
+    QJsonObject forged = PipelineRequest{0, 0, QString(64, QLatin1Char('z'))}.toJson();
+    EXPECT_EQ(pipeline(a, forged).status, 400);
+
+    const HttpAnswer placed = pipeline(a, freshPeer());
+    ASSERT_EQ(placed.status, 200) << placed.body.constData();
+    Result<PipelineAnswer> answer = PipelineAnswer::fromJson(placed.json());
+    ASSERT_TRUE(answer.ok()) << answer.error().message;
+    EXPECT_EQ(answer->stage, 0);
+    EXPECT_EQ(answer->phase, QStringLiteral("waiting"));
+    // A report about a step that is not open changes nothing.
+    PipelineRequest claim;
+    claim.stage = 0;
+    claim.hash = QString(64, QLatin1Char('a'));
+    claim.step = 0;
+    claim.report = QStringLiteral("stepped");
+    claim.microbatches = 100;
+    EXPECT_EQ(pipeline(a, claim.toJson()).status, 200);
+    Result<StatusAnswer> status = StatusAnswer::fromJson(send("GET", "/v1/status", {}, {}).json());
+    ASSERT_TRUE(status.ok()) << status.error().message;
+    ASSERT_TRUE(status->pipeline.has_value());
+    EXPECT_TRUE(status->pipeline->history.empty());
+    EXPECT_EQ(status->pipeline->stages.at(0).peers, QStringList{a.identity.keyId()});
+
+    // The validation sample: for peers only, bounded.
+    EXPECT_EQ(send("GET", "/v1/validation-sample", {}, {}).status, 401);
+    const HttpAnswer sample = signedRequest(a, "GET", "/v1/validation-sample", {});
+    ASSERT_EQ(sample.status, 200);
+    const QString text = sample.json().value(QLatin1StringView("text")).toString();
+    EXPECT_FALSE(text.isEmpty());
+    EXPECT_LE(text.size(), 64 * 1024);
+}

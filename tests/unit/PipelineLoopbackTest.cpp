@@ -532,6 +532,50 @@ TEST_F(PipelineLoopbackTest, MalformedRequestsAreRefusedCountedAndBanned)
     EXPECT_EQ(server.served(), 4);
 }
 
+// A trainer's validation batch (StageEvaluator): an EVALUATE goes to the last stage only, carries
+// the input and the targets, is answered with the loss and leaves nothing held there; anything
+// else is an offence.
+TEST_F(PipelineLoopbackTest, EvaluationsAreForTheLastStageOnlyAndHoldNothing)
+{
+    StageServer &middle = addServer(1, WirePrecision::Float32);
+    StageServer &last = addServer(2, WirePrecision::Float32);
+    Peer &peer = addPeer();
+    std::vector<std::pair<int, double>> answers; // frame type, loss
+    QObject::connect(peer.transport.get(), &PeerTransport::frameReceived, peer.transport.get(),
+                     [&](const QString &, const FrameHeader &header, const QByteArray &) {
+                         answers.emplace_back(int(header.type()), header.stage().loss());
+                     });
+    for (const auto &server : serverPeers) {
+        ASSERT_TRUE(peer.transport->connectToPeer(server->endpoint, server->keyId()).ok());
+        ASSERT_TRUE(QTest::qWaitFor([&] { return peer.transport->isConnected(server->keyId()); }, 30'000));
+    }
+    const std::size_t count = shape.tokenCount() * std::size_t(config.nEmbd);
+    const QByteArray input = encodeWire(std::vector<float>(count, 0.25f), WirePrecision::Float32).value();
+    const QByteArray targets = encodeTargets(std::vector<std::int32_t>(shape.tokenCount(), 1));
+    wire::StageWork work;
+    work.set_microbatch(std::uint64_t(1) << 62);
+    work.set_pass(wire::StageWork::PASS_EVALUATE);
+    work.set_batch(shape.batch);
+    work.set_tokens(shape.tokens);
+    work.set_precision(std::uint32_t(WirePrecision::Float32));
+    auto send = [&](int stage, const QByteArray &payload) {
+        work.set_stage(std::uint32_t(stage));
+        ASSERT_TRUE(peer.transport->send(serverPeers[std::size_t(stage - 1)]->keyId(),
+                                         stageHeader(wire::FRAME_TYPE_STAGE_REQUEST, work, payload.size()), payload)
+                        .ok());
+    };
+    send(2, input + targets);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !answers.empty(); }, 30'000));
+    EXPECT_EQ(answers[0].first, int(wire::FRAME_TYPE_STAGE_REPLY));
+    EXPECT_TRUE(std::isfinite(answers[0].second) && answers[0].second > 0);
+    EXPECT_EQ(test::onStage(last.worker(), [](PipelineStage &stage) { return stage.pendingCount() + stage.confirmedCount(); }), 0);
+    // Before the last stage, and one byte short at it: offences both.
+    send(1, input + targets);
+    send(2, (input + targets).chopped(1));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return middle.offences(peer.keyId()) == 1 && last.offences(peer.keyId()) == 1; }, 30'000));
+    EXPECT_EQ(middle.served(), 0);
+}
+
 // A close is the sender's word about its own microbatches only: one that claims more than the
 // stage holds of it leaves the stage not ready for that sender, and no sender's closes can push
 // out another's.

@@ -93,7 +93,11 @@ bool PipelineSteps::take(const QString &peerId, const PipelineRequest &request)
 {
     const int stage = stageOf(peerId);
     const QString &phase = m_step.phase;
-    if (request.report == L("closed") && phase == L("training") && stage == 0 && !m_step.closed.contains(peerId)) {
+    // Counts that cannot be true (more than the trainer's share, or than the step's microbatches)
+    // are not taken: the step goes on without them.
+    const int share = m_step.shares.contains(peerId) ? m_step.shares.at(peerId) : 0;
+    if (request.report == L("closed") && phase == L("training") && stage == 0 && !m_step.closed.contains(peerId)
+        && request.microbatches + request.dropped == share) {
         m_step.closed[peerId] = {request.microbatches, request.dropped, request.lossSum, request.evalLoss};
         return true;
     }
@@ -106,8 +110,11 @@ bool PipelineSteps::take(const QString &peerId, const PipelineRequest &request)
     }
     const bool inGroup = std::any_of(m_step.groups.begin(), m_step.groups.end(),
                                      [&](const QStringList &group) { return group.contains(peerId); });
+    int closedMicrobatches = 0;
+    for (const auto &[id, closed] : m_step.closed)
+        closedMicrobatches += closed.microbatches;
     if ((request.report == L("stepped") || request.report == L("failed")) && phase == L("stepping") && inGroup
-        && !m_step.stepped.contains(peerId)) {
+        && !m_step.stepped.contains(peerId) && request.microbatches <= closedMicrobatches) {
         const bool ok = request.report == L("stepped") && request.stage == stage && !request.hash.isEmpty();
         m_step.stepped[peerId] = {ok, request.hash, request.microbatches};
         if (!ok)
@@ -292,8 +299,6 @@ void PipelineSteps::tryOpen(qint64 number, const std::vector<PeerRecord> &peers)
         if (m_placement.contains(peer.keyId) && m_online(peer) && !peer.banned())
             placedOnline.push_back(&peer);
     }
-    if (m_history.empty() && int(placedOnline.size()) < m_options.minPeers)
-        return;
     std::vector<int> perStage(std::size_t(m_options.settings.stages), 0);
     for (const PeerRecord *peer : placedOnline)
         ++perStage[std::size_t(m_placement.at(peer->keyId))];
@@ -313,6 +318,9 @@ void PipelineSteps::tryOpen(qint64 number, const std::vector<PeerRecord> &peers)
     }
     if (std::find(covered.begin(), covered.end(), false) != covered.end())
         return; // waiting: some stage has no peer holding its state yet
+    // The swarm's first step waits for --min-peers peers holding their stages.
+    if (m_history.empty() && int(members.size()) < m_options.minPeers)
+        return;
     m_step = Step{};
     m_step.number = number;
     m_step.members = std::move(members);

@@ -17,7 +17,7 @@ namespace swarmtrain {
 struct PipelineStepsOptions {
     PipelineSettings settings;      // settings.stages >= 2
     std::vector<double> stageCosts; // each stage's training FLOPs a token (their ratio is what counts)
-    int minPeers = 1;               // the first step waits for this many placed peers
+    int minPeers = 1;               // the first step waits for this many peers holding their stages
     qint64 trainTimeoutMs = 600'000; // training: a trainer that has not closed by then sits the step out
     qint64 closeTimeoutMs = 30'000;  // closing: stage peers' ready reports
     qint64 stepTimeoutMs = 120'000;  // stepping: the groups' all-reduces and steps

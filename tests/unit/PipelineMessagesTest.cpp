@@ -1,0 +1,155 @@
+// The pipeline-stage mode's control messages (issue 17): each survives its own codec, and every
+// field a stranger sends is bounded and checked before the coordinator or a client trusts it.
+#include "ControlMessages.h"
+#include "PipelineMessages.h"
+
+#include <QJsonArray>
+
+#include <gtest/gtest.h>
+
+using namespace swarmtrain;
+
+namespace {
+
+template <typename Message>
+std::string errorOf(const QJsonObject &json)
+{
+    Result<Message> decoded = Message::fromJson(json);
+    return decoded ? std::string() : decoded.error().message;
+}
+
+PipelineRequest sampleRequest()
+{
+    PipelineRequest r;
+    r.stage = 2;
+    r.stateSteps = 17;
+    r.hash = QString(64, QLatin1Char('e'));
+    r.step = 17;
+    r.report = QStringLiteral("closed");
+    r.microbatches = 3;
+    r.dropped = 1;
+    r.lossSum = 9.5;
+    r.evalLoss = 2.5;
+    r.served = 12;
+    r.busySeconds = 0.75;
+    return r;
+}
+
+PipelineAnswer sampleAnswer()
+{
+    PipelineAnswer a;
+    a.step = 17;
+    a.phase = QStringLiteral("stepping");
+    a.stage = 1;
+    a.member = true;
+    a.share = 2;
+    a.closedTrainers = {QStringLiteral("t1"), QStringLiteral("t2")};
+    a.microbatches = 8;
+    a.group = {QStringLiteral("p1"), QStringLiteral("p2")};
+    a.resyncFrom = QStringLiteral("p2");
+    a.peers = {{QStringLiteral("p1"), QByteArray(32, 'k'), QStringLiteral("127.0.0.1:5000"), 1, true}};
+    a.stageRates = {3.0, 0.0, 2.5};
+    return a;
+}
+
+} // namespace
+
+TEST(PipelineMessagesTest, EveryMessageSurvivesItsOwnCodec)
+{
+    const PipelineRequest request = sampleRequest();
+    Result<PipelineRequest> r = PipelineRequest::fromJson(request.toJson());
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_EQ(r->toJson(), request.toJson());
+
+    const PipelineAnswer answer = sampleAnswer();
+    Result<PipelineAnswer> a = PipelineAnswer::fromJson(answer.toJson());
+    ASSERT_TRUE(a.ok()) << a.error().message;
+    EXPECT_EQ(a->toJson(), answer.toJson());
+
+    PipelineStatus status;
+    status.step = 4;
+    status.phase = QStringLiteral("training");
+    status.stages = {{{QStringLiteral("p1")}, 2.0}, {{QStringLiteral("p2"), QStringLiteral("p3")}, 3.0}};
+    status.bottleneck = 0;
+    status.history = {{3, 8, {8, 8}, 2.5, -1.0, true}};
+    Result<PipelineStatus> s = PipelineStatus::fromJson(status.toJson());
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    EXPECT_EQ(s->toJson(), status.toJson());
+
+    // In the join answer and the status, and absent from a full-model swarm's.
+    JoinAnswer join;
+    join.model.vocabSize = 65;
+    join.tokenizer = {QStringLiteral("char"), QStringLiteral("abc")};
+    join.checkpoint.sha256 = QString(64, QLatin1Char('c'));
+    Result<JoinAnswer> full = JoinAnswer::fromJson(join.toJson());
+    ASSERT_TRUE(full.ok()) << full.error().message;
+    EXPECT_FALSE(full->pipeline.has_value());
+    join.pipeline = PipelineSettings{3, 12, 4, QStringLiteral("fp16"), 5};
+    Result<JoinAnswer> piped = JoinAnswer::fromJson(join.toJson());
+    ASSERT_TRUE(piped.ok()) << piped.error().message;
+    ASSERT_TRUE(piped->pipeline.has_value());
+    EXPECT_EQ(piped->pipeline->toJson(), join.pipeline->toJson());
+}
+
+TEST(PipelineMessagesTest, AHostileRequestIsRefusedFieldByField)
+{
+    const QJsonObject good = sampleRequest().toJson();
+    const auto with = [&](const char *field, const QJsonValue &value) {
+        QJsonObject json = good;
+        json.insert(QLatin1StringView(field), value);
+        return errorOf<PipelineRequest>(json);
+    };
+    EXPECT_EQ(with("stage", 64), "pipeline request.stage must be an integer from -1 to 63");
+    EXPECT_NE(with("hash", QString(64, QLatin1Char('G'))).find("hex"), std::string::npos);
+    EXPECT_NE(with("hash", QStringLiteral("ab")).find("hex"), std::string::npos);
+    EXPECT_NE(with("report", QStringLiteral("credit me")).find("report"), std::string::npos);
+    EXPECT_NE(with("microbatches", 1 << 20).find("microbatches"), std::string::npos);
+    EXPECT_NE(with("loss_sum", -1.0).find("loss_sum"), std::string::npos);
+    EXPECT_NE(with("busy_s", QStringLiteral("lots")).find("busy_s"), std::string::npos);
+    EXPECT_NE(with("served", -5).find("served"), std::string::npos);
+    // A report needs its step; a hash needs a stage.
+    EXPECT_NE(with("step", -1).find("step"), std::string::npos);
+    QJsonObject noStage = good;
+    noStage.insert(QStringLiteral("stage"), -1);
+    EXPECT_NE(errorOf<PipelineRequest>(noStage).find("hash"), std::string::npos);
+    QJsonObject longWhy = good;
+    longWhy.insert(QStringLiteral("why"), QString(10'000, QLatin1Char('x')));
+    Result<PipelineRequest> cut = PipelineRequest::fromJson(longWhy);
+    ASSERT_TRUE(cut.ok());
+    EXPECT_LE(cut->why.size(), 200);
+}
+
+TEST(PipelineMessagesTest, AHostileAnswerIsRefusedBeforeTheClientUsesIt)
+{
+    const QJsonObject good = sampleAnswer().toJson();
+    const auto with = [&](const char *field, const QJsonValue &value) {
+        QJsonObject json = good;
+        json.insert(QLatin1StringView(field), value);
+        return errorOf<PipelineAnswer>(json);
+    };
+    EXPECT_NE(with("phase", QStringLiteral("exploding")).find("phase"), std::string::npos);
+    EXPECT_NE(with("share", 1 << 20).find("share"), std::string::npos);
+    EXPECT_NE(with("stage_rates", QJsonArray{1.0, -2.0}).find("stage_rates"), std::string::npos);
+    EXPECT_NE(with("stage_rates", QJsonArray{QStringLiteral("fast")}).find("stage_rates"), std::string::npos);
+    QJsonArray many;
+    for (int i = 0; i < 2000; ++i)
+        many.append(QStringLiteral("p"));
+    EXPECT_NE(with("group", many).find("group"), std::string::npos);
+    QJsonObject peer = sampleAnswer().toJson().value(QStringLiteral("peers")).toArray().at(0).toObject();
+    peer.insert(QStringLiteral("public_key"), QStringLiteral("AAAA"));
+    EXPECT_NE(with("peers", QJsonArray{peer}).find("public_key"), std::string::npos);
+    peer = sampleAnswer().toJson().value(QStringLiteral("peers")).toArray().at(0).toObject();
+    peer.insert(QStringLiteral("stage"), 99);
+    EXPECT_NE(with("peers", QJsonArray{peer}).find("stage"), std::string::npos);
+    // A pipeline of one stage, or a precision the wire does not have, in a join answer.
+    EXPECT_NE(errorOf<PipelineSettings>(QJsonObject{{QStringLiteral("stages"), 1}, {QStringLiteral("microbatches_per_step"), 4},
+                                                    {QStringLiteral("microbatch_size"), 4}, {QStringLiteral("precision"), QStringLiteral("int8")},
+                                                    {QStringLiteral("eval_every"), 0}})
+                  .find("stages"),
+              std::string::npos);
+    EXPECT_NE(errorOf<PipelineSettings>(QJsonObject{{QStringLiteral("stages"), 2}, {QStringLiteral("microbatches_per_step"), 4},
+                                                    {QStringLiteral("microbatch_size"), 4}, {QStringLiteral("precision"), QStringLiteral("int4")},
+                                                    {QStringLiteral("eval_every"), 0}})
+                  .find("precision"),
+              std::string::npos);
+}

@@ -1,0 +1,265 @@
+// PipelineSteps (issue 17), the coordinator's side of pipeline-stage mode, on a real SQLite store
+// with a clock the test moves: placement, the phases of a step, agreement on hashes, resyncs,
+// offline members, reports that cannot be true, a stage left empty, and a restart mid-step.
+#include "PipelineSteps.h"
+#include "SqliteCoordinatorStore.h"
+#include "TempDir.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+using namespace swarmtrain;
+using swarmtrain::test::TempDir;
+
+namespace {
+
+QString hashOf(char c) { return QString(64, QLatin1Char(c)); }
+
+class PipelineStepsTest : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        options.settings.stages = 3;
+        options.settings.microbatchesPerStep = 4;
+        options.stageCosts = {1.0, 1.0, 1.0};
+        options.minPeers = 3;
+        options.restartGraceMs = 0;
+        options.rebalanceEveryMs = 1'000'000'000; // moves only for an empty stage, unless a test says so
+        reopen();
+    }
+
+    void reopen()
+    {
+        steps.reset();
+        store.reset();
+        store = std::move(SqliteCoordinatorStore::open(dir.path() / "c.db")).value();
+        steps = std::make_unique<PipelineSteps>(
+            *store, [this](const PeerRecord &peer) { return now - peer.lastSeenMs <= 3000; }, [this] { return now; });
+        ASSERT_TRUE(steps->start(options).ok());
+    }
+
+    void addPeer(const QString &id)
+    {
+        PeerRecord peer;
+        peer.keyId = id;
+        peer.publicKey = QByteArray(32, 'k');
+        peer.endpoint = QStringLiteral("127.0.0.1:1");
+        peer.reachable = true;
+        peer.ordinal = qint64(store->peers()->size());
+        peer.lastSeenMs = now;
+        ASSERT_TRUE(store->savePeer(peer).ok());
+    }
+
+    // A request from `id` as POST /v1/pipeline makes it: seen now, then handled.
+    PipelineAnswer poll(const QString &id, PipelineRequest request)
+    {
+        EXPECT_TRUE(store->recordHeartbeat(id, QStringLiteral("training"), {}, 0.0, -1, now).ok());
+        Result<PipelineAnswer> answer = steps->handle(store->peer(id).value().value(), request);
+        EXPECT_TRUE(answer.ok()) << (answer ? "" : answer.error().message);
+        return answer ? *answer : PipelineAnswer{};
+    }
+
+    // What a peer holding `stage` at `hash` after `stateSteps` steps says, with no report.
+    static PipelineRequest holding(int stage, const QString &hash, qint64 stateSteps = 0)
+    {
+        PipelineRequest r;
+        r.stage = stage;
+        r.hash = hash;
+        r.stateSteps = stateSteps;
+        return r;
+    }
+
+    static PipelineRequest report(PipelineRequest r, qint64 step, const QString &kind, int microbatches = 0)
+    {
+        r.step = step;
+        r.report = kind;
+        r.microbatches = microbatches;
+        return r;
+    }
+
+    // Three peers placed on stages 0, 1, 2, each holding its fresh stage: step 0 opens.
+    void threeFreshPeers()
+    {
+        for (const QString &id : {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}) {
+            addPeer(id);
+            EXPECT_EQ(poll(id, PipelineRequest{}).stage, int(id.at(0).unicode() - 'a'));
+        }
+        poll(QStringLiteral("a"), holding(0, hashOf('0')));
+        poll(QStringLiteral("b"), holding(1, hashOf('1')));
+        poll(QStringLiteral("c"), holding(2, hashOf('2')));
+    }
+
+    // Runs the open step with every member reporting, stage s ending at `after[s]`.
+    void runStep(qint64 step, const std::vector<QString> &after)
+    {
+        poll(QStringLiteral("a"), report(holding(0, hashOf('0')), step, QStringLiteral("closed"), 4));
+        for (const QString &id : {QStringLiteral("b"), QStringLiteral("c")})
+            poll(id, report(holding(id == QLatin1StringView("b") ? 1 : 2, {}), step, QStringLiteral("ready")));
+        const QString ids[] = {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")};
+        for (int s = 0; s < 3; ++s)
+            poll(ids[s], report(holding(s, after[std::size_t(s)], step + 1), step, QStringLiteral("stepped"), 4));
+    }
+
+    TempDir dir;
+    qint64 now = 1'000'000;
+    PipelineStepsOptions options;
+    std::unique_ptr<SqliteCoordinatorStore> store;
+    std::unique_ptr<PipelineSteps> steps;
+};
+
+} // namespace
+
+TEST_F(PipelineStepsTest, PlacesPeersAndOpensTheFirstStepOnceEveryStageHoldsItsState)
+{
+    addPeer(QStringLiteral("a"));
+    addPeer(QStringLiteral("b"));
+    EXPECT_EQ(poll(QStringLiteral("a"), PipelineRequest{}).stage, 0);
+    const PipelineAnswer second = poll(QStringLiteral("b"), holding(-1, {}));
+    EXPECT_EQ(second.stage, 1);
+    EXPECT_EQ(second.phase, QStringLiteral("waiting"));
+    threeFreshPeers();
+    const PipelineAnswer trainer = poll(QStringLiteral("a"), holding(0, hashOf('0')));
+    EXPECT_EQ(trainer.phase, QStringLiteral("training"));
+    EXPECT_TRUE(trainer.member);
+    EXPECT_EQ(trainer.share, 4); // the only trainer drives the whole step
+    EXPECT_EQ(trainer.peers.size(), 3u);
+}
+
+TEST_F(PipelineStepsTest, AStepGoesThroughItsPhasesAndRecordsItsCounts)
+{
+    threeFreshPeers();
+    runStep(0, {hashOf('3'), hashOf('4'), hashOf('5')});
+    const PipelineStatus status = steps->status();
+    ASSERT_EQ(status.history.size(), 1u);
+    EXPECT_EQ(status.history[0].issued, 4);
+    EXPECT_EQ(status.history[0].applied, (std::vector<int>{4, 4, 4}));
+    EXPECT_TRUE(status.history[0].agreed);
+    // The peers hold the agreed states: step 1 opens with all three.
+    poll(QStringLiteral("b"), holding(1, hashOf('4'), 1));
+    poll(QStringLiteral("c"), holding(2, hashOf('5'), 1));
+    const PipelineAnswer next = poll(QStringLiteral("a"), holding(0, hashOf('3'), 1));
+    EXPECT_EQ(next.step, 1);
+    EXPECT_EQ(next.phase, QStringLiteral("training"));
+}
+
+TEST_F(PipelineStepsTest, ADisagreeingReplicaSitsOutAndResyncsFromAnAgreeingOne)
+{
+    threeFreshPeers();
+    addPeer(QStringLiteral("d")); // placed on stage 0 or 1 or 2: the first with the least capacity
+    const int dStage = poll(QStringLiteral("d"), PipelineRequest{}).stage;
+    ASSERT_EQ(dStage, 0);
+    // d holds its fresh stage too late for step 0, and steps with nobody.
+    runStep(0, {hashOf('3'), hashOf('4'), hashOf('5')});
+    const PipelineAnswer d = poll(QStringLiteral("d"), holding(0, hashOf('0')));
+    EXPECT_FALSE(d.member);
+    EXPECT_EQ(d.resyncFrom, QStringLiteral("a")); // the stage's agreed state is a's
+}
+
+TEST_F(PipelineStepsTest, ReportsThatCannotBeTrueChangeNothing)
+{
+    threeFreshPeers();
+    // More microbatches than the trainer's share, a report of another step, a stage peer
+    // claiming a trainer's close: none is taken, the step stays in training.
+    poll(QStringLiteral("a"), report(holding(0, hashOf('0')), 0, QStringLiteral("closed"), 1000));
+    poll(QStringLiteral("a"), report(holding(0, hashOf('0')), 7, QStringLiteral("closed"), 4));
+    EXPECT_EQ(poll(QStringLiteral("b"), report(holding(1, hashOf('1')), 0, QStringLiteral("closed"), 4)).phase,
+              QStringLiteral("training"));
+    // A stranger's report about the step is ignored.
+    addPeer(QStringLiteral("x"));
+    poll(QStringLiteral("x"), report(holding(-1, {}), 0, QStringLiteral("stepped"), 4));
+    poll(QStringLiteral("a"), report(holding(0, hashOf('0')), 0, QStringLiteral("closed"), 4));
+    poll(QStringLiteral("b"), report(holding(1, {}), 0, QStringLiteral("ready")));
+    poll(QStringLiteral("c"), report(holding(2, {}), 0, QStringLiteral("ready")));
+    // A step that counts more microbatches than the trainers closed is not taken either.
+    EXPECT_EQ(poll(QStringLiteral("b"), report(holding(1, hashOf('4'), 1), 0, QStringLiteral("stepped"), 5)).phase,
+              QStringLiteral("stepping"));
+    EXPECT_TRUE(steps->status().history.empty());
+}
+
+TEST_F(PipelineStepsTest, AnOfflineMemberIsLeftOutOfThePhaseItHoldsUp)
+{
+    options.minPeers = 5;
+    ASSERT_NO_FATAL_FAILURE(reopen());
+    const QStringList ids{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("d"), QStringLiteral("e")};
+    const int expected[] = {0, 1, 2, 0, 1}; // each to the stage with the least capacity, the first of equals
+    for (qsizetype i = 0; i < ids.size(); ++i) {
+        addPeer(ids[i]);
+        ASSERT_EQ(poll(ids[i], PipelineRequest{}).stage, expected[i]);
+    }
+    for (qsizetype i = 0; i < ids.size(); ++i)
+        poll(ids[i], holding(expected[i], hashOf(char('0' + expected[i]))));
+    const PipelineAnswer a = poll(QStringLiteral("a"), holding(0, hashOf('0')));
+    ASSERT_EQ(a.phase, QStringLiteral("training"));
+    EXPECT_EQ(a.share, 2); // two trainers share the step's four microbatches
+    poll(QStringLiteral("a"), report(holding(0, hashOf('0')), 0, QStringLiteral("closed"), 2));
+    poll(QStringLiteral("d"), report(holding(0, hashOf('0')), 0, QStringLiteral("closed"), 2));
+    poll(QStringLiteral("b"), report(holding(1, hashOf('1')), 0, QStringLiteral("ready")));
+    // e never says: the closing waits for it while it is online...
+    EXPECT_EQ(poll(QStringLiteral("c"), report(holding(2, hashOf('2')), 0, QStringLiteral("ready"))).phase,
+              QStringLiteral("closing"));
+    // ...and goes on without it once it is not.
+    now += 5000;
+    const PipelineAnswer b = poll(QStringLiteral("b"), report(holding(1, hashOf('1')), 0, QStringLiteral("ready")));
+    EXPECT_EQ(b.phase, QStringLiteral("stepping"));
+    EXPECT_EQ(b.group, QStringList{QStringLiteral("b")});
+    EXPECT_EQ(b.microbatches, 4);
+}
+
+TEST_F(PipelineStepsTest, AStageLeftWithNoPeerGetsOneAtOnce)
+{
+    threeFreshPeers();
+    addPeer(QStringLiteral("d"));
+    ASSERT_EQ(poll(QStringLiteral("d"), PipelineRequest{}).stage, 0);
+    runStep(0, {hashOf('3'), hashOf('4'), hashOf('5')});
+    // c, stage 2's only peer, goes away in step 1.
+    now += 5000;
+    poll(QStringLiteral("a"), report(holding(0, hashOf('3'), 1), 1, QStringLiteral("closed"), 4));
+    poll(QStringLiteral("b"), report(holding(1, hashOf('4'), 1), 1, QStringLiteral("ready")));
+    poll(QStringLiteral("d"), PipelineRequest{});
+    // Without the last stage the tied group cannot step; stage 1 steps alone.
+    const PipelineAnswer stepping = poll(QStringLiteral("b"), holding(1, hashOf('4'), 1));
+    ASSERT_EQ(stepping.phase, QStringLiteral("stepping"));
+    EXPECT_EQ(stepping.group, QStringList{QStringLiteral("b")});
+    poll(QStringLiteral("b"), report(holding(1, hashOf('6'), 2), 1, QStringLiteral("stepped"), 4));
+    // The next step finds stage 2 empty and moves one of stage 0's two peers there at once.
+    const PipelineAnswer d = poll(QStringLiteral("d"), PipelineRequest{});
+    const PipelineAnswer a = poll(QStringLiteral("a"), holding(0, hashOf('3'), 1));
+    ASSERT_TRUE((d.stage == 2) != (a.stage == 2)) << "d at " << d.stage << ", a at " << a.stage;
+    const PipelineStatus status = steps->status();
+    EXPECT_EQ(status.history.back().applied, (std::vector<int>{0, 4, 0})); // what step 1 counted, honestly
+    if (d.stage == 2) {
+        // No online peer holds stage 2's state any more: it goes on from the moved peer's.
+        EXPECT_EQ(poll(QStringLiteral("d"), holding(2, hashOf('9'))).phase, QStringLiteral("training"));
+    }
+}
+
+TEST_F(PipelineStepsTest, ARestartedCoordinatorCarriesOnTheOpenStep)
+{
+    threeFreshPeers();
+    poll(QStringLiteral("a"), report(holding(0, hashOf('0')), 0, QStringLiteral("closed"), 4));
+    poll(QStringLiteral("b"), report(holding(1, {}), 0, QStringLiteral("ready")));
+    ASSERT_NO_FATAL_FAILURE(reopen());
+    // The placement and the step's reports survived: c's ready report finishes the closing.
+    EXPECT_EQ(poll(QStringLiteral("c"), report(holding(2, hashOf('2')), 0, QStringLiteral("ready"))).phase,
+              QStringLiteral("stepping"));
+    for (const auto &[id, stage] : {std::pair{QStringLiteral("a"), 0}, std::pair{QStringLiteral("b"), 1}, std::pair{QStringLiteral("c"), 2}})
+        poll(id, report(holding(stage, hashOf(char('3' + stage)), 1), 0, QStringLiteral("stepped"), 4));
+    ASSERT_NO_FATAL_FAILURE(reopen());
+    const PipelineStatus status = steps->status();
+    ASSERT_EQ(status.history.size(), 1u);
+    EXPECT_EQ(status.history[0].applied, (std::vector<int>{4, 4, 4}));
+    EXPECT_EQ(status.step, 1);
+}
+
+TEST_F(PipelineStepsTest, AStoreWithAnotherStageCountIsRefused)
+{
+    threeFreshPeers();
+    options.settings.stages = 2;
+    options.stageCosts = {1.0, 1.0};
+    steps.reset();
+    steps = std::make_unique<PipelineSteps>(*store, [](const PeerRecord &) { return true; }, [this] { return now; });
+    const Result<void> started = steps->start(options);
+    ASSERT_FALSE(started.ok());
+    EXPECT_NE(started.error().message.find("--stages"), std::string::npos);
+}
