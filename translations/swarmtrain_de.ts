@@ -142,6 +142,14 @@
         <source>%1 is plain http:// to another computer: anyone on the way could forge the swarm&apos;s answers. Ask for its https:// invite link, or allow plain HTTP.</source>
         <translation>%1 ist unverschlüsseltes http:// zu einem anderen Computer: Jeder auf dem Weg könnte die Antworten des Schwarms fälschen. Bitte um den https://-Einladungslink oder erlaube unverschlüsseltes HTTP.</translation>
     </message>
+    <message>
+        <source>Pipeline stage: not placed yet</source>
+        <translation>Pipeline-Stufe: noch nicht zugeteilt</translation>
+    </message>
+    <message>
+        <source>Pipeline stage %1 of %2</source>
+        <translation>Pipeline-Stufe %1 von %2</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::DashboardPage</name>
@@ -260,6 +268,18 @@
     <message>
         <source>GPU-hours per day, %1 – %2</source>
         <translation>GPU-Stunden pro Tag, %1 – %2</translation>
+    </message>
+    <message>
+        <source>%1 microbatches/s</source>
+        <translation>%1 Mikrobatches/s</translation>
+    </message>
+    <message>
+        <source>This stage %1/s, the slowest %2/s</source>
+        <translation>Diese Stufe %1/s, die langsamste %2/s</translation>
+    </message>
+    <message>
+        <source>Stage throughput not measured yet</source>
+        <translation>Durchsatz der Stufe noch nicht gemessen</translation>
     </message>
 </context>
 <context>
@@ -515,6 +535,41 @@
     <message>
         <source>Log</source>
         <translation>Protokoll</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::PipelineWorker</name>
+    <message>
+        <source>Paused: %1</source>
+        <translation>Pausiert: %1</translation>
+    </message>
+    <message>
+        <source>Waiting for the coordinator to place this PC in the pipeline</source>
+        <translation>Warte darauf, dass der Koordinator diesen PC in der Pipeline einteilt</translation>
+    </message>
+    <message>
+        <source>Building pipeline stage %1 of %2</source>
+        <translation>Baue Pipeline-Stufe %1 von %2 auf</translation>
+    </message>
+    <message>
+        <source>Taking pipeline stage %1&apos;s state from a neighbour</source>
+        <translation>Übernehme den Zustand von Pipeline-Stufe %1 von einem Nachbarn</translation>
+    </message>
+    <message>
+        <source>Training: pipeline stage 1 of %1, step %2</source>
+        <translation>Training: Pipeline-Stufe 1 von %1, Schritt %2</translation>
+    </message>
+    <message>
+        <source>Averaging pipeline stage %1&apos;s gradients</source>
+        <translation>Mittle die Gradienten von Pipeline-Stufe %1</translation>
+    </message>
+    <message>
+        <source>Waiting for every pipeline stage to have a peer</source>
+        <translation>Warte, bis jede Pipeline-Stufe einen Peer hat</translation>
+    </message>
+    <message>
+        <source>Serving pipeline stage %1 of %2, step %3</source>
+        <translation>Bediene Pipeline-Stufe %1 von %2, Schritt %3</translation>
     </message>
 </context>
 <context>
@@ -805,6 +860,33 @@
     <message>
         <source>Allow plain http:// to other computers (unsafe: their answers could be forged)</source>
         <translation>Unverschlüsseltes http:// zu anderen Computern erlauben (unsicher: ihre Antworten könnten gefälscht sein)</translation>
+    </message>
+    <message>
+        <source>Pipeline stages</source>
+        <translation>Pipeline-Stufen</translation>
+    </message>
+    <message>
+        <source>Pipeline stage: not placed yet</source>
+        <translation>Pipeline-Stufe: noch nicht zugeteilt</translation>
+    </message>
+    <message>
+        <source>Pipeline stage %1 of %2</source>
+        <translation>Pipeline-Stufe %1 von %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>Stage %1: %n peer(s)</source>
+        <translation>
+            <numerusform>Stufe %1: %n Peer</numerusform>
+            <numerusform>Stufe %1: %n Peers</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>, %1 microbatches/s</source>
+        <translation>, %1 Mikrobatches/s</translation>
+    </message>
+    <message>
+        <source> (the slowest)</source>
+        <translation> (die langsamste)</translation>
     </message>
 </context>
 <context>

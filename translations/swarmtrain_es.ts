@@ -142,6 +142,14 @@
         <source>%1 is plain http:// to another computer: anyone on the way could forge the swarm&apos;s answers. Ask for its https:// invite link, or allow plain HTTP.</source>
         <translation>%1 es http:// sin cifrar hacia otro ordenador: cualquiera en el camino podría falsificar las respuestas del enjambre. Pide su enlace de invitación https:// o permite HTTP sin cifrar.</translation>
     </message>
+    <message>
+        <source>Pipeline stage: not placed yet</source>
+        <translation>Etapa del pipeline: aún sin asignar</translation>
+    </message>
+    <message>
+        <source>Pipeline stage %1 of %2</source>
+        <translation>Etapa %1 de %2 del pipeline</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::DashboardPage</name>
@@ -260,6 +268,18 @@
     <message>
         <source>GPU-hours per day, %1 – %2</source>
         <translation>Horas de GPU por día, %1 – %2</translation>
+    </message>
+    <message>
+        <source>%1 microbatches/s</source>
+        <translation>%1 microlotes/s</translation>
+    </message>
+    <message>
+        <source>This stage %1/s, the slowest %2/s</source>
+        <translation>Esta etapa %1/s, la más lenta %2/s</translation>
+    </message>
+    <message>
+        <source>Stage throughput not measured yet</source>
+        <translation>Rendimiento de la etapa aún sin medir</translation>
     </message>
 </context>
 <context>
@@ -515,6 +535,41 @@
     <message>
         <source>Log</source>
         <translation>Registro</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::PipelineWorker</name>
+    <message>
+        <source>Paused: %1</source>
+        <translation>En pausa: %1</translation>
+    </message>
+    <message>
+        <source>Waiting for the coordinator to place this PC in the pipeline</source>
+        <translation>Esperando a que el coordinador asigne este PC en el pipeline</translation>
+    </message>
+    <message>
+        <source>Building pipeline stage %1 of %2</source>
+        <translation>Construyendo la etapa %1 de %2 del pipeline</translation>
+    </message>
+    <message>
+        <source>Taking pipeline stage %1&apos;s state from a neighbour</source>
+        <translation>Tomando el estado de la etapa %1 del pipeline de un vecino</translation>
+    </message>
+    <message>
+        <source>Training: pipeline stage 1 of %1, step %2</source>
+        <translation>Entrenando: etapa 1 de %1 del pipeline, paso %2</translation>
+    </message>
+    <message>
+        <source>Averaging pipeline stage %1&apos;s gradients</source>
+        <translation>Promediando los gradientes de la etapa %1 del pipeline</translation>
+    </message>
+    <message>
+        <source>Waiting for every pipeline stage to have a peer</source>
+        <translation>Esperando a que cada etapa del pipeline tenga un par</translation>
+    </message>
+    <message>
+        <source>Serving pipeline stage %1 of %2, step %3</source>
+        <translation>Sirviendo la etapa %1 de %2 del pipeline, paso %3</translation>
     </message>
 </context>
 <context>
@@ -805,6 +860,33 @@
     <message>
         <source>Allow plain http:// to other computers (unsafe: their answers could be forged)</source>
         <translation>Permitir http:// sin cifrar hacia otros ordenadores (inseguro: sus respuestas podrían falsificarse)</translation>
+    </message>
+    <message>
+        <source>Pipeline stages</source>
+        <translation>Etapas del pipeline</translation>
+    </message>
+    <message>
+        <source>Pipeline stage: not placed yet</source>
+        <translation>Etapa del pipeline: aún sin asignar</translation>
+    </message>
+    <message>
+        <source>Pipeline stage %1 of %2</source>
+        <translation>Etapa %1 de %2 del pipeline</translation>
+    </message>
+    <message numerus="yes">
+        <source>Stage %1: %n peer(s)</source>
+        <translation>
+            <numerusform>Etapa %1: %n par</numerusform>
+            <numerusform>Etapa %1: %n pares</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>, %1 microbatches/s</source>
+        <translation>, %1 microlotes/s</translation>
+    </message>
+    <message>
+        <source> (the slowest)</source>
+        <translation> (la más lenta)</translation>
     </message>
 </context>
 <context>

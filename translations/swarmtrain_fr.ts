@@ -142,6 +142,14 @@
         <source>%1 is plain http:// to another computer: anyone on the way could forge the swarm&apos;s answers. Ask for its https:// invite link, or allow plain HTTP.</source>
         <translation>%1 est du http:// non chiffré vers un autre ordinateur : n’importe qui sur le chemin pourrait falsifier les réponses de l’essaim. Demandez son lien d’invitation https:// ou autorisez le HTTP non chiffré.</translation>
     </message>
+    <message>
+        <source>Pipeline stage: not placed yet</source>
+        <translation>Étage du pipeline : pas encore attribué</translation>
+    </message>
+    <message>
+        <source>Pipeline stage %1 of %2</source>
+        <translation>Étage %1 sur %2 du pipeline</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::DashboardPage</name>
@@ -260,6 +268,18 @@
     <message>
         <source>GPU-hours per day, %1 – %2</source>
         <translation>Heures GPU par jour, %1 – %2</translation>
+    </message>
+    <message>
+        <source>%1 microbatches/s</source>
+        <translation>%1 micro-lots/s</translation>
+    </message>
+    <message>
+        <source>This stage %1/s, the slowest %2/s</source>
+        <translation>Cet étage %1/s, le plus lent %2/s</translation>
+    </message>
+    <message>
+        <source>Stage throughput not measured yet</source>
+        <translation>Débit de l’étage pas encore mesuré</translation>
     </message>
 </context>
 <context>
@@ -515,6 +535,41 @@
     <message>
         <source>Log</source>
         <translation>Journal</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::PipelineWorker</name>
+    <message>
+        <source>Paused: %1</source>
+        <translation>En pause : %1</translation>
+    </message>
+    <message>
+        <source>Waiting for the coordinator to place this PC in the pipeline</source>
+        <translation>En attente que le coordinateur place ce PC dans le pipeline</translation>
+    </message>
+    <message>
+        <source>Building pipeline stage %1 of %2</source>
+        <translation>Construction de l’étage %1 sur %2 du pipeline</translation>
+    </message>
+    <message>
+        <source>Taking pipeline stage %1&apos;s state from a neighbour</source>
+        <translation>Récupération de l’état de l’étage %1 du pipeline auprès d’un voisin</translation>
+    </message>
+    <message>
+        <source>Training: pipeline stage 1 of %1, step %2</source>
+        <translation>Entraînement : étage 1 sur %1 du pipeline, pas %2</translation>
+    </message>
+    <message>
+        <source>Averaging pipeline stage %1&apos;s gradients</source>
+        <translation>Moyenne des gradients de l’étage %1 du pipeline</translation>
+    </message>
+    <message>
+        <source>Waiting for every pipeline stage to have a peer</source>
+        <translation>En attente d’un pair pour chaque étage du pipeline</translation>
+    </message>
+    <message>
+        <source>Serving pipeline stage %1 of %2, step %3</source>
+        <translation>Service de l’étage %1 sur %2 du pipeline, pas %3</translation>
     </message>
 </context>
 <context>
@@ -805,6 +860,33 @@
     <message>
         <source>Allow plain http:// to other computers (unsafe: their answers could be forged)</source>
         <translation>Autoriser le http:// non chiffré vers d’autres ordinateurs (risqué : leurs réponses pourraient être falsifiées)</translation>
+    </message>
+    <message>
+        <source>Pipeline stages</source>
+        <translation>Étages du pipeline</translation>
+    </message>
+    <message>
+        <source>Pipeline stage: not placed yet</source>
+        <translation>Étage du pipeline : pas encore attribué</translation>
+    </message>
+    <message>
+        <source>Pipeline stage %1 of %2</source>
+        <translation>Étage %1 sur %2 du pipeline</translation>
+    </message>
+    <message numerus="yes">
+        <source>Stage %1: %n peer(s)</source>
+        <translation>
+            <numerusform>Étage %1 : %n pair</numerusform>
+            <numerusform>Étage %1 : %n pairs</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>, %1 microbatches/s</source>
+        <translation>, %1 micro-lots/s</translation>
+    </message>
+    <message>
+        <source> (the slowest)</source>
+        <translation> (le plus lent)</translation>
     </message>
 </context>
 <context>

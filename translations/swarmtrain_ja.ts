@@ -141,6 +141,14 @@
         <source>%1 is plain http:// to another computer: anyone on the way could forge the swarm&apos;s answers. Ask for its https:// invite link, or allow plain HTTP.</source>
         <translation>%1 は別のコンピューターへの暗号化されていない http:// です。経路上の誰でもスウォームの応答を偽造できます。https:// の招待リンクを依頼するか、暗号化されていない HTTP を許可してください。</translation>
     </message>
+    <message>
+        <source>Pipeline stage: not placed yet</source>
+        <translation>パイプライン段: まだ割り当てられていません</translation>
+    </message>
+    <message>
+        <source>Pipeline stage %1 of %2</source>
+        <translation>パイプライン段 %1 / %2</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::DashboardPage</name>
@@ -259,6 +267,18 @@
     <message>
         <source>GPU-hours per day, %1 – %2</source>
         <translation>1 日あたりの GPU 時間（%1 ～ %2）</translation>
+    </message>
+    <message>
+        <source>%1 microbatches/s</source>
+        <translation>%1 マイクロバッチ/秒</translation>
+    </message>
+    <message>
+        <source>This stage %1/s, the slowest %2/s</source>
+        <translation>この段 %1/秒、最も遅い段 %2/秒</translation>
+    </message>
+    <message>
+        <source>Stage throughput not measured yet</source>
+        <translation>段のスループットはまだ測定されていません</translation>
     </message>
 </context>
 <context>
@@ -514,6 +534,41 @@
     <message>
         <source>Log</source>
         <translation>ログ</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::PipelineWorker</name>
+    <message>
+        <source>Paused: %1</source>
+        <translation>一時停止中: %1</translation>
+    </message>
+    <message>
+        <source>Waiting for the coordinator to place this PC in the pipeline</source>
+        <translation>コーディネーターがこの PC をパイプラインに配置するのを待っています</translation>
+    </message>
+    <message>
+        <source>Building pipeline stage %1 of %2</source>
+        <translation>パイプライン段 %1 / %2 を構築しています</translation>
+    </message>
+    <message>
+        <source>Taking pipeline stage %1&apos;s state from a neighbour</source>
+        <translation>パイプライン段 %1 の状態を隣のピアから取得しています</translation>
+    </message>
+    <message>
+        <source>Training: pipeline stage 1 of %1, step %2</source>
+        <translation>学習中: パイプライン段 1 / %1、ステップ %2</translation>
+    </message>
+    <message>
+        <source>Averaging pipeline stage %1&apos;s gradients</source>
+        <translation>パイプライン段 %1 の勾配を平均しています</translation>
+    </message>
+    <message>
+        <source>Waiting for every pipeline stage to have a peer</source>
+        <translation>すべてのパイプライン段にピアがそろうのを待っています</translation>
+    </message>
+    <message>
+        <source>Serving pipeline stage %1 of %2, step %3</source>
+        <translation>パイプライン段 %1 / %2 を担当中、ステップ %3</translation>
     </message>
 </context>
 <context>
@@ -804,6 +859,32 @@
     <message>
         <source>Allow plain http:// to other computers (unsafe: their answers could be forged)</source>
         <translation>別のコンピューターへの暗号化されていない http:// を許可する（危険: 応答が偽造される可能性があります）</translation>
+    </message>
+    <message>
+        <source>Pipeline stages</source>
+        <translation>パイプライン段</translation>
+    </message>
+    <message>
+        <source>Pipeline stage: not placed yet</source>
+        <translation>パイプライン段: まだ割り当てられていません</translation>
+    </message>
+    <message>
+        <source>Pipeline stage %1 of %2</source>
+        <translation>パイプライン段 %1 / %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>Stage %1: %n peer(s)</source>
+        <translation>
+            <numerusform>段 %1: ピア %n 台</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>, %1 microbatches/s</source>
+        <translation>、%1 マイクロバッチ/秒</translation>
+    </message>
+    <message>
+        <source> (the slowest)</source>
+        <translation>（最も遅い）</translation>
     </message>
 </context>
 <context>

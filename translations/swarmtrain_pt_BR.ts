@@ -142,6 +142,14 @@
         <source>%1 is plain http:// to another computer: anyone on the way could forge the swarm&apos;s answers. Ask for its https:// invite link, or allow plain HTTP.</source>
         <translation>%1 é http:// sem criptografia para outro computador: qualquer um no caminho poderia falsificar as respostas do enxame. Peça o link de convite https:// ou permita HTTP sem criptografia.</translation>
     </message>
+    <message>
+        <source>Pipeline stage: not placed yet</source>
+        <translation>Estágio do pipeline: ainda não atribuído</translation>
+    </message>
+    <message>
+        <source>Pipeline stage %1 of %2</source>
+        <translation>Estágio %1 de %2 do pipeline</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::DashboardPage</name>
@@ -260,6 +268,18 @@
     <message>
         <source>GPU-hours per day, %1 – %2</source>
         <translation>Horas de GPU por dia, %1 – %2</translation>
+    </message>
+    <message>
+        <source>%1 microbatches/s</source>
+        <translation>%1 microlotes/s</translation>
+    </message>
+    <message>
+        <source>This stage %1/s, the slowest %2/s</source>
+        <translation>Este estágio %1/s, o mais lento %2/s</translation>
+    </message>
+    <message>
+        <source>Stage throughput not measured yet</source>
+        <translation>Vazão do estágio ainda não medida</translation>
     </message>
 </context>
 <context>
@@ -515,6 +535,41 @@
     <message>
         <source>Log</source>
         <translation>Registro</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::PipelineWorker</name>
+    <message>
+        <source>Paused: %1</source>
+        <translation>Pausado: %1</translation>
+    </message>
+    <message>
+        <source>Waiting for the coordinator to place this PC in the pipeline</source>
+        <translation>Aguardando o coordenador posicionar este PC no pipeline</translation>
+    </message>
+    <message>
+        <source>Building pipeline stage %1 of %2</source>
+        <translation>Construindo o estágio %1 de %2 do pipeline</translation>
+    </message>
+    <message>
+        <source>Taking pipeline stage %1&apos;s state from a neighbour</source>
+        <translation>Obtendo o estado do estágio %1 do pipeline de um vizinho</translation>
+    </message>
+    <message>
+        <source>Training: pipeline stage 1 of %1, step %2</source>
+        <translation>Treinando: estágio 1 de %1 do pipeline, passo %2</translation>
+    </message>
+    <message>
+        <source>Averaging pipeline stage %1&apos;s gradients</source>
+        <translation>Calculando a média dos gradientes do estágio %1 do pipeline</translation>
+    </message>
+    <message>
+        <source>Waiting for every pipeline stage to have a peer</source>
+        <translation>Aguardando que cada estágio do pipeline tenha um par</translation>
+    </message>
+    <message>
+        <source>Serving pipeline stage %1 of %2, step %3</source>
+        <translation>Servindo o estágio %1 de %2 do pipeline, passo %3</translation>
     </message>
 </context>
 <context>
@@ -805,6 +860,33 @@
     <message>
         <source>Allow plain http:// to other computers (unsafe: their answers could be forged)</source>
         <translation>Permitir http:// sem criptografia para outros computadores (inseguro: as respostas podem ser falsificadas)</translation>
+    </message>
+    <message>
+        <source>Pipeline stages</source>
+        <translation>Estágios do pipeline</translation>
+    </message>
+    <message>
+        <source>Pipeline stage: not placed yet</source>
+        <translation>Estágio do pipeline: ainda não atribuído</translation>
+    </message>
+    <message>
+        <source>Pipeline stage %1 of %2</source>
+        <translation>Estágio %1 de %2 do pipeline</translation>
+    </message>
+    <message numerus="yes">
+        <source>Stage %1: %n peer(s)</source>
+        <translation>
+            <numerusform>Estágio %1: %n par</numerusform>
+            <numerusform>Estágio %1: %n pares</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>, %1 microbatches/s</source>
+        <translation>, %1 microlotes/s</translation>
+    </message>
+    <message>
+        <source> (the slowest)</source>
+        <translation> (o mais lento)</translation>
     </message>
 </context>
 <context>

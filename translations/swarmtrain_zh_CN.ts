@@ -141,6 +141,14 @@
         <source>%1 is plain http:// to another computer: anyone on the way could forge the swarm&apos;s answers. Ask for its https:// invite link, or allow plain HTTP.</source>
         <translation>%1 是发往另一台计算机的未加密 http://：路径上的任何人都可以伪造集群的应答。请索取它的 https:// 邀请链接，或允许未加密的 HTTP。</translation>
     </message>
+    <message>
+        <source>Pipeline stage: not placed yet</source>
+        <translation>流水线阶段：尚未分配</translation>
+    </message>
+    <message>
+        <source>Pipeline stage %1 of %2</source>
+        <translation>流水线阶段 %1 / %2</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::DashboardPage</name>
@@ -259,6 +267,18 @@
     <message>
         <source>GPU-hours per day, %1 – %2</source>
         <translation>每日 GPU 小时数，%1 – %2</translation>
+    </message>
+    <message>
+        <source>%1 microbatches/s</source>
+        <translation>%1 个微批次/秒</translation>
+    </message>
+    <message>
+        <source>This stage %1/s, the slowest %2/s</source>
+        <translation>本阶段 %1/秒，最慢阶段 %2/秒</translation>
+    </message>
+    <message>
+        <source>Stage throughput not measured yet</source>
+        <translation>尚未测得阶段吞吐量</translation>
     </message>
 </context>
 <context>
@@ -514,6 +534,41 @@
     <message>
         <source>Log</source>
         <translation>日志</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::PipelineWorker</name>
+    <message>
+        <source>Paused: %1</source>
+        <translation>已暂停：%1</translation>
+    </message>
+    <message>
+        <source>Waiting for the coordinator to place this PC in the pipeline</source>
+        <translation>正在等待协调器将本机分配到流水线中</translation>
+    </message>
+    <message>
+        <source>Building pipeline stage %1 of %2</source>
+        <translation>正在构建流水线阶段 %1 / %2</translation>
+    </message>
+    <message>
+        <source>Taking pipeline stage %1&apos;s state from a neighbour</source>
+        <translation>正在从相邻节点获取流水线阶段 %1 的状态</translation>
+    </message>
+    <message>
+        <source>Training: pipeline stage 1 of %1, step %2</source>
+        <translation>训练中：流水线阶段 1 / %1，第 %2 步</translation>
+    </message>
+    <message>
+        <source>Averaging pipeline stage %1&apos;s gradients</source>
+        <translation>正在平均流水线阶段 %1 的梯度</translation>
+    </message>
+    <message>
+        <source>Waiting for every pipeline stage to have a peer</source>
+        <translation>正在等待每个流水线阶段都有节点</translation>
+    </message>
+    <message>
+        <source>Serving pipeline stage %1 of %2, step %3</source>
+        <translation>正在服务流水线阶段 %1 / %2，第 %3 步</translation>
     </message>
 </context>
 <context>
@@ -804,6 +859,32 @@
     <message>
         <source>Allow plain http:// to other computers (unsafe: their answers could be forged)</source>
         <translation>允许向其他计算机使用未加密的 http://（不安全：其应答可能被伪造）</translation>
+    </message>
+    <message>
+        <source>Pipeline stages</source>
+        <translation>流水线阶段</translation>
+    </message>
+    <message>
+        <source>Pipeline stage: not placed yet</source>
+        <translation>流水线阶段：尚未分配</translation>
+    </message>
+    <message>
+        <source>Pipeline stage %1 of %2</source>
+        <translation>流水线阶段 %1 / %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>Stage %1: %n peer(s)</source>
+        <translation>
+            <numerusform>阶段 %1：%n 个节点</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>, %1 microbatches/s</source>
+        <translation>，%1 个微批次/秒</translation>
+    </message>
+    <message>
+        <source> (the slowest)</source>
+        <translation>（最慢）</translation>
     </message>
 </context>
 <context>

@@ -169,6 +169,9 @@ void ClientSession::startWorker()
     WorkController *worker = m_worker.get();
     connect(worker, &WorkController::statusChanged, this, [this](const WorkStatus &status) {
         m_state.work = status;
+        m_state.mode = status.pipelineStages == 0 ? tr("Full model")
+                       : status.pipelineStage < 0 ? tr("Pipeline stage: not placed yet")
+                                                  : tr("Pipeline stage %1 of %2").arg(status.pipelineStage + 1).arg(status.pipelineStages);
         updateState();
     });
     connect(worker, &WorkController::roundFinished, this, [this](const RoundReport &report) {
@@ -389,6 +392,16 @@ void ClientSession::pollSwarm()
             snapshot.model = describeModel(status->model);
             for (const StatusAnswer::LossPoint &point : status->validationLossHistory)
                 snapshot.validationLoss.append(QPointF(double(point.round), point.validationLoss));
+            if (status->pipeline) {
+                snapshot.round = status->pipeline->step;
+                for (const PipelineStatus::Stage &stage : status->pipeline->stages)
+                    snapshot.stages.append({int(stage.peers.size()), stage.microbatchesPerSecond});
+                snapshot.bottleneck = status->pipeline->bottleneck;
+                for (const PipelineStatus::Step &step : status->pipeline->history) {
+                    if (step.evalLoss >= 0)
+                        snapshot.validationLoss.append(QPointF(double(step.step), step.evalLoss));
+                }
+            }
         }
         QMetaObject::invokeMethod(self.get(), [self, snapshot] {
             if (!self)

@@ -54,7 +54,15 @@ struct SwarmSnapshot {
     qint64 round = 0;
     int peers = 0;
     QString model;           // "GPT, 4 layers x 128, 0.8 M parameters"
-    QVector<QPointF> validationLoss; // (round, loss)
+    QVector<QPointF> validationLoss; // (round, loss); a pipeline swarm's: (step, loss)
+    // A pipeline-stage swarm's stages (empty in a full-model swarm): the peers online on each and
+    // the microbatches a second it can serve; the slowest, -1 while unknown.
+    struct Stage {
+        int peers = 0;
+        double microbatchesPerSecond = 0.0;
+    };
+    QVector<Stage> stages;
+    int bottleneck = -1;
 };
 
 // What this PC has contributed (StatsStore), for the dashboard.

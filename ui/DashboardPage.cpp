@@ -404,7 +404,17 @@ void DashboardPage::showState(const SessionState &state)
     m_mode->setText(state.joined && !state.mode.isEmpty() ? state.mode : dash());
     m_round->setText(state.joined ? QLocale().toString(work.round) : dash());
     m_speed->setText(state.joined && contributing(work.state) ? formatSpeed(work.tokensPerSecond) : dash());
-    if (state.joined && work.innerSteps > 0) {
+    if (state.joined && work.pipelineStages > 0) {
+        // A pipeline stage: what this PC serves, and its stage's throughput next to the slowest.
+        m_speed->setText(tr("%1 microbatches/s").arg(QLocale().toString(work.microbatchesPerSecond, 'f', 1)));
+        const double slowest = work.bottleneckThroughput;
+        m_steps->setRange(0, 100);
+        m_steps->setValue(slowest > 0 && work.stageThroughput > 0 ? int(std::clamp(100.0 * slowest / work.stageThroughput, 0.0, 100.0)) : 0);
+        m_steps->setFormat(work.stageThroughput > 0
+                               ? tr("This stage %1/s, the slowest %2/s")
+                                     .arg(QLocale().toString(work.stageThroughput, 'f', 1), QLocale().toString(slowest, 'f', 1))
+                               : tr("Stage throughput not measured yet"));
+    } else if (state.joined && work.innerSteps > 0) {
         m_steps->setRange(0, int(work.innerSteps));
         m_steps->setValue(int(std::clamp(work.innerStepsDone, qint64(0), work.innerSteps)));
         m_steps->setFormat(tr("Step %1 of %2").arg(work.innerStepsDone).arg(work.innerSteps));

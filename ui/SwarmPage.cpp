@@ -138,11 +138,13 @@ QWidget *SwarmPage::buildCurrentCard()
     m_modelValue->setObjectName(QStringLiteral("modelValue"));
     m_role = makeLabel("", card);
     m_role->setObjectName(QStringLiteral("roleValue"));
+    m_stagesValue = makeLabel("", card);
+    m_stagesValue->setObjectName(QStringLiteral("pipelineStagesValue"));
     m_pin = makeLabel("", card);
     m_pin->setObjectName(QStringLiteral("pinValue"));
     m_pin->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_pin->setWordWrap(true);
-    for (QLabel *field : {m_url, m_peersValue, m_round, m_modelValue, m_role, m_pin})
+    for (QLabel *field : {m_url, m_peersValue, m_round, m_modelValue, m_role, m_stagesValue, m_pin})
         m_currentForm->addRow(new QLabel(card), field);
     layout->addLayout(m_currentForm);
 
@@ -274,6 +276,7 @@ void SwarmPage::retranslate()
     setRowLabel(m_currentForm, m_round, tr("Round"));
     setRowLabel(m_currentForm, m_modelValue, tr("Model"));
     setRowLabel(m_currentForm, m_role, tr("This PC's role"));
+    setRowLabel(m_currentForm, m_stagesValue, tr("Pipeline stages"));
     setRowLabel(m_currentForm, m_pin, tr("Certificate"));
     m_leave->setText(tr("Leave the swarm"));
 
@@ -321,6 +324,8 @@ void SwarmPage::showSwarm(const SwarmSnapshot &snapshot)
         m_swarmRound = snapshot.round;
         m_peers = snapshot.peers;
         m_model = snapshot.model;
+        m_stages = snapshot.stages;
+        m_bottleneck = snapshot.bottleneck;
     }
     showCurrent();
 }
@@ -337,7 +342,22 @@ void SwarmPage::showCurrent()
     const qint64 round = known ? std::max(m_swarmRound, state.work.round) : state.work.round;
     m_round->setText(joined && (known || round > 0) ? QLocale().toString(round) : none);
     m_modelValue->setText(known && !m_model.isEmpty() ? m_model : none);
-    m_role->setText(joined ? tr("Full model replica") : none);
+    const WorkStatus &work = state.work;
+    m_role->setText(!joined                     ? none
+                    : work.pipelineStages == 0  ? tr("Full model replica")
+                    : work.pipelineStage < 0    ? tr("Pipeline stage: not placed yet")
+                                                : tr("Pipeline stage %1 of %2").arg(work.pipelineStage + 1).arg(work.pipelineStages));
+    QStringList stageLines;
+    for (qsizetype s = 0; known && s < m_stages.size(); ++s) {
+        const SwarmSnapshot::Stage &stage = m_stages[s];
+        QString line = tr("Stage %1: %n peer(s)", nullptr, stage.peers).arg(s + 1);
+        if (stage.microbatchesPerSecond > 0)
+            line += tr(", %1 microbatches/s").arg(QLocale().toString(stage.microbatchesPerSecond, 'f', 1));
+        if (s == m_bottleneck)
+            line += tr(" (the slowest)");
+        stageLines.append(line);
+    }
+    m_stagesValue->setText(stageLines.isEmpty() ? none : stageLines.join(QLatin1Char('\n')));
     m_pin->setText(!joined ? none : swarm.pin.isEmpty() ? tr("Not pinned") : tr("Pinned: %1").arg(swarm.pin));
     m_leave->setEnabled(joined);
     if (joined && m_haveSnapshot && !m_reachable && !m_swarmError.isEmpty())

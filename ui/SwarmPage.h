@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ClientSession.h"
+
 #include <QWidget>
 
 class QCheckBox;
@@ -15,7 +17,6 @@ namespace swarmtrain {
 class ClientSession;
 struct CoordinatorConfig;
 struct SessionState;
-struct SwarmSnapshot;
 
 // Which swarm this PC trains with (its address, peers online, round, model and this PC's
 // role), joining one from an address or an invite link, leaving it, and "Host a swarm on this
@@ -55,6 +56,8 @@ private:
     qint64 m_swarmRound = 0;
     int m_peers = 0;
     QString m_model;
+    QVector<SwarmSnapshot::Stage> m_stages;
+    int m_bottleneck = -1;
     QString m_hostError;
     bool m_hostStarting = false;
 
@@ -65,6 +68,7 @@ private:
     QLabel *m_round = nullptr;
     QLabel *m_modelValue = nullptr;
     QLabel *m_role = nullptr;
+    QLabel *m_stagesValue = nullptr; // a pipeline swarm's stages, one a line
     QLabel *m_pin = nullptr;
     QLabel *m_reach = nullptr;
     QPushButton *m_leave = nullptr;

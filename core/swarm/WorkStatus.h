@@ -31,6 +31,7 @@ struct WorkStatus {
     int pipelineStage = -1;
     int pipelineStages = 0;
     qint64 microbatchesServed = 0;
+    double microbatchesPerSecond = 0.0; // computed here lately
     double stageThroughput = 0.0;
     double bottleneckThroughput = 0.0;
 };

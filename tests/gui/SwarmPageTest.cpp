@@ -3,7 +3,9 @@
 #include "SwarmPage.h"
 
 #include "CoordinatorConfig.h"
+#include "DashboardPage.h"
 #include "Invite.h"
+#include "WorkController.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -190,4 +192,43 @@ TEST_F(SwarmPageTest, HostingShowsAnInviteLink)
     EXPECT_FALSE(session().hosting());
     EXPECT_TRUE(invite->text().isEmpty());
     EXPECT_TRUE(child<QPushButton>(page, "startHostingButton")->isEnabled());
+}
+
+// In a pipeline-stage swarm (issue 17) the window says which stage this PC serves, what it
+// serves, and the swarm's stages with their peers and throughput: a real coordinator in pipeline
+// mode, this session and a second peer (a WorkController, as the desktop client runs it).
+TEST_F(SwarmPageTest, APipelineSwarmShowsThisPCsStageAndTheStages)
+{
+    test::TestSwarm swarm(dir().path());
+    ASSERT_TRUE(swarm.start(20, {"--mode", "pipeline", "--stages", "2", "--min-peers", "2", "--microbatches-per-step", "4",
+                                 "--microbatch-size", "2", "--eval-every", "0"}))
+        << swarm.errors();
+    SwarmPage swarmPage(session());
+    DashboardPage dashboard(session());
+    QSignalSpy steps(&session(), &ClientSession::roundFinished);
+    ASSERT_TRUE(session().join(swarm.url()).ok());
+    WorkerOptions other;
+    other.swarmUrl = swarm.url();
+    other.stateDir = dir().path() / "other-peer";
+    other.device = "cpu";
+    other.listenAddress = QStringLiteral("127.0.0.1");
+    other.threads = 1;
+    WorkController peer(other);
+    peer.start();
+    ASSERT_TRUE(steps.wait(120'000)) << session().state().detail.toStdString() << "\n" << swarm.errors();
+    const RoundReport report = steps.first().first().value<RoundReport>();
+    EXPECT_EQ(report.pipelineStages, 2);
+
+    const QString role = child<QLabel>(swarmPage, "roleValue")->text();
+    EXPECT_TRUE(role == QStringLiteral("Pipeline stage 1 of 2") || role == QStringLiteral("Pipeline stage 2 of 2")) << role.toStdString();
+    EXPECT_EQ(child<QLabel>(dashboard, "modeValue")->text(), role);
+    // The swarm's stages come with the next poll of /v1/status: one peer on each.
+    ASSERT_TRUE(QTest::qWaitFor([&] { return child<QLabel>(swarmPage, "pipelineStagesValue")->text().count(QStringLiteral("1 peer")) == 2; },
+                                30'000))
+        << child<QLabel>(swarmPage, "pipelineStagesValue")->text().toStdString();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return child<QLabel>(dashboard, "speedValue")->text().contains(QStringLiteral("microbatches/s")); },
+                                30'000))
+        << child<QLabel>(dashboard, "speedValue")->text().toStdString();
+    peer.stop();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !peer.isRunning(); }, 60'000));
 }

@@ -110,7 +110,7 @@ public:
     // Starts it and waits until it listens; false with the reason in errors(). A round trains
     // `innerSteps` steps: the worker reports its tokens/s once a second while it trains, so a
     // test that needs the rate wants rounds that train for seconds (some hundred steps).
-    bool start(int innerSteps = 20)
+    bool start(int innerSteps = 20, const std::vector<std::string> &extra = {})
     {
         std::filesystem::create_directories(m_dir);
         std::ofstream(m_dir / "data.txt", std::ios::binary) << generatedText(120'000);
@@ -119,7 +119,9 @@ public:
             "--n-layer", "1", "--n-head", "2", "--n-embd", "32", "--block-size", "32", "--batch-size", "8",
             "--inner-steps", std::to_string(innerSteps), "--lr", "3e-3", "--warmup-iters", "20", "--eval-iters", "4", "--shard-bytes", "16384",
             "--heartbeat-interval", "1", "--gather-timeout", "5", "--round-deadline", "20", "--plain-http"};
-        if (!m_process.start(SWARMTRAIN_COORDINATOR, args, m_dir / "coordinator.out", m_dir / "coordinator.err"))
+        std::vector<std::string> all = args;
+        all.insert(all.end(), extra.begin(), extra.end());
+        if (!m_process.start(SWARMTRAIN_COORDINATOR, all, m_dir / "coordinator.out", m_dir / "coordinator.err"))
             return false;
         const std::regex listening("listening on (http://127\\.0\\.0\\.1:\\d+)");
         std::smatch match;

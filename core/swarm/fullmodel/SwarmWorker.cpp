@@ -226,6 +226,7 @@ Result<void> SwarmWorker::runPipeline()
         m_status.pipelineStage = progress.pipelineStage;
         m_status.pipelineStages = progress.pipelineStages;
         m_status.microbatchesServed = progress.microbatchesServed;
+        m_status.microbatchesPerSecond = progress.microbatchesPerSecond;
         m_status.stageThroughput = progress.stageThroughput;
         m_status.bottleneckThroughput = progress.bottleneckThroughput;
         const auto now = std::chrono::steady_clock::now();

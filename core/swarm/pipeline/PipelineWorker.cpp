@@ -366,6 +366,15 @@ void PipelineWorker::publish(const PipelineAnswer &answer)
     status.pipelineStages = m_settings.stages;
     const PipelinePlaneState state = m_plane->state();
     status.microbatchesServed = state.served;
+    const auto now = Clock::now();
+    const double seconds = std::chrono::duration<double>(now - m_rateAt).count();
+    if (seconds >= 2.0) {
+        const double rate = state.served >= m_servedAt ? double(state.served - m_servedAt) / seconds : 0.0;
+        m_servedRate = 0.5 * rate + 0.5 * m_servedRate;
+        m_servedAt = state.served;
+        m_rateAt = now;
+    }
+    status.microbatchesPerSecond = m_servedRate;
     if (m_stage >= 0 && std::size_t(m_stage) < answer.stageRates.size())
         status.stageThroughput = answer.stageRates[std::size_t(m_stage)];
     double bottleneck = 0.0;

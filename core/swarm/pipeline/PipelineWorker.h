@@ -101,6 +101,9 @@ private:
     double m_busyReported = 0.0;
     std::chrono::steady_clock::time_point m_rateSince = std::chrono::steady_clock::now();
     int m_share = 0;
+    qint64 m_servedAt = 0; // this PC's served rate, for the dashboard
+    std::chrono::steady_clock::time_point m_rateAt = std::chrono::steady_clock::now();
+    double m_servedRate = 0.0;
     qint64 m_bytesSent = 0;     // the data plane's counts at the last step's report
     qint64 m_bytesReceived = 0;
 };
