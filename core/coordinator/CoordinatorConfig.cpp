@@ -102,6 +102,7 @@ struct CoordinatorText {
     std::string listen, stateDir, data, tokenizer = "char", cert, key, rangeSplit = "bandwidth", admission = "open",
                                                                      allowlist, trustedKeys;
     std::string mode = "full", wire = "int8";
+    std::vector<std::string> place;
     double typicalMemoryGiB = 8.0;
 };
 
@@ -178,6 +179,32 @@ void defineTrustFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text
         ->transform(flags::numberIn(0.0, 1.0));
 }
 
+// Pipeline-stage mode (issue 17): the mode, the step's batch, the wire, validation and placement.
+void definePipelineFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text)
+{
+    app.add_option("--mode", text.mode,
+                   "how peers train: a whole model copy each (full), one pipeline stage each (pipeline), or "
+                   "whichever fits the peers' memory (auto)")
+        ->check(flags::oneOf({"full", "pipeline", "auto"}));
+    app.add_option("--typical-peer-memory", text.typicalMemoryGiB,
+                   "--mode auto: a typical peer's training memory in GiB, until peers have reported theirs")
+        ->transform(flags::numberIn(0.01, 1 << 20));
+    PipelineSettings &p = c.pipeline;
+    app.add_option("--microbatches-per-step", p.microbatchesPerStep,
+                   "pipeline mode: microbatches of one optimizer step, shared among the trainers")
+        ->transform(flags::wholeNumberIn(1, protocol::kMaxMicrobatchesPerStep));
+    app.add_option("--microbatch-size", p.microbatchSize, "pipeline mode: sequences a microbatch")
+        ->transform(flags::wholeNumberIn(1, protocol::kMaxMicrobatchSize));
+    app.add_option("--wire", text.wire, "pipeline mode: activations and their gradients on the wire")
+        ->check(flags::oneOf({"int8", "fp16", "fp32"}));
+    app.add_option("--eval-every", p.evalEvery, "pipeline mode: steps between validation losses (0: none)")
+        ->transform(flags::wholeNumberIn(0, 1'000'000));
+    app.add_option("--place", text.place, "pipeline mode: KEY_ID=STAGE, where that peer starts (repeatable)");
+    app.add_option("--rebalance-seconds", c.rebalanceSeconds,
+                   "pipeline mode: seconds between moves of a peer to the bottleneck stage")
+        ->transform(flags::numberIn(0.0, 86400.0));
+}
+
 void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text)
 {
     flags::configure(app);
@@ -246,32 +273,13 @@ void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText
         ->transform(flags::wholeNumberIn(1, 10'000));
     app.add_option("--stages", c.stages, "pipeline stages the scheduler places peers on (0: it chooses)")
         ->transform(flags::wholeNumberIn(0, 1024));
-    app.add_option("--mode", text.mode,
-                   "how peers train: a whole model copy each (full), one pipeline stage each (pipeline), or "
-                   "whichever fits the peers' memory (auto)")
-        ->check(flags::oneOf({"full", "pipeline", "auto"}));
-    app.add_option("--typical-peer-memory", text.typicalMemoryGiB,
-                   "--mode auto: a typical peer's training memory in GiB, until peers have reported theirs")
-        ->transform(flags::numberIn(0.01, 1 << 20));
-    PipelineSettings &p = c.pipeline;
-    app.add_option("--microbatches-per-step", p.microbatchesPerStep,
-                   "pipeline mode: microbatches of one optimizer step, shared among the trainers")
-        ->transform(flags::wholeNumberIn(1, protocol::kMaxMicrobatchesPerStep));
-    app.add_option("--microbatch-size", p.microbatchSize, "pipeline mode: sequences a microbatch")
-        ->transform(flags::wholeNumberIn(1, protocol::kMaxMicrobatchSize));
-    app.add_option("--wire", text.wire, "pipeline mode: activations and their gradients on the wire")
-        ->check(flags::oneOf({"int8", "fp16", "fp32"}));
-    app.add_option("--eval-every", p.evalEvery, "pipeline mode: steps between validation losses (0: none)")
-        ->transform(flags::wholeNumberIn(0, 1'000'000));
-    app.add_option("--rebalance-seconds", c.rebalanceSeconds,
-                   "pipeline mode: seconds between moves of a peer to the bottleneck stage")
-        ->transform(flags::numberIn(0.0, 86400.0));
     app.add_option("--schedule-seconds", c.scheduleSeconds, "budget of each scheduling search")
         ->transform(flags::numberIn(0.01, 600.0));
     app.add_option("--range-split", text.rangeSplit,
                    "the all-reduce's ranges: in proportion to each owner's measured bandwidth, or equal")
         ->check(flags::oneOf({"bandwidth", "equal"}));
 
+    definePipelineFlags(app, c, text);
     defineServingFlags(app, c, text);
     defineTrustFlags(app, c, text);
 }
@@ -321,6 +329,15 @@ Result<CoordinatorConfig> parseCoordinatorArguments(const std::vector<std::strin
                                      : CoordinatorConfig::Mode::Full;
     c.typicalPeerMemoryBytes = std::int64_t(text.typicalMemoryGiB * double(1ll << 30));
     c.pipeline.precision = QString::fromStdString(text.wire);
+    for (const std::string &hint : text.place) {
+        const std::size_t equals = hint.find('=');
+        int stage = -1;
+        const char *end = hint.data() + hint.size();
+        if (equals == std::string::npos || equals == 0 || equals > 64
+            || std::from_chars(hint.data() + equals + 1, end, stage).ptr != end || stage < 0 || stage >= 1024)
+            return makeError("--place takes KEY_ID=STAGE, not \"" + hint.substr(0, 80) + "\"");
+        c.placeHints[QString::fromStdString(hint.substr(0, equals))] = stage;
+    }
     if (c.mode == CoordinatorConfig::Mode::Pipeline && c.stages == 1)
         return makeError("--mode pipeline needs --stages of 2 or more (0: chosen from the model)");
     c.trust.admission = text.admission == "invite"      ? Admission::Invite

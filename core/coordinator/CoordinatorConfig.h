@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,9 @@ struct CoordinatorConfig {
     std::int64_t typicalPeerMemoryBytes = std::int64_t(8) << 30;
     PipelineSettings pipeline; // pipeline mode: stages come from `stages`
     double rebalanceSeconds = 30; // pipeline mode: how often a peer may move to the bottleneck stage
+    // pipeline mode: where a peer starts, by key id (an operator who knows the machines); the
+    // rebalancer may move it later. Others go where the least capacity is.
+    std::map<QString, int> placeHints;
     double scheduleSeconds = 2.0; // each scheduling search's budget
     // How the all-reduce's ranges are sized: in proportion to each owner's measured bandwidth,
     // or equal.

@@ -166,3 +166,27 @@ TEST(CoordinatorConfigTest, EveryBadValueNamesItsFlagFromTheCommandLineOrTheFile
               std::string::npos);
     EXPECT_NE(errorOf({"--config", (dir.path() / "missing.json").string()}).find("--config: "), std::string::npos);
 }
+
+TEST(CoordinatorConfigTest, PipelineModeFlagsAreReadAndBadOnesRefused)
+{
+    Result<CoordinatorConfig> config = parseCoordinatorArguments(
+        {"--state-dir", "s", "--data", "d", "--mode", "pipeline", "--stages", "3", "--microbatches-per-step", "12",
+         "--microbatch-size", "2", "--wire", "fp16", "--eval-every", "4", "--rebalance-seconds", "7", "--place", "abc=2",
+         "--place", "def=0"});
+    ASSERT_TRUE(config.ok()) << config.error().message;
+    EXPECT_EQ(config->mode, CoordinatorConfig::Mode::Pipeline);
+    EXPECT_EQ(config->stages, 3);
+    EXPECT_EQ(config->pipeline.microbatchesPerStep, 12);
+    EXPECT_EQ(config->pipeline.microbatchSize, 2);
+    EXPECT_EQ(config->pipeline.precision, QStringLiteral("fp16"));
+    EXPECT_EQ(config->pipeline.evalEvery, 4);
+    EXPECT_DOUBLE_EQ(config->rebalanceSeconds, 7.0);
+    EXPECT_EQ(config->placeHints, (std::map<QString, int>{{QStringLiteral("abc"), 2}, {QStringLiteral("def"), 0}}));
+    EXPECT_EQ(parseCoordinatorArguments({"--state-dir", "s", "--data", "d"})->mode, CoordinatorConfig::Mode::Full);
+
+    EXPECT_NE(errorOf({"--state-dir", "s", "--data", "d", "--mode", "both"}), "");
+    EXPECT_NE(errorOf({"--state-dir", "s", "--data", "d", "--mode", "pipeline", "--stages", "1"}).find("--stages"), std::string::npos);
+    EXPECT_NE(errorOf({"--state-dir", "s", "--data", "d", "--wire", "int4"}), "");
+    for (const char *bad : {"abc", "=1", "abc=x", "abc=-1", "abc=1x"})
+        EXPECT_NE(errorOf({"--state-dir", "s", "--data", "d", "--place", bad}).find("--place"), std::string::npos) << bad;
+}

@@ -37,6 +37,7 @@ struct CoordinatorServerOptions {
     std::int64_t typicalPeerMemoryBytes = std::int64_t(8) << 30;
     PipelineSettings pipeline;
     qint64 rebalanceEveryMs = 30'000;
+    std::map<QString, int> placeHints;
     // Generous: a peer heartbeating every second, with its round and upload calls, is far below.
     RateLimit ratePerAddress{50, 200};
     RateLimit ratePerKey{20, 80};

@@ -71,6 +71,7 @@ CoordinatorServerOptions CoordinatorServerOptions::from(const CoordinatorConfig 
     options.typicalPeerMemoryBytes = config.typicalPeerMemoryBytes;
     options.pipeline = config.pipeline;
     options.rebalanceEveryMs = qint64(config.rebalanceSeconds * 1000);
+    options.placeHints = config.placeHints;
     options.ratePerAddress = {config.rateLimitPerAddress, 4 * config.rateLimitPerAddress};
     options.ratePerKey = {config.rateLimitPerKey, 4 * config.rateLimitPerKey};
     // A pair of peers stays partnered for a few heartbeats, so both sides hear of each other.
@@ -228,6 +229,7 @@ Result<void> CoordinatorServer::startPipeline()
         options.stageCosts.push_back(span.flopsPerToken);
     options.minPeers = m_options.rounds.minPeers;
     options.rebalanceEveryMs = m_options.rebalanceEveryMs;
+    options.placeHints = m_options.placeHints;
     options.restartGraceMs = m_options.rounds.missedHeartbeats * m_options.rounds.heartbeatIntervalMs;
     qCInfo(lcCoordinator).noquote() << QStringLiteral("pipeline-stage mode: %1 stages, %2 microbatches of %3 sequences a step, %4 on the wire")
                                            .arg(stages).arg(options.settings.microbatchesPerStep)

@@ -63,7 +63,10 @@ Result<PipelineAnswer> PipelineSteps::handle(const PeerRecord &peer, const Pipel
         return peers.error();
     record(peer, request);
     if (!m_placement.contains(peer.keyId)) {
-        m_placement[peer.keyId] = placeNewcomer(*peers);
+        const auto hint = m_options.placeHints.find(peer.keyId);
+        m_placement[peer.keyId] = hint != m_options.placeHints.end() && hint->second < m_options.settings.stages
+                                      ? hint->second
+                                      : placeNewcomer(*peers);
         m_dirty = true;
         qCInfo(lcCoordinator) << "pipeline: placed peer" << peer.keyId << "on stage" << m_placement[peer.keyId];
     }

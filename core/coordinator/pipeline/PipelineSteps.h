@@ -24,6 +24,7 @@ struct PipelineStepsOptions {
     qint64 rebalanceEveryMs = 30'000;
     qint64 restartGraceMs = 30'000;  // after a start, peers of the open step count as present this long
     int historySteps = 200;          // steps kept for GET /v1/status
+    std::map<QString, int> placeHints; // where a peer starts, by key id (--place)
 };
 
 // The coordinator's side of pipeline-stage mode (issue 17; DESIGN.md, "Pipeline-stage mode").

@@ -94,6 +94,7 @@ void PipelinePlane::teardownStage()
     m_driver = nullptr;
     m_optimizer = nullptr;
     m_server = nullptr;
+    m_driving.clear();
     m_state = PipelinePlaneState{};
 }
 
@@ -136,13 +137,16 @@ Result<void> PipelinePlane::setStage(int index, std::unique_ptr<PipelineStage> s
             driverSettings.stageCount = stageCount;
             driverSettings.precision = precision;
             m_driver = new PipelineDriver(*m_transport, m_self, m_server->worker(), driverSettings);
-            QObject::connect(m_driver, &PipelineDriver::microbatchDone, m_driver, [this](quint64, double loss) {
-                ++m_state.done;
+            // Only the open step's microbatches count (one of a step the swarm gave up on may still finish).
+            QObject::connect(m_driver, &PipelineDriver::microbatchDone, m_driver, [this](quint64 id, double loss) {
                 ++m_state.served;
+                if (m_driving.erase(id) == 0)
+                    return;
+                ++m_state.done;
                 m_state.lossSum += loss;
             });
             QObject::connect(m_driver, &PipelineDriver::microbatchFailed, m_driver, [this](quint64 id, const QString &why) {
-                ++m_state.failed;
+                m_state.failed += int(m_driving.erase(id));
                 qCWarning(lcPipelinePlane).noquote() << "microbatch" << id << "failed:" << why;
             });
             m_evaluator = new StageEvaluator(*m_transport, m_server->worker(), stageCount, precision);
@@ -175,8 +179,11 @@ void PipelinePlane::drive(std::vector<Microbatch> batches)
         m_state.lossSum = 0.0;
         if (!m_driver)
             return;
-        for (Microbatch &batch : batches)
+        m_driving.clear();
+        for (Microbatch &batch : batches) {
+            m_driving.insert(batch.id);
             m_driver->start(std::move(batch));
+        }
     });
 }
 
@@ -300,7 +307,7 @@ PipelinePlaneState PipelinePlane::state() const
         if (m_server)
             state.busySeconds = m_server->worker().busySeconds();
         if (m_driver) {
-            state.inFlight = m_driver->inFlight();
+            state.inFlight = int(m_driving.size());
             state.retries = m_driver->retries();
         }
         state.bytesSent = m_transport->bytesSent();

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <vector>
 
 class QThread;
@@ -34,7 +35,7 @@ struct PipelinePlaneState {
     int done = 0;            // trainers: microbatches of the step finished...
     int failed = 0;          // ...and given up
     double lossSum = 0.0;    // ...their losses' sum
-    int inFlight = 0;
+    int inFlight = 0;        // trainers: the open step's microbatches not finished yet
     std::optional<std::pair<bool, QString>> stepOutcome;   // the last step: applied + hash, or why not
     int stepCounted = 0;     // the microbatches the last step counted at this peer
     std::optional<std::pair<bool, QString>> resyncOutcome; // the last resync: hash, or why not
@@ -99,6 +100,7 @@ private:
     StageEvaluator *m_evaluator = nullptr;
     PipelinePlaneState m_state; // touched on m_thread only
     std::vector<QHash<QString, QString>> m_stagePeers; // trainers: the open step's, by stage
+    std::set<std::uint64_t> m_driving; // trainers: the open step's microbatches not finished yet
     mutable std::mutex m_keysMutex;
     QHash<QString, QByteArray> m_keys;
 };
