@@ -38,12 +38,15 @@ struct Setup {
     double share = 0.3;      // of a core, each peer
     double periodSeconds = 20;
     int periods = 10;
-    int microbatches = 12;   // a step's
+    int microbatches = 24;   // a step's
+    int microbatchSize = 4;  // sequences
+    int width = 256;
 };
 
 struct Period {
-    std::vector<int> placement; // peers per stage
+    std::vector<int> placement; // peers per stage at its end
     double microbatchesPerSecond = 0.0;
+    int changes = 0;            // placements seen during it
 };
 
 std::vector<int> placementOf(const PipelineStatus &status)
@@ -61,8 +64,8 @@ Result<std::vector<Period>> run(const Setup &s, const std::string &name, const s
     std::vector<std::string> args = test::smallSwarmFlags(dir.path() / "coordinator", s.data);
     const std::vector<std::string> pipeline = {
         "--mode", "pipeline", "--stages", "3", "--min-peers", std::to_string(kPeers), "--n-layer", "3", "--n-head", "4",
-        "--n-embd", "128", "--block-size", "64", "--microbatches-per-step", std::to_string(s.microbatches),
-        "--microbatch-size", "4", "--eval-every", "0", "--shard-bytes", "65536",
+        "--n-embd", std::to_string(s.width), "--block-size", "64", "--microbatches-per-step", std::to_string(s.microbatches),
+        "--microbatch-size", std::to_string(s.microbatchSize), "--eval-every", "0", "--shard-bytes", "65536",
         "--rebalance-seconds", rebalance ? std::to_string(s.periodSeconds) : std::string("86400")};
     args.insert(args.end(), pipeline.begin(), pipeline.end());
     std::vector<std::filesystem::path> stateDirs;
@@ -96,20 +99,28 @@ Result<std::vector<Period>> run(const Setup &s, const std::string &name, const s
         Result<StatusAnswer> decoded = answer ? StatusAnswer::fromJson(*answer) : Result<StatusAnswer>(answer.error());
         return decoded ? decoded->pipeline : std::nullopt;
     };
-    if (!test::waitUntil([&] { const auto p = pipelineStatus(); return p && p->step >= 2; }, std::chrono::minutes(5)))
+    // Periods count from the swarm's first step; the placement is sampled every second, so a move
+    // shows in the period it happened in.
+    if (!test::waitUntil([&] { const auto p = pipelineStatus(); return p && p->step >= 1; }, std::chrono::minutes(5)))
         return makeError("the swarm did not train: " + coordinator.errors());
     std::vector<Period> periods;
+    std::vector<int> placement = placementOf(*pipelineStatus());
     for (int p = 0; p < s.periods; ++p) {
         const auto before = pipelineStatus();
         const auto start = std::chrono::steady_clock::now();
-        QThread::msleep(unsigned(s.periodSeconds * 1000));
+        std::vector<std::vector<int>> seen;
+        while (std::chrono::steady_clock::now() - start < std::chrono::duration<double>(s.periodSeconds)) {
+            QThread::msleep(1000);
+            if (const auto now = pipelineStatus(); now && placementOf(*now) != placement)
+                seen.push_back(placement = placementOf(*now));
+        }
         const auto after = pipelineStatus();
         if (!before || !after)
             return makeError("the coordinator stopped answering");
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        Period period{placementOf(*after), double(after->step - before->step) * s.microbatches / seconds};
+        Period period{placement, double(after->step - before->step) * s.microbatches / seconds, int(seen.size())};
         periods.push_back(period);
-        std::cout << nlohmann::json{{"run", name}, {"period", p + 1}, {"placement", period.placement},
+        std::cout << nlohmann::json{{"run", name}, {"period", p + 1}, {"placement", period.placement}, {"placement_changes", seen},
                                     {"microbatches_per_s", period.microbatchesPerSecond}}
                          .dump()
                   << std::endl;
@@ -136,6 +147,8 @@ int main(int argc, char **argv)
     app.add_option("--share", s.share, "each peer's CPU quota, in cores");
     app.add_option("--period", s.periodSeconds, "seconds between the coordinator's moves");
     app.add_option("--periods", s.periods, "periods each run measures");
+    app.add_option("--microbatches", s.microbatches, "microbatches a step");
+    app.add_option("--width", s.width, "the model's width (n_embd)");
     CLI11_PARSE(app, argc, argv);
     test::application();
     std::vector<CpuQuota> quotas;
@@ -159,11 +172,10 @@ int main(int argc, char **argv)
     // When the placement first reached 2 / 2 / 2, and whether it moved after.
     int reached = -1, movesAfter = 0;
     for (std::size_t p = 0; p < rebalanced->size(); ++p) {
-        const std::vector<int> &placement = (*rebalanced)[p].placement;
-        if (reached < 0 && placement == std::vector<int>{2, 2, 2})
+        if (reached > 0)
+            movesAfter += (*rebalanced)[p].changes;
+        else if ((*rebalanced)[p].placement == std::vector<int>{2, 2, 2})
             reached = int(p) + 1;
-        else if (reached > 0 && p > 0 && placement != (*rebalanced)[p - 1].placement)
-            ++movesAfter;
     }
     const double rebalancedRate = lastMean(*rebalanced, 3);
     std::cout << nlohmann::json{{"summary", "rebalancing"},

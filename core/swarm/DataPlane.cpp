@@ -2,11 +2,10 @@
 
 #include "CryptoLifetime.h"
 #include "Identity.h"
+#include "NetworkThread.h"
 #include "PeerTransport.h"
 
 #include <QLoggingCategory>
-#include <QMetaObject>
-#include <QThread>
 
 #include <chrono>
 #include <condition_variable>
@@ -21,12 +20,8 @@ constexpr qsizetype kMaxProbeKeys = 256;
 }
 
 DataPlane::DataPlane(const Identity &identity)
-    : m_thread(std::make_unique<QThread>())
-    , m_context(std::make_unique<QObject>())
+    : m_thread(std::make_unique<NetworkThread>(QStringLiteral("swarmtrain network")))
 {
-    m_thread->setObjectName(QStringLiteral("swarmtrain network"));
-    m_context->moveToThread(m_thread.get());
-    m_thread->start();
     PeerKeyRegistry registry = [this](const QString &keyId) -> std::optional<QByteArray> {
         std::lock_guard lock(m_keysMutex);
         if (const auto found = m_keys.constFind(keyId); found != m_keys.constEnd())
@@ -62,29 +57,10 @@ DataPlane::~DataPlane()
     } catch (const std::exception &e) {
         qCWarning(lcDataPlane) << "closing the data plane:" << e.what();
     }
-    m_thread->quit();
-    m_thread->wait();
-    m_context.reset();
+    m_thread->stop();
 }
 
-void DataPlane::onNetworkThread(const std::function<void()> &work) const
-{
-    // An exception must not unwind the network thread's event loop (std::terminate, SIGABRT):
-    // it is carried back to the calling thread, whose edge turns it into an error.
-    std::exception_ptr failure;
-    QMetaObject::invokeMethod(
-        m_context.get(),
-        [&] {
-            try {
-                work();
-            } catch (...) {
-                failure = std::current_exception();
-            }
-        },
-        Qt::BlockingQueuedConnection);
-    if (failure)
-        std::rethrow_exception(failure);
-}
+void DataPlane::onNetworkThread(const std::function<void()> &work) const { m_thread->run(work); }
 
 Result<quint16> DataPlane::listen(const QHostAddress &address, quint16 port)
 {
@@ -115,7 +91,7 @@ void DataPlane::exchangeProbes(const std::vector<ProbePeerInfo> &peers)
             m_probeKeys.remove(m_probeOrder.takeFirst());
     }
     if (!targets.isEmpty())
-        QMetaObject::invokeMethod(m_context.get(), [this, targets] {
+        m_thread->post([this, targets] {
             try {
                 m_prober->probe(targets);
             } catch (const std::exception &e) {

@@ -15,11 +15,11 @@
 #include <memory>
 #include <mutex>
 
-class QThread;
 
 namespace swarmtrain {
 
 class Identity;
+class NetworkThread;
 class PeerTransport;
 
 // The swarm worker's side of the peer-to-peer data plane: PeerTransport and ButterflyAllReduce
@@ -68,8 +68,7 @@ private:
     // Runs `work` on the network thread and waits for it.
     void onNetworkThread(const std::function<void()> &work) const;
 
-    std::unique_ptr<QThread> m_thread;
-    std::unique_ptr<QObject> m_context;        // on m_thread: where work runs
+    std::unique_ptr<NetworkThread> m_thread;
     PeerTransport *m_transport = nullptr;     // lives on m_thread
     ButterflyAllReduce *m_allReduce = nullptr; // lives on m_thread
     LinkProber *m_prober = nullptr;            // lives on m_thread

@@ -13,6 +13,7 @@ using L = QLatin1StringView;
 
 constexpr double kRateEma = 0.5;
 constexpr double kMinBusySeconds = 0.005; // shorter busy spells say too little about a rate
+constexpr int kFreshReports = 2;          // rate reports each peer needs since the last move before another
 
 // The most common hash; among equals, the earliest peer's (by join order) wins.
 QString majorityHash(const std::vector<std::pair<qint64, QString>> &ordinalsAndHashes)
@@ -53,6 +54,7 @@ Result<void> PipelineSteps::start(PipelineStepsOptions options)
     if (Result<void> loaded = load(); !loaded)
         return loaded;
     m_step.phaseSinceMs = m_startedMs = m_clock(); // a restarted coordinator gives every phase its full time again
+    m_lastRebalanceMs = std::max(m_lastRebalanceMs, m_startedMs); // the first move a period after the start
     return {};
 }
 
@@ -85,9 +87,11 @@ void PipelineSteps::record(const PeerRecord &peer, const PipelineRequest &reques
     // Microbatches per second of busy time: what the peer's stage can serve, whatever the load.
     if (request.served > 0 && request.busySeconds >= kMinBusySeconds && request.stage >= 0) {
         const double rate = double(request.served) / request.busySeconds;
-        auto [it, fresh] = m_rates.try_emplace(peer.keyId, rate);
-        if (!fresh)
-            it->second = kRateEma * rate + (1 - kRateEma) * it->second;
+        // The first report since the last move replaces what was measured before it: the load
+        // each peer sees changed with the move.
+        int &reports = m_rateReports[peer.keyId];
+        double &known = m_rates[peer.keyId];
+        known = reports++ == 0 ? rate : kRateEma * rate + (1 - kRateEma) * known;
     }
 }
 
@@ -306,7 +310,9 @@ void PipelineSteps::tryOpen(qint64 number, const std::vector<PeerRecord> &peers)
     for (const PeerRecord *peer : placedOnline)
         ++perStage[std::size_t(m_placement.at(peer->keyId))];
     const bool emptyStage = std::find(perStage.begin(), perStage.end(), 0) != perStage.end();
-    if (emptyStage || m_clock() - m_lastRebalanceMs >= m_options.rebalanceEveryMs)
+    // While the swarm gathers for its first step, peers still coming fill the empty stages.
+    const bool gathering = m_history.empty() && int(placedOnline.size()) < m_options.minPeers;
+    if (!gathering && (emptyStage || m_clock() - m_lastRebalanceMs >= m_options.rebalanceEveryMs))
         rebalance(placedOnline, emptyStage);
     adoptLostStates(placedOnline);
 
@@ -344,7 +350,9 @@ void PipelineSteps::rebalance(const std::vector<const PeerRecord *> &placedOnlin
     double known = 0.0;
     int knownCount = 0;
     for (const PeerRecord *peer : placedOnline) {
-        if (const auto rate = m_rates.find(peer->keyId); rate != m_rates.end()) {
+        const auto rate = m_rates.find(peer->keyId);
+        const auto reports = m_rateReports.find(peer->keyId);
+        if (rate != m_rates.end() && reports != m_rateReports.end() && reports->second >= kFreshReports) {
             known += rate->second;
             ++knownCount;
         }
@@ -364,6 +372,7 @@ void PipelineSteps::rebalance(const std::vector<const PeerRecord *> &placedOnlin
     const QString id = QString::fromStdString(move->peer);
     m_placement[id] = move->to;
     m_rates.erase(id); // measured at another stage
+    m_rateReports.clear(); // the next move waits for every peer's rate under the new placement
     m_dirty = true;
     qCInfo(lcCoordinator).noquote() << QStringLiteral("pipeline: moved peer %1 from stage %2 to %3 (throughput %4 -> %5 microbatches/s)")
                                            .arg(id).arg(move->from).arg(move->to)

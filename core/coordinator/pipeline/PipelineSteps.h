@@ -122,6 +122,7 @@ private:
     std::map<QString, int> m_placement;  // peer -> stage
     std::vector<QString> m_agreed;       // by stage: the hash of its agreed state; "" before the first step
     std::map<QString, double> m_rates;   // peer -> microbatches a second its stage computes (EMA)
+    std::map<QString, int> m_rateReports; // peer -> rate reports since the last move (not saved)
     qint64 m_lastRebalanceMs = 0;
     qint64 m_startedMs = 0;
     Step m_step;

@@ -2,6 +2,7 @@
 
 #include "CryptoLifetime.h"
 #include "Identity.h"
+#include "NetworkThread.h"
 #include "PeerTransport.h"
 #include "PipelineStage.h"
 #include "StageEvaluator.h"
@@ -10,23 +11,15 @@
 #include "StageWorker.h"
 
 #include <QLoggingCategory>
-#include <QMetaObject>
-#include <QThread>
-
-#include <exception>
 
 namespace swarmtrain {
 
 Q_LOGGING_CATEGORY(lcPipelinePlane, "swarmtrain.pipeline")
 
 PipelinePlane::PipelinePlane(const Identity &identity)
-    : m_thread(std::make_unique<QThread>())
-    , m_context(std::make_unique<QObject>())
+    : m_thread(std::make_unique<NetworkThread>(QStringLiteral("swarmtrain pipeline")))
     , m_self(identity.keyId())
 {
-    m_thread->setObjectName(QStringLiteral("swarmtrain pipeline"));
-    m_context->moveToThread(m_thread.get());
-    m_thread->start();
     PeerKeyRegistry registry = [this](const QString &keyId) -> std::optional<QByteArray> {
         std::lock_guard lock(m_keysMutex);
         if (const auto found = m_keys.constFind(keyId); found != m_keys.constEnd())
@@ -47,28 +40,10 @@ PipelinePlane::~PipelinePlane()
     } catch (const std::exception &e) {
         qCWarning(lcPipelinePlane) << "closing the pipeline plane:" << e.what();
     }
-    m_thread->quit();
-    m_thread->wait();
-    m_context.reset();
+    m_thread->stop();
 }
 
-void PipelinePlane::onNetworkThread(const std::function<void()> &work) const
-{
-    // As DataPlane: an exception comes back to the calling thread, never unwinds the loop.
-    std::exception_ptr failure;
-    QMetaObject::invokeMethod(
-        m_context.get(),
-        [&] {
-            try {
-                work();
-            } catch (...) {
-                failure = std::current_exception();
-            }
-        },
-        Qt::BlockingQueuedConnection);
-    if (failure)
-        std::rethrow_exception(failure);
-}
+void PipelinePlane::onNetworkThread(const std::function<void()> &work) const { m_thread->run(work); }
 
 Result<quint16> PipelinePlane::listen(const QHostAddress &address, quint16 port)
 {

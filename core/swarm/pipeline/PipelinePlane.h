@@ -17,11 +17,10 @@
 #include <set>
 #include <vector>
 
-class QThread;
-
 namespace swarmtrain {
 
 class Identity;
+class NetworkThread;
 class PeerTransport;
 class PipelineStage;
 class StageEvaluator;
@@ -90,8 +89,7 @@ private:
     void teardownStage();
     void refreshHash();
 
-    std::unique_ptr<QThread> m_thread;
-    std::unique_ptr<QObject> m_context;
+    std::unique_ptr<NetworkThread> m_thread;
     QString m_self;
     PeerTransport *m_transport = nullptr; // the rest live on m_thread too
     StageServer *m_server = nullptr;

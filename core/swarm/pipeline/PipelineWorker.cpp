@@ -19,6 +19,7 @@ using L = QLatin1StringView;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kPollMs = 200;
+constexpr int kEagerPolls = 4; // polls in a row without the pause, at most
 constexpr int kEvalBatches = 4;
 // A stage peer that still lacks a closed trainer's count after this long sits the step out.
 constexpr auto kCloseWait = std::chrono::seconds(10);
@@ -114,9 +115,15 @@ Result<void> PipelineWorker::run(quint16 port)
                 break;
             return answer.error();
         }
+        m_acted = false;
         if (Result<void> followed = follow(*answer); !followed)
             return followed;
-        m_gate.sleepFor(kPollMs);
+        // A report just made, or a phase just entered, goes to the coordinator at once: each of
+        // a step's phases waits for someone's report, so a poll's pause there is the step's too.
+        if (!m_acted || ++m_eagerPolls > kEagerPolls) {
+            m_eagerPolls = 0;
+            m_gate.sleepFor(kPollMs);
+        }
     }
     return {};
 }
@@ -131,8 +138,8 @@ PipelineRequest PipelineWorker::request()
     // Counts start again with each stage.
     if (state.served < m_servedReported || state.busySeconds < m_busyReported)
         m_servedReported = 0, m_busyReported = 0.0;
-    // Rates over a quarter second of compute, or five seconds of wall time: a poll's worth says too little.
-    const bool due = state.busySeconds - m_busyReported >= 0.25
+    // Rates over a second of compute, or five seconds of wall time: a poll's worth says too little.
+    const bool due = state.busySeconds - m_busyReported >= 1.0
                      || (Clock::now() - m_rateSince > std::chrono::seconds(5) && state.busySeconds - m_busyReported >= 0.005);
     if (due && state.served > m_servedReported) {
         m_rateSince = Clock::now();
@@ -149,6 +156,11 @@ Result<void> PipelineWorker::follow(const PipelineAnswer &answer)
     if (answer.step != m_seenStep) {
         m_seenStep = answer.step;
         m_report = {}; // the last step's report has done its work
+        m_acted = true;
+    }
+    if (answer.phase != m_seenPhase) {
+        m_seenPhase = answer.phase;
+        m_acted = true;
     }
     if (answer.stage < 0) {
         m_hooks.status(WorkState::Waiting, tr("Waiting for the coordinator to place this PC in the pipeline"));
@@ -356,6 +368,7 @@ void PipelineWorker::setReport(const PipelineAnswer &answer, const QString &kind
     m_report = {};
     m_report.request.step = answer.step;
     m_report.request.report = kind;
+    m_acted = true;
 }
 
 void PipelineWorker::publish(const PipelineAnswer &answer)

@@ -101,6 +101,9 @@ private:
     double m_busyReported = 0.0;
     std::chrono::steady_clock::time_point m_rateSince = std::chrono::steady_clock::now();
     int m_share = 0;
+    QString m_seenPhase;  // the open step's phase last seen
+    bool m_acted = false; // this poll made a report or saw a new step or phase
+    int m_eagerPolls = 0;
     qint64 m_servedAt = 0; // this PC's served rate, for the dashboard
     std::chrono::steady_clock::time_point m_rateAt = std::chrono::steady_clock::now();
     double m_servedRate = 0.0;
