@@ -964,7 +964,10 @@ TEST_F(CoordinatorPipelineTest, PeersArePlacedAndEveryHostileRequestIsRefused)
     QJsonObject beyond = freshPeer();
     beyond.insert(QStringLiteral("stage"), 5); // within the protocol's bound, beyond this swarm's stages
     EXPECT_EQ(pipeline(a, beyond).status, 400);
-    QJsonObject forged = PipelineRequest{0, 0, QString(64, QLatin1Char('z'))}.toJson();
+    PipelineRequest notHex;
+    notHex.stage = 0;
+    notHex.hash = QString(64, QLatin1Char('z'));
+    const QJsonObject forged = notHex.toJson();
     EXPECT_EQ(pipeline(a, forged).status, 400);
 
     const HttpAnswer placed = pipeline(a, freshPeer());
