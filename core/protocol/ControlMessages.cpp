@@ -20,18 +20,6 @@ constexpr double kMaxRttMs = 600'000;
 
 QJsonValue optionalBool(const std::optional<bool> &value) { return value ? QJsonValue(*value) : QJsonValue(); }
 
-// An optional list of peer ids (absent: empty).
-QStringList readPeerIds(JsonReader &r, QLatin1StringView name)
-{
-    QStringList ids;
-    if (!r.has(name))
-        return ids;
-    const QJsonArray list = r.array(name, kMaxReportedPeers);
-    for (qsizetype i = 0; i < list.size() && r.ok(); ++i)
-        ids.append(r.stringAt(list, name, i, kMaxKeyIdChars));
-    return ids;
-}
-
 QJsonObject modelToJson(const GptConfig &model)
 {
     return QJsonObject{{L("vocab_size"), model.vocabSize}, {L("n_layer"), model.nLayer}, {L("n_head"), model.nHead},
@@ -448,9 +436,9 @@ Result<ContributionRequest> ContributionRequest::fromJson(const QJsonObject &jso
     m.paramsHash = r.sha256Hex(L("params_hash"));
     m.bytesUp = r.integer(L("bytes_up"), 0, kMaxCount, 0);
     m.bytesDown = r.integer(L("bytes_down"), 0, kMaxCount, 0);
-    m.refused = readPeerIds(r, L("refused"));
-    m.leftOut = readPeerIds(r, L("left_out"));
-    m.disputed = readPeerIds(r, L("disputed"));
+    m.refused = r.optionalStrings(L("refused"), kMaxReportedPeers, kMaxKeyIdChars);
+    m.leftOut = r.optionalStrings(L("left_out"), kMaxReportedPeers, kMaxKeyIdChars);
+    m.disputed = r.optionalStrings(L("disputed"), kMaxReportedPeers, kMaxKeyIdChars);
     m.averages = readAverages(r);
     return r.finish(std::move(m));
 }

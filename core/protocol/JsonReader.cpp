@@ -222,4 +222,15 @@ QString JsonReader::stringAt(const QJsonArray &array, QLatin1StringView arrayNam
     return value.toString();
 }
 
+QStringList JsonReader::optionalStrings(QLatin1StringView name, qsizetype maxItems, qsizetype maxChars)
+{
+    QStringList strings;
+    if (!has(name))
+        return strings;
+    const QJsonArray list = array(name, maxItems);
+    for (qsizetype i = 0; i < list.size() && ok(); ++i)
+        strings.append(stringAt(list, name, i, maxChars));
+    return strings;
+}
+
 } // namespace swarmtrain

@@ -5,6 +5,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QString>
+#include <QStringList>
 
 #include <initializer_list>
 #include <memory>
@@ -46,6 +47,8 @@ public:
     JsonReader element(const QJsonArray &array, QLatin1StringView arrayName, qsizetype index);
     qint64 integerAt(const QJsonArray &array, QLatin1StringView arrayName, qsizetype index, qint64 min, qint64 max);
     QString stringAt(const QJsonArray &array, QLatin1StringView arrayName, qsizetype index, qsizetype maxChars);
+    // An optional array of at most `maxItems` strings of at most `maxChars` each (absent: empty).
+    QStringList optionalStrings(QLatin1StringView name, qsizetype maxItems, qsizetype maxChars);
 
     // Marks the message bad for a reason the field readers cannot see (two fields that disagree).
     void fail(QLatin1StringView name, const QString &why);

@@ -17,17 +17,6 @@ using L = QLatin1StringView;
 constexpr qint64 kMaxCount = JsonReader::kMaxExactInteger;
 constexpr double kMaxFigure = 1e30;
 
-QStringList readIds(JsonReader &r, QLatin1StringView name)
-{
-    QStringList ids;
-    if (!r.has(name))
-        return ids;
-    const QJsonArray list = r.array(name, kMaxPipelinePeers);
-    for (qsizetype i = 0; i < list.size() && r.ok(); ++i)
-        ids.append(r.stringAt(list, name, i, kMaxKeyIdChars));
-    return ids;
-}
-
 void insertIds(QJsonObject &json, QLatin1StringView name, const QStringList &ids)
 {
     if (!ids.isEmpty())
@@ -137,8 +126,8 @@ Result<PipelineAnswer> PipelineAnswer::fromJson(const QJsonObject &json)
     m.member = r.boolean(L("member"));
     m.share = int(r.integer(L("share"), 0, kMaxMicrobatchesPerStep));
     m.microbatches = int(r.integer(L("microbatches"), 0, kMaxMicrobatchesPerStep));
-    m.closedTrainers = readIds(r, L("closed_trainers"));
-    m.group = readIds(r, L("group"));
+    m.closedTrainers = r.optionalStrings(L("closed_trainers"), kMaxPipelinePeers, kMaxKeyIdChars);
+    m.group = r.optionalStrings(L("group"), kMaxPipelinePeers, kMaxKeyIdChars);
     if (r.has(L("resync_from")))
         m.resyncFrom = r.string(L("resync_from"), kMaxKeyIdChars);
     const QJsonArray peers = r.array(L("peers"), kMaxPipelinePeers);
@@ -190,7 +179,7 @@ Result<PipelineStatus> PipelineStatus::fromJson(const QJsonObject &json)
     for (qsizetype i = 0; i < stages.size() && r.ok(); ++i) {
         JsonReader stage = r.element(stages, L("stages"), i);
         Stage s;
-        s.peers = readIds(stage, L("peers"));
+        s.peers = stage.optionalStrings(L("peers"), kMaxPipelinePeers, kMaxKeyIdChars);
         s.microbatchesPerSecond = stage.number(L("microbatches_per_s"), 0.0, kMaxFigure);
         m.stages.push_back(std::move(s));
     }

@@ -13,7 +13,8 @@ using L = QLatin1StringView;
 
 constexpr double kRateEma = 0.5;
 constexpr double kMinBusySeconds = 0.005; // shorter busy spells say too little about a rate
-constexpr int kFreshReports = 2;          // rate reports each peer needs since the last move before another
+constexpr int kFreshReports = 2;
+constexpr qint64 kPeersRefreshMs = 1000;  // how old the peers read from the store may be          // rate reports each peer needs since the last move before another
 
 // The most common hash; among equals, the earliest peer's (by join order) wins.
 QString majorityHash(const std::vector<std::pair<qint64, QString>> &ordinalsAndHashes)
@@ -58,17 +59,38 @@ Result<void> PipelineSteps::start(PipelineStepsOptions options)
     return {};
 }
 
+Result<const std::vector<PeerRecord> *> PipelineSteps::peers(const PeerRecord *fresh)
+{
+    // Every peer asks about five times a second: reading every peer for each request would make
+    // the swarm's cost grow with the square of its size. The requester's own record is fresh.
+    if (m_peersReadMs < 0 || m_clock() - m_peersReadMs >= kPeersRefreshMs) {
+        Result<std::vector<PeerRecord>> read = m_store.peers();
+        if (!read)
+            return read.error();
+        m_peers = std::move(*read);
+        m_peersReadMs = m_clock();
+    }
+    if (fresh) {
+        const auto known = std::find_if(m_peers.begin(), m_peers.end(), [&](const PeerRecord &p) { return p.keyId == fresh->keyId; });
+        if (known != m_peers.end())
+            *known = *fresh;
+        else
+            m_peers.push_back(*fresh);
+    }
+    return &m_peers;
+}
+
 Result<PipelineAnswer> PipelineSteps::handle(const PeerRecord &peer, const PipelineRequest &request)
 {
-    Result<std::vector<PeerRecord>> peers = m_store.peers();
-    if (!peers)
-        return peers.error();
+    Result<const std::vector<PeerRecord> *> all = peers(&peer);
+    if (!all)
+        return all.error();
     record(peer, request);
     if (!m_placement.contains(peer.keyId)) {
         const auto hint = m_options.placeHints.find(peer.keyId);
         m_placement[peer.keyId] = hint != m_options.placeHints.end() && hint->second < m_options.settings.stages
                                       ? hint->second
-                                      : placeNewcomer(*peers);
+                                      : placeNewcomer(**all);
         m_dirty = true;
         qCInfo(lcCoordinator) << "pipeline: placed peer" << peer.keyId << "on stage" << m_placement[peer.keyId];
     }
@@ -76,9 +98,9 @@ Result<PipelineAnswer> PipelineSteps::handle(const PeerRecord &peer, const Pipel
                                      [&](const QStringList &group) { return group.contains(peer.keyId); });
     if (request.step == m_step.number && (m_step.members.contains(peer.keyId) || inGroup) && take(peer.keyId, request))
         m_dirty = true;
-    if (Result<void> advanced = advanceWith(*peers); !advanced)
+    if (Result<void> advanced = advanceWith(**all); !advanced)
         return advanced.error();
-    return answerFor(peer, *peers);
+    return answerFor(peer, **all);
 }
 
 void PipelineSteps::record(const PeerRecord &peer, const PipelineRequest &request)
@@ -135,10 +157,10 @@ Result<void> PipelineSteps::advance()
 {
     if (!m_enabled)
         return {};
-    Result<std::vector<PeerRecord>> peers = m_store.peers();
-    if (!peers)
-        return peers.error();
-    return advanceWith(*peers);
+    Result<const std::vector<PeerRecord> *> all = peers(nullptr);
+    if (!all)
+        return all.error();
+    return advanceWith(**all);
 }
 
 Result<void> PipelineSteps::advanceWith(const std::vector<PeerRecord> &peers)
@@ -275,6 +297,7 @@ void PipelineSteps::finishStep(const std::vector<PeerRecord> &peers)
                                            .arg(summary.evalLoss >= 0 ? QStringLiteral(", validation loss %1").arg(summary.evalLoss, 0, 'f', 4)
                                                                       : QString());
     m_history.push_back(summary);
+    m_historyDirty = true;
     while (int(m_history.size()) > m_options.historySteps)
         m_history.pop_front();
     m_step = Step{};

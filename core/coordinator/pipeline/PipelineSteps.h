@@ -93,6 +93,9 @@ private:
         std::map<QString, Stepped> stepped;
     };
 
+    // The swarm's peers, read from the store at most once a second, with `fresh` (the requester's
+    // record as it is now) in place of its stored one.
+    Result<const std::vector<PeerRecord> *> peers(const PeerRecord *fresh);
     void record(const PeerRecord &peer, const PipelineRequest &request);
     bool take(const QString &peerId, const PipelineRequest &request);
     Result<void> advanceWith(const std::vector<PeerRecord> &peers);
@@ -118,6 +121,9 @@ private:
     PipelineStepsOptions m_options;
     bool m_enabled = false;
     bool m_dirty = false;
+    bool m_historyDirty = false; // a step finished since the history was saved
+    std::vector<PeerRecord> m_peers;
+    qint64 m_peersReadMs = -1;
 
     std::map<QString, int> m_placement;  // peer -> stage
     std::vector<QString> m_agreed;       // by stage: the hash of its agreed state; "" before the first step

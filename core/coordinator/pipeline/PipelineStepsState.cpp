@@ -14,6 +14,7 @@ namespace {
 using L = QLatin1StringView;
 
 const QString kStateKey = QStringLiteral("pipeline_state");
+const QString kHistoryKey = QStringLiteral("pipeline_history");
 
 QJsonObject intMap(const std::map<QString, int> &map)
 {
@@ -77,9 +78,6 @@ Result<void> PipelineSteps::save()
     QJsonObject rates;
     for (const auto &[id, rate] : m_rates)
         rates.insert(id, rate);
-    PipelineStatus history;
-    history.phase = QStringLiteral("waiting");
-    history.history.assign(m_history.begin(), m_history.end());
     QJsonArray agreed;
     for (const QString &hash : m_agreed)
         agreed.append(hash);
@@ -88,12 +86,21 @@ Result<void> PipelineSteps::save()
                             {L("agreed"), agreed},
                             {L("rates"), rates},
                             {L("last_rebalance_ms"), double(m_lastRebalanceMs)},
-                            {L("step"), step},
-                            {L("history"), history.toJson()}};
+                            {L("step"), step}};
     if (Result<void> saved = m_store.setMeta(kStateKey, QString::fromUtf8(QJsonDocument(state).toJson(QJsonDocument::Compact)));
         !saved)
         return saved;
     m_dirty = false;
+    // The history, which only grows when a step finishes, is not written with every report.
+    if (m_historyDirty) {
+        PipelineStatus history;
+        history.phase = QStringLiteral("waiting");
+        history.history.assign(m_history.begin(), m_history.end());
+        if (Result<void> saved = m_store.setMeta(kHistoryKey, QString::fromUtf8(QJsonDocument(history.toJson()).toJson(QJsonDocument::Compact)));
+            !saved)
+            return saved;
+        m_historyDirty = false;
+    }
     return {};
 }
 
@@ -142,10 +149,15 @@ Result<void> PipelineSteps::load()
         const QJsonObject s = it->toObject();
         m_step.stepped[it.key()] = {s.value(L("ok")).toBool(), s.value(L("hash")).toString(), s.value(L("microbatches")).toInt()};
     }
-    Result<PipelineStatus> history = PipelineStatus::fromJson(state.value(L("history")).toObject());
-    if (!history)
-        return makeError("the saved pipeline history cannot be read: " + history.error().message);
-    m_history.assign(history->history.begin(), history->history.end());
+    Result<std::optional<QString>> storedHistory = m_store.meta(kHistoryKey);
+    if (!storedHistory)
+        return storedHistory.error();
+    if (*storedHistory) {
+        Result<PipelineStatus> history = PipelineStatus::fromJson(QJsonDocument::fromJson((*storedHistory)->toUtf8()).object());
+        if (!history)
+            return makeError("the saved pipeline history cannot be read: " + history.error().message);
+        m_history.assign(history->history.begin(), history->history.end());
+    }
     // Members of a step whose stage no longer exists, or that were placed nowhere: not trusted.
     for (const auto &[id, stage] : m_step.members) {
         if (!m_placement.contains(id))

@@ -222,13 +222,11 @@ Result<void> SwarmWorker::runPipeline()
     PipelineWorker::Hooks hooks;
     hooks.status = [this](WorkState state, const QString &detail) { setStatus(state, detail); };
     hooks.progress = [this](const WorkStatus &progress) {
-        m_status.round = progress.round;
-        m_status.pipelineStage = progress.pipelineStage;
-        m_status.pipelineStages = progress.pipelineStages;
-        m_status.microbatchesServed = progress.microbatchesServed;
-        m_status.microbatchesPerSecond = progress.microbatchesPerSecond;
-        m_status.stageThroughput = progress.stageThroughput;
-        m_status.bottleneckThroughput = progress.bottleneckThroughput;
+        // The figures are the pipeline worker's; what it is doing stays what hooks.status said.
+        WorkStatus next = progress;
+        next.state = m_status.state;
+        next.detail = m_status.detail;
+        m_status = next;
         const auto now = std::chrono::steady_clock::now();
         if (now - m_lastProgress < std::chrono::seconds(1))
             return;

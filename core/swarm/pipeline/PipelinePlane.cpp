@@ -281,10 +281,7 @@ PipelinePlaneState PipelinePlane::state() const
         state = m_state;
         if (m_server)
             state.busySeconds = m_server->worker().busySeconds();
-        if (m_driver) {
-            state.inFlight = int(m_driving.size());
-            state.retries = m_driver->retries();
-        }
+        state.inFlight = int(m_driving.size());
         state.bytesSent = m_transport->bytesSent();
         state.bytesReceived = m_transport->bytesReceived();
     });

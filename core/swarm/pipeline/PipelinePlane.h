@@ -41,7 +41,6 @@ struct PipelinePlaneState {
     std::optional<std::pair<bool, double>> evalOutcome;    // the last validation: loss, or failed
     qint64 served = 0;       // microbatches computed, since the start
     double busySeconds = 0.0;
-    int retries = 0;         // trainers: hops retried on another peer
     qint64 bytesSent = 0;
     qint64 bytesReceived = 0;
 };
