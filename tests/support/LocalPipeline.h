@@ -359,6 +359,8 @@ private:
                 [&outcomes, self](quint64, bool applied, const QString &hash, const QString &why) {
                     outcomes[self] = std::make_pair(applied, applied ? hash : why);
                 }));
+            if (peer->driver) // as PipelinePlane does: the step's stages step now
+                peer->driver->forgetSteps(m_step);
             if (Result<void> started = peer->optimizer->start(plan); !started)
                 return started.error();
         }

@@ -416,6 +416,28 @@ TEST_F(PipelineLoopbackTest, ConfirmedWorkOfAKilledPeerIsReplayedElsewhere)
     expectOneMachinesGradients(3, 1e-5);
 }
 
+// A stage peer killed after the trainer closed the step, while its stage waits to step: the
+// trainer kept the step's microbatches, replays the dead peer's backwards on the other peer of the
+// stage and sends that peer its new count, so the stage still counts each microbatch once. Once
+// the step is forgotten (its stages step), nothing is replayed any more.
+TEST_F(PipelineLoopbackTest, ConfirmedWorkOfAPeerKilledAfterTheCloseIsReplayedAndRecounted)
+{
+    ASSERT_NO_FATAL_FAILURE(confirmThreeAtOnePeerThenAddAnother());
+    std::vector<bool> closesAgreed; // at the surviving peer, in the order they came
+    connect(servers[1].get(), &StageServer::trainerClosed,
+            [&](quint64, const QString &, bool agrees) { closesAgreed.push_back(agrees); });
+    ASSERT_TRUE(driver->closeStep(0).ok());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return closesAgreed.size() == 1; }, 60'000)) << "the close never reached the second peer";
+    servers[0].reset();
+    serverPeers[0]->transport.reset();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return driver->replays() == 3 && driver->replaysRunning() == 0; }, 60'000));
+    // A second close, counting the three replayed backwards: it agrees only if it came after them.
+    ASSERT_TRUE(QTest::qWaitFor([&] { return closesAgreed.size() == 2; }, 60'000)) << "no new count after the replays";
+    EXPECT_EQ(closesAgreed, (std::vector<bool>{true, true}));
+    EXPECT_TRUE(servers[1]->readyForStep(0, {trainer->keyId()}));
+    expectOneMachinesGradients(3, 1e-5);
+}
+
 // A stage peer the trainer lost touch with, but that lived on: its confirmed backwards were
 // replayed elsewhere, so they are taken back from it when it is reachable again, before the
 // step closes; it then agrees with the trainer's count and nothing counts twice.
@@ -780,3 +802,4 @@ TEST_F(PipelineLoopbackTest, ABusyPeerIsPassedOverWithoutBackingOff)
     held.release();
     expectOneMachinesGradients(4, 1e-5);
 }
+

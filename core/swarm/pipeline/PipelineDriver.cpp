@@ -276,8 +276,12 @@ void PipelineDriver::onReply(Hop &hop, const QString &peerKeyId, const wire::Sta
     }
     sendVerdict(peerKeyId, f.batch.step, hop.id, true);
     f.confirmedAt[std::size_t(hop.stage)] = peerKeyId;
-    if (hop.replay)
+    if (hop.replay) {
+        // The peer heard the step's close before this: it is told its new count, after the verdict.
+        if (m_closed.contains(f.batch.step))
+            sendClose(peerKeyId, f.batch.step, confirmedCounts(f.batch.step).value(peerKeyId));
         return endReplay(hop);
+    }
     if (last)
         f.loss = work.loss();
     f.gradOuts[std::size_t(--hop.stage)] = payload;
@@ -397,39 +401,63 @@ void PipelineDriver::dropMicrobatch(std::uint64_t id, const Error &stageZero)
     Q_EMIT microbatchFailed(id, QStringLiteral("stage 0: %1").arg(toQString(stageZero.message)));
 }
 
-Result<void> PipelineDriver::closeStep(std::uint64_t step)
+QHash<QString, int> PipelineDriver::confirmedCounts(std::uint64_t step) const
 {
-    QHash<QString, int> confirmed;
+    QHash<QString, int> counts;
     for (const auto &[id, f] : m_flights) {
         if (f.batch.step != step)
             continue;
-        if (!f.done)
-            return makeError("microbatch " + std::to_string(id) + " of step " + std::to_string(step) + " is still running");
         for (int s = 1; s < m_settings.stageCount; ++s)
-            ++confirmed[f.confirmedAt[std::size_t(s)]];
+            ++counts[f.confirmedAt[std::size_t(s)]];
+    }
+    return counts;
+}
+
+void PipelineDriver::sendClose(const QString &peerKeyId, std::uint64_t step, int confirmed)
+{
+    wire::StageWork close;
+    close.set_step(step);
+    close.set_close(true);
+    close.set_confirmed(std::uint32_t(confirmed));
+    (void)m_transport.send(peerKeyId, stageHeader(wire::FRAME_TYPE_STAGE_VERDICT, close), {});
+}
+
+Result<void> PipelineDriver::closeStep(std::uint64_t step)
+{
+    for (const auto &[id, f] : m_flights) {
+        if (f.batch.step == step && !f.done)
+            return makeError("microbatch " + std::to_string(id) + " of step " + std::to_string(step) + " is still running");
     }
     for (const Hop &hop : m_replays) {
         if (const Flight *f = flight(hop.id); f && f->batch.step == step)
             return makeError("a replay of step " + std::to_string(step) + " is still running");
     }
+    const QHash<QString, int> confirmed = confirmedCounts(step);
     if (confirmed.contains(QString()))
         return makeError("a microbatch of step " + std::to_string(step) + " is confirmed at no peer of a stage");
     for (const auto &placed : m_placed) {
         for (const QString &peer : placed.keys()) {
-            if (!m_transport.isConnected(peer))
-                continue; // it never hears the close, so it sits this step out
-            wire::StageWork close;
-            close.set_step(step);
-            close.set_close(true);
-            close.set_confirmed(std::uint32_t(confirmed.value(peer)));
-            (void)m_transport.send(peer, stageHeader(wire::FRAME_TYPE_STAGE_VERDICT, close), {});
+            if (m_transport.isConnected(peer)) // one that never hears the close sits this step out
+                sendClose(peer, step, confirmed.value(peer));
         }
     }
-    std::erase_if(m_flights, [step](const auto &item) { return item.second.batch.step == step; });
-    // A peer that did not hear the close drops the step's work itself (StageOptimizer).
-    for (auto &revoke : m_revoke)
-        std::erase_if(revoke, [step](const auto &key) { return key.first == step; });
+    m_closed.insert(step);
     return {};
+}
+
+void PipelineDriver::forgetSteps(std::uint64_t step)
+{
+    const auto forgotten = [step](std::uint64_t s) { return s <= step; };
+    // Replays first: they point into the flights. A late answer to one is cancelled (onFrame).
+    m_replays.remove_if([&](const Hop &hop) {
+        const Flight *f = flight(hop.id);
+        return f && forgotten(f->batch.step);
+    });
+    std::erase_if(m_flights, [&](const auto &item) { return forgotten(item.second.batch.step); });
+    // A peer that comes back after this drops the step's work itself (StageOptimizer).
+    for (auto &revoke : m_revoke)
+        std::erase_if(revoke, [&](const auto &key) { return forgotten(key.first); });
+    m_closed.erase(m_closed.begin(), m_closed.upper_bound(step));
 }
 
 } // namespace swarmtrain

@@ -58,11 +58,13 @@ struct Microbatch {
 //    replayed on another peer of the same stage;
 //  - a backward's gradient is confirmed to the one peer whose answer was used and cancelled at
 //    any other that ran it;
-//  - when a peer that confirmed backwards of the open step goes away, they are replayed on
-//    another peer of its stage, and taken back from it if it comes back;
+//  - when a peer that confirmed backwards of a step goes away, they are replayed on another peer
+//    of its stage, and taken back from it if it comes back;
 // so each stage counts each microbatch once. closeStep() then tells every stage peer how many of
 // its microbatches the trainer counted there, after all its other verdicts (StageServer compares).
-// Lives on the network thread.
+// A closed step's microbatches are kept until forgetSteps(): a stage peer that dies after the
+// close, while its stage waits to step, has its work replayed too, and the peer that took it over
+// is sent its new count. Lives on the network thread.
 class PipelineDriver : public QObject {
     Q_OBJECT
 
@@ -81,9 +83,11 @@ public:
     int inFlight() const;
     int replaysRunning() const { return int(m_replays.size()); }
     // Closes `step`: sends every connected stage peer placed now the count of the step's
-    // microbatches confirmed there, and forgets the step's microbatches. Fails while any of them
-    // or a replay of theirs is still running.
+    // microbatches confirmed there. Fails while any of them or a replay of theirs is still running.
     Result<void> closeStep(std::uint64_t step);
+    // Forgets the microbatches of every step up to `step`: their stages step now (or stepped), so
+    // work of theirs replayed from here on would count for nothing.
+    void forgetSteps(std::uint64_t step);
 
     // Hops a peer answered (forward and backward), and hops retried on another peer, since the start.
     int hopsServed(const QString &peerKeyId) const { return m_served.value(peerKeyId); }
@@ -110,6 +114,9 @@ private:
     void failHop(Hop &hop, const QString &reason, bool offence);
     void retryElsewhere(Hop &hop);
     void sendVerdict(const QString &peerKeyId, std::uint64_t step, std::uint64_t id, bool count);
+    void sendClose(const QString &peerKeyId, std::uint64_t step, int confirmed);
+    // Per peer, the step's microbatches whose backward counts there.
+    QHash<QString, int> confirmedCounts(std::uint64_t step) const;
     void finishLocally(std::uint64_t id);
     // Stage 0 refused the microbatch (its own checks): it is forgotten and reported failed.
     void dropMicrobatch(std::uint64_t id, const Error &stageZero);
@@ -129,6 +136,7 @@ private:
     std::vector<QHash<QString, QString>> m_placed;     // by stage: key id -> endpoint
     std::map<std::uint64_t, Flight> m_flights;
     std::list<Hop> m_replays;                          // confirmed backwards replayed elsewhere
+    std::set<std::uint64_t> m_closed;                  // steps closed and not forgotten yet
     QHash<QString, std::set<std::pair<std::uint64_t, std::uint64_t>>> m_revoke; // (step, id) to take back from a peer when it returns
     QHash<QString, int> m_served;
     QHash<QString, int> m_offences;

@@ -155,6 +155,8 @@ void PipelinePlane::drive(std::vector<Microbatch> batches)
         if (!m_driver)
             return;
         m_driving.clear();
+        if (!batches.empty() && batches.front().step > 0)
+            m_driver->forgetSteps(batches.front().step - 1);
         for (Microbatch &batch : batches) {
             m_driving.insert(batch.id);
             m_driver->start(std::move(batch));
@@ -205,6 +207,8 @@ Result<void> PipelinePlane::startStep(const StageStepPlan &plan)
         if (!m_optimizer)
             return;
         m_state.stepOutcome.reset();
+        if (m_driver) // the step's stages step now: its work replayed from here on would count nowhere
+            m_driver->forgetSteps(plan.step);
         // What the step counts here: the confirmed microbatches left once other work is dropped.
         result = m_optimizer->start(plan);
         // Posted after the optimizer dropped other steps' work: what the step counts here.
