@@ -71,7 +71,7 @@ protected:
         return PipelineStage::create(config, span, options).value();
     }
 
-    Peer &addPeer()
+    Peer &addPeer(PeerTransportOptions options = {})
     {
         peers.push_back(std::make_unique<Peer>());
         Peer &peer = *peers.back();
@@ -81,17 +81,19 @@ protected:
                     return p->identity.publicKey();
             }
             return std::nullopt;
-        });
+        }, options);
         const Result<quint16> port = peer.transport->listen(QHostAddress::LocalHost);
         EXPECT_TRUE(port.ok());
         peer.endpoint = QStringLiteral("127.0.0.1:%1").arg(*port);
         return peer;
     }
 
-    StageServer &addServer(int stage, WirePrecision precision, int maxQueued = StageServerSettings{}.maxQueued)
+    StageServer &addServer(int stage, WirePrecision precision, int maxQueued = StageServerSettings{}.maxQueued,
+                           qsizetype statePieceBytes = StageServerSettings{}.statePieceBytes, PeerTransportOptions options = {})
     {
-        Peer &peer = addPeer();
+        Peer &peer = addPeer(options);
         StageServerSettings settings;
+        settings.statePieceBytes = statePieceBytes;
         settings.stage = stage;
         settings.stageCount = kStages;
         settings.precision = precision;
@@ -803,3 +805,61 @@ TEST_F(PipelineLoopbackTest, ABusyPeerIsPassedOverWithoutBackingOff)
     expectOneMachinesGradients(4, 1e-5);
 }
 
+// A state larger than the connection's write buffer goes in pieces as the buffer drains, and the
+// replica takes it whole. Pieces from a neighbour that skips ahead or overfills the state are
+// refused, and leave the replica as it was.
+TEST_F(PipelineLoopbackTest, AStateLargerThanTheWriteBufferGoesInPieces)
+{
+    PeerTransportOptions small;
+    small.maxWriteBufferBytes = 32 << 10;
+    constexpr qsizetype kPiece = 8 << 10;
+    StageServer &ahead = addServer(1, WirePrecision::Float32, StageServerSettings{}.maxQueued, kPiece, small);
+    StageServer &behind = addServer(1, WirePrecision::Float32, StageServerSettings{}.maxQueued, kPiece, small);
+    const std::int64_t count = onStage(ahead.worker(), [](PipelineStage &s) { return s.parameterCount(); });
+    const std::size_t stateBytes = PipelineStage::stateSize(count);
+    ASSERT_GT(stateBytes, std::size_t(4 * small.maxWriteBufferBytes)) << "the state must not fit the write buffer";
+    onStage(ahead.worker(), [&](PipelineStage &stage) {
+        std::vector<float> mean(std::size_t(stage.parameterCount()), 0.01f);
+        return stage.step(mean, 1e-3, 1.0).ok();
+    });
+    const auto hashOf = [](StageServer &server) { return onStage(server.worker(), [](PipelineStage &s) { return s.hash(); }); };
+    ASSERT_TRUE(serverPeers[1]->transport->connectToPeer(serverPeers[0]->endpoint, serverPeers[0]->keyId()).ok());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return serverPeers[1]->transport->isConnected(serverPeers[0]->keyId()); }, 30'000));
+    int pieces = 0;
+    QObject::connect(serverPeers[1]->transport.get(), &PeerTransport::frameReceived, serverPeers[1]->transport.get(),
+                     [&](const QString &, const FrameHeader &header, const QByteArray &) {
+                         pieces += header.type() == wire::FRAME_TYPE_STAGE_REPLY;
+                     });
+    std::vector<std::pair<bool, QString>> outcomes;
+    QObject::connect(&behind, &StageServer::resynced, &behind,
+                     [&](bool ok, const QString &hashOrWhy) { outcomes.emplace_back(ok, hashOrWhy); });
+    behind.resyncFrom(serverPeers[0]->keyId());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return outcomes.size() == 1; }, 60'000));
+    ASSERT_TRUE(outcomes[0].first) << outcomes[0].second.toStdString();
+    EXPECT_EQ(hashOf(behind), hashOf(ahead));
+    EXPECT_EQ(pieces, int((stateBytes + kPiece - 1) / kPiece));
+
+    // A liar: its first answer starts past the state's beginning, its second overfills the state.
+    Peer &liar = addPeer();
+    int asked = 0;
+    QObject::connect(liar.transport.get(), &PeerTransport::frameReceived, liar.transport.get(),
+                     [&](const QString &from, const FrameHeader &header, const QByteArray &) {
+                         if (header.type() != wire::FRAME_TYPE_STAGE_REQUEST)
+                             return;
+                         wire::StageWork piece = header.stage();
+                         piece.set_state_size(stateBytes);
+                         piece.set_state_offset(++asked == 1 ? kPiece : 0);
+                         const QByteArray bytes(asked == 1 ? kPiece : qsizetype(stateBytes) + 1, '\x7f');
+                         (void)liar.transport->send(from, stageHeader(wire::FRAME_TYPE_STAGE_REPLY, piece, bytes.size()), bytes);
+                     });
+    ASSERT_TRUE(serverPeers[1]->transport->connectToPeer(liar.endpoint, liar.keyId()).ok());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return serverPeers[1]->transport->isConnected(liar.keyId()); }, 30'000));
+    const std::string before = hashOf(behind);
+    for (std::size_t attempt = 2; attempt <= 3; ++attempt) {
+        behind.resyncFrom(liar.keyId());
+        ASSERT_TRUE(QTest::qWaitFor([&] { return outcomes.size() == attempt; }, 60'000));
+        EXPECT_FALSE(outcomes.back().first);
+        EXPECT_TRUE(outcomes.back().second.contains(QStringLiteral("a piece of"))) << outcomes.back().second.toStdString();
+    }
+    EXPECT_EQ(hashOf(behind), before);
+}

@@ -27,6 +27,12 @@ StageServer::StageServer(PeerTransport &transport, std::unique_ptr<PipelineStage
     , m_worker(std::make_unique<StageWorker>(std::move(stage)))
 {
     connect(&transport, &PeerTransport::frameReceived, this, &StageServer::onFrame);
+    connect(&transport, &PeerTransport::writeBufferDrained, this, &StageServer::sendStatePieces);
+    connect(&transport, &PeerTransport::peerDisconnected, this, [this](const QString &peerKeyId) {
+        m_stateSends.remove(peerKeyId);
+        if (peerKeyId == m_resyncFrom)
+            endResync(false, QStringLiteral("the neighbour went away while it sent the state"));
+    });
 }
 
 StageServer::~StageServer() = default;
@@ -168,15 +174,41 @@ void StageServer::onStateRequest(const QString &peerKeyId, const wire::StageWork
     if (const auto last = m_lastStateSent.constFind(peerKeyId);
         last != m_lastStateSent.constEnd() && now - *last < m_settings.stateIntervalMs)
         return refuse(peerKeyId, work, QStringLiteral("busy: the state was sent %1 ms ago").arg(now - *last), true);
+    if (m_stateSends.size() >= m_settings.maxStateSends && !m_stateSends.contains(peerKeyId))
+        return refuse(peerKeyId, work, QStringLiteral("busy: the state is on its way to %1 peers").arg(m_stateSends.size()), true);
     m_lastStateSent.insert(peerKeyId, now);
     m_worker->post(
         this, [](PipelineStage &stage) { return stage.exportState(); },
         [this, peerKeyId, work](const std::vector<std::byte> &state) {
-            const QByteArray bytes(reinterpret_cast<const char *>(state.data()), qsizetype(state.size()));
-            if (Result<void> sent = m_transport.send(peerKeyId, stageHeader(wire::FRAME_TYPE_STAGE_REPLY, work, bytes.size()), bytes);
-                !sent)
-                refuse(peerKeyId, work, QStringLiteral("the state cannot be sent: %1").arg(toQString(sent.error().message)));
+            m_stateSends.insert(peerKeyId, {work, std::make_shared<const std::vector<std::byte>>(state), 0});
+            sendStatePieces(peerKeyId);
         });
+}
+
+void StageServer::sendStatePieces(const QString &peerKeyId)
+{
+    const auto it = m_stateSends.find(peerKeyId);
+    if (it == m_stateSends.end())
+        return;
+    StateSend &send = *it;
+    const qsizetype total = qsizetype(send.state->size());
+    while (send.sent < total) {
+        const qsizetype length = std::min(m_settings.statePieceBytes, total - send.sent);
+        wire::StageWork piece = send.work;
+        piece.set_state_offset(std::uint64_t(send.sent));
+        piece.set_state_size(std::uint64_t(total));
+        const QByteArrayView bytes(reinterpret_cast<const char *>(send.state->data()) + send.sent, length);
+        if (Result<void> sent = m_transport.send(peerKeyId, stageHeader(wire::FRAME_TYPE_STAGE_REPLY, piece, length), bytes); !sent) {
+            // A full write buffer: the rest goes when it drains. Anything else ends the send.
+            if (!m_transport.isConnected(peerKeyId) || m_transport.pendingWriteBytes(peerKeyId) == 0) {
+                refuse(peerKeyId, send.work, QStringLiteral("the state cannot be sent: %1").arg(toQString(sent.error().message)));
+                m_stateSends.erase(it);
+            }
+            return;
+        }
+        send.sent += length;
+    }
+    m_stateSends.erase(it);
 }
 
 void StageServer::resyncFrom(const QString &neighbourKeyId)
@@ -186,10 +218,9 @@ void StageServer::resyncFrom(const QString &neighbourKeyId)
     work.set_pass(wire::StageWork::PASS_STATE);
     work.set_attempt(++m_resyncAttempt);
     m_resyncFrom = neighbourKeyId;
-    if (Result<void> sent = m_transport.send(neighbourKeyId, stageHeader(wire::FRAME_TYPE_STAGE_REQUEST, work, 0), {}); !sent) {
-        m_resyncFrom.clear();
-        Q_EMIT resynced(false, toQString(sent.error().message));
-    }
+    m_resyncState = QByteArray();
+    if (Result<void> sent = m_transport.send(neighbourKeyId, stageHeader(wire::FRAME_TYPE_STAGE_REQUEST, work, 0), {}); !sent)
+        endResync(false, toQString(sent.error().message));
 }
 
 void StageServer::onStateAnswer(const QString &peerKeyId, const FrameHeader &header, const QByteArray &payload)
@@ -197,17 +228,28 @@ void StageServer::onStateAnswer(const QString &peerKeyId, const FrameHeader &hea
     const wire::StageWork &work = header.stage();
     if (peerKeyId != m_resyncFrom || work.pass() != wire::StageWork::PASS_STATE || work.attempt() != m_resyncAttempt)
         return; // not the answer this peer waits for
-    m_resyncFrom.clear();
     if (header.type() == wire::FRAME_TYPE_STAGE_REFUSED)
-        return Q_EMIT resynced(false, QStringLiteral("refused: %1").arg(toQString(work.refusal()).left(200)));
-    // The size is known before anything is copied to the stage's thread.
+        return endResync(false, QStringLiteral("refused: %1").arg(toQString(work.refusal()).left(200)));
+    // The size is this peer's own figure, known before anything is kept; the pieces come in order
+    // and fill it exactly.
     const std::size_t expected = PipelineStage::stateSize(spanParameterCount(m_config, m_worker->span()));
-    if (std::size_t(payload.size()) != expected)
-        return Q_EMIT resynced(false, QStringLiteral("a state of %1 bytes, not %2").arg(payload.size()).arg(expected));
+    if (work.state_size() != expected)
+        return endResync(false, QStringLiteral("a state of %1 bytes, not %2").arg(work.state_size()).arg(expected));
+    if (work.state_offset() != std::uint64_t(m_resyncState.size()) || payload.isEmpty()
+        || std::uint64_t(payload.size()) > expected - work.state_offset())
+        return endResync(false, QStringLiteral("a piece of %1 bytes at %2, after %3 of the %4 bytes")
+                                    .arg(payload.size()).arg(work.state_offset()).arg(m_resyncState.size()).arg(expected));
+    if (m_resyncState.isEmpty())
+        m_resyncState.reserve(qsizetype(expected));
+    m_resyncState.append(payload);
+    if (std::size_t(m_resyncState.size()) < expected)
+        return;
+    const QByteArray state = std::exchange(m_resyncState, QByteArray());
+    m_resyncFrom.clear();
     m_worker->post(
         this,
-        [payload](PipelineStage &stage) -> Result<std::string> {
-            const std::span bytes(reinterpret_cast<const std::byte *>(payload.constData()), std::size_t(payload.size()));
+        [state](PipelineStage &stage) -> Result<std::string> {
+            const std::span bytes(reinterpret_cast<const std::byte *>(state.constData()), std::size_t(state.size()));
             if (Result<void> taken = stage.importState(bytes); !taken)
                 return taken.error();
             return stage.hash();
@@ -215,6 +257,13 @@ void StageServer::onStateAnswer(const QString &peerKeyId, const FrameHeader &hea
         [this](const Result<std::string> &hash) {
             Q_EMIT resynced(hash.ok(), hash ? toQString(*hash) : toQString(hash.error().message));
         });
+}
+
+void StageServer::endResync(bool ok, const QString &hashOrWhy)
+{
+    m_resyncFrom.clear();
+    m_resyncState = QByteArray();
+    Q_EMIT resynced(ok, hashOrWhy);
 }
 
 void StageServer::refuse(const QString &peerKeyId, const wire::StageWork &work, const QString &reason, bool busy)

@@ -10,10 +10,12 @@
 #include <QSet>
 #include <QString>
 
+#include <cstddef>
 #include <cstdint>
 
 #include <memory>
 #include <utility>
+#include <vector>
 
 namespace swarmtrain {
 
@@ -30,6 +32,10 @@ struct StageServerSettings {
     // A peer is sent the stage's state (parameters and moments, 12 bytes a parameter) at most
     // once in this many milliseconds: asking again sooner is refused as busy.
     int stateIntervalMs = 10'000;
+    // The state goes in pieces of this size, as the connection's write buffer drains; to at most
+    // maxStateSends peers at once (each holds a copy of the state here until it is sent).
+    qsizetype statePieceBytes = 16 << 20;
+    int maxStateSends = 2;
 };
 
 // Serves one pipeline stage to the swarm's trainers over PeerTransport (issue 17): runs their
@@ -84,6 +90,9 @@ private:
     void onClose(const QString &peerKeyId, const wire::StageWork &work);
     void onStateRequest(const QString &peerKeyId, const wire::StageWork &work);
     void onStateAnswer(const QString &peerKeyId, const FrameHeader &header, const QByteArray &payload);
+    // Sends what the write buffer takes of the state going to `peerKeyId`; the rest when it drains.
+    void sendStatePieces(const QString &peerKeyId);
+    void endResync(bool ok, const QString &hashOrWhy);
     void refuse(const QString &peerKeyId, const wire::StageWork &work, const QString &reason, bool busy = false);
     void countOffence(const QString &peerKeyId, const wire::StageWork &work, const QString &reason);
     void reply(const QString &peerKeyId, wire::StageWork work, const std::vector<float> &values, double loss);
@@ -99,7 +108,14 @@ private:
     // so no sender can push another's close out.
     QHash<QString, std::pair<quint64, bool>> m_lastClose;
     QHash<QString, qint64> m_lastStateSent; // peer -> when it was last sent the state (ms, monotonic)
+    struct StateSend {
+        wire::StageWork work;
+        std::shared_ptr<const std::vector<std::byte>> state;
+        qsizetype sent = 0;
+    };
+    QHash<QString, StateSend> m_stateSends; // peer -> the state on its way there
     QString m_resyncFrom;                   // the neighbour asked for its state; empty when none is
+    QByteArray m_resyncState;               // its pieces so far
     std::uint32_t m_resyncAttempt = 0;
     qint64 m_served = 0;
     qint64 m_confirmed = 0;
