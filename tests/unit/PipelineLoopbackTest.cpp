@@ -280,6 +280,30 @@ protected:
             EXPECT_NEAR(losses.at(id), loss, 1e-3 * loss) << "microbatch " << id;
     }
 
+    // Resync helpers: a replica stepped once on its own (ahead of a fresh one), its hash, a
+    // connection from one peer to another, and a replica's resync outcomes as they come.
+    static void stepAlone(StageServer &server)
+    {
+        onStage(server.worker(), [&](PipelineStage &stage) {
+            std::vector<float> mean(std::size_t(stage.parameterCount()), 0.01f);
+            return stage.step(mean, 1e-3, 1.0).ok();
+        });
+    }
+    static std::string hashOf(StageServer &server)
+    {
+        return onStage(server.worker(), [](PipelineStage &s) { return s.hash(); });
+    }
+    static void connectPeers(Peer &from, Peer &to)
+    {
+        ASSERT_TRUE(from.transport->connectToPeer(to.endpoint, to.keyId()).ok());
+        ASSERT_TRUE(QTest::qWaitFor([&] { return from.transport->isConnected(to.keyId()); }, 30'000));
+    }
+    void recordResyncs(StageServer &server)
+    {
+        QObject::connect(&server, &StageServer::resynced, &server,
+                         [this](bool ok, const QString &hashOrWhy) { resyncs.emplace_back(ok, hashOrWhy); });
+    }
+
     GptConfig config = test::tinyGptConfig(13, 4, 2, 32, 16);
     MicrobatchShape shape{2, 16};
     std::vector<StageSpan> spans;
@@ -290,6 +314,7 @@ protected:
     std::unique_ptr<StageWorker> firstStage;
     std::unique_ptr<PipelineDriver> driver;
     std::map<std::uint64_t, double> losses;
+    std::vector<std::pair<bool, QString>> resyncs;
 };
 
 } // namespace
@@ -736,29 +761,22 @@ TEST_F(PipelineLoopbackTest, AReplicaResyncsFromANeighbour)
     StageServer &ahead = addServer(1, WirePrecision::Float32);
     StageServer &behind = addServer(1, WirePrecision::Float32);
     // The neighbour has stepped once on its own; the replica has not.
-    onStage(ahead.worker(), [&](PipelineStage &stage) {
-        std::vector<float> mean(std::size_t(stage.parameterCount()), 0.01f);
-        return stage.step(mean, 1e-3, 1.0).ok();
-    });
-    const auto hashOf = [](StageServer &server) { return onStage(server.worker(), [](PipelineStage &s) { return s.hash(); }); };
+    stepAlone(ahead);
     ASSERT_NE(hashOf(ahead), hashOf(behind));
-    ASSERT_TRUE(serverPeers[1]->transport->connectToPeer(serverPeers[0]->endpoint, serverPeers[0]->keyId()).ok());
-    ASSERT_TRUE(QTest::qWaitFor([&] { return serverPeers[1]->transport->isConnected(serverPeers[0]->keyId()); }, 30'000));
+    ASSERT_NO_FATAL_FAILURE(connectPeers(*serverPeers[1], *serverPeers[0]));
 
-    std::vector<std::pair<bool, QString>> outcomes;
-    QObject::connect(&behind, &StageServer::resynced, &behind,
-                     [&](bool ok, const QString &hashOrWhy) { outcomes.emplace_back(ok, hashOrWhy); });
+    recordResyncs(behind);
     behind.resyncFrom(serverPeers[0]->keyId());
-    ASSERT_TRUE(QTest::qWaitFor([&] { return outcomes.size() == 1; }, 60'000));
-    ASSERT_TRUE(outcomes[0].first) << outcomes[0].second.toStdString();
-    EXPECT_EQ(outcomes[0].second.toStdString(), hashOf(ahead));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return resyncs.size() == 1; }, 60'000));
+    ASSERT_TRUE(resyncs[0].first) << resyncs[0].second.toStdString();
+    EXPECT_EQ(resyncs[0].second.toStdString(), hashOf(ahead));
     EXPECT_EQ(hashOf(behind), hashOf(ahead));
     EXPECT_EQ(onStage(behind.worker(), [](PipelineStage &s) { return s.stepCount(); }), 1);
 
     behind.resyncFrom(serverPeers[0]->keyId());
-    ASSERT_TRUE(QTest::qWaitFor([&] { return outcomes.size() == 2; }, 60'000));
-    EXPECT_FALSE(outcomes[1].first);
-    EXPECT_TRUE(outcomes[1].second.contains(QStringLiteral("busy"))) << outcomes[1].second.toStdString();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return resyncs.size() == 2; }, 60'000));
+    EXPECT_FALSE(resyncs[1].first);
+    EXPECT_TRUE(resyncs[1].second.contains(QStringLiteral("busy"))) << resyncs[1].second.toStdString();
 
     // A peer that answers state requests with a state one byte short: refused before it is read.
     Peer &liar = addPeer();
@@ -770,12 +788,11 @@ TEST_F(PipelineLoopbackTest, AReplicaResyncsFromANeighbour)
                          const QByteArray answer(qsizetype(PipelineStage::stateSize(count)) - 1, '\0');
                          (void)liar.transport->send(from, stageHeader(wire::FRAME_TYPE_STAGE_REPLY, header.stage(), answer.size()), answer);
                      });
-    ASSERT_TRUE(serverPeers[1]->transport->connectToPeer(liar.endpoint, liar.keyId()).ok());
-    ASSERT_TRUE(QTest::qWaitFor([&] { return serverPeers[1]->transport->isConnected(liar.keyId()); }, 30'000));
+    ASSERT_NO_FATAL_FAILURE(connectPeers(*serverPeers[1], liar));
     const std::string before = hashOf(behind);
     behind.resyncFrom(liar.keyId());
-    ASSERT_TRUE(QTest::qWaitFor([&] { return outcomes.size() == 3; }, 60'000));
-    EXPECT_FALSE(outcomes[2].first);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return resyncs.size() == 3; }, 60'000));
+    EXPECT_FALSE(resyncs[2].first);
     EXPECT_EQ(hashOf(behind), before);
 }
 
@@ -818,24 +835,17 @@ TEST_F(PipelineLoopbackTest, AStateLargerThanTheWriteBufferGoesInPieces)
     const std::int64_t count = onStage(ahead.worker(), [](PipelineStage &s) { return s.parameterCount(); });
     const std::size_t stateBytes = PipelineStage::stateSize(count);
     ASSERT_GT(stateBytes, std::size_t(4 * small.maxWriteBufferBytes)) << "the state must not fit the write buffer";
-    onStage(ahead.worker(), [&](PipelineStage &stage) {
-        std::vector<float> mean(std::size_t(stage.parameterCount()), 0.01f);
-        return stage.step(mean, 1e-3, 1.0).ok();
-    });
-    const auto hashOf = [](StageServer &server) { return onStage(server.worker(), [](PipelineStage &s) { return s.hash(); }); };
-    ASSERT_TRUE(serverPeers[1]->transport->connectToPeer(serverPeers[0]->endpoint, serverPeers[0]->keyId()).ok());
-    ASSERT_TRUE(QTest::qWaitFor([&] { return serverPeers[1]->transport->isConnected(serverPeers[0]->keyId()); }, 30'000));
+    stepAlone(ahead);
+    ASSERT_NO_FATAL_FAILURE(connectPeers(*serverPeers[1], *serverPeers[0]));
     int pieces = 0;
     QObject::connect(serverPeers[1]->transport.get(), &PeerTransport::frameReceived, serverPeers[1]->transport.get(),
                      [&](const QString &, const FrameHeader &header, const QByteArray &) {
                          pieces += header.type() == wire::FRAME_TYPE_STAGE_REPLY;
                      });
-    std::vector<std::pair<bool, QString>> outcomes;
-    QObject::connect(&behind, &StageServer::resynced, &behind,
-                     [&](bool ok, const QString &hashOrWhy) { outcomes.emplace_back(ok, hashOrWhy); });
+    recordResyncs(behind);
     behind.resyncFrom(serverPeers[0]->keyId());
-    ASSERT_TRUE(QTest::qWaitFor([&] { return outcomes.size() == 1; }, 60'000));
-    ASSERT_TRUE(outcomes[0].first) << outcomes[0].second.toStdString();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return resyncs.size() == 1; }, 60'000));
+    ASSERT_TRUE(resyncs[0].first) << resyncs[0].second.toStdString();
     EXPECT_EQ(hashOf(behind), hashOf(ahead));
     EXPECT_EQ(pieces, int((stateBytes + kPiece - 1) / kPiece));
 
@@ -852,14 +862,13 @@ TEST_F(PipelineLoopbackTest, AStateLargerThanTheWriteBufferGoesInPieces)
                          const QByteArray bytes(asked == 1 ? kPiece : qsizetype(stateBytes) + 1, '\x7f');
                          (void)liar.transport->send(from, stageHeader(wire::FRAME_TYPE_STAGE_REPLY, piece, bytes.size()), bytes);
                      });
-    ASSERT_TRUE(serverPeers[1]->transport->connectToPeer(liar.endpoint, liar.keyId()).ok());
-    ASSERT_TRUE(QTest::qWaitFor([&] { return serverPeers[1]->transport->isConnected(liar.keyId()); }, 30'000));
+    ASSERT_NO_FATAL_FAILURE(connectPeers(*serverPeers[1], liar));
     const std::string before = hashOf(behind);
     for (std::size_t attempt = 2; attempt <= 3; ++attempt) {
         behind.resyncFrom(liar.keyId());
-        ASSERT_TRUE(QTest::qWaitFor([&] { return outcomes.size() == attempt; }, 60'000));
-        EXPECT_FALSE(outcomes.back().first);
-        EXPECT_TRUE(outcomes.back().second.contains(QStringLiteral("a piece of"))) << outcomes.back().second.toStdString();
+        ASSERT_TRUE(QTest::qWaitFor([&] { return resyncs.size() == attempt; }, 60'000));
+        EXPECT_FALSE(resyncs.back().first);
+        EXPECT_TRUE(resyncs.back().second.contains(QStringLiteral("a piece of"))) << resyncs.back().second.toStdString();
     }
     EXPECT_EQ(hashOf(behind), before);
 }
