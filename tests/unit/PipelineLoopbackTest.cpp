@@ -872,3 +872,37 @@ TEST_F(PipelineLoopbackTest, AStateLargerThanTheWriteBufferGoesInPieces)
     }
     EXPECT_EQ(hashOf(behind), before);
 }
+
+// A neighbour that sends one piece of the state and then nothing, while it stays connected: the
+// resync ends as failed at its deadline, and the replica is as it was.
+TEST_F(PipelineLoopbackTest, ANeighbourThatStallsHalfwayEndsTheResyncAtItsDeadline)
+{
+    StageServerSettings settings;
+    settings.stage = 1;
+    settings.stageCount = kStages;
+    settings.precision = WirePrecision::Float32;
+    settings.resyncBaseMs = 500;
+    settings.resyncMinBytesPerSecond = 1e12;
+    Peer &self = addPeer();
+    StageServer behind(*self.transport, makeStage(spans[1]), settings);
+    const std::size_t stateBytes = PipelineStage::stateSize(onStage(behind.worker(), [](PipelineStage &s) { return s.parameterCount(); }));
+    Peer &staller = addPeer();
+    QObject::connect(staller.transport.get(), &PeerTransport::frameReceived, staller.transport.get(),
+                     [&](const QString &from, const FrameHeader &header, const QByteArray &) {
+                         if (header.type() != wire::FRAME_TYPE_STAGE_REQUEST)
+                             return;
+                         wire::StageWork piece = header.stage();
+                         piece.set_state_size(stateBytes);
+                         const QByteArray bytes(64, '\0');
+                         (void)staller.transport->send(from, stageHeader(wire::FRAME_TYPE_STAGE_REPLY, piece, bytes.size()), bytes);
+                     });
+    ASSERT_NO_FATAL_FAILURE(connectPeers(self, staller));
+    const std::string before = hashOf(behind);
+    recordResyncs(behind);
+    behind.resyncFrom(staller.keyId());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return resyncs.size() == 1; }, 60'000));
+    EXPECT_FALSE(resyncs[0].first);
+    EXPECT_TRUE(resyncs[0].second.contains(QStringLiteral("64 bytes of the state, then stalled"))) << resyncs[0].second.toStdString();
+    EXPECT_TRUE(self.transport->isConnected(staller.keyId()));
+    EXPECT_EQ(hashOf(behind), before);
+}

@@ -5,6 +5,8 @@
 #include "StagePartition.h"
 #include "StageWorker.h"
 
+#include <QTimer>
+
 #include <chrono>
 
 #include <algorithm>
@@ -27,6 +29,12 @@ StageServer::StageServer(PeerTransport &transport, std::unique_ptr<PipelineStage
     , m_worker(std::make_unique<StageWorker>(std::move(stage)))
 {
     connect(&transport, &PeerTransport::frameReceived, this, &StageServer::onFrame);
+    m_resyncDeadline = new QTimer(this);
+    m_resyncDeadline->setSingleShot(true);
+    connect(m_resyncDeadline, &QTimer::timeout, this, [this] {
+        if (!m_resyncFrom.isEmpty())
+            endResync(false, QStringLiteral("the neighbour sent %1 bytes of the state, then stalled").arg(m_resyncState.size()));
+    });
     connect(&transport, &PeerTransport::writeBufferDrained, this, &StageServer::sendStatePieces);
     connect(&transport, &PeerTransport::peerDisconnected, this, [this](const QString &peerKeyId) {
         m_stateSends.remove(peerKeyId);
@@ -219,6 +227,8 @@ void StageServer::resyncFrom(const QString &neighbourKeyId)
     work.set_attempt(++m_resyncAttempt);
     m_resyncFrom = neighbourKeyId;
     m_resyncState = QByteArray();
+    const double stateBytes = double(PipelineStage::stateSize(spanParameterCount(m_config, m_worker->span())));
+    m_resyncDeadline->start(m_settings.resyncBaseMs + int(std::min(1e9, 1000.0 * stateBytes / m_settings.resyncMinBytesPerSecond)));
     if (Result<void> sent = m_transport.send(neighbourKeyId, stageHeader(wire::FRAME_TYPE_STAGE_REQUEST, work, 0), {}); !sent)
         endResync(false, toQString(sent.error().message));
 }
@@ -246,6 +256,7 @@ void StageServer::onStateAnswer(const QString &peerKeyId, const FrameHeader &hea
         return;
     const QByteArray state = std::exchange(m_resyncState, QByteArray());
     m_resyncFrom.clear();
+    m_resyncDeadline->stop();
     m_worker->post(
         this,
         [state](PipelineStage &stage) -> Result<std::string> {
@@ -263,6 +274,7 @@ void StageServer::endResync(bool ok, const QString &hashOrWhy)
 {
     m_resyncFrom.clear();
     m_resyncState = QByteArray();
+    m_resyncDeadline->stop();
     Q_EMIT resynced(ok, hashOrWhy);
 }
 

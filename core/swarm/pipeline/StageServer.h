@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+class QTimer;
+
 namespace swarmtrain {
 
 class PeerTransport;
@@ -36,6 +38,10 @@ struct StageServerSettings {
     // maxStateSends peers at once (each holds a copy of the state here until it is sent).
     qsizetype statePieceBytes = 16 << 20;
     int maxStateSends = 2;
+    // A resync that has not taken the whole state this long after it asked ends as failed (a
+    // neighbour that stalls halfway): resyncBaseMs, plus the state's size at resyncMinBytesPerSecond.
+    int resyncBaseMs = 60'000;
+    double resyncMinBytesPerSecond = 4 << 20;
 };
 
 // Serves one pipeline stage to the swarm's trainers over PeerTransport (issue 17): runs their
@@ -116,6 +122,7 @@ private:
     QHash<QString, StateSend> m_stateSends; // peer -> the state on its way there
     QString m_resyncFrom;                   // the neighbour asked for its state; empty when none is
     QByteArray m_resyncState;               // its pieces so far
+    QTimer *m_resyncDeadline = nullptr;
     std::uint32_t m_resyncAttempt = 0;
     qint64 m_served = 0;
     qint64 m_confirmed = 0;
