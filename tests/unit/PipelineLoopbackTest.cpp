@@ -906,3 +906,52 @@ TEST_F(PipelineLoopbackTest, ANeighbourThatStallsHalfwayEndsTheResyncAtItsDeadli
     EXPECT_TRUE(self.transport->isConnected(staller.keyId()));
     EXPECT_EQ(hashOf(behind), before);
 }
+
+// A replica that sat a step out (its optimizer last ran round 1) and was told the swarm's next
+// round holds its group's early frames of that round, two rounds on, instead of refusing them and
+// cutting the neighbour off (which left each side skipping the other's range: replicas apart).
+TEST_F(PipelineLoopbackTest, AReplicaThatSatAStepOutHoldsItsGroupsFramesOfTheNextRound)
+{
+    Peer &a = addPeer();
+    Peer &b = addPeer();
+    StageWorker workerA(makeStage(spans[1]));
+    StageWorker workerB(makeStage(spans[1]));
+    StageOptimizer optimizerA(*a.transport, a.keyId(), workerA);
+    StageOptimizer optimizerB(*b.transport, b.keyId(), workerB);
+    std::map<StageOptimizer *, std::vector<std::pair<bool, QString>>> finished;
+    for (StageOptimizer *o : {&optimizerA, &optimizerB})
+        connect(o, &StageOptimizer::stepFinished,
+                [&finished, o](quint64, bool applied, const QString &hash, const QString &) { finished[o].emplace_back(applied, hash); });
+    const auto planOf = [&](std::uint64_t step, std::vector<Peer *> group) {
+        StageStepPlan plan;
+        plan.step = step;
+        plan.round = step + 1;
+        plan.microbatches = 1;
+        plan.lr = 1e-2;
+        plan.timeoutMs = 60'000;
+        for (Peer *peer : group)
+            plan.members.append(AllReduceMember{peer->keyId(), peer->endpoint, 0, 0});
+        return plan;
+    };
+    ASSERT_TRUE(optimizerA.start(planOf(0, {&a, &b})).ok());
+    ASSERT_TRUE(optimizerB.start(planOf(0, {&a, &b})).ok());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return finished[&optimizerA].size() == 1 && finished[&optimizerB].size() == 1; }, 60'000));
+    // Step 1 (round 2): a alone; b takes a's state afterwards, as a resynced replica does.
+    ASSERT_TRUE(optimizerA.start(planOf(1, {&a})).ok());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return finished[&optimizerA].size() == 2; }, 60'000));
+    const std::vector<std::byte> state = onStage(workerA, [](PipelineStage &s) { return s.exportState(); });
+    ASSERT_TRUE(onStage(workerB, [&](PipelineStage &s) { return s.importState(state).ok(); }));
+
+    // Step 2 (round 3): a starts first, and its frames reach b before b starts.
+    optimizerB.expectRound(3);
+    const qint64 before = b.transport->bytesReceived();
+    ASSERT_TRUE(optimizerA.start(planOf(2, {&a, &b})).ok());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return b.transport->bytesReceived() > before; }, 60'000));
+    QCoreApplication::processEvents(); // b handles what came before it starts
+    ASSERT_TRUE(b.transport->isConnected(a.keyId())) << "b refused a's early frame and cut it off";
+    ASSERT_TRUE(optimizerB.start(planOf(2, {&a, &b})).ok());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return finished[&optimizerA].size() == 3 && finished[&optimizerB].size() == 2; }, 60'000));
+    EXPECT_TRUE(finished[&optimizerA].back().first && finished[&optimizerB].back().first);
+    EXPECT_EQ(finished[&optimizerA].back().second, finished[&optimizerB].back().second) << "the replicas ended apart";
+    EXPECT_TRUE(optimizerB.lastOutcome().skippedRanges.empty());
+}

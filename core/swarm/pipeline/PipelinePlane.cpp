@@ -224,6 +224,14 @@ Result<void> PipelinePlane::startStep(const StageStepPlan &plan)
     return result;
 }
 
+void PipelinePlane::expectRound(quint64 round)
+{
+    onNetworkThread([&] {
+        if (m_optimizer)
+            m_optimizer->expectRound(round);
+    });
+}
+
 void PipelinePlane::resyncFrom(const QString &peerKeyId, const QString &endpoint)
 {
     onNetworkThread([&] {

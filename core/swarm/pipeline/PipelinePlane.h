@@ -76,6 +76,8 @@ public:
     bool readyForStep(std::uint64_t step, const QStringList &trainers);
     // The step of this peer's group; state().stepOutcome tells how it ended.
     Result<void> startStep(const StageStepPlan &plan);
+    // The all-reduce round of the swarm's open step (StageOptimizer::expectRound).
+    void expectRound(quint64 round);
     // Takes the stage's state from `peerKeyId` at `endpoint`; state().resyncOutcome tells how it went.
     void resyncFrom(const QString &peerKeyId, const QString &endpoint);
     // Trainers: the mean validation loss of `batches` through the open step's peers;

@@ -29,6 +29,9 @@ constexpr int kStepTimeoutMs = 60'000;
 
 QString toQString(const std::string &text) { return QString::fromStdString(text); }
 
+// A step's all-reduce round among its stage's replicas.
+quint64 allReduceRound(qint64 step) { return quint64(step) + 1; }
+
 Result<Tokenizer> tokenizerOf(const TokenizerInfo &info)
 {
     if (info.kind == L("byte"))
@@ -170,6 +173,12 @@ Result<void> PipelineWorker::follow(const PipelineAnswer &answer)
         if (Result<void> held = holdStage(answer.stage); !held)
             return held;
     }
+    if (m_expectedStep != answer.step) {
+        // A replica that sat steps out (resyncing, unready) would otherwise refuse its group's
+        // first frames of this step as too far ahead of the last step it ran, and be cut off.
+        m_expectedStep = answer.step;
+        m_plane->expectRound(allReduceRound(answer.step));
+    }
     QHash<QString, QByteArray> keys;
     std::vector<QHash<QString, QString>> stagePeers(std::size_t(m_settings.stages));
     for (const PipelinePeerInfo &peer : answer.peers) {
@@ -206,7 +215,7 @@ Result<void> PipelineWorker::holdStage(int stage)
         !set)
         return set;
     m_stage = stage;
-    m_drivenStep = m_closedStep = m_stepStarted = -1;
+    m_drivenStep = m_closedStep = m_stepStarted = m_expectedStep = -1;
     m_resyncing = false;
     qCInfo(lcWorker).noquote() << "serving pipeline stage" << stage << "of" << m_settings.stages;
     return {};
@@ -314,7 +323,7 @@ void PipelineWorker::step(const PipelineAnswer &answer)
         m_stepStarted = answer.step;
         StageStepPlan plan;
         plan.step = std::uint64_t(answer.step);
-        plan.round = quint64(answer.step) + 1;
+        plan.round = allReduceRound(answer.step);
         for (const QString &id : answer.group) {
             const auto peer = std::find_if(answer.peers.begin(), answer.peers.end(), [&](const auto &p) { return p.peerId == id; });
             plan.members.append(AllReduceMember{id, peer != answer.peers.end() ? peer->endpoint : QString(), 0, 0});

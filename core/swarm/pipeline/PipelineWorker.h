@@ -91,6 +91,7 @@ private:
     qint64 m_drivenStep = -1; // trainers: the step whose microbatches went out
     qint64 m_closedStep = -1;
     qint64 m_stepStarted = -1; // the step whose group step began here
+    qint64 m_expectedStep = -1; // the step whose all-reduce round the stage's optimizer expects
     bool m_evaluating = false;
     double m_evalLoss = -1.0;
     std::chrono::steady_clock::time_point m_closingSince;

@@ -56,6 +56,9 @@ public:
     // run (no microbatches, a step already running).
     Result<void> start(const StageStepPlan &plan);
     bool running() const { return m_running; }
+    // The swarm's next all-reduce round for this stage, as the coordinator says: a replica that
+    // sat steps out holds its group's early frames of that round instead of refusing them.
+    void expectRound(quint64 round) { m_allReduce.expectRound(round); }
     const AllReduceOutcome &lastOutcome() const { return m_allReduce.outcome(); }
 
 Q_SIGNALS:
