@@ -127,13 +127,7 @@ protected:
         return filled;
     }
 
-    std::string logs() const
-    {
-        std::string all = "coordinator:\n" + coordinator.errors();
-        for (int i = 0; i < kPeers; ++i)
-            all += "peer " + std::to_string(i) + ":\n" + peers[i]->output() + peers[i]->errors();
-        return all;
-    }
+    std::string logs() const { return test::swarmLogs(coordinator, peers, "peer"); }
 
     test::TempDir dir;
     Identity watcher = Identity::generate().value();

@@ -130,13 +130,7 @@ protected:
             EXPECT_EQ(set.size(), 1u) << "round " << round << " ended with " << set.size() << " different parameters";
     }
 
-    std::string logs() const
-    {
-        std::string all = "coordinator:\n" + coordinator->errors();
-        for (int i = 0; i < kClients; ++i)
-            all += "client " + std::to_string(i) + ":\n" + clients[i]->output() + clients[i]->errors();
-        return all;
-    }
+    std::string logs() const { return test::swarmLogs(*coordinator, clients); }
 
     test::TempDir dir;
     Identity watcher = Identity::generate().value();

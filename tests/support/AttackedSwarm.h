@@ -32,13 +32,7 @@ protected:
         std::vector<std::unique_ptr<ChildProcess>> clients;
         std::vector<bool> hostile; // by client
 
-        std::string logs() const
-        {
-            std::string all = "coordinator:\n" + coordinator.errors();
-            for (std::size_t i = 0; i < clients.size(); ++i)
-                all += "client " + std::to_string(i) + ":\n" + clients[i]->output() + clients[i]->errors();
-            return all;
-        }
+        std::string logs() const { return test::swarmLogs(coordinator, clients); }
     };
 
     void SetUp() override

@@ -16,6 +16,18 @@
 
 namespace swarmtrain::test {
 
+// A swarm's processes' logs, for a failed assertion's message: the coordinator's errors, then
+// each client's output and errors, numbered and named `label`.
+template <typename Clients>
+std::string swarmLogs(const ChildProcess &coordinator, const Clients &clients, const std::string &label = "client")
+{
+    std::string all = "coordinator:\n" + coordinator.errors();
+    int i = 0;
+    for (const auto &client : clients)
+        all += label + " " + std::to_string(i++) + ":\n" + client->output() + client->errors();
+    return all;
+}
+
 // The small swarm integration tests and benchmarks host: a one-block model on `data`, rounds of
 // a few seconds, heartbeats every second. Flags given after these win (the last of a flag counts).
 // Plain HTTP on loopback, which clients accept without asking: these tests are about training,

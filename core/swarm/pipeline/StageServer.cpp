@@ -186,9 +186,9 @@ void StageServer::onStateRequest(const QString &peerKeyId, const wire::StageWork
         return refuse(peerKeyId, work, QStringLiteral("busy: the state is on its way to %1 peers").arg(m_stateSends.size()), true);
     m_lastStateSent.insert(peerKeyId, now);
     m_worker->post(
-        this, [](PipelineStage &stage) { return stage.exportState(); },
-        [this, peerKeyId, work](const std::vector<std::byte> &state) {
-            m_stateSends.insert(peerKeyId, {work, std::make_shared<const std::vector<std::byte>>(state), 0});
+        this, [](PipelineStage &stage) { return std::make_shared<const std::vector<std::byte>>(stage.exportState()); },
+        [this, peerKeyId, work](const std::shared_ptr<const std::vector<std::byte>> &state) {
+            m_stateSends.insert(peerKeyId, {work, state, 0});
             sendStatePieces(peerKeyId);
         });
 }
