@@ -2,13 +2,16 @@
 
 #include "AdamW.h"
 #include "ByteOrder.h"
+#include "Device.h"
 #include "FlatParameters.h"
 #include "Gpt.h"
+#include "SwappingExecutor.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <numeric>
 
 namespace swarmtrain {
 
@@ -77,8 +80,12 @@ struct PipelineStage::State {
     Gpt model{nullptr};
     std::unique_ptr<FlatParameters> flat;
     std::unique_ptr<AdamW> optimizer;
+    torch::Device device{torch::kCPU};
+    std::unique_ptr<SwappingExecutor> executor; // through a device; none: in place on the CPU
     std::map<std::string, Held> held;
     std::vector<std::string> confirmed; // in the order they were confirmed
+
+    Result<void> placeOnDevice(const PipelineStageOptions &options);
 
     bool first() const { return span.first == 0; }
     bool last() const { return span.last == config.nLayer + 1; }
@@ -91,9 +98,33 @@ struct PipelineStage::State {
         return floatTensor(input.activations, {input.shape.batch, input.shape.tokens, config.nEmbd});
     }
 
+    torch::Tensor outputGradient(const Held &p) const
+    {
+        return floatTensor(p.gradOutput, {p.shape.batch, p.shape.tokens, config.nEmbd});
+    }
+
+    // The span's output (logits at the head) without gradients.
+    torch::Tensor forwardOnly(const StageInput &input)
+    {
+        torch::NoGradGuard noGrad;
+        if (executor)
+            return executor->forward(inputTensor(input).to(device));
+        return model->forwardStages(span.first, span.last, inputTensor(input));
+    }
+
     // Forward with autograd and backward for one microbatch, into the parameters' .grad.
     StageBackward runBackward(const Held &p)
     {
+        if (executor) {
+            const SwappingExecutor::SpanResult run = executor->backwardSpan(
+                inputTensor(p.input()).to(device), last() ? idTensor(p.targets, p.shape).to(device) : torch::Tensor(),
+                last() ? torch::Tensor() : outputGradient(p).to(device));
+            StageBackward result;
+            result.loss = run.loss;
+            if (run.inputGradient.defined())
+                result.inputGradient = toVector(run.inputGradient);
+            return result;
+        }
         StageRun run = model->runStages(span.first, span.last, inputTensor(p.input()));
         StageBackward result;
         if (last()) {
@@ -104,12 +135,41 @@ struct PipelineStage::State {
                 result.inputGradient = toVector(run.input.grad());
             return result;
         }
-        const torch::Tensor grad = run.backward(floatTensor(p.gradOutput, {p.shape.batch, p.shape.tokens, config.nEmbd}));
+        const torch::Tensor grad = run.backward(outputGradient(p));
         if (grad.defined())
             result.inputGradient = toVector(grad);
         return result;
     }
 };
+
+// The master copy stays where create() built it, in host memory; a device gets the executor.
+Result<void> PipelineStage::State::placeOnDevice(const PipelineStageOptions &options)
+{
+    Result<torch::Device> resolved = resolveDevice(options.device);
+    if (!resolved)
+        return resolved.error();
+    device = *resolved;
+    if (options.swap == SwapMode::Off || (options.swap == SwapMode::Auto && !device.is_cuda()))
+        return {};
+    executor = std::make_unique<SwappingExecutor>(*model, *flat, device, ComputeDtype::Float32);
+    const std::int64_t budget = options.deviceMemoryBudget > 0 ? options.deviceMemoryBudget : deviceFreeBytes(device) / 2;
+    const std::vector<std::int64_t> &bytes = executor->stageBytes();
+    const std::int64_t total = std::accumulate(bytes.begin(), bytes.end(), std::int64_t(0));
+    if (total <= budget) {
+        SwapPlan whole;
+        whole.groups.push_back({0, int(bytes.size()) - 1, total, OptimizerPlacement::Host});
+        executor->setPlan(whole);
+        executor->setKeepResident(true);
+        return {};
+    }
+    const std::vector<StageCost> costs =
+        executor->measureStages(std::max(1, options.microbatchSize), config.blockSize, optimizer.get());
+    Result<SwapPlan> plan = planSwapping(costs, budget, OptimizerPlacement::Host);
+    if (!plan)
+        return makeError("cannot serve the stage through " + device.str() + ": " + plan.error().message);
+    executor->setPlan(*plan);
+    return {};
+}
 
 PipelineStage::PipelineStage(std::unique_ptr<State> state)
     : m_state(std::move(state))
@@ -149,6 +209,8 @@ Result<std::unique_ptr<PipelineStage>> PipelineStage::create(const GptConfig &co
     adam.beta2 = options.beta2;
     adam.weightDecay = options.weightDecay;
     state->optimizer = std::make_unique<AdamW>(*state->flat, adam);
+    if (Result<void> placed = state->placeOnDevice(options); !placed)
+        return placed.error();
     return std::unique_ptr<PipelineStage>(new PipelineStage(std::move(state)));
 }
 
@@ -157,6 +219,17 @@ const StageSpan &PipelineStage::span() const { return m_state->span; }
 bool PipelineStage::isFirst() const { return m_state->first(); }
 bool PipelineStage::isLast() const { return m_state->last(); }
 std::int64_t PipelineStage::parameterCount() const { return m_state->flat->numel(); }
+int PipelineStage::swapGroups() const { return m_state->executor ? int(m_state->executor->plan().groups.size()) : 0; }
+
+std::string PipelineStage::serving() const
+{
+    const State &s = *m_state;
+    if (!s.executor)
+        return s.device.str();
+    if (swapGroups() == 1)
+        return s.device.str() + ", resident";
+    return s.device.str() + ", swapped: " + s.executor->plan().why;
+}
 
 Result<void> PipelineStage::checkInput(const StageInput &input) const
 {
@@ -181,8 +254,7 @@ Result<std::vector<float>> PipelineStage::forward(const StageInput &input)
         return makeError("the last stage answers backward requests only: its output is the loss");
     if (Result<void> valid = checkInput(input); !valid)
         return valid.error();
-    torch::NoGradGuard noGrad;
-    return toVector(s.model->forwardStages(s.span.first, s.span.last, s.inputTensor(input)));
+    return toVector(s.forwardOnly(input));
 }
 
 Result<double> PipelineStage::evaluate(const StageInput &input, std::span<const std::int32_t> targets)
@@ -194,8 +266,7 @@ Result<double> PipelineStage::evaluate(const StageInput &input, std::span<const 
         return valid.error();
     if (Result<void> ids = checkIds(targets, input.shape.tokenCount(), s.config.vocabSize, "targets"); !ids)
         return ids.error();
-    torch::NoGradGuard noGrad;
-    const torch::Tensor logits = s.model->forwardStages(s.span.first, s.span.last, s.inputTensor(input));
+    const torch::Tensor logits = s.forwardOnly(input).to(torch::kCPU, torch::kFloat);
     return GptImpl::loss(logits, idTensor(targets, input.shape)).item<double>();
 }
 
@@ -301,7 +372,10 @@ Result<void> PipelineStage::step(std::span<const float> meanGradient, double lr,
         return finite.error();
     s.held.clear();
     s.flat->grads().copy_(floatTensor(meanGradient, {s.flat->numel()}));
+    // On the host even when a device computes, so every replica's step is the same arithmetic.
     s.optimizer->step(lr, maxNorm);
+    if (s.executor)
+        s.executor->hostValuesChanged();
     s.flat->zeroGrad();
     s.confirmed.clear();
     return {};
@@ -359,6 +433,8 @@ Result<void> PipelineStage::importState(std::span<const std::byte> bytes)
     s.flat->values().copy_(floatTensor(values, {std::int64_t(count)}));
     s.optimizer->restore(std::int64_t(steps), floatTensor(expAvg, {std::int64_t(count)}),
                          floatTensor(expAvgSq, {std::int64_t(count)}));
+    if (s.executor)
+        s.executor->hostValuesChanged();
     s.held.clear();
     s.confirmed.clear();
     s.flat->zeroGrad();

@@ -3,6 +3,7 @@
 #include "GptConfig.h"
 #include "Result.h"
 #include "StagePartition.h"
+#include "TrainOptions.h"
 
 #include <cstdint>
 #include <functional>
@@ -43,10 +44,21 @@ struct PipelineStageOptions {
     // The whole model's initialisation (as writeInitialSwarmState): every replica of a stage
     // starts from the same values, which are the one-machine model's.
     std::uint64_t seed = 1;
+    // Where the stage computes: "cpu", "cuda[:N]" or "auto". On a GPU the stage's master
+    // weights, gradient sum and AdamW state stay in host memory, and its engine stages go
+    // through the device with the SwappingExecutor: all at once and kept there while they fit
+    // `deviceMemoryBudget`, in planned groups when they do not. So every replica takes the same
+    // host step, whatever its hardware, and a stage bigger than the GPU still serves. On the
+    // CPU it computes in place, unless `swap` is On (tests: the CPU stands in for the device).
+    std::string device = "cpu";
+    SwapMode swap = SwapMode::Auto;
+    std::int64_t deviceMemoryBudget = 0; // bytes of engine stages on the device at once; 0: half its free memory
+    int microbatchSize = 4;              // sequences a request brings: the shape the swap plan is measured with
 };
 
 // One pipeline stage's share of the model on one peer (SWARM parallelism, issue 17), behind a
-// header without LibTorch so the swarm's Qt code can serve it. Float32 on the CPU.
+// header without LibTorch so the swarm's Qt code can serve it. Float32, on the CPU or through a
+// GPU (PipelineStageOptions::device).
 //
 // Backward is stateless, as in SWARM and hivemind: a backward request carries the stage's input
 // again and the forward is recomputed, so any peer of the stage can serve (or retry) any
@@ -75,6 +87,11 @@ public:
     bool isFirst() const;
     bool isLast() const;
     std::int64_t parameterCount() const;
+    // How the stage computes, for the log: "cpu", or the device with "resident" or the swap plan.
+    std::string serving() const;
+    // Groups of engine stages the device takes in turn: 0 when the stage computes in place
+    // (the CPU), 1 when it is resident on the device.
+    int swapGroups() const;
 
     // Checks an input against this stage and the config: tokens for the first stage (ids below
     // the vocabulary), activations of [batch, tokens, nEmbd] elsewhere, tokens <= blockSize.

@@ -42,7 +42,7 @@ Gpt buildDeviceModel(const GptImpl &host)
         std::lock_guard<std::mutex> lock(generator.mutex());
         state = generator.get_state();
     }
-    Gpt model(host.config());
+    Gpt model(host.config(), host.firstStage(), host.lastStage());
     {
         std::lock_guard<std::mutex> lock(generator.mutex());
         generator.set_state(state);
@@ -61,7 +61,7 @@ std::vector<std::int64_t> swapStageBytes(GptImpl &model)
     std::vector<std::int64_t> bytes;
     for (int s = 0; s < model.stageCount(); ++s) {
         std::int64_t stage = 0;
-        for (const auto &[name, weight] : model.stage(s).weights())
+        for (const auto &[name, weight] : model.stage(model.firstStage() + s).weights())
             stage += weight.numel() * kBytesPerElement * 2; // weights and gradients
         bytes.push_back(stage);
     }
@@ -74,12 +74,13 @@ SwappingExecutor::SwappingExecutor(GptImpl &host, FlatParameters &hostParameters
     , m_device(device)
     , m_dtype(dtype)
     , m_model(buildDeviceModel(host))
+    , m_firstStage(host.firstStage())
     , m_stageBytes(swapStageBytes(*m_model))
     , m_slotUses(hostParameters.slots().size(), 0)
     , m_copies(device)
 {
     for (int s = 0; s < m_model->stageCount(); ++s) {
-        for (const auto &[name, weight] : m_model->stage(s).weights()) {
+        for (const auto &[name, weight] : m_model->stage(m_firstStage + s).weights()) {
             const int slot = hostParameters.findSlot(name);
             TORCH_CHECK(slot >= 0, "the swapped model reads '", name, "', which the host model lacks");
             ++m_slotUses[std::size_t(slot)];
@@ -100,6 +101,7 @@ void SwappingExecutor::setPlan(const SwapPlan &plan)
                 "a swap plan must cover every stage");
     m_plan = plan;
     m_groups.clear();
+    m_residentCurrent = false;
     std::vector<bool> owned(m_hostParameters.slots().size(), false);
     const auto deviceOptions = torch::TensorOptions().dtype(torch::kFloat).device(m_device);
     for (const SwapGroup &range : plan.groups) {
@@ -109,7 +111,7 @@ void SwappingExecutor::setPlan(const SwapPlan &plan)
         // the gradient buffer covers only the rest.
         std::vector<Binding> shared;
         for (int s = range.firstStage; s <= range.lastStage; ++s) {
-            for (const auto &[name, weight] : m_model->stage(s).weights()) {
+            for (const auto &[name, weight] : m_model->stage(m_firstStage + s).weights()) {
                 Binding binding;
                 binding.weight = weight;
                 binding.slot = m_hostParameters.findSlot(name);
@@ -173,8 +175,17 @@ void SwappingExecutor::timed(double StageCost::*field, const Group &group, Work 
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
 }
 
+void SwappingExecutor::setKeepResident(bool keep)
+{
+    m_keepResident = keep;
+    m_residentCurrent = false;
+}
+
 void SwappingExecutor::upload(Group &group)
 {
+    if (resident() && m_residentCurrent)
+        return;
+    m_residentCurrent = resident();
     allocateStorage(group.weights);
     timed(&StageCost::uploadMs, group, [&] {
         m_copies.copyAfterCompute(
@@ -202,7 +213,8 @@ void SwappingExecutor::downloadGradients(Group &group)
 
 void SwappingExecutor::release(Group &group)
 {
-    freeStorage(group.weights);
+    if (!resident())
+        freeStorage(group.weights);
     freeStorage(group.grads);
 }
 
@@ -302,8 +314,15 @@ void SwappingExecutor::forwardGroups(bool keepLast, const std::function<void(Gro
 
 double SwappingExecutor::forwardBackward(const torch::Tensor &tokens, const torch::Tensor &targets, double lossScale)
 {
+    return backwardSpan(tokens, targets, torch::Tensor(), lossScale).loss;
+}
+
+SwappingExecutor::SpanResult SwappingExecutor::backwardSpan(const torch::Tensor &input, const torch::Tensor &targets,
+                                                            const torch::Tensor &gradOutput, double lossScale)
+{
+    TORCH_CHECK(targets.defined() != gradOutput.defined(), "a span's backward starts from targets or an output gradient");
     try {
-        return runForwardBackward(tokens, targets, lossScale);
+        return runForwardBackward(input, targets, gradOutput, lossScale);
     } catch (const StepInterrupted &) {
         m_copies.synchronize();
         for (Group &group : m_groups)
@@ -312,12 +331,13 @@ double SwappingExecutor::forwardBackward(const torch::Tensor &tokens, const torc
     }
 }
 
-double SwappingExecutor::runForwardBackward(const torch::Tensor &tokens, const torch::Tensor &targets,
-                                            double lossScale)
+SwappingExecutor::SpanResult SwappingExecutor::runForwardBackward(const torch::Tensor &input,
+                                                                  const torch::Tensor &targets,
+                                                                  const torch::Tensor &gradOutput, double lossScale)
 {
     const int k = int(m_groups.size());
-    const std::int64_t rows = tokens.size(0);
-    const std::int64_t shares = batchShares(*m_model, tokens);
+    const std::int64_t rows = input.size(0);
+    const std::int64_t shares = batchShares(*m_model, input);
     const auto shareCount = std::size_t(shares);
     const std::vector<StageRun> emptyRuns(shareCount);
     std::vector<std::vector<StageRun>> runs(std::size_t(k), emptyRuns);
@@ -330,10 +350,10 @@ double SwappingExecutor::runForwardBackward(const torch::Tensor &tokens, const t
         timed(&StageCost::forwardMs, group, [&] {
             forEachShare(shares, [&](std::int64_t s) {
                 const auto [first, last] = shareRows(rows, s, shares);
-                const torch::Tensor input = g == 0 ? tokens.slice(0, first, last)
-                                                   : runs[std::size_t(g - 1)][std::size_t(s)].output;
+                const torch::Tensor in = g == 0 ? input.slice(0, first, last)
+                                                : runs[std::size_t(g - 1)][std::size_t(s)].output;
                 runs[std::size_t(g)][std::size_t(s)] =
-                    m_model->runStages(group.range.firstStage, group.range.lastStage, input);
+                    m_model->runStages(m_firstStage + group.range.firstStage, m_firstStage + group.range.lastStage, in);
             });
         });
     });
@@ -360,12 +380,16 @@ double SwappingExecutor::runForwardBackward(const torch::Tensor &tokens, const t
                 if (wantInput)
                     inputs.push_back(run.input);
                 std::vector<torch::Tensor> &shareGrads = grads[std::size_t(s)];
-                if (g == k - 1) {
-                    const auto [first, last] = shareRows(rows, s, shares);
+                const auto [first, last] = shareRows(rows, s, shares);
+                if (g == k - 1 && targets.defined()) {
                     const double weight = double(last - first) / double(rows);
                     const torch::Tensor loss = GptImpl::loss(run.output, targets.slice(0, first, last));
                     shareGrads = torch::autograd::grad({loss * (weight * lossScale)}, inputs, {}, false, false, true);
                     losses[std::size_t(s)] = loss.item<double>() * weight;
+                } else if (g == k - 1) {
+                    const torch::Tensor seed = gradOutput.slice(0, first, last);
+                    shareGrads = torch::autograd::grad({run.output}, inputs,
+                                                       {lossScale == 1.0 ? seed : seed * lossScale}, false, false, true);
                 } else {
                     shareGrads = torch::autograd::grad({run.output}, inputs, {gradIn[std::size_t(s)]}, false, false,
                                                        true);
@@ -380,21 +404,23 @@ double SwappingExecutor::runForwardBackward(const torch::Tensor &tokens, const t
     }
     addReturnedGradients(sharedGrads);
 
-    double loss = 0.0;
+    SpanResult result;
     for (double share : losses)
-        loss += share;
-    return loss;
+        result.loss += share;
+    if (input.is_floating_point())
+        result.inputGradient = torch::cat(gradIn, 0).to(torch::kFloat);
+    return result;
 }
 
-torch::Tensor SwappingExecutor::forward(const torch::Tensor &tokens)
+torch::Tensor SwappingExecutor::forward(const torch::Tensor &input)
 {
     torch::NoGradGuard noGrad;
     AutocastScope autocast(m_device, m_dtype);
     const bool training = m_model->is_training();
     m_model->eval();
-    torch::Tensor x = tokens;
+    torch::Tensor x = input;
     forwardGroups(/*keepLast=*/false, [&](Group &group, int) {
-        x = m_model->forwardStages(group.range.firstStage, group.range.lastStage, x);
+        x = m_model->forwardStages(m_firstStage + group.range.firstStage, m_firstStage + group.range.lastStage, x);
     });
     m_model->train(training);
     return x;
@@ -409,12 +435,18 @@ std::vector<StageCost> SwappingExecutor::measureStages(std::int64_t batch, std::
     const bool training = m_model->is_training();
     m_model->eval(); // no dropout, so no random numbers are drawn
 
-    const auto options = torch::TensorOptions().dtype(torch::kLong).device(m_device);
-    const torch::Tensor tokens = torch::zeros({batch, block}, options);
+    // Zeros of the span's shapes: token ids or activations in, targets or an output gradient back.
+    const auto ids = torch::TensorOptions().dtype(torch::kLong).device(m_device);
+    const auto floats = torch::TensorOptions().dtype(torch::kFloat).device(m_device);
+    const std::int64_t width = m_model->config().nEmbd;
+    const bool head = m_model->lastStage() == m_model->config().nLayer + 1;
+    const torch::Tensor input = m_firstStage == 0 ? torch::zeros({batch, block}, ids) : torch::zeros({batch, block, width}, floats);
+    const torch::Tensor targets = head ? torch::zeros({batch, block}, ids) : torch::Tensor();
+    const torch::Tensor gradOutput = head ? torch::Tensor() : torch::zeros({batch, block, width}, floats);
     std::vector<StageCost> costs(m_stageBytes.size());
     for (int round = 0; round < 2; ++round) { // the first round warms allocators and kernels up
         m_measuring = &costs;
-        forwardBackward(tokens, tokens);
+        backwardSpan(input, targets, gradOutput);
         m_measuring = nullptr;
         if (optimizer)
             measureOptimizer(*optimizer, costs);
@@ -433,6 +465,7 @@ double SwappingExecutor::optimizerStep(AdamW &optimizer, double lr, double maxNo
 {
     torch::NoGradGuard noGrad;
     const AdamW::PendingStep pending = optimizer.beginStep(lr, maxNorm);
+    m_residentCurrent = false;
     std::vector<int> onHost = m_slotsNoGroupOwns;
     for (const Group &group : m_groups) {
         if (group.range.optimizer != OptimizerPlacement::Device) {

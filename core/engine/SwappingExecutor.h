@@ -22,7 +22,8 @@ struct SwapTraffic {
 };
 
 // Device bytes each stage of `model` needs in flight: every tensor it reads (the head counts
-// the tied embedding too) as float32 weights and their gradients.
+// the tied embedding too) as float32 weights and their gradients. Indexed from the model's
+// first stage (a pipeline stage's span starts anywhere).
 std::vector<std::int64_t> swapStageBytes(GptImpl &model);
 
 // ATOM's swapped execution: the master weights, their gradients and the optimizer state stay
@@ -35,6 +36,10 @@ std::vector<std::int64_t> swapStageBytes(GptImpl &model);
 // On the CPU the "device" copies are host copies and every copy is synchronous, so CPU tests
 // prove that swapped training gives the resident numbers; the CPU batch is split across the
 // cores exactly as forwardBackward() splits it, so they agree bit for bit.
+//
+// `host` may hold a span of the engine's stages (a pipeline stage's share, Gpt.h): plans and
+// stageBytes() then count from its first stage, and backwardSpan() runs one microbatch from the
+// span's input to its output gradient or loss (the SWARM stage's backward).
 class SwappingExecutor {
 public:
     SwappingExecutor(GptImpl &host, FlatParameters &hostParameters, const torch::Device &device, ComputeDtype dtype);
@@ -57,8 +62,28 @@ public:
     double forwardBackward(const torch::Tensor &tokens, const torch::Tensor &targets, double lossScale = 1.0);
     void setStageGate(StageGate gate) { m_model->setStageGate(std::move(gate)); }
 
-    // Logits for `tokens`, without gradients (evaluation).
-    torch::Tensor forward(const torch::Tensor &tokens);
+    // One microbatch through the span: forward from `input` (token ids [B, T] when the span
+    // starts at the embedding, else activations [B, T, nEmbd]), then backward from the loss of
+    // `targets` (when it ends with the head) or from `gradOutput` (the next span's gradient of
+    // this span's output), each times `lossScale`. The parameter gradients are added into
+    // hostParameters.grads(); returns the mean loss (0 without targets) and the input's
+    // gradient on the device (undefined for token ids).
+    struct SpanResult {
+        double loss = 0.0;
+        torch::Tensor inputGradient;
+    };
+    SpanResult backwardSpan(const torch::Tensor &input, const torch::Tensor &targets, const torch::Tensor &gradOutput,
+                            double lossScale = 1.0);
+
+    // The span's output for `input` (logits at the head), without gradients (evaluation).
+    torch::Tensor forward(const torch::Tensor &input);
+
+    // A plan of one group stays on the device between passes (the whole span fits the
+    // budget): its weights are copied in again only after optimizerStep() or
+    // hostValuesChanged(). Off by default: a swapped run gives the device back after each pass.
+    void setKeepResident(bool keep);
+    // The host parameters were changed behind the executor's back (a state import).
+    void hostValuesChanged() { m_residentCurrent = false; }
 
     // One AdamW step of the host parameters (an AdamW over hostParameters): the norm, clip
     // scale and step count once, then each group's parameters on the host or the device, as
@@ -93,7 +118,9 @@ private:
     using SharedGradients = std::vector<std::vector<std::vector<torch::Tensor>>>;
 
     void upload(Group &group);
-    double runForwardBackward(const torch::Tensor &tokens, const torch::Tensor &targets, double lossScale);
+    SpanResult runForwardBackward(const torch::Tensor &input, const torch::Tensor &targets,
+                                  const torch::Tensor &gradOutput, double lossScale);
+    bool resident() const { return m_keepResident && m_groups.size() == 1; }
     // Runs compute(group, index) for every group in order with its weights on the device;
     // the last group stays there when `keepLast` (the forward/backward turn).
     void forwardGroups(bool keepLast, const std::function<void(Group &, int)> &compute);
@@ -117,6 +144,7 @@ private:
     torch::Device m_device;
     ComputeDtype m_dtype;
     Gpt m_model{nullptr}; // the device copy: same modules, head untied
+    int m_firstStage = 0; // the engine index of plan stage 0
     std::vector<std::int64_t> m_stageBytes;
     std::vector<int> m_slotUses; // how many stages read each host slot
     SwapPlan m_plan;
@@ -126,6 +154,8 @@ private:
     CopyStream m_copies;
     SwapTraffic m_traffic;
     std::vector<StageCost> *m_measuring = nullptr;
+    bool m_keepResident = false;
+    bool m_residentCurrent = false; // the resident group's device weights equal the host's
 };
 
 } // namespace swarmtrain

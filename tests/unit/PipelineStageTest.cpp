@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <map>
 #include <random>
@@ -19,11 +20,36 @@ namespace {
 const GptConfig kConfig = test::tinyGptConfig(13, 4, 2, 32, 16);
 constexpr MicrobatchShape kShape{3, 16};
 
+using StageOptions = std::function<PipelineStageOptions(const StageSpan &)>;
+
 std::unique_ptr<PipelineStage> makeStage(const StageSpan &span, std::uint64_t seed = 5)
 {
     PipelineStageOptions options;
     options.seed = seed;
     return PipelineStage::create(kConfig, span, options).value();
+}
+
+// Through the "device" (the CPU stands in for a GPU) with room for `budget(span)` bytes of
+// engine stages at once.
+StageOptions swappedWithin(const std::function<std::int64_t(const StageSpan &)> &budget)
+{
+    return [budget](const StageSpan &span) {
+        PipelineStageOptions options;
+        options.seed = 5;
+        options.swap = SwapMode::On;
+        options.deviceMemoryBudget = budget(span);
+        return options;
+    };
+}
+
+// The largest engine stage's float32 weights and gradients: a device with that much room
+// holds one engine stage at a time.
+std::int64_t largestEngineStageBytes(const StageSpan &span)
+{
+    std::int64_t largest = 0;
+    for (int k = span.first; k <= span.last; ++k)
+        largest = std::max(largest, 8 * spanParameterCount(kConfig, {k, k, 0.0}));
+    return largest;
 }
 
 std::vector<std::int32_t> randomIds(std::size_t count, unsigned seed)
@@ -51,11 +77,11 @@ struct Pipeline {
     std::vector<std::unique_ptr<PipelineStage>> stages;
     std::vector<std::vector<float>> boundaries; // each stage's input activations (none for stage 0)
 
-    explicit Pipeline(int count)
+    explicit Pipeline(int count, const StageOptions &options = {})
     {
         const std::vector<StageSpan> spans = partitionStages(kConfig, count).value();
         for (const StageSpan &span : spans)
-            stages.push_back(makeStage(span));
+            stages.push_back(options ? PipelineStage::create(kConfig, span, options(span)).value() : makeStage(span));
     }
 
     // One microbatch forward and back, every stage's gradient confirmed; its loss.
@@ -290,4 +316,67 @@ TEST(PipelineStageTest, AnExportedStateMakesAnEqualReplicaAndABadOneChangesNothi
     ASSERT_TRUE(neighbour->step(mean, 1e-3, 1.0).ok());
     ASSERT_TRUE(behind->step(mean, 1e-3, 1.0).ok());
     EXPECT_EQ(behind->hash(), neighbour->hash()) << "the moments came along";
+}
+
+// A stage too big for the device is served through the SwappingExecutor, a group of its engine
+// stages at a time; one that fits stays on the device between microbatches. Either way it
+// trains as the stage computed in place: the same losses, gradients and steps, the tied
+// embedding's two reads included, and the device's copy follows each step and import.
+TEST(PipelineStageTest, StagesServedThroughTheDeviceTrainAsInPlace)
+{
+    const std::vector<std::int32_t> tokens = randomIds(kShape.tokenCount(), 11), targets = randomIds(kShape.tokenCount(), 12);
+    for (const int count : {1, 3}) {
+        SCOPED_TRACE(std::to_string(count) + " stages");
+        Pipeline inPlace(count), swapped(count, swappedWithin(largestEngineStageBytes)),
+            resident(count, swappedWithin([](const StageSpan &) { return std::int64_t(1) << 30; }));
+        for (std::size_t s = 0; s < inPlace.stages.size(); ++s) {
+            EXPECT_EQ(inPlace.stages[s]->swapGroups(), 0) << inPlace.stages[s]->serving();
+            EXPECT_GE(swapped.stages[s]->swapGroups(), 2) << swapped.stages[s]->serving();
+            EXPECT_EQ(resident.stages[s]->swapGroups(), 1) << resident.stages[s]->serving();
+        }
+        for (int step = 0; step < 2; ++step) {
+            const std::string key = "m" + std::to_string(step);
+            const double loss = inPlace.run(key, tokens, targets);
+            for (Pipeline *device : {&swapped, &resident}) {
+                EXPECT_NEAR(device->run(key, tokens, targets), loss, 1e-5 * loss) << "step " << step;
+                for (std::size_t s = 0; s < inPlace.stages.size(); ++s) {
+                    EXPECT_EQ(device->boundaries[s], inPlace.boundaries[s]) << "stage " << s << "'s input";
+                    EXPECT_LE(relativeError(device->stages[s]->gradientSum(), inPlace.stages[s]->gradientSum()), 1e-5)
+                        << "stage " << s << ", step " << step;
+                }
+            }
+            std::vector<std::vector<float>> means;
+            for (auto &stage : inPlace.stages)
+                means.push_back(stage->gradientSum());
+            for (Pipeline *pipeline : {&inPlace, &swapped, &resident}) {
+                for (std::size_t s = 0; s < means.size(); ++s)
+                    ASSERT_TRUE(pipeline->stages[s]->step(means[s], 1e-2, 1.0).ok());
+            }
+            for (std::size_t s = 0; s < inPlace.stages.size(); ++s) {
+                EXPECT_EQ(swapped.stages[s]->hash(), inPlace.stages[s]->hash()) << "the step is the host's, stage " << s;
+                EXPECT_EQ(resident.stages[s]->hash(), inPlace.stages[s]->hash()) << "stage " << s;
+            }
+        }
+    }
+
+    // An imported state reaches the copy that stays on the device.
+    const StageSpan middle = partitionStages(kConfig, 3).value()[1];
+    auto neighbour = makeStage(middle, 9);
+    auto onDevice = PipelineStage::create(kConfig, middle, swappedWithin([](const StageSpan &) { return std::int64_t(1) << 30; })(middle)).value();
+    std::vector<float> input(kShape.tokenCount() * std::size_t(kConfig.nEmbd), 0.4f);
+    const std::vector<float> before = onDevice->forward({kShape, {}, input}).value();
+    ASSERT_TRUE(onDevice->importState(neighbour->exportState()).ok());
+    const std::vector<float> after = onDevice->forward({kShape, {}, input}).value();
+    EXPECT_NE(after, before);
+    EXPECT_EQ(after, neighbour->forward({kShape, {}, input}).value());
+}
+
+// A device with less room than one engine stage cannot serve the stage: a clear error.
+TEST(PipelineStageTest, ADeviceTooSmallForOneEngineStageIsAClearError)
+{
+    const StageSpan middle = partitionStages(kConfig, 3).value()[1];
+    const Result<std::unique_ptr<PipelineStage>> built = PipelineStage::create(
+        kConfig, middle, swappedWithin([](const StageSpan &span) { return largestEngineStageBytes(span) - 1; })(middle));
+    ASSERT_FALSE(built.ok());
+    EXPECT_NE(built.error().message.find("smaller than the largest stage"), std::string::npos) << built.error().message;
 }

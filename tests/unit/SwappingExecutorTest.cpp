@@ -275,6 +275,44 @@ TEST_F(SwappingExecutorTest, TrainingStepPlacesTheOptimizerAsAsked)
     }
 }
 
+// A plan of one group kept resident copies the weights in once, and again only after the
+// host's values change; the gradients still come back after every pass.
+TEST_F(SwappingExecutorTest, AResidentGroupIsCopiedInOnceUntilTheHostChanges)
+{
+    torch::manual_seed(3);
+    Gpt model(config());
+    FlatParameters flat(model->namedParameters());
+    AdamW optimizer(flat, {0.9, 0.95, 1e-8, 0.1});
+    SwappingExecutor executor(*model, flat, torch::kCPU, ComputeDtype::Float32);
+    std::int64_t weightBytes = 0;
+    for (const std::int64_t bytes : executor.stageBytes())
+        weightBytes += bytes / 2;
+    SwapPlan whole;
+    whole.groups.push_back({0, model->stageCount() - 1, 2 * weightBytes, OptimizerPlacement::Host});
+    executor.setPlan(whole);
+    executor.setKeepResident(true);
+    const torch::Tensor tokens = torch::randint(0, kVocab, {kBatch, 8}, torch::kLong);
+
+    const double first = executor.forwardBackward(tokens, tokens);
+    EXPECT_EQ(executor.traffic().bytesToDevice, weightBytes);
+    EXPECT_EQ(executor.forwardBackward(tokens, tokens), first);
+    EXPECT_EQ(executor.traffic().bytesToDevice, weightBytes) << "the weights stayed";
+    EXPECT_GE(executor.traffic().bytesToHost, 2 * weightBytes) << "both passes' gradients came back";
+
+    executor.optimizerStep(optimizer, 1e-2, 1.0);
+    flat.zeroGrad();
+    const double stepped = executor.forwardBackward(tokens, tokens);
+    EXPECT_EQ(executor.traffic().bytesToDevice, 2 * weightBytes) << "copied in again after the step";
+    EXPECT_NE(stepped, first);
+    flat.values().mul_(0.5); // as a state import does
+    executor.hostValuesChanged();
+    executor.forward(tokens);
+    EXPECT_EQ(executor.traffic().bytesToDevice, 3 * weightBytes);
+    torch::NoGradGuard noGrad;
+    model->eval();
+    EXPECT_TRUE(torch::equal(executor.forward(tokens), model->forward(tokens))) << "the device has the host's values";
+}
+
 TEST_F(SwappingExecutorTest, MeasuringLeavesGradientsAndTrafficAlone)
 {
     torch::manual_seed(3);

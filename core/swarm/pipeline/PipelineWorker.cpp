@@ -208,16 +208,21 @@ Result<void> PipelineWorker::holdStage(int stage)
     m_hooks.status(WorkState::Downloading, tr("Building pipeline stage %1 of %2").arg(stage + 1).arg(m_settings.stages));
     PipelineStageOptions options;
     options.seed = m_session.joined().training.seed;
+    options.device = m_options.device;
+    options.deviceMemoryBudget = m_options.deviceMemoryBudget;
+    options.microbatchSize = m_settings.microbatchSize;
     Result<std::unique_ptr<PipelineStage>> built = PipelineStage::create(m_config, m_spans[std::size_t(stage)], options);
     if (!built)
         return built.error();
+    const std::string serving = (*built)->serving();
     if (Result<void> set = m_plane->setStage(stage, std::move(*built), m_settings.stages, m_precision, m_settings.microbatchSize);
         !set)
         return set;
     m_stage = stage;
     m_drivenStep = m_closedStep = m_stepStarted = m_expectedStep = -1;
     m_resyncing = false;
-    qCInfo(lcWorker).noquote() << "serving pipeline stage" << stage << "of" << m_settings.stages;
+    qCInfo(lcWorker).noquote() << "serving pipeline stage" << stage << "of" << m_settings.stages << "on"
+                               << QString::fromStdString(serving);
     return {};
 }
 
