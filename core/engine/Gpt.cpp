@@ -6,6 +6,7 @@
 #include <cmath>
 #include <dlfcn.h>
 #include <limits>
+#include <map>
 #include <torch/version.h>
 
 namespace swarmtrain {
@@ -449,6 +450,61 @@ GptImpl::GptImpl(const GptConfig &config, int first, int last)
     }
     for (torch::Tensor &w : residualProjections)
         w.normal_(0.0, 0.02 / std::sqrt(2.0 * config.nLayer));
+}
+
+void GptImpl::initializeAsWhole(std::uint64_t seed)
+{
+    struct Drawn {
+        std::string name;
+        std::vector<std::int64_t> sizes;
+    };
+    torch::manual_seed(seed);
+    // The whole model's stages in the constructor's order: building each draws what the
+    // constructor's does (the modules' default initialisation); their parameters are noted in
+    // namedParameters() order, and the blocks' residual projections after them.
+    std::vector<Drawn> parameters, residual;
+    const torch::Tensor noTiedWeight;
+    for (int i = 0; i <= m_config.nLayer + 1; ++i) {
+        std::shared_ptr<StageImpl> stage;
+        std::vector<torch::Tensor> projections;
+        if (i == 0) {
+            stage = std::make_shared<EmbeddingStage>(m_config);
+        } else if (i <= m_config.nLayer) {
+            auto block = std::make_shared<BlockStage>(m_config, i - 1);
+            projections = block->residualProjections();
+            stage = block;
+        } else {
+            stage = std::make_shared<HeadStage>(m_config, noTiedWeight);
+        }
+        for (const auto &item : stage->named_parameters(/*recurse=*/true)) {
+            Drawn drawn{stage->parameterPrefix() + item.key(), item.value().sizes().vec()};
+            for (const torch::Tensor &projection : projections) {
+                if (projection.is_same(item.value()))
+                    residual.push_back(drawn);
+            }
+            parameters.push_back(std::move(drawn));
+        }
+    }
+
+    // The constructor's initialisation pass, drawn into this span's tensor where it has one.
+    std::map<std::string, torch::Tensor> mine;
+    for (auto &[name, p] : namedParameters())
+        mine.emplace(name, p);
+    torch::NoGradGuard noGrad;
+    const auto draw = [&](const Drawn &drawn, double std) {
+        const auto it = mine.find(drawn.name);
+        (it != mine.end() ? it->second : torch::empty(drawn.sizes, torch::kFloat)).normal_(0.0, std);
+    };
+    for (const Drawn &drawn : parameters) {
+        if (drawn.name.ends_with(".bias")) {
+            if (const auto it = mine.find(drawn.name); it != mine.end())
+                it->second.zero_();
+        } else if (drawn.sizes.size() >= 2) {
+            draw(drawn, 0.02);
+        }
+    }
+    for (const Drawn &drawn : residual)
+        draw(drawn, 0.02 / std::sqrt(2.0 * m_config.nLayer));
 }
 
 torch::Tensor GptImpl::forward(const torch::Tensor &tokens) { return forwardStages(0, m_config.nLayer + 1, tokens); }

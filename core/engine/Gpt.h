@@ -3,6 +3,7 @@
 #include "GptConfig.h"
 #include "StageGate.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -58,6 +59,12 @@ public:
     torch::Tensor forwardStages(int first, int last, torch::Tensor input);
     // Runs stages first..last with a detached input, for stage-by-stage training.
     StageRun runStages(int first, int last, const torch::Tensor &input);
+
+    // Gives this model (a span, or the whole) the values GptImpl(config) holds when built right
+    // after torch::manual_seed(seed). The stages this span lacks are built one at a time and
+    // their random draws made into scratch, so a pipeline stage never holds the whole model; a
+    // head without the embedding gets the embedding's values for its copy.
+    void initializeAsWhole(std::uint64_t seed);
 
     // Every parameter once (the tied head weight is the embedding's), with nanoGPT names.
     std::vector<std::pair<std::string, torch::Tensor>> namedParameters();

@@ -190,18 +190,10 @@ Result<std::unique_ptr<PipelineStage>> PipelineStage::create(const GptConfig &co
     state->config = config;
     state->span = span;
     state->options = options;
-    {
-        // The whole model's initial values, so that every replica and the one-machine model agree.
-        torch::manual_seed(options.seed);
-        Gpt whole(config);
-        std::map<std::string, torch::Tensor> initial;
-        for (auto &[name, p] : whole->namedParameters())
-            initial.emplace(name, p);
-        state->model = Gpt(config, span.first, span.last);
-        torch::NoGradGuard noGrad;
-        for (auto &[name, p] : state->model->namedParameters())
-            p.copy_(initial.at(name));
-    }
+    // The whole model's initial values, so that every replica and the one-machine model agree,
+    // without building the whole model.
+    state->model = Gpt(config, span.first, span.last);
+    state->model->initializeAsWhole(options.seed);
     state->model->train(config.dropout > 0);
     state->flat = std::make_unique<FlatParameters>(state->model->namedParameters());
     AdamWOptions adam;

@@ -189,6 +189,34 @@ TEST(GptTest, AStageModelHoldsOnlyItsSpan)
     EXPECT_THROW(Gpt(config, 3, 5), c10::Error);
 }
 
+// A span initialised as the whole model holds, bit for bit, the whole model's values after the
+// same seed, for every partition; the head's own copy of the embedding gets the embedding's.
+TEST(GptTest, ASpanInitialisedAsTheWholeModelHoldsItsValues)
+{
+    GptConfig config = tinyConfig();
+    config.bias = true; // biases are zeroed, not drawn
+    torch::manual_seed(7);
+    Gpt whole(config);
+    std::map<std::string, torch::Tensor> expected;
+    for (const auto &[name, p] : whole->namedParameters())
+        expected.emplace(name, p);
+    for (int count = 1; count <= config.nLayer + 2; ++count) {
+        const std::vector<StageSpan> spans = partitionStages(config, count).value();
+        for (const StageSpan &span : spans) {
+            Gpt stage(config, span.first, span.last);
+            stage->initializeAsWhole(7);
+            for (const auto &[name, p] : stage->namedParameters())
+                EXPECT_TRUE(torch::equal(p, expected.at(name))) << name << " in stages " << span.first << ".." << span.last;
+        }
+    }
+    Gpt otherSeed(config, 1, 1);
+    otherSeed->initializeAsWhole(8);
+    for (const auto &[name, p] : otherSeed->namedParameters()) {
+        if (p.dim() >= 2)
+            EXPECT_FALSE(torch::equal(p, expected.at(name))) << name << ": another seed draws other values";
+    }
+}
+
 TEST(GptTest, TiedHeadSharesTheEmbeddingWeight)
 {
     Gpt model(tinyConfig());
