@@ -40,42 +40,48 @@ std::string describeMismatch(const nlohmann::json &stored, const nlohmann::json 
     return "the swarm settings differ from the ones this state dir was made with";
 }
 
-// The latest global state, checked against its recorded SHA-256; a new swarm's round 0.
-Result<void> openCurrentState(CoordinatorSetup &setup, std::uint64_t seed)
+// The latest global state, if any, checked against its recorded SHA-256.
+Result<void> openCurrentState(CoordinatorSetup &setup)
 {
-    std::error_code ec;
     Result<std::optional<CheckpointRecord>> latest = setup.store->latestCheckpoint();
     if (!latest)
         return latest.error();
-    if (*latest) {
-        setup.checkpoint = **latest;
-        const std::filesystem::path file = setup.checkpointsDir() / setup.checkpoint.fileName.toStdString();
-        Result<std::string> sha = Sha256::hexOfFile(file);
-        if (!sha)
-            return makeError("the current global state is missing: " + sha.error().message);
-        if (QString::fromStdString(*sha) != setup.checkpoint.sha256)
-            return makeError(file.string() + " does not match its recorded SHA-256 (changed or damaged)");
-    } else {
-        const QString name = QStringLiteral("round-0.safetensors");
-        const std::filesystem::path file = setup.checkpointsDir() / name.toStdString();
-        if (Result<void> written = writeInitialSwarmState(file, setup.model, *setup.tokenizer, seed);
-            !written)
-            return written.error();
-        Result<SwarmStateInfo> info = inspectSwarmState(file);
-        if (!info)
-            return makeError("the initial global state does not check out: " + info.error().message);
-        Result<std::string> sha = Sha256::hexOfFile(file);
-        if (!sha)
-            return sha.error();
-        setup.checkpoint = {0, name, QString::fromStdString(*sha), qint64(std::filesystem::file_size(file, ec)),
-                            QString::fromStdString(info->parametersHash), std::nullopt};
-        if (Result<void> added = setup.store->addCheckpoint(setup.checkpoint); !added)
-            return added.error();
-    }
+    if (!*latest)
+        return {};
+    setup.checkpoint = **latest;
+    const std::filesystem::path file = setup.checkpointsDir() / setup.checkpoint.fileName.toStdString();
+    Result<std::string> sha = Sha256::hexOfFile(file);
+    if (!sha)
+        return makeError("the current global state is missing: " + sha.error().message);
+    if (QString::fromStdString(*sha) != setup.checkpoint.sha256)
+        return makeError(file.string() + " does not match its recorded SHA-256 (changed or damaged)");
     return {};
 }
 
 } // namespace
+
+Result<void> CoordinatorSetup::writeInitialState()
+{
+    if (hasState())
+        return {};
+    std::error_code ec;
+    const QString name = QStringLiteral("round-0.safetensors");
+    const std::filesystem::path file = checkpointsDir() / name.toStdString();
+    if (Result<void> written = writeInitialSwarmState(file, model, *tokenizer, seed); !written)
+        return written.error();
+    Result<SwarmStateInfo> info = inspectSwarmState(file);
+    if (!info)
+        return makeError("the initial global state does not check out: " + info.error().message);
+    Result<std::string> sha = Sha256::hexOfFile(file);
+    if (!sha)
+        return sha.error();
+    const CheckpointRecord initial{0, name, QString::fromStdString(*sha), qint64(std::filesystem::file_size(file, ec)),
+                                   QString::fromStdString(info->parametersHash), std::nullopt};
+    if (Result<void> added = store->addCheckpoint(initial); !added)
+        return added.error();
+    checkpoint = initial;
+    return {};
+}
 
 Result<CoordinatorSetup> CoordinatorSetup::prepare(const CoordinatorConfig &config)
 {
@@ -130,7 +136,8 @@ Result<CoordinatorSetup> CoordinatorSetup::prepare(const CoordinatorConfig &conf
         return makeError("the validation text: " + validation.error().message);
     setup.validationTokens = std::move(validation).value();
 
-    if (Result<void> current = openCurrentState(setup, config.training.seed); !current)
+    setup.seed = config.training.seed;
+    if (Result<void> current = openCurrentState(setup); !current)
         return current.error();
     if (!*stored) {
         if (Result<void> saved = setup.store->setMeta(QLatin1StringView(kSwarmMetaKey),

@@ -17,8 +17,10 @@
 namespace swarmtrain {
 
 // A coordinator's state dir made ready: the database, the shards, the tokenizer and the
-// current global state. A new dir gets round 0; an existing one is checked against the flags
-// (a different model or data is an error, never silently a different swarm).
+// current global state. An existing dir is checked against the flags (a different model or
+// data is an error, never silently a different swarm). A new one has no global state until
+// writeInitialState() makes round 0: a full-model swarm's server does at start, a pipeline
+// swarm's never does, so its coordinator never builds the model it is too big to hold.
 struct CoordinatorSetup {
     std::filesystem::path stateDir;
     std::unique_ptr<CoordinatorStore> store;
@@ -27,7 +29,12 @@ struct CoordinatorSetup {
     GptConfig model;
     std::int64_t parameterCount = 0;
     std::vector<std::int32_t> validationTokens;
-    CheckpointRecord checkpoint; // the latest global state
+    CheckpointRecord checkpoint; // the latest global state; no file name: none yet
+    std::uint64_t seed = 1;      // the model's initial values (the swarm's training seed)
+
+    bool hasState() const { return !checkpoint.fileName.isEmpty(); }
+    // Round 0: the seed's initial model, recorded as the current state. Nothing when one exists.
+    Result<void> writeInitialState();
 
     std::filesystem::path checkpointsDir() const { return stateDir / "checkpoints"; }
 

@@ -188,8 +188,9 @@ QJsonObject JoinAnswer::toJson() const
         {L("round"), double(round)},
         {L("heartbeat_interval_ms"), double(heartbeatIntervalMs)},
         {L("reachable"), reachable},
-        {L("checkpoint"), checkpoint.toJson()},
     };
+    if (!pipeline || !checkpoint.sha256.isEmpty())
+        json.insert(L("checkpoint"), checkpoint.toJson());
     if (pipeline)
         json.insert(L("pipeline"), pipeline->toJson());
     return json;
@@ -217,7 +218,9 @@ Result<JoinAnswer> JoinAnswer::fromJson(const QJsonObject &json)
     m.round = r.integer(L("round"), 0, kMaxCount);
     m.heartbeatIntervalMs = r.integer(L("heartbeat_interval_ms"), 100, 600'000);
     m.reachable = r.boolean(L("reachable"));
-    m.checkpoint = readCheckpoint(r.object(L("checkpoint")));
+    // A pipeline swarm may have no whole-model state; a full-model swarm always has one.
+    if (!r.has(L("pipeline")) || r.has(L("checkpoint")))
+        m.checkpoint = readCheckpoint(r.object(L("checkpoint")));
     if (r.ok() && r.has(L("pipeline"))) {
         Result<PipelineSettings> settings = PipelineSettings::fromJson(json.value(L("pipeline")).toObject());
         if (!json.value(L("pipeline")).isObject() || !settings)

@@ -101,7 +101,7 @@ struct JoinAnswer {
     qint64 round = 0;
     qint64 heartbeatIntervalMs = 10'000;
     bool reachable = false;
-    CheckpointInfo checkpoint;
+    CheckpointInfo checkpoint; // the current global state; none (no sha256) in a pipeline swarm without one
     // A pipeline-stage swarm's settings (issue 17); unset: every peer trains a whole copy.
     std::optional<PipelineSettings> pipeline{};
 

@@ -998,3 +998,36 @@ TEST_F(CoordinatorPipelineTest, PeersArePlacedAndEveryHostileRequestIsRefused)
     EXPECT_FALSE(text.isEmpty());
     EXPECT_LE(text.size(), 64 * 1024);
 }
+
+// A new pipeline swarm's coordinator never builds the whole model (too big for one machine is
+// why the swarm is split): it writes no round-0 state, its join answer names none, and
+// GET /v1/checkpoint says why. Started in full-model mode, the same state dir gets round 0.
+TEST_F(CoordinatorServerTest, ANewPipelineSwarmHoldsNoWholeModelState)
+{
+    server->waitForBackgroundWork();
+    server.reset();
+    config.stateDir = dir.path() / "pipeline-state";
+    Result<CoordinatorSetup> prepared = CoordinatorSetup::prepare(config);
+    ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+    setup = std::make_unique<CoordinatorSetup>(std::move(prepared).value());
+    EXPECT_FALSE(setup->hasState());
+    const std::filesystem::path round0 = setup->checkpointsDir() / "round-0.safetensors";
+    options.mode = CoordinatorConfig::Mode::Pipeline;
+    options.schedule.stages = 3;
+    startServer();
+    EXPECT_FALSE(std::filesystem::exists(round0));
+    Result<JoinAnswer> joined = JoinAnswer::fromJson(join(a, QStringLiteral("*:1")).json());
+    ASSERT_TRUE(joined.ok()) << joined.error().message;
+    ASSERT_TRUE(joined->pipeline.has_value());
+    EXPECT_TRUE(joined->checkpoint.sha256.isEmpty());
+    const HttpAnswer none = send("GET", "/v1/checkpoint", {}, {});
+    EXPECT_EQ(none.status, 404);
+    EXPECT_NE(none.body.indexOf("pipeline"), -1) << none.body.constData();
+
+    options.mode = CoordinatorConfig::Mode::Full;
+    startServer();
+    EXPECT_TRUE(setup->hasState());
+    EXPECT_TRUE(std::filesystem::exists(round0));
+    EXPECT_EQ(send("GET", "/v1/checkpoint", {}, {}).status, 200);
+    EXPECT_FALSE(JoinAnswer::fromJson(join(a, QStringLiteral("*:1")).json())->checkpoint.sha256.isEmpty());
+}

@@ -89,6 +89,18 @@ TEST(PipelineMessagesTest, EveryMessageSurvivesItsOwnCodec)
     ASSERT_TRUE(piped.ok()) << piped.error().message;
     ASSERT_TRUE(piped->pipeline.has_value());
     EXPECT_EQ(piped->pipeline->toJson(), join.pipeline->toJson());
+
+    // A pipeline swarm need have no whole-model state; a full-model swarm's answer must name one.
+    join.checkpoint = {};
+    EXPECT_FALSE(join.toJson().contains(QLatin1StringView("checkpoint")));
+    Result<JoinAnswer> stateless = JoinAnswer::fromJson(join.toJson());
+    ASSERT_TRUE(stateless.ok()) << stateless.error().message;
+    EXPECT_TRUE(stateless->checkpoint.sha256.isEmpty());
+    QJsonObject fullWithout = join.toJson();
+    fullWithout.remove(QLatin1StringView("pipeline"));
+    const Result<JoinAnswer> refused = JoinAnswer::fromJson(fullWithout);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("checkpoint"), std::string::npos) << refused.error().message;
 }
 
 TEST(PipelineMessagesTest, AHostileRequestIsRefusedFieldByField)

@@ -138,6 +138,10 @@ Result<quint16> CoordinatorServer::start(const QHostAddress &address, quint16 po
     m_verifier.refuseSignedBefore(m_clock());
     if (Result<void> pipeline = startPipeline(); !pipeline)
         return pipeline.error();
+    if (!m_pipeline.enabled()) {
+        if (Result<void> initial = m_setup.writeInitialState(); !initial)
+            return initial.error();
+    }
     if (Result<void> loaded = m_links.load(m_clock()); !loaded)
         return loaded.error();
     refreshPeers();
@@ -159,7 +163,7 @@ Result<quint16> CoordinatorServer::start(const QHostAddress &address, quint16 po
         return bound.error();
     if (m_options.tickMs > 0)
         m_ticker.start(m_options.tickMs);
-    if (!m_setup.checkpoint.validationLoss)
+    if (m_setup.hasState() && !m_setup.checkpoint.validationLoss)
         m_validation.validate(m_setup.checkpoint);
     return *bound;
 }
