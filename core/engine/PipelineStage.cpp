@@ -142,14 +142,17 @@ struct PipelineStage::State {
     }
 };
 
+namespace {
+bool throughDevice(const PipelineStageOptions &options, const torch::Device &device)
+{
+    return options.swap == SwapMode::On || (options.swap == SwapMode::Auto && device.is_cuda());
+}
+} // namespace
+
 // The master copy stays where create() built it, in host memory; a device gets the executor.
 Result<void> PipelineStage::State::placeOnDevice(const PipelineStageOptions &options)
 {
-    Result<torch::Device> resolved = resolveDevice(options.device);
-    if (!resolved)
-        return resolved.error();
-    device = *resolved;
-    if (options.swap == SwapMode::Off || (options.swap == SwapMode::Auto && !device.is_cuda()))
+    if (!throughDevice(options, device))
         return {};
     executor = std::make_unique<SwappingExecutor>(*model, *flat, device, ComputeDtype::Float32);
     const std::int64_t budget = options.deviceMemoryBudget > 0 ? options.deviceMemoryBudget : deviceFreeBytes(device) / 2;
@@ -186,7 +189,11 @@ Result<std::unique_ptr<PipelineStage>> PipelineStage::create(const GptConfig &co
     if (span.first < 0 || span.first > span.last || span.last > config.nLayer + 1)
         return makeError("stage span " + std::to_string(span.first) + ".." + std::to_string(span.last)
                          + " is outside the model's " + std::to_string(config.nLayer + 2) + " engine stages");
+    Result<torch::Device> device = resolveDevice(options.device);
+    if (!device)
+        return device.error();
     auto state = std::make_unique<State>();
+    state->device = *device;
     state->config = config;
     state->span = span;
     state->options = options;
@@ -195,7 +202,9 @@ Result<std::unique_ptr<PipelineStage>> PipelineStage::create(const GptConfig &co
     state->model = Gpt(config, span.first, span.last);
     state->model->initializeAsWhole(options.seed);
     state->model->train(config.dropout > 0);
-    state->flat = std::make_unique<FlatParameters>(state->model->namedParameters());
+    // Pinned for the copies to a GPU.
+    state->flat = std::make_unique<FlatParameters>(state->model->namedParameters(),
+                                                   state->device.is_cuda() && throughDevice(options, state->device));
     AdamWOptions adam;
     adam.beta1 = options.beta1;
     adam.beta2 = options.beta2;

@@ -371,12 +371,66 @@ TEST(PipelineStageTest, StagesServedThroughTheDeviceTrainAsInPlace)
     EXPECT_EQ(after, neighbour->forward({kShape, {}, input}).value());
 }
 
-// A device with less room than one engine stage cannot serve the stage: a clear error.
-TEST(PipelineStageTest, ADeviceTooSmallForOneEngineStageIsAClearError)
+// A device with less room than one engine stage cannot serve the stage, and one that does not
+// exist is named: clear errors.
+TEST(PipelineStageTest, ADeviceTooSmallOrUnknownIsAClearError)
 {
     const StageSpan middle = partitionStages(kConfig, 3).value()[1];
     const Result<std::unique_ptr<PipelineStage>> built = PipelineStage::create(
         kConfig, middle, swappedWithin([](const StageSpan &span) { return largestEngineStageBytes(span) - 1; })(middle));
     ASSERT_FALSE(built.ok());
     EXPECT_NE(built.error().message.find("smaller than the largest stage"), std::string::npos) << built.error().message;
+    PipelineStageOptions unknown;
+    unknown.device = "tpu";
+    const Result<std::unique_ptr<PipelineStage>> nowhere = PipelineStage::create(kConfig, middle, unknown);
+    ASSERT_FALSE(nowhere.ok());
+    EXPECT_NE(nowhere.error().message.find("--device"), std::string::npos) << nowhere.error().message;
+}
+
+// On a real GPU (bench/gpu-acceptance.sh runs every Cuda test): stages resident on the device
+// and swapped through it give the CPU's losses and gradients, and after a step with the same
+// mean gradient the same hashes, since the step is the host's. Without one, "auto" computes in
+// place on the CPU.
+TEST(PipelineStageTest, CudaStagesTrainAsTheCpuStages)
+{
+    PipelineStageOptions automatic;
+    automatic.device = "auto";
+    const StageSpan middle = partitionStages(kConfig, 3).value()[1];
+    if (PipelineStage::create(kConfig, middle, automatic).value()->serving() == "cpu")
+        GTEST_SKIP() << "no CUDA device: this build's LibTorch has no CUDA or the machine has no GPU";
+    const std::vector<std::int32_t> tokens = randomIds(kShape.tokenCount(), 21), targets = randomIds(kShape.tokenCount(), 22);
+    const auto onCuda = [](const std::function<std::int64_t(const StageSpan &)> &budget) -> StageOptions {
+        return [budget](const StageSpan &span) {
+            PipelineStageOptions options = swappedWithin(budget)(span);
+            options.device = "cuda";
+            options.swap = SwapMode::Auto;
+            return options;
+        };
+    };
+    Pipeline cpu(3), swapped(3, onCuda(largestEngineStageBytes)),
+        resident(3, onCuda([](const StageSpan &) { return std::int64_t(1) << 30; }));
+    for (std::size_t s = 0; s < cpu.stages.size(); ++s) {
+        EXPECT_GE(swapped.stages[s]->swapGroups(), 2) << swapped.stages[s]->serving();
+        EXPECT_EQ(resident.stages[s]->swapGroups(), 1) << resident.stages[s]->serving();
+    }
+    for (int step = 0; step < 2; ++step) {
+        const std::string key = "m" + std::to_string(step);
+        const double loss = cpu.run(key, tokens, targets);
+        std::vector<std::vector<float>> means;
+        for (auto &stage : cpu.stages)
+            means.push_back(stage->gradientSum());
+        for (Pipeline *gpu : {&swapped, &resident}) {
+            EXPECT_NEAR(gpu->run(key, tokens, targets), loss, 1e-4 * loss) << "step " << step;
+            for (std::size_t s = 0; s < means.size(); ++s)
+                EXPECT_LE(relativeError(gpu->stages[s]->gradientSum(), means[s]), 1e-4) << "stage " << s << ", step " << step;
+        }
+        for (Pipeline *pipeline : {&cpu, &swapped, &resident}) {
+            for (std::size_t s = 0; s < means.size(); ++s)
+                ASSERT_TRUE(pipeline->stages[s]->step(means[s], 1e-2, 1.0).ok());
+        }
+        for (std::size_t s = 0; s < means.size(); ++s) {
+            EXPECT_EQ(swapped.stages[s]->hash(), cpu.stages[s]->hash()) << "stage " << s;
+            EXPECT_EQ(resident.stages[s]->hash(), cpu.stages[s]->hash()) << "stage " << s;
+        }
+    }
 }
