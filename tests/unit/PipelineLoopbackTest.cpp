@@ -955,3 +955,62 @@ TEST_F(PipelineLoopbackTest, AReplicaThatSatAStepOutHoldsItsGroupsFramesOfTheNex
     EXPECT_EQ(finished[&optimizerA].back().second, finished[&optimizerB].back().second) << "the replicas ended apart";
     EXPECT_TRUE(optimizerB.lastOutcome().skippedRanges.empty());
 }
+
+// A lying owner in a stage's all-reduce (it hands back a constant for its range): the range's
+// checker recomputes the average and disagrees, every replica skips that range, so the lie never
+// reaches the stage, and the replicas stay equal. The honest ranges are applied.
+TEST_F(PipelineLoopbackTest, ALyingOwnerInAStagesAllReduceIsSkippedByEveryReplica)
+{
+    std::vector<Peer *> group;
+    std::vector<std::unique_ptr<StageWorker>> workers;
+    std::vector<std::unique_ptr<StageOptimizer>> optimizers;
+    std::map<std::size_t, std::pair<bool, QString>> finished;
+    const std::size_t width = shape.tokenCount() * std::size_t(config.nEmbd);
+    for (std::size_t i = 0; i < 3; ++i) {
+        group.push_back(&addPeer());
+        workers.push_back(std::make_unique<StageWorker>(makeStage(spans[1])));
+        std::vector<float> input(width, 0.1f * float(i + 1)), grad(width, 0.01f);
+        const std::string key = "t/0/" + std::to_string(i + 1);
+        ASSERT_TRUE(onStage(*workers.back(), [&](PipelineStage &s) {
+            return s.backward(key, {shape, {}, input}, grad).ok() && s.confirm(key);
+        }));
+        optimizers.push_back(std::make_unique<StageOptimizer>(*group.back()->transport, group.back()->keyId(), *workers.back()));
+        connect(optimizers.back().get(), &StageOptimizer::stepFinished,
+                [&finished, i](quint64, bool applied, const QString &hash, const QString &) { finished[i] = {applied, hash}; });
+    }
+    const Peer &liar = *group[0];
+    Misbehaviour lie;
+    lie.ownerAverage = [](std::vector<float> &average) { std::fill(average.begin(), average.end(), 0.5f); };
+    optimizers[0]->setMisbehaviour(lie);
+    StageStepPlan plan;
+    plan.step = 0;
+    plan.round = 1;
+    plan.microbatches = 3;
+    plan.lr = 1e-2;
+    plan.timeoutMs = 60'000;
+    for (Peer *peer : group)
+        plan.members.append(AllReduceMember{peer->keyId(), peer->endpoint, 0, 0});
+    for (auto &optimizer : optimizers)
+        ASSERT_TRUE(optimizer->start(plan).ok());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return finished.size() == 3; }, 60'000));
+
+    const std::int64_t count = onStage(*workers[1], [](PipelineStage &s) { return s.parameterCount(); });
+    const QList<AllReduceMember> ranges = withEqualRanges(plan.members, count);
+    const auto liarsRange = std::find_if(ranges.begin(), ranges.end(), [&](const AllReduceMember &m) { return m.keyId == liar.keyId(); });
+    ASSERT_NE(liarsRange, ranges.end());
+    bool disputedByItsChecker = false;
+    for (std::size_t i = 1; i < 3; ++i) {
+        SCOPED_TRACE("honest replica " + std::to_string(i));
+        EXPECT_TRUE(finished[i].first);
+        EXPECT_EQ(finished[i].second, finished[0].second) << "the replicas ended apart";
+        const AllReduceOutcome &outcome = optimizers[i]->lastOutcome();
+        ASSERT_EQ(outcome.skippedRanges.size(), 1u);
+        EXPECT_EQ(outcome.skippedRanges[0], std::make_pair(liarsRange->begin, liarsRange->end));
+        for (std::int64_t k = liarsRange->begin; k < liarsRange->end; ++k)
+            ASSERT_EQ(outcome.average[std::size_t(k)], 0.0f) << "the liar's constant was applied at " << k;
+        const bool honestRangeApplied = std::any_of(outcome.average.begin(), outcome.average.end(), [](float v) { return v != 0.0f; });
+        EXPECT_TRUE(honestRangeApplied);
+        disputedByItsChecker = disputedByItsChecker || outcome.disputed.contains(liar.keyId());
+    }
+    EXPECT_TRUE(disputedByItsChecker);
+}

@@ -4,10 +4,14 @@
 #include "StageFrames.h"
 #include "StageWorker.h"
 
+#include <QLoggingCategory>
+
 #include <algorithm>
 #include <cmath>
 
 namespace swarmtrain {
+
+Q_LOGGING_CATEGORY(lcStageOptimizer, "swarmtrain.pipeline.step")
 
 namespace {
 
@@ -123,8 +127,8 @@ Result<void> StageOptimizer::start(const StageStepPlan &plan)
             AllReduceOptions options;
             options.timeoutMs = m_plan.timeoutMs;
             options.aggregation = Aggregation::Mean;
-            options.rangeChecks = false;
             options.refuseZeroPieces = false;
+            options.misbehaviour = m_misbehaviour;
             // Gradients, not pseudo-gradients: the clipping in the step bounds what they do.
             options.maxUpdateRms = 1e3;
             const std::int64_t count = std::int64_t(contribution.size());
@@ -140,7 +144,12 @@ void StageOptimizer::onAllReduced(quint64 round)
 {
     if (!m_running || round != m_plan.round)
         return;
-    const std::vector<float> &average = m_allReduce.outcome().average;
+    const AllReduceOutcome &outcome = m_allReduce.outcome();
+    if (!outcome.skippedRanges.empty())
+        qCWarning(lcStageOptimizer).noquote() << "step" << m_plan.step << "skips" << outcome.skippedRanges.size()
+                                             << "range(s) of the group's gradient (an owner failed or its checker disagreed);"
+                                             << "disputed:" << outcome.disputed.join(QStringLiteral(", "));
+    const std::vector<float> &average = outcome.average;
     double squares = 0.0;
     for (const float v : average)
         squares += double(v) * v;

@@ -44,7 +44,9 @@ struct StageStepPlan {
 // ButterflyAllReduce (8-bit with error feedback, a plain mean: replicas that served more
 // microbatches weigh more, as they should), so the result is the mean gradient over the step's
 // microbatches; every member takes the same AdamW step with it and reports its parameters' hash,
-// which the replicas compare. Lives on the transport's thread; the stage's work runs on its
+// which the replicas compare. Each range has a second owner that recomputes its average, as in
+// full-model rounds: a range whose checker disagrees (a lying owner) is skipped by every member,
+// so a liar can cost a step of its range but never put its numbers into the stage. Lives on the transport's thread; the stage's work runs on its
 // StageWorker.
 class StageOptimizer : public QObject {
     Q_OBJECT
@@ -60,6 +62,8 @@ public:
     // sat steps out holds its group's early frames of that round instead of refusing them.
     void expectRound(quint64 round) { m_allReduce.expectRound(round); }
     const AllReduceOutcome &lastOutcome() const { return m_allReduce.outcome(); }
+    // The adversary tests' hostile peer only (a lying range owner); release code never sets it.
+    void setMisbehaviour(Misbehaviour misbehaviour) { m_misbehaviour = std::move(misbehaviour); }
 
 Q_SIGNALS:
     // `applied`: the stage stepped, and `hash` is its parameters'; otherwise `why` says why not.
@@ -74,6 +78,7 @@ private:
     StageStepPlan m_plan;
     std::vector<std::pair<std::string, std::int64_t>> m_layout; // the stage's parameters, in order
     bool m_running = false;
+    Misbehaviour m_misbehaviour;
 };
 
 // Splits a vector of `count` values into equal ranges among the reachable members, in order.
