@@ -484,3 +484,34 @@ TEST_F(VerificationAttackTest, ACheckWaitingForAVerifierNeverLapsesAndGetsTheWho
     EXPECT_EQ(taken.assignedMs, now) << "the verifier's time starts when it is given the check";
     EXPECT_DOUBLE_EQ(record(waiting).credit, credit);
 }
+
+// The member asked for the round's new state has its work taken back as the round closes (two
+// owners refused its pieces), and may be banned before it sends it: the state is asked of an
+// accepted owner instead, or the coordinator might never hold (nor validate) that state.
+TEST_F(VerificationAttackTest, TheNewStateIsNotAskedOfAMemberWhoseWorkWasTakenBack)
+{
+    options.trust.probationRounds = 0;
+    startServer();
+    Peer &c = newPeer(true);
+    const std::vector<Peer *> members{&a, &b, &c};
+    for (Peer *peer : members)
+        join(*peer);
+    for (Peer *peer : members)
+        makeEstablished(*peer);
+    startRound(members, 0);
+    // c reports first, so it is the first accepted owner, the one the state is asked of.
+    ASSERT_EQ(contribute(c, 0).status, 200);
+    now += 1000;
+    for (Peer *owner : {&a, &b}) {
+        ContributionRequest request = contribution(0);
+        request.refused = {c.keyId()};
+        ASSERT_EQ(contribute(*owner, request).status, 200);
+    }
+    ASSERT_EQ(currentRound().number, 1);
+    EXPECT_FALSE(setup->store->lastContribution(c.keyId())->value().accepted.value_or(true));
+    EXPECT_EQ(record(c).offences, 1);
+    const std::optional<RoundRecord> closed = setup->store->round(0).value();
+    ASSERT_TRUE(closed.has_value());
+    EXPECT_NE(closed->uploaderKeyId.toStdString(), c.keyId().toStdString());
+    EXPECT_TRUE(closed->uploaderKeyId == a.keyId() || closed->uploaderKeyId == b.keyId()) << closed->uploaderKeyId.toStdString();
+}

@@ -246,7 +246,40 @@ Result<void> Verification::revokeAccepted(const RoundRecord &round, const std::v
     const bool accepted = std::any_of(verdicts.begin(), verdicts.end(), [&](const ContributionRecord &c) {
         return c.keyId == keyId && c.accepted.value_or(false);
     });
-    return accepted ? m_store.revokeContribution(round.number, round.attempt, keyId) : Result<void>();
+    if (!accepted)
+        return {};
+    if (Result<void> taken = m_store.revokeContribution(round.number, round.attempt, keyId); !taken)
+        return taken;
+    return askAnotherForTheState(round.number, keyId);
+}
+
+Result<void> Verification::askAnotherForTheState(qint64 roundNumber, const QString &revoked)
+{
+    Result<std::optional<RoundRecord>> stored = m_store.round(roundNumber);
+    if (!stored)
+        return stored.error();
+    if (!*stored || (*stored)->uploaderKeyId != revoked)
+        return {};
+    RoundRecord round = **stored;
+    Result<std::vector<ContributionRecord>> reports = m_store.contributions(round.number, round.attempt);
+    if (!reports)
+        return reports.error();
+    const auto owns = [&](const QString &keyId) {
+        return std::any_of(round.members.begin(), round.members.end(),
+                           [&](const RoundMember &m) { return m.keyId == keyId && m.end > m.begin; });
+    };
+    QString next;
+    for (const ContributionRecord &report : *reports) {
+        if (report.keyId == revoked || !report.accepted.value_or(false))
+            continue;
+        if (next.isEmpty() || (owns(report.keyId) && !owns(next)))
+            next = report.keyId;
+    }
+    qCInfo(lcCoordinator).noquote() << "state" << round.number + 1 << "is asked of"
+                                    << (next.isEmpty() ? QStringLiteral("no one yet") : next) << "instead of" << revoked
+                                    << ", whose work was taken back";
+    round.uploaderKeyId = next;
+    return m_store.saveRound(round);
 }
 
 Result<void> Verification::drawChecks(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,

@@ -98,6 +98,10 @@ private:
     // Takes back the credit of `keyId`'s contribution to `round` when it was accepted.
     Result<void> revokeAccepted(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
                                 const QString &keyId);
+    // The round's new state was asked of `revoked`, whose work was just taken back (it may be
+    // banned next and never send it): it is asked of the first member still accepted, a range
+    // owner first, so the coordinator holds (and validates) every state.
+    Result<void> askAnotherForTheState(qint64 roundNumber, const QString &revoked);
     // A quarantined member's round earns nothing (the check that ends the quarantine may still
     // be drawn).
     Result<void> withholdQuarantined(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts);
