@@ -1,6 +1,7 @@
 #include "PipelineWorker.h"
 
 #include "CoordinatorSession.h"
+#include "DeviceMemory.h"
 #include "Identity.h"
 #include "PipelineStage.h"
 #include "SwarmLog.h"
@@ -106,6 +107,7 @@ Result<void> PipelineWorker::run(quint16 port)
         if (m_gate.paused()) {
             if (m_stage >= 0) {
                 m_plane->clearStage();
+                releaseCachedDeviceMemory(); // the stage's device memory goes back to the game
                 m_stage = -1;
             }
             m_hooks.status(WorkState::Paused, tr("Paused: %1").arg(m_gate.pauseReason()));
@@ -212,6 +214,13 @@ Result<void> PipelineWorker::holdStage(int stage)
     options.deviceMemoryBudget = m_options.deviceMemoryBudget;
     options.microbatchSize = m_settings.microbatchSize;
     Result<std::unique_ptr<PipelineStage>> built = PipelineStage::create(m_config, m_spans[std::size_t(stage)], options);
+    if (!built && options.device != "cpu") {
+        // A GPU too full to take even one engine stage (a game holds it): the CPU serves.
+        qCWarning(lcWorker).noquote() << "cannot serve pipeline stage" << stage << "through the GPU:"
+                                      << QString::fromStdString(built.error().message) << "- computing it on the CPU";
+        options.device = "cpu";
+        built = PipelineStage::create(m_config, m_spans[std::size_t(stage)], options);
+    }
     if (!built)
         return built.error();
     const std::string serving = (*built)->serving();
