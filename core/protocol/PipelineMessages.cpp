@@ -58,6 +58,8 @@ QJsonObject PipelineRequest::toJson() const
         json.insert(L("eval_loss"), evalLoss);
         if (!why.isEmpty())
             json.insert(L("why"), why);
+        if (!disputed.isEmpty())
+            json.insert(L("disputed"), QJsonArray::fromStringList(disputed));
     }
     return json;
 }
@@ -88,6 +90,11 @@ Result<PipelineRequest> PipelineRequest::fromJson(const QJsonObject &json)
         m.lossSum = r.number(L("loss_sum"), 0.0, kMaxFigure);
         m.evalLoss = r.number(L("eval_loss"), -1.0, kMaxFigure);
         m.why = r.text(L("why"), kMaxReasonChars);
+        if (r.has(L("disputed"))) {
+            const QJsonArray disputed = r.array(L("disputed"), 2);
+            for (qsizetype i = 0; i < disputed.size() && r.ok(); ++i)
+                m.disputed.append(r.stringAt(disputed, L("disputed"), i, kMaxKeyIdChars));
+        }
         if (r.ok() && m.step < 0)
             r.fail(L("step"), QStringLiteral("a report needs the step it is about"));
     }

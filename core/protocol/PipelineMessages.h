@@ -51,6 +51,9 @@ struct PipelineRequest {
     double lossSum = 0.0; // closed: their training losses' sum
     double evalLoss = -1.0; // closed: a validation loss measured before the step; -1: none
     QString why;          // unready / failed: why
+    // stepped / failed: its range partners in the group's all-reduce it disagreed with (the
+    // checker of its range, the owner of the range it checks); at most two.
+    QStringList disputed;
     qint64 served = 0;        // microbatches its stage computed since the last request
     double busySeconds = 0.0; // seconds its stage computed since the last request
 

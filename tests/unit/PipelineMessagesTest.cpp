@@ -119,6 +119,17 @@ TEST(PipelineMessagesTest, AHostileRequestIsRefusedFieldByField)
     EXPECT_NE(with("loss_sum", -1.0).find("loss_sum"), std::string::npos);
     EXPECT_NE(with("busy_s", QStringLiteral("lots")).find("busy_s"), std::string::npos);
     EXPECT_NE(with("served", -5).find("served"), std::string::npos);
+    // A step's disputes name at most its two range partners, by key id.
+    EXPECT_NE(with("disputed", QJsonArray{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}).find("disputed"),
+              std::string::npos);
+    EXPECT_NE(with("disputed", QJsonArray{QString(65, QLatin1Char('a'))}).find("disputed"), std::string::npos);
+    EXPECT_NE(with("disputed", QJsonArray{7}).find("disputed"), std::string::npos);
+    EXPECT_NE(with("disputed", QStringLiteral("everyone")).find("disputed"), std::string::npos);
+    PipelineRequest disputing = sampleRequest();
+    disputing.disputed = {QStringLiteral("p1"), QStringLiteral("p2")};
+    Result<PipelineRequest> back = PipelineRequest::fromJson(disputing.toJson());
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(back->disputed, disputing.disputed);
     // A report needs its step; a hash needs a stage.
     EXPECT_NE(with("step", -1).find("step"), std::string::npos);
     QJsonObject noStage = good;

@@ -263,3 +263,50 @@ TEST_F(PipelineStepsTest, AStoreWithAnotherStageCountIsRefused)
     ASSERT_FALSE(started.ok());
     EXPECT_NE(started.error().message.find("--stages"), std::string::npos);
 }
+
+// A lying range owner in a stage group of three: its checker disputes it each step, it disputes
+// its checker back, and the partners rotate; after two steps it has two distinct dispute
+// partners, each of them only it, and it is named. A dispute naming anyone but the reporter's
+// range partner of that step (here: a peer of another group) counts for nothing.
+TEST_F(PipelineStepsTest, ALyingOwnerOfAStageGroupIsNamedOnceItsPartnersRotate)
+{
+    options.placeHints = {{QStringLiteral("a"), 0}, {QStringLiteral("b"), 1}, {QStringLiteral("d"), 1},
+                          {QStringLiteral("e"), 1}, {QStringLiteral("c"), 2}};
+    options.minPeers = 5; // no stage is filled from another while they come
+    reopen();
+    std::vector<QString> named;
+    steps->setOnLyingOwner([&](const QString &keyId, const QString &) { named.push_back(keyId); });
+    const std::vector<std::pair<QString, int>> peers{{QStringLiteral("a"), 0}, {QStringLiteral("b"), 1}, {QStringLiteral("d"), 1},
+                                                     {QStringLiteral("e"), 1}, {QStringLiteral("c"), 2}};
+    for (const auto &[id, stage] : peers) {
+        addPeer(id);
+        EXPECT_EQ(poll(id, PipelineRequest{}).stage, stage) << id.toStdString();
+    }
+    const auto stageHash = [](int stage, qint64 steps) { return hashOf(char('0' + stage + 3 * int(steps))); };
+    // The middle group is [b, d, e] (its ready members, in order): in step 0's round e checks b's
+    // range, in step 1's d does.
+    const std::map<QString, QStringList> disputesByStep[2] = {
+        {{QStringLiteral("b"), {QStringLiteral("e")}}, {QStringLiteral("e"), {QStringLiteral("b")}}, {QStringLiteral("c"), {QStringLiteral("d")}}},
+        {{QStringLiteral("b"), {QStringLiteral("d")}}, {QStringLiteral("d"), {QStringLiteral("b")}}},
+    };
+    for (qint64 step = 0; step < 2; ++step) {
+        for (const auto &[id, stage] : peers)
+            poll(id, holding(stage, stageHash(stage, step), step));
+        ASSERT_EQ(poll(QStringLiteral("a"), holding(0, stageHash(0, step), step)).phase, QStringLiteral("training"));
+        poll(QStringLiteral("a"), report(holding(0, stageHash(0, step), step), step, QStringLiteral("closed"), 4));
+        for (const auto &[id, stage] : peers) {
+            if (stage > 0)
+                poll(id, report(holding(stage, stageHash(stage, step), step), step, QStringLiteral("ready")));
+        }
+        const std::map<QString, QStringList> &disputes = disputesByStep[step];
+        for (const auto &[id, stage] : peers) {
+            PipelineRequest stepped = report(holding(stage, stageHash(stage, step + 1), step + 1), step, QStringLiteral("stepped"),
+                                             stage == 1 ? 1 : 4);
+            if (const auto found = disputes.find(id); found != disputes.end())
+                stepped.disputed = found->second;
+            poll(id, stepped);
+        }
+        ASSERT_EQ(steps->status().history.size(), std::size_t(step + 1));
+        EXPECT_EQ(named, step == 0 ? std::vector<QString>{} : std::vector<QString>{QStringLiteral("b")}) << "after step " << step;
+    }
+}

@@ -119,6 +119,10 @@ CoordinatorServer::CoordinatorServer(CoordinatorSetup &setup, CoordinatorServerO
         m_rounds.setOwnerWeights([this](const std::vector<RoundMember> &members) { return ownerWeights(members); });
     connect(&m_validation, &StateValidation::recorded, this, &CoordinatorServer::validationLossRecorded);
     connect(&m_ticker, &QTimer::timeout, this, &CoordinatorServer::tick);
+    m_pipeline.setOnLyingOwner([this](const QString &keyId, const QString &detail) {
+        if (Result<bool> offended = m_reputation.offend(keyId, QStringLiteral("lying owner"), detail, true); !offended)
+            qCWarning(lcCoordinator) << "cannot record a lying owner:" << offended.error().message.c_str();
+    });
 }
 
 CoordinatorServer::~CoordinatorServer()

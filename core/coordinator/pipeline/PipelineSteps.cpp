@@ -36,6 +36,19 @@ QString majorityHash(const std::vector<std::pair<qint64, QString>> &ordinalsAndH
     return best;
 }
 
+// The members of a step group that own a range of its all-reduce, in range order: those that
+// accept connections (StageOptimizer's equal ranges).
+QStringList rangeOwners(const QStringList &group, const std::vector<PeerRecord> &peers)
+{
+    QStringList owners;
+    for (const QString &id : group) {
+        const auto peer = std::find_if(peers.begin(), peers.end(), [&](const PeerRecord &p) { return p.keyId == id; });
+        if (peer != peers.end() && !peer->endpoint.isEmpty())
+            owners.append(id);
+    }
+    return owners;
+}
+
 } // namespace
 
 PipelineSteps::PipelineSteps(CoordinatorStore &store, Online online, Clock clock)
@@ -146,6 +159,10 @@ bool PipelineSteps::take(const QString &peerId, const PipelineRequest &request)
         && !m_step.stepped.contains(peerId) && request.microbatches <= closedMicrobatches) {
         const bool ok = request.report == L("stepped") && request.stage == stage && !request.hash.isEmpty();
         m_step.stepped[peerId] = {ok, request.hash, request.microbatches};
+        const auto group = std::find_if(m_step.groups.begin(), m_step.groups.end(),
+                                        [&](const QStringList &g) { return g.contains(peerId); });
+        if (!request.disputed.isEmpty() && group != m_step.groups.end())
+            m_disputes.record(m_step.number, rangeOwners(*group, m_peers), peerId, request.disputed);
         if (!ok)
             qCWarning(lcCoordinator).noquote() << "pipeline: peer" << peerId << "could not step" << m_step.number << ":" << request.why;
         return true;
@@ -300,6 +317,12 @@ void PipelineSteps::finishStep(const std::vector<PeerRecord> &peers)
     m_historyDirty = true;
     while (int(m_history.size()) > m_options.historySteps)
         m_history.pop_front();
+    for (const auto &[liar, partners] : m_disputes.judge(summary.step)) {
+        qCWarning(lcCoordinator).noquote() << "pipeline: step" << summary.step << ":" << liar << "disputed by" << partners
+                                           << "range partners: a lying range owner";
+        if (m_onLyingOwner)
+            m_onLyingOwner(liar, QStringLiteral("step %1: disputed by %2 range partners").arg(summary.step).arg(partners));
+    }
     m_step = Step{};
     m_step.number = summary.step + 1;
     setPhase(QStringLiteral("waiting"));

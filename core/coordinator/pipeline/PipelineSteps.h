@@ -1,6 +1,7 @@
 #pragma once
 
 #include "CoordinatorStore.h"
+#include "PipelineDisputes.h"
 #include "PipelineMessages.h"
 #include "Result.h"
 
@@ -61,6 +62,9 @@ public:
     // Takes the transitions that are due (the coordinator's ticker, and every request).
     Result<void> advance();
     PipelineStatus status() const;
+    // Called when a step's disputes name a lying range owner (PipelineDisputes.h).
+    using LyingOwner = std::function<void(const QString &keyId, const QString &detail)>;
+    void setOnLyingOwner(LyingOwner found) { m_onLyingOwner = std::move(found); }
 
 private:
     struct Closed {
@@ -134,6 +138,8 @@ private:
     Step m_step;
     std::deque<PipelineStatus::Step> m_history;
     std::map<QString, View> m_views;
+    PipelineDisputes m_disputes; // not saved: a restart forgets the window
+    LyingOwner m_onLyingOwner;
 };
 
 } // namespace swarmtrain

@@ -105,6 +105,7 @@ Result<void> PipelinePlane::setStage(int index, std::unique_ptr<PipelineStage> s
                                  m_state.hash = hash;
                                  ++m_state.stateSteps;
                              }
+                             m_state.stepDisputed = m_optimizer->lastOutcome().disputed;
                              m_state.stepOutcome = std::make_pair(applied, applied ? hash : why);
                          });
         if (index == 0) {

@@ -36,6 +36,7 @@ struct PipelinePlaneState {
     double lossSum = 0.0;    // ...their losses' sum
     int inFlight = 0;        // trainers: the open step's microbatches not finished yet
     std::optional<std::pair<bool, QString>> stepOutcome;   // the last step: applied + hash, or why not
+    QStringList stepDisputed; // the last step's range partners this peer disagreed with
     int stepCounted = 0;     // the microbatches the last step counted at this peer
     std::optional<std::pair<bool, QString>> resyncOutcome; // the last resync: hash, or why not
     std::optional<std::pair<bool, double>> evalOutcome;    // the last validation: loss, or failed

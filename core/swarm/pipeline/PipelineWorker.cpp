@@ -364,6 +364,7 @@ void PipelineWorker::step(const PipelineAnswer &answer)
     const bool applied = state.stepOutcome->first;
     setReport(answer, applied ? QStringLiteral("stepped") : QStringLiteral("failed"));
     m_report.request.microbatches = state.stepCounted;
+    m_report.request.disputed = state.stepDisputed.mid(0, 2);
     if (!applied) {
         m_report.request.why = state.stepOutcome->second.left(200);
         return;

@@ -1,0 +1,34 @@
+#pragma once
+
+#include "CoordinatorRecords.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <cstddef>
+#include <map>
+#include <vector>
+
+namespace swarmtrain {
+
+// Two owners per range in pipeline mode: the disputes of the stage groups' all-reduces, and who
+// the lying owner is (OwnerDisputes.h, as in full-model rounds). A group's all-reduce of step s
+// is round s + 1, its ranges equal and in the group's order among the members that accept
+// connections, so the coordinator knows every member's range partners. One step's dispute cannot
+// say which of the two lied; the partners rotate from step to step, so within a window of steps
+// the liar is the one disputed by more distinct partners than any of theirs. A stage of two
+// replicas never rotates: there a liar's range is skipped every step, but it is never named.
+class PipelineDisputes {
+public:
+    // `reporter`'s disputes in step `step`'s all-reduce of `owners` (its group's members that
+    // own a range, in range order): only those naming its range partner of that round count.
+    void record(qint64 step, const QStringList &owners, const QString &reporter, const QStringList &disputed);
+    // The lying owners among the window's disputes that have a dispute in step `step`, each with
+    // its number of distinct partners; disputes older than the window are forgotten.
+    std::map<QString, std::size_t> judge(qint64 step);
+
+private:
+    std::vector<UpdateReportRecord> m_disputes;
+};
+
+} // namespace swarmtrain
