@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -292,6 +293,20 @@ protected:
     static std::string hashOf(StageServer &server)
     {
         return onStage(server.worker(), [](PipelineStage &s) { return s.hash(); });
+    }
+    // `peer` answers every stage request with the bytes `reply` makes, after it has set the
+    // answer's fields in `piece` (a hostile neighbour's state pieces).
+    static void answerStageRequests(Peer &peer, std::function<QByteArray(wire::StageWork &piece)> reply)
+    {
+        PeerTransport *transport = peer.transport.get();
+        QObject::connect(transport, &PeerTransport::frameReceived, transport,
+                         [transport, reply = std::move(reply)](const QString &from, const FrameHeader &header, const QByteArray &) {
+                             if (header.type() != wire::FRAME_TYPE_STAGE_REQUEST)
+                                 return;
+                             wire::StageWork piece = header.stage();
+                             const QByteArray bytes = reply(piece);
+                             (void)transport->send(from, stageHeader(wire::FRAME_TYPE_STAGE_REPLY, piece, bytes.size()), bytes);
+                         });
     }
     static void connectPeers(Peer &from, Peer &to)
     {
@@ -852,16 +867,11 @@ TEST_F(PipelineLoopbackTest, AStateLargerThanTheWriteBufferGoesInPieces)
     // A liar: its first answer starts past the state's beginning, its second overfills the state.
     Peer &liar = addPeer();
     int asked = 0;
-    QObject::connect(liar.transport.get(), &PeerTransport::frameReceived, liar.transport.get(),
-                     [&](const QString &from, const FrameHeader &header, const QByteArray &) {
-                         if (header.type() != wire::FRAME_TYPE_STAGE_REQUEST)
-                             return;
-                         wire::StageWork piece = header.stage();
-                         piece.set_state_size(stateBytes);
-                         piece.set_state_offset(++asked == 1 ? kPiece : 0);
-                         const QByteArray bytes(asked == 1 ? kPiece : qsizetype(stateBytes) + 1, '\x7f');
-                         (void)liar.transport->send(from, stageHeader(wire::FRAME_TYPE_STAGE_REPLY, piece, bytes.size()), bytes);
-                     });
+    answerStageRequests(liar, [&](wire::StageWork &piece) {
+        piece.set_state_size(stateBytes);
+        piece.set_state_offset(++asked == 1 ? kPiece : 0);
+        return QByteArray(asked == 1 ? kPiece : qsizetype(stateBytes) + 1, '\x7f');
+    });
     ASSERT_NO_FATAL_FAILURE(connectPeers(*serverPeers[1], liar));
     const std::string before = hashOf(behind);
     for (std::size_t attempt = 2; attempt <= 3; ++attempt) {
@@ -887,15 +897,10 @@ TEST_F(PipelineLoopbackTest, ANeighbourThatStallsHalfwayEndsTheResyncAtItsDeadli
     StageServer behind(*self.transport, makeStage(spans[1]), settings);
     const std::size_t stateBytes = PipelineStage::stateSize(onStage(behind.worker(), [](PipelineStage &s) { return s.parameterCount(); }));
     Peer &staller = addPeer();
-    QObject::connect(staller.transport.get(), &PeerTransport::frameReceived, staller.transport.get(),
-                     [&](const QString &from, const FrameHeader &header, const QByteArray &) {
-                         if (header.type() != wire::FRAME_TYPE_STAGE_REQUEST)
-                             return;
-                         wire::StageWork piece = header.stage();
-                         piece.set_state_size(stateBytes);
-                         const QByteArray bytes(64, '\0');
-                         (void)staller.transport->send(from, stageHeader(wire::FRAME_TYPE_STAGE_REPLY, piece, bytes.size()), bytes);
-                     });
+    answerStageRequests(staller, [&](wire::StageWork &piece) {
+        piece.set_state_size(stateBytes);
+        return QByteArray(64, '\0');
+    });
     ASSERT_NO_FATAL_FAILURE(connectPeers(self, staller));
     const std::string before = hashOf(behind);
     recordResyncs(behind);

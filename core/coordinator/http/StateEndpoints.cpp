@@ -39,9 +39,9 @@ void StateEndpoints::addRoutes(RouteTable &routes)
 HttpReply StateEndpoints::checkpoint(const HttpRequest &request)
 {
     // ?round=R: an earlier state the coordinator still holds (what a spot check starts from).
-    CheckpointRecord checkpoint = m_context.setup.checkpoint;
     if (!m_context.setup.hasState())
         return HttpReply::error(404, QStringLiteral("this swarm has no whole-model state: its peers hold pipeline stages"));
+    CheckpointRecord checkpoint = m_context.setup.checkpoint;
     if (const QString round = request.query().queryItemValue(QStringLiteral("round")); !round.isEmpty()) {
         bool ok = false;
         Result<std::optional<CheckpointRecord>> held = m_context.store.checkpoint(round.toLongLong(&ok));

@@ -150,8 +150,9 @@ bool PipelineSteps::take(const QString &peerId, const PipelineRequest &request)
             qCWarning(lcCoordinator).noquote() << "pipeline: peer" << peerId << "sits step" << m_step.number << "out:" << request.why;
         return true;
     }
-    const bool inGroup = std::any_of(m_step.groups.begin(), m_step.groups.end(),
-                                     [&](const QStringList &group) { return group.contains(peerId); });
+    const auto group = std::find_if(m_step.groups.begin(), m_step.groups.end(),
+                                    [&](const QStringList &g) { return g.contains(peerId); });
+    const bool inGroup = group != m_step.groups.end();
     int closedMicrobatches = 0;
     for (const auto &[id, closed] : m_step.closed)
         closedMicrobatches += closed.microbatches;
@@ -159,9 +160,7 @@ bool PipelineSteps::take(const QString &peerId, const PipelineRequest &request)
         && !m_step.stepped.contains(peerId) && request.microbatches <= closedMicrobatches) {
         const bool ok = request.report == L("stepped") && request.stage == stage && !request.hash.isEmpty();
         m_step.stepped[peerId] = {ok, request.hash, request.microbatches};
-        const auto group = std::find_if(m_step.groups.begin(), m_step.groups.end(),
-                                        [&](const QStringList &g) { return g.contains(peerId); });
-        if (!request.disputed.isEmpty() && group != m_step.groups.end())
+        if (!request.disputed.isEmpty())
             m_disputes.record(m_step.number, rangeOwners(*group, m_peers), peerId, request.disputed);
         if (!ok)
             qCWarning(lcCoordinator).noquote() << "pipeline: peer" << peerId << "could not step" << m_step.number << ":" << request.why;

@@ -277,6 +277,20 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
     return m_store.saveRound(round);
 }
 
+QString CoordinatorRounds::uploaderAmong(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts)
+{
+    const auto owns = [&](const QString &keyId) {
+        return std::any_of(round.members.begin(), round.members.end(),
+                           [&](const RoundMember &m) { return m.keyId == keyId && m.end > m.begin; });
+    };
+    QString uploader;
+    for (const ContributionRecord &verdict : verdicts) {
+        if (verdict.accepted.value_or(false) && (uploader.isEmpty() || (owns(verdict.keyId) && !owns(uploader))))
+            uploader = verdict.keyId;
+    }
+    return uploader;
+}
+
 Result<void> CoordinatorRounds::maybeFinish(RoundRecord round, qint64 nowMs)
 {
     Result<std::vector<ContributionRecord>> reports = m_store.contributions(round.number, round.attempt);
@@ -302,23 +316,13 @@ Result<void> CoordinatorRounds::maybeFinish(RoundRecord round, qint64 nowMs)
 
     const std::optional<QString> agreed = agreedHash(*reports, *peers);
     std::vector<ContributionRecord> verdicts = *reports;
-    // The new state is asked of a range owner (established, or the swarm's first members) when
-    // one agreed, else of anyone who did; recoverLostState asks others if it does not come.
-    QString uploader, ownerUploader;
     for (ContributionRecord &verdict : verdicts) {
         const bool accepted = agreed && verdict.paramsHash == *agreed;
         verdict.accepted = accepted;
         verdict.credit = accepted ? double(verdict.tokens) * m_settings.creditPerToken : 0.0;
-        const bool owner = std::any_of(round.members.begin(), round.members.end(), [&](const RoundMember &m) {
-            return m.keyId == verdict.keyId && m.end > m.begin;
-        });
-        if (accepted && uploader.isEmpty())
-            uploader = verdict.keyId;
-        if (accepted && owner && ownerUploader.isEmpty())
-            ownerUploader = verdict.keyId;
     }
-    if (!ownerUploader.isEmpty())
-        uploader = ownerUploader;
+    // recoverLostState asks others if the new state does not come.
+    const QString uploader = uploaderAmong(round, verdicts);
     if (!agreed) {
         qCWarning(lcCoordinator) << "round" << round.number << "attempt" << round.attempt << "ended without a majority"
                                  << "of" << reports->size() << "reports; gathering it again";

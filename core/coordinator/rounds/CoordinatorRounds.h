@@ -69,6 +69,9 @@ public:
     // link carries less and nobody waits for it. Unset: equal ranges.
     using OwnerWeights = std::function<std::vector<double>(const std::vector<RoundMember> &members)>;
     void setOwnerWeights(OwnerWeights weights) { m_ownerWeights = std::move(weights); }
+    // The member a round's new state is asked of: the first accepted range owner (established, or
+    // the swarm's first members), else the first accepted member; empty when none was accepted.
+    static QString uploaderAmong(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts);
     // The hash reported by more than half of the reports, if any.
     static std::optional<QString> majorityHash(const std::vector<QString> &hashes);
     // The hash whose votes weigh more than half of all votes' weight, if any.

@@ -261,20 +261,11 @@ Result<void> Verification::askAnotherForTheState(qint64 roundNumber, const QStri
     if (!*stored || (*stored)->uploaderKeyId != revoked)
         return {};
     RoundRecord round = **stored;
+    // Read after the revocation: `revoked` is no longer accepted.
     Result<std::vector<ContributionRecord>> reports = m_store.contributions(round.number, round.attempt);
     if (!reports)
         return reports.error();
-    const auto owns = [&](const QString &keyId) {
-        return std::any_of(round.members.begin(), round.members.end(),
-                           [&](const RoundMember &m) { return m.keyId == keyId && m.end > m.begin; });
-    };
-    QString next;
-    for (const ContributionRecord &report : *reports) {
-        if (report.keyId == revoked || !report.accepted.value_or(false))
-            continue;
-        if (next.isEmpty() || (owns(report.keyId) && !owns(next)))
-            next = report.keyId;
-    }
+    const QString next = CoordinatorRounds::uploaderAmong(round, *reports);
     qCInfo(lcCoordinator).noquote() << "state" << round.number + 1 << "is asked of"
                                     << (next.isEmpty() ? QStringLiteral("no one yet") : next) << "instead of" << revoked
                                     << ", whose work was taken back";
