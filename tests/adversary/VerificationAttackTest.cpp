@@ -515,3 +515,87 @@ TEST_F(VerificationAttackTest, TheNewStateIsNotAskedOfAMemberWhoseWorkWasTakenBa
     EXPECT_NE(closed->uploaderKeyId.toStdString(), c.keyId().toStdString());
     EXPECT_TRUE(closed->uploaderKeyId == a.keyId() || closed->uploaderKeyId == b.keyId()) << closed->uploaderKeyId.toStdString();
 }
+
+// A newcomer's check costs the swarm time, never an honest round: the next round waits for the
+// verifier (ready before it heard of the check, then checking, then training), and runs with it
+// once it is ready again. A verifier that never comes back holds it for the round deadline only.
+TEST_F(VerificationAttackTest, ANewcomersCheckHoldsTheNextRoundUntilItsVerifierIsReadyAgain)
+{
+    options.trust.spotCheckRateNew = 1.0;
+    startServer();
+    for (Peer *peer : {&a, &b, &m})
+        join(*peer);
+    makeEstablished(a);
+    makeEstablished(b);
+    startRound({&a, &b, &m}, 0);
+    const Update work = makeUpdate();
+    ASSERT_EQ(commit(m, work.commitment).status, 200);
+    finishRound({&a, &b, &m}, 0);
+    verifier = byKey(check(0, m).verifierKeyId);
+    ASSERT_TRUE(verifier == &a || verifier == &b);
+    bystander = verifier == &a ? &b : &a;
+
+    // Everyone ready on state 1, the verifier too (it has not heard of the check yet).
+    for (Peer *peer : {bystander, &m, verifier})
+        ASSERT_EQ(heartbeat(*peer, QStringLiteral("ready"), 1).status, 200);
+    EXPECT_EQ(currentRound().state, RoundState::Gathering) << "the round went on without the verifier";
+    ASSERT_EQ(heartbeat(*verifier, QStringLiteral("verifying"), 1).status, 200);
+    ASSERT_EQ(upload(m, 0, work.bytes).status, 200);
+    ASSERT_EQ(report(*verifier, 0, m, 1.0).status, 200);
+    ASSERT_EQ(check(0, m).state, SpotCheckState::Agreed);
+    ASSERT_EQ(heartbeat(*bystander, QStringLiteral("ready"), 1).status, 200);
+    EXPECT_EQ(currentRound().state, RoundState::Gathering) << "the verifier is still checking";
+    ASSERT_EQ(heartbeat(*verifier, QStringLiteral("training"), 1).status, 200);
+    EXPECT_EQ(currentRound().state, RoundState::Gathering) << "the verifier is training its own round";
+    ASSERT_EQ(heartbeat(*verifier, QStringLiteral("ready"), 1).status, 200);
+    EXPECT_EQ(currentRound().state, RoundState::Running);
+    EXPECT_EQ(currentRound().members.size(), 3u) << "the verifier kept its round";
+
+    // Round 2's check of m (its second probation round): this verifier never comes back.
+    const Update again = makeUpdate();
+    ASSERT_EQ(commit(m, again.commitment).status, 200);
+    finishRound({&a, &b, &m}, 1);
+    Peer *gone = byKey(check(1, m).verifierKeyId);
+    ASSERT_NE(gone, nullptr);
+    ASSERT_EQ(heartbeat(*gone, QStringLiteral("verifying"), 2).status, 200);
+    for (Peer *peer : {&a, &b, &m}) {
+        if (peer == gone)
+            continue;
+        ASSERT_EQ(heartbeat(*peer, QStringLiteral("ready"), 2).status, 200);
+    }
+    EXPECT_EQ(currentRound().state, RoundState::Gathering);
+    now += options.rounds.roundDeadlineMs;
+    ASSERT_EQ(heartbeat(*gone, QStringLiteral("verifying"), 2).status, 200);
+    for (Peer *peer : {&a, &b, &m}) {
+        if (peer == gone)
+            continue;
+        ASSERT_EQ(heartbeat(*peer, QStringLiteral("ready"), 2).status, 200);
+    }
+    const RoundRecord running = currentRound();
+    EXPECT_EQ(running.state, RoundState::Running) << "held past the round deadline";
+    EXPECT_TRUE(std::none_of(running.members.begin(), running.members.end(),
+                             [&](const RoundMember &member) { return member.keyId == gone->keyId(); }));
+}
+
+// An established member's (rare) check costs its verifier the next round instead, the cheaper
+// way in a swarm of many: the round does not wait.
+TEST_F(VerificationAttackTest, AnEstablishedMembersCheckTakesItsVerifierOutOfTheNextRound)
+{
+    options.trust.spotCheckRate = 1.0;
+    startServer();
+    for (Peer *peer : {&a, &b, &m})
+        join(*peer);
+    for (Peer *peer : {&a, &b, &m})
+        makeEstablished(*peer);
+    startRound({&a, &b, &m}, 0);
+    ASSERT_EQ(commit(m, makeUpdate().commitment).status, 200);
+    finishRound({&a, &b, &m}, 0);
+    verifier = byKey(check(0, m).verifierKeyId);
+    ASSERT_TRUE(verifier == &a || verifier == &b);
+    bystander = verifier == &a ? &b : &a;
+    ASSERT_EQ(heartbeat(*verifier, QStringLiteral("verifying"), 1).status, 200);
+    for (Peer *peer : {bystander, &m})
+        ASSERT_EQ(heartbeat(*peer, QStringLiteral("ready"), 1).status, 200);
+    EXPECT_EQ(currentRound().state, RoundState::Running);
+    EXPECT_EQ(currentRound().members.size(), 2u);
+}

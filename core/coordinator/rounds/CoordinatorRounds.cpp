@@ -237,8 +237,13 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
     std::vector<RoundMember> ready;
     std::vector<bool> readyEstablished;
     std::size_t online = 0;
+    bool held = false;
     for (const PeerRecord &peer : *peers) {
-        // A peer checking another's work (Verification) sits this round out.
+        if (heldBy(peer, round, nowMs)) {
+            held = true;
+            continue;
+        }
+        // A peer checking an established member's work (Verification) sits this round out.
         if (!isOnline(peer) || peer.banned() || peer.state == QLatin1StringView("verifying"))
             continue;
         ++online;
@@ -259,7 +264,7 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
                                && ready.size() >= std::size_t(std::max(m_settings.minPeers, 1));
     const bool gatheredLongEnough = nowMs - round.gatheringSinceMs >= m_settings.gatherTimeoutMs
                                     && ready.size() >= std::size_t(std::max(m_settings.minPeers, 1));
-    if (!everyoneReady && !gatheredLongEnough)
+    if (held || (!everyoneReady && !gatheredLongEnough))
         return {};
     const bool anyOwner = std::any_of(ready.begin(), ready.end(), [](const RoundMember &m) { return m.reachable; });
     if (!anyOwner && ready.size() > 1) {
@@ -272,9 +277,28 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
     round.deadlineMs = nowMs + m_settings.roundDeadlineMs;
     const std::vector<double> weights = m_ownerWeights ? m_ownerWeights(ready) : std::vector<double>();
     round.members = assignRanges(std::move(ready), m_settings.parameterCount, weights);
+    std::erase_if(m_holds, [&](const auto &hold) {
+        return hold.second.released || nowMs - hold.second.sinceMs >= m_settings.roundDeadlineMs;
+    });
     qCInfo(lcCoordinator) << "round" << round.number << "attempt" << round.attempt << "runs with"
                           << round.members.size() << "members";
     return m_store.saveRound(round);
+}
+
+void CoordinatorRounds::releaseHold(const QString &keyId)
+{
+    if (const auto hold = m_holds.find(keyId); hold != m_holds.end())
+        hold->second.released = true;
+}
+
+bool CoordinatorRounds::heldBy(const PeerRecord &peer, const RoundRecord &round, qint64 nowMs) const
+{
+    const auto hold = m_holds.find(peer.keyId);
+    if (hold == m_holds.end() || nowMs - hold->second.sinceMs >= m_settings.roundDeadlineMs || !isOnline(peer)
+        || peer.banned())
+        return false;
+    // Back from the check, it trains its inner steps like everyone and says it is ready.
+    return !hold->second.released || peer.state != QLatin1StringView("ready") || peer.baseRound != round.number;
 }
 
 QString CoordinatorRounds::uploaderAmong(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts)

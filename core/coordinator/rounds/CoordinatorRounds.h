@@ -7,6 +7,7 @@
 #include <QString>
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -82,8 +83,21 @@ public:
     // Called when a round closed with an agreed result, with the verdicts (Verification).
     using Closed = std::function<Result<void>(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts)>;
     void setOnClosed(Closed closed) { m_onClosed = std::move(closed); }
+    // The next round to start waits for `keyId` (Verification: the verifier of a newcomer's
+    // work, so that a stranger's check costs the swarm time but never an honest member's round):
+    // until the hold is released and the peer is ready, for at most the round deadline from
+    // `sinceMs`, and never for a peer offline or banned. A round that starts drops the released
+    // holds. Kept in memory: a restarted coordinator just does not wait.
+    void holdGathering(const QString &keyId, qint64 sinceMs) { m_holds[keyId] = {sinceMs, false}; }
+    void releaseHold(const QString &keyId);
 
 private:
+    struct Hold {
+        qint64 sinceMs = 0;
+        bool released = false;
+    };
+    // Whether a hold keeps the gathering round `round` from starting now.
+    bool heldBy(const PeerRecord &peer, const RoundRecord &round, qint64 nowMs) const;
     Result<void> maybeStart(RoundRecord round, qint64 nowMs);
     // Round `round` gathers but its starting state was never uploaded and its uploader is gone:
     // asks another member that holds it, or, when none is left, goes back and runs the round
@@ -103,6 +117,7 @@ private:
     OwnerWeights m_ownerWeights;
     Established m_established;
     Closed m_onClosed;
+    std::map<QString, Hold> m_holds;
 };
 
 } // namespace swarmtrain

@@ -300,7 +300,7 @@ Result<void> Verification::drawChecks(const RoundRecord &round, const std::vecto
         if (!verdict.accepted.value_or(false) || revoked.count(verdict.keyId) || member == byKey.end()
             || !committed.count(verdict.keyId))
             continue;
-        // One open check of a member at a time: each costs a verifier a round of its own training.
+        // One open check of a member at a time: each costs a verifier its round, or the swarm a wait.
         const double rate = established(*member->second) ? m_settings.spotCheckRate : m_settings.spotCheckRateNew;
         if (checked.count(verdict.keyId) || !(draw(m_random) < rate))
             continue;
@@ -482,16 +482,26 @@ Result<void> Verification::assignVerifier(SpotCheckRecord check, const std::vect
     const PeerRecord *verifier = pickVerifier(check.memberKeyId, peers, busy);
     if (!verifier && !check.verifierKeyId.isEmpty()) {
         // Its verifier left and no one may take it over yet: the check waits for one.
+        m_rounds.releaseHold(check.verifierKeyId);
         check.verifierKeyId.clear();
         return m_store.saveSpotCheck(check);
     }
     if (!verifier && !drawn)
         return {}; // still no one free: the next tick asks again
     // Drawn work is never credited unchecked: with no one free now, the check waits for one.
+    if (!check.verifierKeyId.isEmpty())
+        m_rounds.releaseHold(check.verifierKeyId);
     check.verifierKeyId = verifier ? verifier->keyId : QString();
     if (verifier) {
         busy.insert(verifier->keyId);
         check.assignedMs = m_clock();
+        // A newcomer's check is the price of its admission, paid in time: the next round waits
+        // for the verifier, which keeps its own round. An established member's (rare) check
+        // costs its verifier that round instead, the cheaper way.
+        const auto member = std::find_if(peers.begin(), peers.end(),
+                                         [&](const PeerRecord &p) { return p.keyId == check.memberKeyId; });
+        if (member != peers.end() && !established(*member))
+            m_rounds.holdGathering(verifier->keyId, check.assignedMs);
     }
     qCInfo(lcCoordinator) << "round" << check.round << ":" << (verifier ? verifier->keyId : QStringLiteral("(no one free yet)"))
                           << "will check the work of" << check.memberKeyId;
@@ -510,6 +520,7 @@ Result<void> Verification::finish(SpotCheckRecord check, SpotCheckState state, c
     check.finishedMs = m_clock();
     if (Result<void> saved = m_store.saveSpotCheck(check); !saved)
         return saved;
+    m_rounds.releaseHold(check.verifierKeyId);
     qCInfo(lcCoordinator).noquote() << "spot check of" << check.memberKeyId << "by" << check.verifierKeyId << ":"
                                     << spotCheckStateName(state) << "(" << detail << ")";
     if (state != SpotCheckState::Refuted)

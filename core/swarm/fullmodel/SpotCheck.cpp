@@ -1,7 +1,8 @@
 // SwarmWorker's spot checks (Verification.h has the coordinator's side): the coordinator asks
 // this peer to recompute another member's round from the state it started on, that member's
-// shards and seed, and to say how close the update that member sent comes to it. This peer sits
-// the next round out for it and catches up afterwards.
+// shards and seed, and to say how close the update that member sent comes to it. The next round
+// waits for this peer when the member is a newcomer; otherwise this peer sits it out and catches
+// up afterwards.
 #include "SwarmWorker.h"
 
 #include "CoordinatorClient.h"
@@ -67,7 +68,7 @@ Result<void> SwarmWorker::runSpotCheck()
     m_checkDone = std::make_pair(task.round, task.peerId);
     setStatus(WorkState::Training, tr("Checking the work of another peer in round %1").arg(task.round));
     qCInfo(lcWorker).noquote() << "checking the work of" << task.peerId << "in round" << task.round;
-    // This PC's replica is put aside: the check needs the device, and the swarm moves on meanwhile.
+    // This PC's replica is put aside: the check needs the device (and the swarm may move on meanwhile).
     if (m_trainer) {
         if (Result<void> released = releaseReplica(); !released)
             return released;
@@ -83,9 +84,15 @@ Result<void> SwarmWorker::runSpotCheck()
     if (Result<void> sent = m_session->reportCheck(report); !sent)
         qCWarning(lcWorker).noquote() << "the check's report was not taken:" << toQString(sent.error());
     // The replica comes back as saved, or as the swarm serves it now; the next heartbeat says
-    // whether the swarm moved on meanwhile.
-    m_dataPlane->resetErrorFeedback();
-    return reloadReplica();
+    // whether the swarm moved on meanwhile. The error feedback of the pieces sent last is kept
+    // when the round put aside comes back: a round that waited for this check (a newcomer's) then
+    // goes on exactly as if there had been none.
+    const qint64 putAside = m_releasedRound;
+    if (Result<void> reloaded = reloadReplica(); !reloaded)
+        return reloaded;
+    if (m_trainer->round() != putAside)
+        m_dataPlane->resetErrorFeedback();
+    return {};
 }
 
 bool SwarmWorker::waitForUpdate(const SpotCheckTask &task)

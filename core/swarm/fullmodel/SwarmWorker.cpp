@@ -278,13 +278,14 @@ Result<void> SwarmWorker::prepareReplica()
     const JoinAnswer &joined = m_session->joined();
     const ReplicaOptions o = replicaOptionsOf(m_identity->keyId());
 
-    // The replica saved when this peer last stopped, if it is still of use: not older than the
-    // state the coordinator serves, not newer than its current round.
+    // The replica saved when this peer last stopped or put it aside, if it is still of use: not
+    // older than the state the coordinator serves, not newer than its current round.
     std::filesystem::path stateFile = replicaFile();
     bool useLocal = false;
     if (std::filesystem::exists(stateFile)) {
+        const auto [served, current] = m_swarmRounds.value_or(std::make_pair(joined.checkpoint.round, joined.round));
         Result<SwarmStateInfo> local = inspectSwarmState(stateFile);
-        useLocal = local && local->round >= joined.checkpoint.round && local->round <= joined.round
+        useLocal = local && local->round >= served && local->round <= current
                    && local->config.toJson() == joined.model.toJson();
     }
     if (!useLocal) {
@@ -486,6 +487,7 @@ Result<HeartbeatAnswer> SwarmWorker::heartbeat(const QString &state, const QStri
     Result<HeartbeatAnswer> answer = m_session->heartbeat(request, persist);
     if (!answer)
         return answer.error();
+    m_swarmRounds = std::make_pair(answer->checkpointRound, answer->round);
     m_dataPlane->exchangeProbes(answer->probe);
     if (answer->lastContribution)
         recordVerdict(*answer->lastContribution);

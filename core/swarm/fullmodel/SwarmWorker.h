@@ -126,6 +126,9 @@ private:
     std::chrono::steady_clock::time_point m_lastHeartbeat;
     bool m_catchUpNeeded = false;
     qint64 m_releasedRound = 0; // the replica's round while it is released
+    // The state the coordinator serves and its current round, as the last heartbeat said (unset:
+    // as the join answer said).
+    std::optional<std::pair<qint64, qint64>> m_swarmRounds;
     std::optional<qint64> m_resyncAtRound; // a rejected contribution: resync once this state is served
     std::optional<qint64> m_uploadRound;   // the coordinator asked us for this state
     std::optional<SpotCheckTask> m_spotCheck;  // the coordinator asked us to check this work
