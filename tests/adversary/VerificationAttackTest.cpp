@@ -518,7 +518,8 @@ TEST_F(VerificationAttackTest, TheNewStateIsNotAskedOfAMemberWhoseWorkWasTakenBa
 
 // A newcomer's check costs the swarm time, never an honest round: the next round waits for the
 // verifier (ready before it heard of the check, then checking, then training), and runs with it
-// once it is ready again. A verifier that never comes back holds it for the round deadline only.
+// once it is ready again. A verifier that never comes back holds it for the round deadline after
+// the update came, no longer.
 TEST_F(VerificationAttackTest, ANewcomersCheckHoldsTheNextRoundUntilItsVerifierIsReadyAgain)
 {
     options.trust.spotCheckRateNew = 1.0;
@@ -557,20 +558,28 @@ TEST_F(VerificationAttackTest, ANewcomersCheckHoldsTheNextRoundUntilItsVerifierI
     finishRound({&a, &b, &m}, 1);
     Peer *gone = byKey(check(1, m).verifierKeyId);
     ASSERT_NE(gone, nullptr);
+    now += 1000;
+    ASSERT_EQ(upload(m, 1, again.bytes).status, 200);
     ASSERT_EQ(heartbeat(*gone, QStringLiteral("verifying"), 2).status, 200);
     for (Peer *peer : {&a, &b, &m}) {
         if (peer == gone)
             continue;
         ASSERT_EQ(heartbeat(*peer, QStringLiteral("ready"), 2).status, 200);
     }
+    // The verifier's heartbeat first: a peer not heard from for so long is offline, and holds nothing.
+    const auto beat = [&] {
+        ASSERT_EQ(heartbeat(*gone, QStringLiteral("verifying"), 2).status, 200);
+        for (Peer *peer : {&a, &b, &m}) {
+            if (peer == gone)
+                continue;
+            ASSERT_EQ(heartbeat(*peer, QStringLiteral("ready"), 2).status, 200);
+        }
+    };
+    now += options.rounds.roundDeadlineMs - 1;
+    ASSERT_NO_FATAL_FAILURE(beat());
     EXPECT_EQ(currentRound().state, RoundState::Gathering);
-    now += options.rounds.roundDeadlineMs;
-    ASSERT_EQ(heartbeat(*gone, QStringLiteral("verifying"), 2).status, 200);
-    for (Peer *peer : {&a, &b, &m}) {
-        if (peer == gone)
-            continue;
-        ASSERT_EQ(heartbeat(*peer, QStringLiteral("ready"), 2).status, 200);
-    }
+    now += 1;
+    ASSERT_NO_FATAL_FAILURE(beat());
     const RoundRecord running = currentRound();
     EXPECT_EQ(running.state, RoundState::Running) << "held past the round deadline";
     EXPECT_TRUE(std::none_of(running.members.begin(), running.members.end(),
@@ -597,5 +606,37 @@ TEST_F(VerificationAttackTest, AnEstablishedMembersCheckTakesItsVerifierOutOfThe
     for (Peer *peer : {bystander, &m})
         ASSERT_EQ(heartbeat(*peer, QStringLiteral("ready"), 1).status, 200);
     EXPECT_EQ(currentRound().state, RoundState::Running);
+    EXPECT_EQ(currentRound().members.size(), 2u);
+}
+
+// A stranger drawn for a check that never sends its update gains nothing by it: the next round
+// waits for the verifier no longer than it waits for any peer not ready, the gather timeout.
+TEST_F(VerificationAttackTest, AStrangerWithholdingItsUpdateHoldsTheNextRoundNoLongerThanTheGatherTimeout)
+{
+    options.trust.spotCheckRateNew = 1.0;
+    options.rounds.gatherTimeoutMs = 10'000;
+    startServer();
+    for (Peer *peer : {&a, &b, &m})
+        join(*peer);
+    makeEstablished(a);
+    makeEstablished(b);
+    startRound({&a, &b, &m}, 0);
+    ASSERT_EQ(commit(m, makeUpdate().commitment).status, 200);
+    finishRound({&a, &b, &m}, 0);
+    verifier = byKey(check(0, m).verifierKeyId);
+    ASSERT_TRUE(verifier == &a || verifier == &b);
+    bystander = verifier == &a ? &b : &a;
+    const auto beat = [&] {
+        ASSERT_EQ(heartbeat(*verifier, QStringLiteral("verifying"), 1).status, 200);
+        for (Peer *peer : {bystander, &m})
+            ASSERT_EQ(heartbeat(*peer, QStringLiteral("ready"), 1).status, 200);
+    };
+    ASSERT_NO_FATAL_FAILURE(beat());
+    now += options.rounds.gatherTimeoutMs - 1;
+    ASSERT_NO_FATAL_FAILURE(beat());
+    EXPECT_EQ(currentRound().state, RoundState::Gathering) << "the verifier waits for the update";
+    now += 1;
+    ASSERT_NO_FATAL_FAILURE(beat());
+    EXPECT_EQ(currentRound().state, RoundState::Running) << "held past the gather timeout";
     EXPECT_EQ(currentRound().members.size(), 2u);
 }

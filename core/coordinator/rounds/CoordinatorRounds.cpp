@@ -278,7 +278,7 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
     const std::vector<double> weights = m_ownerWeights ? m_ownerWeights(ready) : std::vector<double>();
     round.members = assignRanges(std::move(ready), m_settings.parameterCount, weights);
     std::erase_if(m_holds, [&](const auto &hold) {
-        return hold.second.released || nowMs - hold.second.sinceMs >= m_settings.roundDeadlineMs;
+        return hold.second.released || nowMs >= hold.second.untilMs;
     });
     qCInfo(lcCoordinator) << "round" << round.number << "attempt" << round.attempt << "runs with"
                           << round.members.size() << "members";
@@ -294,8 +294,7 @@ void CoordinatorRounds::releaseHold(const QString &keyId)
 bool CoordinatorRounds::heldBy(const PeerRecord &peer, const RoundRecord &round, qint64 nowMs) const
 {
     const auto hold = m_holds.find(peer.keyId);
-    if (hold == m_holds.end() || nowMs - hold->second.sinceMs >= m_settings.roundDeadlineMs || !isOnline(peer)
-        || peer.banned())
+    if (hold == m_holds.end() || nowMs >= hold->second.untilMs || !isOnline(peer) || peer.banned())
         return false;
     // Back from the check, it trains its inner steps like everyone and says it is ready.
     return !hold->second.released || peer.state != QLatin1StringView("ready") || peer.baseRound != round.number;

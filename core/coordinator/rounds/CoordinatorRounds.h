@@ -85,15 +85,15 @@ public:
     void setOnClosed(Closed closed) { m_onClosed = std::move(closed); }
     // The next round to start waits for `keyId` (Verification: the verifier of a newcomer's
     // work, so that a stranger's check costs the swarm time but never an honest member's round):
-    // until the hold is released and the peer is ready, for at most the round deadline from
-    // `sinceMs`, and never for a peer offline or banned. A round that starts drops the released
-    // holds. Kept in memory: a restarted coordinator just does not wait.
-    void holdGathering(const QString &keyId, qint64 sinceMs) { m_holds[keyId] = {sinceMs, false}; }
+    // until the hold is released and the peer is ready, and never past `untilMs` or for a peer
+    // offline or banned. A round that starts drops the released holds. Kept in memory: a
+    // restarted coordinator just does not wait.
+    void holdGathering(const QString &keyId, qint64 untilMs) { m_holds[keyId] = {untilMs, false}; }
     void releaseHold(const QString &keyId);
 
 private:
     struct Hold {
-        qint64 sinceMs = 0;
+        qint64 untilMs = 0;
         bool released = false;
     };
     // Whether a hold keeps the gathering round `round` from starting now.

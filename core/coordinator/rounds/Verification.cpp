@@ -495,17 +495,25 @@ Result<void> Verification::assignVerifier(SpotCheckRecord check, const std::vect
     if (verifier) {
         busy.insert(verifier->keyId);
         check.assignedMs = m_clock();
-        // A newcomer's check is the price of its admission, paid in time: the next round waits
-        // for the verifier, which keeps its own round. An established member's (rare) check
-        // costs its verifier that round instead, the cheaper way.
         const auto member = std::find_if(peers.begin(), peers.end(),
                                          [&](const PeerRecord &p) { return p.keyId == check.memberKeyId; });
-        if (member != peers.end() && !established(*member))
-            m_rounds.holdGathering(verifier->keyId, check.assignedMs);
+        if (member != peers.end())
+            holdForNewcomer(check, *member);
     }
     qCInfo(lcCoordinator) << "round" << check.round << ":" << (verifier ? verifier->keyId : QStringLiteral("(no one free yet)"))
                           << "will check the work of" << check.memberKeyId;
     return m_store.saveSpotCheck(check);
+}
+
+void Verification::holdForNewcomer(const SpotCheckRecord &check, const PeerRecord &member)
+{
+    if (check.verifierKeyId.isEmpty() || established(member))
+        return;
+    // While the update is awaited, no longer than a round waits for any peer not ready yet: a
+    // stranger that withholds it holds the swarm no longer than by never saying it is ready.
+    const RoundSettings &rounds = m_rounds.settings();
+    const bool updateIn = check.state == SpotCheckState::Checking;
+    m_rounds.holdGathering(check.verifierKeyId, m_clock() + (updateIn ? rounds.roundDeadlineMs : rounds.gatherTimeoutMs));
 }
 
 Result<void> Verification::finish(SpotCheckRecord check, SpotCheckState state, const QString &detail,

@@ -120,6 +120,11 @@ private:
     // just `drawn` is saved either way, waiting for one.
     Result<void> assignVerifier(SpotCheckRecord check, const std::vector<PeerRecord> &peers, std::set<QString> &busy,
                                 bool drawn);
+    // A newcomer's check is the price of its admission, paid in time: the next round waits for
+    // the verifier (CoordinatorRounds::holdGathering), which keeps its own round, for as long as
+    // a member has for its round's work once the update is in. An established member's (rare)
+    // check costs its verifier that round instead, the cheaper way in a swarm of many.
+    void holdForNewcomer(const SpotCheckRecord &check, const PeerRecord &member);
     // Ends an open check with `state`; a refutation takes the credit back and counts an offence
     // (`offence`: the offence's kind, empty for none).
     Result<void> finish(SpotCheckRecord check, SpotCheckState state, const QString &detail, const QString &offence);

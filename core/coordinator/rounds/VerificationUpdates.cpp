@@ -99,7 +99,12 @@ Result<void> Verification::keepUpdate(const UpdateExpectation &expected, const s
     if (ec)
         return makeError("cannot keep the update: " + ec.message());
     kept.state = SpotCheckState::Checking;
-    return m_store.saveSpotCheck(kept);
+    if (Result<void> saved = m_store.saveSpotCheck(kept); !saved)
+        return saved;
+    Result<std::optional<PeerRecord>> member = m_store.peer(kept.memberKeyId);
+    if (member && *member)
+        holdForNewcomer(kept, **member);
+    return {};
 }
 
 Result<SpotCheckRecord> Verification::updateFor(const QString &verifierKeyId, qint64 round, const QString &memberKeyId,
