@@ -461,23 +461,26 @@ TEST_F(VerificationAttackTest, ACheckWaitingForAVerifierNeverLapsesAndGetsTheWho
         join(*peer);
     makeEstablished(a); // the only one who may verify, one check at a time
     startRound(members, 0);
-    ASSERT_EQ(commit(m, makeUpdate().commitment).status, 200);
-    ASSERT_EQ(commit(n, makeUpdate().commitment).status, 200);
+    const Update mWork = makeUpdate(), nWork = makeUpdate();
+    ASSERT_EQ(commit(m, mWork.commitment).status, 200);
+    ASSERT_EQ(commit(n, nWork.commitment).status, 200);
     finishRound(members, 0);
     const bool mFirst = check(0, m).verifierKeyId == a.keyId();
     Peer &first = mFirst ? m : n;
     Peer &waiting = mFirst ? n : m;
     ASSERT_EQ(check(0, first).verifierKeyId, a.keyId());
     ASSERT_TRUE(check(0, waiting).verifierKeyId.isEmpty());
+    // Its update in, the first check keeps a at work.
+    ASSERT_EQ(upload(first, 0, (mFirst ? mWork : nWork).bytes).status, 200);
     const double credit = record(waiting).credit;
     ASSERT_GT(credit, 0.0);
 
-    // Past the time: the first member never uploaded and is refuted; a is then free.
+    // Past the time: a never reported the first check, which expires; a is then free.
     now += options.trust.spotCheckTimeoutMs + 1;
     for (Peer *peer : members)
         ASSERT_EQ(heartbeat(*peer, QStringLiteral("idle"), 1).status, 200);
     ASSERT_TRUE(QTest::qWaitFor([&] { return !check(0, waiting).verifierKeyId.isEmpty(); }, 60'000));
-    EXPECT_EQ(check(0, first).state, SpotCheckState::Refuted);
+    EXPECT_EQ(check(0, first).state, SpotCheckState::Expired);
     const SpotCheckRecord taken = check(0, waiting);
     EXPECT_EQ(taken.verifierKeyId, a.keyId());
     EXPECT_EQ(taken.state, SpotCheckState::AwaitingUpdate) << "waited, did not lapse";
@@ -639,4 +642,38 @@ TEST_F(VerificationAttackTest, AStrangerWithholdingItsUpdateHoldsTheNextRoundNoL
     ASSERT_NO_FATAL_FAILURE(beat());
     EXPECT_EQ(currentRound().state, RoundState::Running) << "held past the gather timeout";
     EXPECT_EQ(currentRound().members.size(), 2u);
+}
+
+// A stranger drawn for a check that withholds its update ties up no verifier: the check waiting
+// for the update keeps its verifier free to train and to take another check, and the verifier is
+// asked to work only on the check whose update is in.
+TEST_F(VerificationAttackTest, AStrangerWithholdingItsUpdateTiesUpNoVerifier)
+{
+    options.trust.spotCheckRateNew = 1.0;
+    options.tickMs = 20; // hands the second check to a verifier on the ticker
+    startServer();
+    Peer &n = newPeer(false);
+    const std::vector<Peer *> members{&a, &m, &n};
+    for (Peer *peer : members)
+        join(*peer);
+    makeEstablished(a); // the only one who may verify
+    startRound(members, 0);
+    const Update nWork = makeUpdate();
+    ASSERT_EQ(commit(m, makeUpdate().commitment).status, 200);
+    ASSERT_EQ(commit(n, nWork.commitment).status, 200);
+    finishRound(members, 0);
+    // m withholds its update; whichever check a got first, a takes the other one too.
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return check(0, m).verifierKeyId == a.keyId() && check(0, n).verifierKeyId == a.keyId(); }, 60'000));
+    const HeartbeatAnswer before = tasks(a);
+    ASSERT_TRUE(before.spotCheck.has_value());
+    EXPECT_FALSE(before.spotCheck->updateReady) << "no update is in: a trains on";
+    ASSERT_EQ(upload(n, 0, nWork.bytes).status, 200);
+    const HeartbeatAnswer after = tasks(a);
+    ASSERT_TRUE(after.spotCheck.has_value());
+    EXPECT_EQ(after.spotCheck->peerId, n.keyId()) << "the check whose update is in comes first";
+    EXPECT_TRUE(after.spotCheck->updateReady);
+    EXPECT_EQ(report(a, 0, n, 1.0).status, 200);
+    EXPECT_EQ(check(0, n).state, SpotCheckState::Agreed);
+    EXPECT_EQ(check(0, m).state, SpotCheckState::AwaitingUpdate);
 }

@@ -286,11 +286,9 @@ Result<void> Verification::drawChecks(const RoundRecord &round, const std::vecto
     std::map<QString, const PeerRecord *> byKey;
     for (const PeerRecord &peer : *peers)
         byKey[peer.keyId] = &peer;
-    std::set<QString> busy, checked, committed;
-    for (const SpotCheckRecord &check : *open) {
-        busy.insert(check.verifierKeyId);
+    std::set<QString> busy = busyVerifiers(*open), checked, committed;
+    for (const SpotCheckRecord &check : *open)
         checked.insert(check.memberKeyId);
-    }
     for (const CommitmentRecord &c : *commitments)
         committed.insert(c.keyId);
     std::uniform_real_distribution<double> draw(0.0, 1.0);
@@ -326,7 +324,12 @@ Result<void> Verification::tasksFor(const QString &keyId, std::optional<qint64> 
         if (check.memberKeyId == keyId && check.state == SpotCheckState::AwaitingUpdate && !updateRound)
             updateRound = check.round;
     }
-    const auto check = std::find_if(open->begin(), open->end(), [&](const SpotCheckRecord &c) { return c.verifierKeyId == keyId; });
+    // The check whose update is in first: one still waiting for its member's is only announced.
+    auto check = std::find_if(open->begin(), open->end(), [&](const SpotCheckRecord &c) {
+        return c.verifierKeyId == keyId && c.state == SpotCheckState::Checking;
+    });
+    if (check == open->end())
+        check = std::find_if(open->begin(), open->end(), [&](const SpotCheckRecord &c) { return c.verifierKeyId == keyId; });
     if (check == open->end())
         return {};
     Result<std::optional<RoundRecord>> round = m_store.round(check->round);
@@ -404,9 +407,7 @@ Result<void> Verification::expire()
     const auto banned = [&](const QString &keyId) {
         return std::any_of(peers->begin(), peers->end(), [&](const PeerRecord &p) { return p.keyId == keyId && p.banned(); });
     };
-    std::set<QString> busy;
-    for (const SpotCheckRecord &check : *open)
-        busy.insert(check.verifierKeyId);
+    std::set<QString> busy = busyVerifiers(*open);
     const qint64 nowMs = m_clock();
     for (const SpotCheckRecord &check : *open) {
         // The time runs from a verifier's assignment: a check waiting for one never lapses (drawn
@@ -430,6 +431,16 @@ Result<void> Verification::expire()
             return ended;
     }
     return {};
+}
+
+std::set<QString> Verification::busyVerifiers(const std::vector<SpotCheckRecord> &open)
+{
+    std::set<QString> busy;
+    for (const SpotCheckRecord &check : open) {
+        if (check.state == SpotCheckState::Checking && !check.verifierKeyId.isEmpty())
+            busy.insert(check.verifierKeyId);
+    }
+    return busy;
 }
 
 const PeerRecord *Verification::pickVerifier(const QString &memberKeyId, const std::vector<PeerRecord> &peers,

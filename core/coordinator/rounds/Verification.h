@@ -108,6 +108,10 @@ private:
     // Draws the round's spot checks among its accepted members, leaving out the `revoked`.
     Result<void> drawChecks(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
                             const std::set<QString> &revoked);
+    // The verifiers at work: those of checks whose update is in. A check still waiting for its
+    // member's update keeps no one from training or from taking another check, so a stranger that
+    // withholds its update ties up no verifier (the check refutes it when its time is up).
+    static std::set<QString> busyVerifiers(const std::vector<SpotCheckRecord> &open);
     // A peer that may check `memberKeyId`'s work now (not one in `busy`, which are checking
     // already); null when none may.
     const PeerRecord *pickVerifier(const QString &memberKeyId, const std::vector<PeerRecord> &peers,

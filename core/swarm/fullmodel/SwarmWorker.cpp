@@ -498,7 +498,9 @@ Result<HeartbeatAnswer> SwarmWorker::heartbeat(const QString &state, const QStri
     const auto doneAlready = [&](const SpotCheckTask &task) {
         return m_checkDone && m_checkDone->first == task.round && m_checkDone->second == task.peerId;
     };
-    if (answer->spotCheck && !m_spotCheck && !doneAlready(*answer->spotCheck) && state != QLatin1StringView("verifying"))
+    // A check is taken on once the member's update is in: until then this peer trains on.
+    if (answer->spotCheck && answer->spotCheck->updateReady && !m_spotCheck && !doneAlready(*answer->spotCheck)
+        && state != QLatin1StringView("verifying"))
         m_spotCheck = answer->spotCheck;
     return answer;
 }
