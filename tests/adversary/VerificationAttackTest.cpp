@@ -64,6 +64,27 @@ protected:
         bystander = verifier == &a ? &b : &a;
     }
 
+    // a and b established, m a newcomer unless `mEstablished`: they finish round 0, and m's work
+    // alone is drawn for a check, which `verifier` (a or b) takes; returns m's update.
+    Update drawCheckOfMByAnEstablished(bool mEstablished)
+    {
+        startServer();
+        for (Peer *peer : {&a, &b, &m})
+            join(*peer);
+        makeEstablished(a);
+        makeEstablished(b);
+        if (mEstablished)
+            makeEstablished(m);
+        startRound({&a, &b, &m}, 0);
+        const Update work = makeUpdate();
+        EXPECT_EQ(commit(m, work.commitment).status, 200);
+        finishRound({&a, &b, &m}, 0);
+        verifier = byKey(check(0, m).verifierKeyId);
+        EXPECT_TRUE(verifier == &a || verifier == &b);
+        bystander = verifier == &a ? &b : &a;
+        return work;
+    }
+
     Peer &a = newPeer(true);
     Peer &b = newPeer(true);
     Peer &m = newPeer(false);
@@ -452,40 +473,42 @@ TEST_F(VerificationAttackTest, ACheckWhoseVerifierLeftGoesToAnotherOnTheTick)
 // work, and when a verifier takes it on it gets the whole time to do it.
 TEST_F(VerificationAttackTest, ACheckWaitingForAVerifierNeverLapsesAndGetsTheWholeTime)
 {
+    options.trust.spotCheckRate = 1.0;
     options.trust.spotCheckRateNew = 1.0;
     options.tickMs = 20;
     startServer();
-    Peer &n = newPeer(false);
-    const std::vector<Peer *> members{&a, &m, &n};
+    Peer &e = newPeer(false);
+    const std::vector<Peer *> members{&a, &e, &m};
     for (Peer *peer : members)
         join(*peer);
-    makeEstablished(a); // the only one who may verify, one check at a time
+    makeEstablished(a);
+    makeEstablished(e); // a and e may verify, one at a time (a third of them, at least one)
+    // Round 0: e's work is checked, by a (no one checks their own), and its update is in: a is at work.
     startRound(members, 0);
-    const Update mWork = makeUpdate(), nWork = makeUpdate();
-    ASSERT_EQ(commit(m, mWork.commitment).status, 200);
-    ASSERT_EQ(commit(n, nWork.commitment).status, 200);
+    const Update eWork = makeUpdate();
+    ASSERT_EQ(commit(e, eWork.commitment).status, 200);
     finishRound(members, 0);
-    const bool mFirst = check(0, m).verifierKeyId == a.keyId();
-    Peer &first = mFirst ? m : n;
-    Peer &waiting = mFirst ? n : m;
-    ASSERT_EQ(check(0, first).verifierKeyId, a.keyId());
-    ASSERT_TRUE(check(0, waiting).verifierKeyId.isEmpty());
-    // Its update in, the first check keeps a at work.
-    ASSERT_EQ(upload(first, 0, (mFirst ? mWork : nWork).bytes).status, 200);
-    const double credit = record(waiting).credit;
+    ASSERT_EQ(check(0, e).verifierKeyId, a.keyId());
+    ASSERT_EQ(upload(e, 0, eWork.bytes).status, 200);
+    // Round 1 (an established member's check holds no round): m's work is drawn and waits.
+    startRound(members, 1);
+    ASSERT_EQ(commit(m, makeUpdate().commitment).status, 200);
+    finishRound(members, 1);
+    ASSERT_TRUE(check(1, m).verifierKeyId.isEmpty());
+    const double credit = record(m).credit;
     ASSERT_GT(credit, 0.0);
 
-    // Past the time: a never reported the first check, which expires; a is then free.
+    // Past the time: a never reported e's check, which expires; a is then free.
     now += options.trust.spotCheckTimeoutMs + 1;
     for (Peer *peer : members)
-        ASSERT_EQ(heartbeat(*peer, QStringLiteral("idle"), 1).status, 200);
-    ASSERT_TRUE(QTest::qWaitFor([&] { return !check(0, waiting).verifierKeyId.isEmpty(); }, 60'000));
-    EXPECT_EQ(check(0, first).state, SpotCheckState::Expired);
-    const SpotCheckRecord taken = check(0, waiting);
-    EXPECT_EQ(taken.verifierKeyId, a.keyId());
+        ASSERT_EQ(heartbeat(*peer, QStringLiteral("idle"), 2).status, 200);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !check(1, m).verifierKeyId.isEmpty(); }, 60'000));
+    EXPECT_EQ(check(0, e).state, SpotCheckState::Expired);
+    const SpotCheckRecord taken = check(1, m);
+    EXPECT_TRUE(taken.verifierKeyId == a.keyId() || taken.verifierKeyId == e.keyId());
     EXPECT_EQ(taken.state, SpotCheckState::AwaitingUpdate) << "waited, did not lapse";
     EXPECT_EQ(taken.assignedMs, now) << "the verifier's time starts when it is given the check";
-    EXPECT_DOUBLE_EQ(record(waiting).credit, credit);
+    EXPECT_DOUBLE_EQ(record(m).credit, credit);
 }
 
 // The member asked for the round's new state has its work taken back as the round closes (two
@@ -526,18 +549,8 @@ TEST_F(VerificationAttackTest, TheNewStateIsNotAskedOfAMemberWhoseWorkWasTakenBa
 TEST_F(VerificationAttackTest, ANewcomersCheckHoldsTheNextRoundUntilItsVerifierIsReadyAgain)
 {
     options.trust.spotCheckRateNew = 1.0;
-    startServer();
-    for (Peer *peer : {&a, &b, &m})
-        join(*peer);
-    makeEstablished(a);
-    makeEstablished(b);
-    startRound({&a, &b, &m}, 0);
-    const Update work = makeUpdate();
-    ASSERT_EQ(commit(m, work.commitment).status, 200);
-    finishRound({&a, &b, &m}, 0);
-    verifier = byKey(check(0, m).verifierKeyId);
-    ASSERT_TRUE(verifier == &a || verifier == &b);
-    bystander = verifier == &a ? &b : &a;
+    const Update work = drawCheckOfMByAnEstablished(false);
+    ASSERT_FALSE(HasFailure());
 
     // Everyone ready on state 1, the verifier too (it has not heard of the check yet).
     for (Peer *peer : {bystander, &m, verifier})
@@ -594,17 +607,8 @@ TEST_F(VerificationAttackTest, ANewcomersCheckHoldsTheNextRoundUntilItsVerifierI
 TEST_F(VerificationAttackTest, AnEstablishedMembersCheckTakesItsVerifierOutOfTheNextRound)
 {
     options.trust.spotCheckRate = 1.0;
-    startServer();
-    for (Peer *peer : {&a, &b, &m})
-        join(*peer);
-    for (Peer *peer : {&a, &b, &m})
-        makeEstablished(*peer);
-    startRound({&a, &b, &m}, 0);
-    ASSERT_EQ(commit(m, makeUpdate().commitment).status, 200);
-    finishRound({&a, &b, &m}, 0);
-    verifier = byKey(check(0, m).verifierKeyId);
-    ASSERT_TRUE(verifier == &a || verifier == &b);
-    bystander = verifier == &a ? &b : &a;
+    drawCheckOfMByAnEstablished(true);
+    ASSERT_FALSE(HasFailure());
     ASSERT_EQ(heartbeat(*verifier, QStringLiteral("verifying"), 1).status, 200);
     for (Peer *peer : {bystander, &m})
         ASSERT_EQ(heartbeat(*peer, QStringLiteral("ready"), 1).status, 200);
@@ -618,17 +622,8 @@ TEST_F(VerificationAttackTest, AStrangerWithholdingItsUpdateHoldsTheNextRoundNoL
 {
     options.trust.spotCheckRateNew = 1.0;
     options.rounds.gatherTimeoutMs = 10'000;
-    startServer();
-    for (Peer *peer : {&a, &b, &m})
-        join(*peer);
-    makeEstablished(a);
-    makeEstablished(b);
-    startRound({&a, &b, &m}, 0);
-    ASSERT_EQ(commit(m, makeUpdate().commitment).status, 200);
-    finishRound({&a, &b, &m}, 0);
-    verifier = byKey(check(0, m).verifierKeyId);
-    ASSERT_TRUE(verifier == &a || verifier == &b);
-    bystander = verifier == &a ? &b : &a;
+    drawCheckOfMByAnEstablished(false);
+    ASSERT_FALSE(HasFailure());
     const auto beat = [&] {
         ASSERT_EQ(heartbeat(*verifier, QStringLiteral("verifying"), 1).status, 200);
         for (Peer *peer : {bystander, &m})
