@@ -1,6 +1,7 @@
 #pragma once
 
-#include "CoordinatorRecords.h"
+#include "CoordinatorStore.h"
+#include "Result.h"
 
 #include <QString>
 #include <QStringList>
@@ -18,17 +19,21 @@ namespace swarmtrain {
 // say which of the two lied; the partners rotate from step to step, so within a window of steps
 // the liar is the one disputed by more distinct partners than any of theirs. A stage of two
 // replicas never rotates: there a liar's range is skipped every step, but it is never named.
+// The disputes live in the store (the full-model rounds' reports, one "round" a step, unused in
+// this mode), so a restarted coordinator keeps the window.
 class PipelineDisputes {
 public:
+    explicit PipelineDisputes(CoordinatorStore &store) : m_store(store) {}
+
     // `reporter`'s disputes in step `step`'s all-reduce of `owners` (its group's members that
     // own a range, in range order): only those naming its range partner of that round count.
-    void record(qint64 step, const QStringList &owners, const QString &reporter, const QStringList &disputed);
+    Result<void> record(qint64 step, const QStringList &owners, const QString &reporter, const QStringList &disputed);
     // The lying owners among the window's disputes that have a dispute in step `step`, each with
-    // its number of distinct partners; disputes older than the window are forgotten.
-    std::map<QString, std::size_t> judge(qint64 step);
+    // its number of distinct partners.
+    Result<std::map<QString, std::size_t>> judge(qint64 step);
 
 private:
-    std::vector<UpdateReportRecord> m_disputes;
+    CoordinatorStore &m_store;
 };
 
 } // namespace swarmtrain

@@ -55,6 +55,7 @@ PipelineSteps::PipelineSteps(CoordinatorStore &store, Online online, Clock clock
     : m_store(store)
     , m_online(std::move(online))
     , m_clock(std::move(clock))
+    , m_disputes(store)
 {
 }
 
@@ -160,8 +161,11 @@ bool PipelineSteps::take(const QString &peerId, const PipelineRequest &request)
         && !m_step.stepped.contains(peerId) && request.microbatches <= closedMicrobatches) {
         const bool ok = request.report == L("stepped") && request.stage == stage && !request.hash.isEmpty();
         m_step.stepped[peerId] = {ok, request.hash, request.microbatches};
-        if (!request.disputed.isEmpty())
-            m_disputes.record(m_step.number, rangeOwners(*group, m_peers), peerId, request.disputed);
+        if (!request.disputed.isEmpty()) {
+            if (Result<void> kept = m_disputes.record(m_step.number, rangeOwners(*group, m_peers), peerId, request.disputed); !kept)
+                qCWarning(lcCoordinator).noquote() << "pipeline: cannot keep the disputes of" << peerId << ":"
+                                                   << QString::fromStdString(kept.error().message);
+        }
         if (!ok)
             qCWarning(lcCoordinator).noquote() << "pipeline: peer" << peerId << "could not step" << m_step.number << ":" << request.why;
         return true;
@@ -316,7 +320,11 @@ void PipelineSteps::finishStep(const std::vector<PeerRecord> &peers)
     m_historyDirty = true;
     while (int(m_history.size()) > m_options.historySteps)
         m_history.pop_front();
-    for (const auto &[liar, partners] : m_disputes.judge(summary.step)) {
+    Result<std::map<QString, std::size_t>> liars = m_disputes.judge(summary.step);
+    if (!liars)
+        qCWarning(lcCoordinator).noquote() << "pipeline: cannot judge the disputes of step" << summary.step << ":"
+                                           << QString::fromStdString(liars.error().message);
+    for (const auto &[liar, partners] : liars ? *liars : std::map<QString, std::size_t>{}) {
         qCWarning(lcCoordinator).noquote() << "pipeline: step" << summary.step << ":" << liar << "disputed by" << partners
                                            << "range partners: a lying range owner";
         if (m_onLyingOwner)

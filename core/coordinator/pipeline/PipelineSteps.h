@@ -138,7 +138,7 @@ private:
     Step m_step;
     std::deque<PipelineStatus::Step> m_history;
     std::map<QString, View> m_views;
-    PipelineDisputes m_disputes; // not saved: a restart forgets the window
+    PipelineDisputes m_disputes;
     LyingOwner m_onLyingOwner;
 };
 
