@@ -491,17 +491,16 @@ Result<void> Verification::assignVerifier(SpotCheckRecord check, const std::vect
                                           std::set<QString> &busy, bool drawn)
 {
     const PeerRecord *verifier = pickVerifier(check.memberKeyId, peers, busy);
+    if (!check.verifierKeyId.isEmpty())
+        m_rounds.releaseHold(check.verifierKeyId); // it left: the round waits for it no more
     if (!verifier && !check.verifierKeyId.isEmpty()) {
         // Its verifier left and no one may take it over yet: the check waits for one.
-        m_rounds.releaseHold(check.verifierKeyId);
         check.verifierKeyId.clear();
         return m_store.saveSpotCheck(check);
     }
     if (!verifier && !drawn)
         return {}; // still no one free: the next tick asks again
     // Drawn work is never credited unchecked: with no one free now, the check waits for one.
-    if (!check.verifierKeyId.isEmpty())
-        m_rounds.releaseHold(check.verifierKeyId);
     check.verifierKeyId = verifier ? verifier->keyId : QString();
     if (verifier) {
         busy.insert(verifier->keyId);

@@ -46,8 +46,8 @@ struct StageStepPlan {
 // microbatches; every member takes the same AdamW step with it and reports its parameters' hash,
 // which the replicas compare. Each range has a second owner that recomputes its average, as in
 // full-model rounds: a range whose checker disagrees (a lying owner) is skipped by every member,
-// so a liar can cost a step of its range but never put its numbers into the stage. Lives on the transport's thread; the stage's work runs on its
-// StageWorker.
+// so a liar can cost a step of its range but never put its numbers into the stage. Lives on the
+// transport's thread; the stage's work runs on its StageWorker.
 class StageOptimizer : public QObject {
     Q_OBJECT
 
