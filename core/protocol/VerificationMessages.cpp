@@ -54,7 +54,8 @@ QJsonObject CommitmentsAnswer::toJson() const
     return QJsonObject{{L("round"), double(round)},
                        {L("complete"), complete},
                        {L("pieces"), hashesToJson(pieces)},
-                       {L("checked"), hashesToJson(checked)}};
+                       {L("checked"), hashesToJson(checked)},
+                       {L("refereed"), hashesToJson(refereed)}};
 }
 
 Result<CommitmentsAnswer> CommitmentsAnswer::fromJson(const QJsonObject &json)
@@ -66,6 +67,8 @@ Result<CommitmentsAnswer> CommitmentsAnswer::fromJson(const QJsonObject &json)
     m.pieces = readHashes(r, L("pieces"));
     if (r.has(L("checked")))
         m.checked = readHashes(r, L("checked"));
+    if (r.has(L("refereed")))
+        m.refereed = readHashes(r, L("refereed"));
     return r.finish(std::move(m));
 }
 

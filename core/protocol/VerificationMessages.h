@@ -39,13 +39,15 @@ struct CommitRequest {
 };
 
 // GET /v1/round/commitments?round=R: the commitments to the asking owner's range, by sender,
-// and those to the range it checks this round as its second owner (rangeCheckers(); empty when
-// it checks none). Complete once every member still online has committed.
+// those to the range it checks this round as its second owner (rangeCheckers(); empty when it
+// checks none) and those to the range it referees (rangeReferees(); empty when none). Complete
+// once every member still online has committed.
 struct CommitmentsAnswer {
     qint64 round = 0;
     bool complete = false;
     std::vector<PieceHash> pieces;
     std::vector<PieceHash> checked{};
+    std::vector<PieceHash> refereed{};
 
     QJsonObject toJson() const;
     static Result<CommitmentsAnswer> fromJson(const QJsonObject &json);

@@ -4,7 +4,7 @@
 // more partners than any of its partners. A lying owner, a stranger's accusation, a liar that
 // blames the honest, and the commitments a checker needs to recompute the range it checks.
 #include "InProcessCoordinatorTest.h"
-#include "RangeCheckers.h"
+#include "OwnerDisputes.h"
 
 #include <map>
 #include <set>
@@ -26,16 +26,9 @@ protected:
     }
 
     // The checker of each owner's range in the running round, as the clients pair them.
-    std::map<QString, QString> checkers()
-    {
-        const RoundRecord round = currentRound();
-        std::vector<RangeOwner> owners;
-        for (const RoundMember &member : round.members) {
-            if (member.end > member.begin)
-                owners.push_back({member.keyId, member.begin});
-        }
-        return rangeCheckers(std::move(owners), round.number);
-    }
+    std::map<QString, QString> checkers() { return rangeCheckersOf(currentRound()); }
+    // ...and the referee of each.
+    std::map<QString, QString> referees() { return rangeRefereesOf(currentRound()); }
     Peer &checkerOf(const Peer &owner) { return *byKey(checkers().at(owner.keyId())); }
     // The owner whose range `checker` checks in the running round.
     Peer &checkedBy(const Peer &checker)
@@ -47,13 +40,19 @@ protected:
         ADD_FAILURE() << "it checks no range";
         return *byKey(checker.keyId());
     }
-    // An owner that is neither `owner`'s checker nor the owner it checks.
+    // An owner that may not dispute `owner`: neither its checker nor the owner it checks, nor
+    // the referee of its range or of the range it checks.
     std::vector<Peer *> strangersTo(const Peer &owner, const std::vector<Peer *> &owners)
     {
-        const std::map<QString, QString> pairs = checkers();
+        const std::map<QString, QString> pairs = checkers(), judges = referees();
+        QStringList partners{pairs.at(owner.keyId()), judges.at(owner.keyId())};
+        for (const auto &[rangeOwner, checker] : pairs) {
+            if (checker == owner.keyId())
+                partners << rangeOwner << judges.at(rangeOwner);
+        }
         std::vector<Peer *> strangers;
         for (Peer *other : owners) {
-            if (other != &owner && pairs.at(owner.keyId()) != other->keyId() && pairs.at(other->keyId()) != owner.keyId())
+            if (other != &owner && !partners.contains(other->keyId()))
                 strangers.push_back(other);
         }
         return strangers;
@@ -183,7 +182,7 @@ TEST_F(OwnerDisputeTest, ADisputeOfAPeerThatWasNotTheReportersPartnerIsIgnored)
     Peer &checker = checkerOf(victim);
     std::map<const Peer *, QStringList> round0{{&checker, {victim.keyId()}}, {&outbound, {victim.keyId()}}};
     const std::vector<Peer *> strangers0 = strangersTo(victim, fiveOwners);
-    ASSERT_EQ(strangers0.size(), 2u);
+    ASSERT_FALSE(strangers0.empty());
     for (Peer *stranger : strangers0)
         round0[stranger] = {victim.keyId(), notInTheRound};
     ASSERT_NO_FATAL_FAILURE(closeRound(members, 0, round0));
@@ -239,9 +238,10 @@ TEST_F(OwnerDisputeTest, ALiarThatAccusesItsHonestPartnersGetsNoneOfThemOffended
 }
 
 // The checker recomputes the owner's average from the same pieces, so it checks each of them
-// against its sender's commitment as the owner does: the coordinator gives it the commitments to
-// the range it checks in the running round, and no one else's.
-TEST_F(OwnerDisputeTest, TheCommitmentsAnswerCarriesThoseToTheRangeTheAskerChecks)
+// against its sender's commitment as the owner does, and so does the range's referee: the
+// coordinator gives each the commitments to the range it checks and to the one it referees in
+// the running round, and no one else's.
+TEST_F(OwnerDisputeTest, TheCommitmentsAnswerCarriesThoseToTheRangesTheAskerChecksAndReferees)
 {
     Peer &outbound = newPeer(false);
     const std::vector<Peer *> threeOwners{&h1, &h2, &h3};
@@ -273,6 +273,14 @@ TEST_F(OwnerDisputeTest, TheCommitmentsAnswerCarriesThoseToTheRangeTheAskerCheck
             EXPECT_EQ(hashes(got.pieces), committed.at(owner->keyId()));
             EXPECT_EQ(got.checked.size(), members.size());
             EXPECT_EQ(hashes(got.checked), committed.at(checked)) << "round " << round;
+            QString refereed;
+            for (const auto &[rangeOwner, referee] : referees()) {
+                if (referee == owner->keyId())
+                    refereed = rangeOwner;
+            }
+            ASSERT_FALSE(refereed.isEmpty()) << "three owners: each referees one range";
+            EXPECT_NE(refereed, checked);
+            EXPECT_EQ(hashes(got.refereed), committed.at(refereed)) << "round " << round;
             if (round == 1) {
                 EXPECT_NE(checked, checkedBefore[owner]) << "the range it checks rotates";
             }
@@ -281,6 +289,7 @@ TEST_F(OwnerDisputeTest, TheCommitmentsAnswerCarriesThoseToTheRangeTheAskerCheck
         const HttpAnswer none = send("GET", target, {}, outbound);
         ASSERT_EQ(none.status, 200) << none.body.constData();
         EXPECT_TRUE(CommitmentsAnswer::fromJson(none.json()).value().checked.empty()) << "it owns no range to check";
+        EXPECT_TRUE(CommitmentsAnswer::fromJson(none.json()).value().refereed.empty()) << "...nor to referee";
         ASSERT_NO_FATAL_FAILURE(finishRound(members, round));
     }
 }

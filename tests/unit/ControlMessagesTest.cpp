@@ -284,23 +284,30 @@ TEST(ControlMessagesTest, AContributionsDisputesAreBoundedLikeItsOtherReports)
     EXPECT_EQ(errorOf<ContributionRequest>(json), "contribution.disputed must be an array of at most 4096 items");
 }
 
-// The checker of a range fetches the commitments to the range it checks with those to its own.
-TEST(ControlMessagesTest, CommitmentsCarryThoseToTheCheckedRangeBounded)
+// The checker of a range fetches the commitments to the range it checks with those to its own,
+// and the referee of a range those to the range it referees.
+TEST(ControlMessagesTest, CommitmentsCarryThoseToTheCheckedAndRefereedRangesBounded)
 {
     CommitmentsAnswer answer{9, true, {{QStringLiteral("m1"), hash('1')}}};
     answer.checked = {{QStringLiteral("m1"), hash('2')}, {QStringLiteral("m2"), hash('3')}};
+    answer.refereed = {{QStringLiteral("m3"), hash('5')}};
     const CommitmentsAnswer back = CommitmentsAnswer::fromJson(answer.toJson()).value();
     ASSERT_EQ(back.checked.size(), 2u);
     EXPECT_EQ(back.checked[1].peerId, QStringLiteral("m2"));
     EXPECT_EQ(back.checked[1].sha256, hash('3'));
     ASSERT_EQ(back.pieces.size(), 1u);
     EXPECT_EQ(back.pieces[0].sha256, hash('1'));
+    ASSERT_EQ(back.refereed.size(), 1u);
+    EXPECT_EQ(back.refereed[0].peerId, QStringLiteral("m3"));
+    EXPECT_EQ(back.refereed[0].sha256, hash('5'));
 
     QJsonObject json = answer.toJson();
     json.remove(QStringLiteral("checked"));
+    json.remove(QStringLiteral("refereed"));
     const Result<CommitmentsAnswer> old = CommitmentsAnswer::fromJson(json);
     ASSERT_TRUE(old.ok()) << old.error().message;
     EXPECT_TRUE(old->checked.empty()) << "absent: the asker checks no range";
+    EXPECT_TRUE(old->refereed.empty()) << "absent: the asker referees no range";
 
     json.insert(QStringLiteral("checked"), QJsonArray{QJsonObject{{QStringLiteral("peer_id"), QStringLiteral("m1")},
                                                                   {QStringLiteral("sha256"), hash('X')}}});
@@ -310,6 +317,11 @@ TEST(ControlMessagesTest, CommitmentsCarryThoseToTheCheckedRangeBounded)
         many.append(QJsonObject{{QStringLiteral("peer_id"), QStringLiteral("m")}, {QStringLiteral("sha256"), hash('4')}});
     json.insert(QStringLiteral("checked"), many);
     EXPECT_EQ(errorOf<CommitmentsAnswer>(json), "commitments.checked must be an array of at most 4096 items");
+    json.remove(QStringLiteral("checked"));
+    json.insert(QStringLiteral("refereed"), many);
+    EXPECT_EQ(errorOf<CommitmentsAnswer>(json), "commitments.refereed must be an array of at most 4096 items");
+    json.insert(QStringLiteral("refereed"), QStringLiteral("m1"));
+    EXPECT_EQ(errorOf<CommitmentsAnswer>(json), "commitments.refereed must be an array of at most 4096 items");
 }
 
 TEST(ControlMessagesTest, AContributionsAppliedAveragesAreStrictAndBounded)

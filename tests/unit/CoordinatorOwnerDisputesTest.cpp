@@ -39,17 +39,25 @@ TEST(CoordinatorOwnerDisputesTest, ProbationMembersAreNoOnesPartner)
 
 TEST(CoordinatorOwnerDisputesTest, OnlyADisputeOfTheReportersPartnerCounts)
 {
-    const RoundRecord round = roundWith(0, 4, 1);
-    // Round 0 of four owners: o1 checks o0, o0 checks o3; o2 has nothing to do with o0.
+    const RoundRecord round = roundWith(0, 5, 1);
+    // Round 0 of five owners: o1 checks o0, o0 checks o4, and o0 referees o3's range, which o4
+    // checks; o2 has nothing to do with o0 (it referees o0's range: it may dispute o0, not the
+    // other way round).
     ASSERT_EQ(rangeCheckersOf(round).at(QStringLiteral("o0")), QStringLiteral("o1"));
-    ASSERT_EQ(rangeCheckersOf(round).at(QStringLiteral("o3")), QStringLiteral("o0"));
+    ASSERT_EQ(rangeCheckersOf(round).at(QStringLiteral("o4")), QStringLiteral("o0"));
+    ASSERT_EQ(rangeRefereesOf(round).at(QStringLiteral("o3")), QStringLiteral("o0"));
+    ASSERT_EQ(rangeCheckersOf(round).at(QStringLiteral("o3")), QStringLiteral("o4"));
+    ASSERT_EQ(rangeRefereesOf(round).at(QStringLiteral("o0")), QStringLiteral("o2"));
     const std::vector<UpdateReportRecord> kept = admissibleDisputes(
         round, QStringLiteral("o0"),
-        {QStringLiteral("o1"), QStringLiteral("o2"), QStringLiteral("o3"), QStringLiteral("o0"), QStringLiteral("p0"),
-         QStringLiteral("stranger")});
-    ASSERT_EQ(kept.size(), 2u);
+        {QStringLiteral("o1"), QStringLiteral("o2"), QStringLiteral("o3"), QStringLiteral("o4"), QStringLiteral("o0"),
+         QStringLiteral("p0"), QStringLiteral("stranger")});
+    ASSERT_EQ(kept.size(), 3u);
     EXPECT_EQ(kept[0].senderKeyId, QStringLiteral("o1"));
     EXPECT_EQ(kept[1].senderKeyId, QStringLiteral("o3"));
+    EXPECT_EQ(kept[2].senderKeyId, QStringLiteral("o4"));
+    ASSERT_EQ(admissibleDisputes(round, QStringLiteral("o2"), {QStringLiteral("o0"), QStringLiteral("o1")}).size(), 2u)
+        << "the referee of o0's range disputes its owner or its checker";
     for (const UpdateReportRecord &report : kept) {
         EXPECT_EQ(report.reporterKeyId, QStringLiteral("o0"));
         EXPECT_EQ(report.kind, QStringLiteral("disputed"));
@@ -100,4 +108,25 @@ TEST(CoordinatorOwnerDisputesTest, NoOneLeadsWithoutMorePartnersThanEachOfItsOwn
     EXPECT_EQ(chain, (std::map<QString, std::size_t>{{b, 2}})) << "who reported whom does not matter";
     // b has three partners, but a, which b disputed among others, has as many.
     EXPECT_TRUE(lyingOwners({dispute(a, b), dispute(c, b), dispute(d, b), dispute(a, c), dispute(a, d)}).empty());
+}
+
+// The client's behaviour with a referee: a lying owner is disputed in one round by its checker
+// and by the referee that confirmed the checker, and is named at once. A referee that accuses
+// the two partners of a range it referees (no dispute needed) names itself.
+TEST(CoordinatorOwnerDisputesTest, ALyingOwnerIsNamedInItsFirstRoundByItsCheckerAndItsReferee)
+{
+    const RoundRecord round = roundWith(3, 4);
+    const QString liar = QStringLiteral("o1");
+    const QString checker = rangeCheckersOf(round).at(liar), referee = rangeRefereesOf(round).at(liar);
+    std::vector<UpdateReportRecord> disputes = admissibleDisputes(round, checker, {liar});
+    for (const UpdateReportRecord &report : admissibleDisputes(round, referee, {liar}))
+        disputes.push_back(report);
+    ASSERT_EQ(disputes.size(), 2u);
+    EXPECT_EQ(lyingOwners(disputes), (std::map<QString, std::size_t>{{liar, 2}}));
+
+    const QString lyingReferee = rangeRefereesOf(round).at(QStringLiteral("o0"));
+    const std::vector<UpdateReportRecord> accusations =
+        admissibleDisputes(round, lyingReferee, {QStringLiteral("o0"), rangeCheckersOf(round).at(QStringLiteral("o0"))});
+    ASSERT_EQ(accusations.size(), 2u);
+    EXPECT_EQ(lyingOwners(accusations), (std::map<QString, std::size_t>{{lyingReferee, 2}}));
 }

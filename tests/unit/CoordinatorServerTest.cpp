@@ -1031,3 +1031,35 @@ TEST_F(CoordinatorServerTest, ANewPipelineSwarmHoldsNoWholeModelState)
     EXPECT_EQ(send("GET", "/v1/checkpoint", {}, {}).status, 200);
     EXPECT_FALSE(JoinAnswer::fromJson(join(a, QStringLiteral("*:1")).json())->checkpoint.sha256.isEmpty());
 }
+
+// A range with a referee: its applied average is the one two of its three partners reported.
+// A range its referee settled on the checker's average is posted with that one, which its lying
+// owner did not report; one partner alone vouches for nothing. Without a referee, owner and
+// checker must both have reported it.
+TEST(CoordinatorAverageRefusalTest, ARangeWithARefereeIsTheAverageTwoOfItsThreePartnersReported)
+{
+    const qint64 count = 64;
+    const RangeAverage range = averageOf(0, count, 0.002f);
+    const QByteArray blob = bytesOf(encodeRangeAverages(std::vector{range}));
+    const QString applied = QString::fromStdString(Sha256::hexOf(range.payload));
+    const QString other = QString(64, QLatin1Char('e'));
+    const auto expecting = [&](std::vector<std::optional<QString>> hashes) {
+        static const QString roles[] = {QStringLiteral("owner"), QStringLiteral("checker"), QStringLiteral("referee")};
+        AverageEndpoints::Expected expected;
+        AverageEndpoints::ExpectedRange expectedRange{count, {}};
+        for (std::size_t i = 0; i < hashes.size(); ++i)
+            expectedRange.partners.push_back({roles[i], QStringLiteral("k%1").arg(i), hashes[i]});
+        expected.ranges.emplace(0, expectedRange);
+        return AverageEndpoints::refusal(blob, expected, count);
+    };
+    EXPECT_EQ(expecting({other, applied, applied}), QString()) << "the checker's average, confirmed by the referee";
+    EXPECT_EQ(expecting({applied, std::nullopt, applied}), QString()) << "the owner's, confirmed by the referee";
+    EXPECT_EQ(expecting({applied, applied, applied}), QString());
+    EXPECT_EQ(expecting({other, applied, std::nullopt}), QStringLiteral("range [0, 64) is not the average its owner k0 reported"))
+        << "a lone checker is no referee";
+    EXPECT_EQ(expecting({applied, other, other}), QStringLiteral("range [0, 64) is not the average its checker k1 reported"))
+        << "a lone owner, whatever it applied";
+    EXPECT_EQ(expecting({applied, other}), QStringLiteral("range [0, 64) is not the average its checker k1 reported"))
+        << "no referee: both";
+    EXPECT_EQ(expecting({applied}), QString()) << "an owner without a checker";
+}

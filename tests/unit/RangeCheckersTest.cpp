@@ -47,3 +47,29 @@ TEST(RangeCheckersTest, OneOwnerHasNoChecker)
     EXPECT_EQ(two.at(QStringLiteral("a")), QStringLiteral("b"));
     EXPECT_EQ(two.at(QStringLiteral("b")), QStringLiteral("a"));
 }
+
+TEST(RangeCheckersTest, EveryRangesRefereeIsAThirdOwnerAndEveryOwnerRefereesExactlyOneRange)
+{
+    for (qint64 owners = 3; owners <= 5; ++owners) {
+        std::vector<RangeOwner> list;
+        for (qint64 i = 0; i < owners; ++i)
+            list.push_back({QString(QChar(char16_t(u'a' + i))), 100 * (owners - i)}); // range order is reversed
+        for (qint64 round = 0; round < 9; ++round) {
+            const std::map<QString, QString> checkers = rangeCheckers(list, round), referees = rangeReferees(list, round);
+            ASSERT_EQ(referees.size(), std::size_t(owners));
+            std::set<QString> refereeing;
+            for (const auto &[owner, referee] : referees) {
+                EXPECT_NE(referee, owner) << owners << " owners, round " << round;
+                EXPECT_NE(referee, checkers.at(owner)) << owners << " owners, round " << round;
+                refereeing.insert(referee);
+            }
+            EXPECT_EQ(refereeing.size(), std::size_t(owners)) << owners << " owners, round " << round;
+        }
+    }
+}
+
+TEST(RangeCheckersTest, TwoOwnersHaveNoReferee)
+{
+    EXPECT_TRUE(rangeReferees({{QStringLiteral("a"), 0}, {QStringLiteral("b"), 5}}, 4).empty());
+    EXPECT_TRUE(rangeReferees({{QStringLiteral("a"), 0}}, 4).empty());
+}

@@ -12,6 +12,8 @@
 #include <QRegularExpression>
 #include <QUrlQuery>
 
+#include <algorithm>
+
 namespace swarmtrain {
 
 namespace {
@@ -98,15 +100,19 @@ Result<AverageEndpoints::Expected> AverageEndpoints::expectationFor(const PeerRe
         }))
         return makeError("only a peer whose contribution to round " + std::to_string(number)
                          + " was accepted may post its range averages");
-    const std::map<QString, QString> checkers = rangeCheckersOf(round);
+    const std::map<QString, QString> checkers = rangeCheckersOf(round), referees = rangeRefereesOf(round);
     for (const RoundMember &member : round.members) {
         if (member.end <= member.begin)
             continue;
-        ExpectedRange range{member.end, member.keyId, reportedHash(*reports, member.keyId, member.begin), {}, {}};
-        if (const auto checker = checkers.find(member.keyId); checker != checkers.end()) {
-            range.checker = checker->second;
-            range.checkerHash = reportedHash(*reports, checker->second, member.begin);
-        }
+        ExpectedRange range{member.end, {}};
+        const auto add = [&](const QString &role, const QString &keyId) {
+            range.partners.push_back({role, keyId, reportedHash(*reports, keyId, member.begin)});
+        };
+        add(QStringLiteral("owner"), member.keyId);
+        if (const auto checker = checkers.find(member.keyId); checker != checkers.end())
+            add(QStringLiteral("checker"), checker->second);
+        if (const auto referee = referees.find(member.keyId); referee != referees.end())
+            add(QStringLiteral("referee"), referee->second);
         expected.ranges.emplace(member.begin, std::move(range));
     }
     return expected;
@@ -124,11 +130,13 @@ QString AverageEndpoints::refusal(const QByteArray &blob, const Expected &expect
         if (it == expected.ranges.end() || it->second.end != range.end)
             return QStringLiteral("%1 is not a range of the round").arg(name);
         const QString hash = QString::fromStdString(Sha256::hexOf(range.payload));
-        const ExpectedRange &e = it->second;
-        if (e.ownerHash != hash)
-            return QStringLiteral("%1 is not the average its owner %2 reported").arg(name, e.ownerKeyId);
-        if (e.checker && e.checkerHash != hash)
-            return QStringLiteral("%1 is not the average its checker %2 reported").arg(name, *e.checker);
+        const std::vector<Partner> &partners = it->second.partners;
+        const auto vouching = std::count_if(partners.begin(), partners.end(), [&](const Partner &p) { return p.hash == hash; });
+        // Owner and checker both; with a referee, any two of the three.
+        if (vouching >= std::min<std::ptrdiff_t>(2, std::ssize(partners)))
+            continue;
+        const auto dissent = std::find_if(partners.begin(), partners.end(), [&](const Partner &p) { return p.hash != hash; });
+        return QStringLiteral("%1 is not the average its %2 %3 reported").arg(name, dissent->role, dissent->keyId);
     }
     // The payloads decode as members decode them, to finite values.
     if (Result<std::vector<float>> average = assembleAverage(*ranges, parameterCount); !average)

@@ -13,7 +13,9 @@ namespace swarmtrain {
 // POST /v1/round/averages?round=R (issue 16): the range averages a member applied in round R,
 // as a blob (RangeAverageBlob.h), posted before it uploads state R + 1. Only a member whose
 // contribution to R was accepted may post them, once R is done; each range must be one of R's
-// ranges and its payload must hash to what its owner and its checker reported applying. The
+// ranges and its payload must hash to what its owner and its checker reported applying, or,
+// where the range had a referee, to what two of the three reported (a range its referee settled
+// on the checker's average carries the checker's, not its lying owner's). The
 // blob is kept per poster and per attempt of R in the checkpoints dir, and StateEndpoints
 // recomputes a state from its own uploader's averages: no member can swap in a blob (a subset
 // of the ranges, say) under another's upload and have that one refused as forged. Reading, decoding and hashing happen on a worker thread.
@@ -33,12 +35,14 @@ public:
     static void forgetAveragesBefore(const CoordinatorSetup &setup, qint64 round);
 
     // One range of the round's schedule and the hashes its partners reported applying.
+    struct Partner {
+        QString role; // "owner", "checker", "referee"
+        QString keyId;
+        std::optional<QString> hash; // unset: it reported none for the range
+    };
     struct ExpectedRange {
         qint64 end = 0;
-        QString ownerKeyId;
-        std::optional<QString> ownerHash;   // unset: the owner reported none for it
-        std::optional<QString> checker;     // unset: the range had no checker
-        std::optional<QString> checkerHash;
+        std::vector<Partner> partners; // its owner, then its checker and referee where it had them
     };
     struct Expected {
         qint64 attempt = 0;                    // the round's attempt that produced the agreed state

@@ -14,10 +14,11 @@ Result<void> PipelineDisputes::record(qint64 step, const QStringList &owners, co
     std::vector<RangeOwner> ranges;
     for (qsizetype i = 0; i < owners.size(); ++i)
         ranges.push_back({owners[i], qint64(i)});
-    const std::map<QString, QString> checkers = rangeCheckers(std::move(ranges), step + 1);
+    const std::map<QString, QString> checkers = rangeCheckers(ranges, step + 1);
+    const std::map<QString, QString> referees = rangeReferees(std::move(ranges), step + 1);
     std::vector<UpdateReportRecord> counted;
     for (const QString &partner : disputed) {
-        if (rangePartners(checkers, reporter, partner))
+        if (mayDispute(checkers, referees, reporter, partner))
             counted.push_back({step, 0, reporter, partner, QStringLiteral("disputed")});
     }
     return counted.empty() ? Result<void>() : m_store.addUpdateReports(counted); // a repeat is kept once

@@ -18,14 +18,28 @@ std::vector<RoundMember> ownersByRange(const RoundRecord &round)
     return owners;
 }
 
-std::map<QString, QString> rangeCheckersOf(const RoundRecord &round)
+namespace {
+
+std::vector<RangeOwner> rangeOwners(const RoundRecord &round)
 {
     std::vector<RangeOwner> owners;
     for (const RoundMember &member : round.members) {
         if (member.end > member.begin)
             owners.push_back({member.keyId, member.begin});
     }
-    return rangeCheckers(std::move(owners), round.number);
+    return owners;
+}
+
+} // namespace
+
+std::map<QString, QString> rangeCheckersOf(const RoundRecord &round)
+{
+    return rangeCheckers(rangeOwners(round), round.number);
+}
+
+std::map<QString, QString> rangeRefereesOf(const RoundRecord &round)
+{
+    return rangeReferees(rangeOwners(round), round.number);
 }
 
 bool rangePartners(const std::map<QString, QString> &checkers, const QString &a, const QString &b)
@@ -37,13 +51,24 @@ bool rangePartners(const std::map<QString, QString> &checkers, const QString &a,
     return a != b && (checks(a, b) || checks(b, a));
 }
 
+bool mayDispute(const std::map<QString, QString> &checkers, const std::map<QString, QString> &referees,
+                const QString &reporter, const QString &disputed)
+{
+    if (rangePartners(checkers, reporter, disputed))
+        return true;
+    return std::any_of(referees.begin(), referees.end(), [&](const auto &refereed) {
+        const auto &[owner, referee] = refereed;
+        return referee == reporter && reporter != disputed && (owner == disputed || checkers.at(owner) == disputed);
+    });
+}
+
 std::vector<UpdateReportRecord> admissibleDisputes(const RoundRecord &round, const QString &reporter,
                                                    const QStringList &disputed)
 {
-    const std::map<QString, QString> checkers = rangeCheckersOf(round);
+    const std::map<QString, QString> checkers = rangeCheckersOf(round), referees = rangeRefereesOf(round);
     std::vector<UpdateReportRecord> reports;
     for (const QString &partner : disputed) {
-        if (rangePartners(checkers, reporter, partner))
+        if (mayDispute(checkers, referees, reporter, partner))
             reports.push_back({round.number, round.attempt, reporter, partner, QStringLiteral("disputed")});
     }
     return reports;

@@ -14,9 +14,10 @@
 // Each round every owner's range has a second owner, its checker (rangeCheckers()). An owner
 // disputes its checker when the checker would not agree with its average (a silent checker may
 // just be slow, and is not disputed); a checker disputes the owner whose average it could not
-// reproduce. One round's dispute cannot say which
-// of the two lied, but the pairs rotate: a lying owner meets a different partner each round and
-// is disputed by several, while each honest owner is disputed only by the liar. So over the last
+// reproduce. One such dispute cannot say which
+// of the two lied, but the range's referee settles it and disputes whichever average did not
+// hold up, and the pairs rotate: a lying owner is disputed by its checker and its referee, and
+// each round by others, while each honest owner is disputed only by the liar. So over the last
 // rounds the liar is the one with more distinct dispute partners than any of its partners.
 namespace swarmtrain {
 
@@ -29,12 +30,20 @@ std::vector<RoundMember> ownersByRange(const RoundRecord &round);
 // The checker of each owner's range in `round`, by owner key id: rangeCheckers() over the members
 // that own a range (end > begin).
 std::map<QString, QString> rangeCheckersOf(const RoundRecord &round);
+// ...and the referee of each (rangeReferees()).
+std::map<QString, QString> rangeRefereesOf(const RoundRecord &round);
 
 // Whether `a` and `b` are partners in `checkers`: one checks the other's range.
 bool rangePartners(const std::map<QString, QString> &checkers, const QString &a, const QString &b);
 
+// Whether `reporter` may dispute `disputed` in a round paired by `checkers` and `referees`: they
+// are partners, or `reporter` referees a range that `disputed` owns or checks.
+bool mayDispute(const std::map<QString, QString> &checkers, const std::map<QString, QString> &referees,
+                const QString &reporter, const QString &disputed);
+
 // The disputes `reporter` made in `round` that count (kind "disputed", sender = the disputed
-// peer): only those naming its partner of the round. A stranger's accusation means nothing.
+// peer): only those naming its partner of the round, or, for a referee, the owner or the checker
+// of the range it referees. A stranger's accusation means nothing.
 std::vector<UpdateReportRecord> admissibleDisputes(const RoundRecord &round, const QString &reporter,
                                                    const QStringList &disputed);
 

@@ -89,11 +89,15 @@ Result<CommitmentsAnswer> Verification::commitmentsTo(const PeerRecord &owner, q
         return makeError("cannot read the commitments");
     CommitmentsAnswer answer;
     answer.round = round->number;
-    // The owner whose range the asker checks, as its second owner (none: empty).
-    QString checked;
+    // The owners whose ranges the asker checks, as their second owner, and referees (none: empty).
+    QString checked, refereed;
     for (const auto &[rangeOwner, checker] : rangeCheckersOf(*round)) {
         if (checker == owner.keyId)
             checked = rangeOwner;
+    }
+    for (const auto &[rangeOwner, referee] : rangeRefereesOf(*round)) {
+        if (referee == owner.keyId)
+            refereed = rangeOwner;
     }
     std::set<QString> committed;
     for (const CommitmentRecord &c : *all) {
@@ -102,6 +106,8 @@ Result<CommitmentsAnswer> Verification::commitmentsTo(const PeerRecord &owner, q
             answer.pieces.push_back({c.keyId, c.sha256});
         else if (!checked.isEmpty() && c.ownerKeyId == checked)
             answer.checked.push_back({c.keyId, c.sha256});
+        else if (!refereed.isEmpty() && c.ownerKeyId == refereed)
+            answer.refereed.push_back({c.keyId, c.sha256});
     }
     std::set<QString> online;
     for (const PeerRecord &peer : *peers) {
