@@ -166,11 +166,11 @@ TEST_F(FarFutureFramesTest, EarlyFramesOfTheNextRoundAreHeldOnlyWithinTheBudget)
 {
     runHonestRound(6);
     // Piece-sized frames for the next round: two pieces (for A's range and the one it checks),
-    // an average and a verdict per sender are held.
+    // an average, a verdict, a checker's own average and a ruling per sender are held.
     flood(a, 7, 8, 12'000);
-    EXPECT_EQ(maxHeld, 48'000) << "the next round's first four frames are held, no more";
+    EXPECT_EQ(maxHeld, 72'000) << "the next round's first six frames are held, no more";
     flood(a, 7, 8); // 32 MiB more
-    EXPECT_EQ(maxHeld, 48'000);
+    EXPECT_EQ(maxHeld, 72'000);
     runHonestRound(7);
     EXPECT_EQ(a.allReduce->earlyBytesHeld(), 0);
     EXPECT_TRUE(a.allReduce->outcome().rejectedSenders.contains(attacker.keyId()));

@@ -2,11 +2,13 @@
 #include "ButterflyAllReduce.h"
 #include "Identity.h"
 #include "PeerTransport.h"
+#include "Quantization.h"
 #include "StateRecompute.h"
 
 #include <gtest/gtest.h>
 
 #include <QCoreApplication>
+#include <QCryptographicHash>
 #include <QHostAddress>
 #include <QSignalSpy>
 #include <QTest>
@@ -135,6 +137,51 @@ protected:
                 ASSERT_TRUE(spy->wait(30'000));
             }
         }
+    }
+
+    // Three owners and a member that owns none, each with its random pseudo-gradient of `n` values.
+    std::vector<std::vector<float>> threeOwnersAndOneMore(std::size_t n)
+    {
+        makePeers({true, true, true, false});
+        return {randomVector(n, 1), randomVector(n, 2), randomVector(n, 3), randomVector(n, 4)};
+    }
+
+    // One round in which peer `liar`'s all-reduce misbehaves as `misbehave` sets it up.
+    void runRoundWithALiar(const QList<AllReduceMember> &list, const std::vector<std::vector<float>> &vectors,
+                           std::size_t liar, const std::function<void(Misbehaviour &)> &misbehave)
+    {
+        runRound(list, vectors, [&](std::size_t i) {
+            AllReduceOptions options = timeout(20'000);
+            if (i == liar)
+                misbehave(options.misbehaviour);
+            return options;
+        });
+    }
+
+    // Every value of `average` is the plain mean of `vectors`, give or take 8 bits.
+    static void expectPlainMean(const std::vector<float> &average, const std::vector<std::vector<float>> &vectors)
+    {
+        for (std::size_t i = 0; i < average.size(); ++i) {
+            double mean = 0.0;
+            for (const auto &v : vectors)
+                mean += v[i] / double(vectors.size());
+            ASSERT_NEAR(average[i], mean, 0.01 * 4.0 * 2.0 / 127.0) << "value " << i;
+        }
+    }
+
+    // Every owner but peer `liar` reports it, the member that owns no range no one.
+    void expectTheOtherOwnersDispute(std::size_t liar)
+    {
+        for (std::size_t i = 0; i < peers.size(); ++i) {
+            const bool disputes = !peers[i]->endpoint.isEmpty() && i != liar;
+            EXPECT_EQ(peers[i]->allReduce->outcome().disputed.contains(peers[liar]->identity.keyId()), disputes)
+                << "member " << i;
+        }
+    }
+
+    static void lieAsOwner(Misbehaviour &m)
+    {
+        m.ownerAverage = [](std::vector<float> &average) { std::fill(average.begin(), average.end(), 0.01f); };
     }
 
     std::vector<std::unique_ptr<Peer>> peers;
@@ -427,55 +474,31 @@ TEST_F(ButterflyAllReduceTest, AnInconsistentMemberListIsRefusedAtOnce)
     EXPECT_FALSE(peers[0]->allReduce->start(1, list, std::vector<float>(100), 1.0).ok());
 }
 
-// Two owners per range: a range owner that returns something else than the average of the
-// pieces it got is caught by the range's checker, which recomputes it from the same pieces.
-// Every member skips that range; the checker and the liar report each other.
-TEST_F(ButterflyAllReduceTest, ALyingOwnersRangeIsSkippedByEveryoneAndItsCheckerDisputesIt)
+// Two owners per range and a referee: a range owner that returns something else than the
+// average of the pieces it got is caught by the range's checker, which recomputes it from the
+// same pieces; the referee recomputes it once more and confirms the checker's average, which
+// every member applies instead. Nothing is skipped; the checker and the referee report the liar.
+TEST_F(ButterflyAllReduceTest, ALyingOwnersRangeIsRedoneAsItsCheckerAveragedItOnceItsRefereeConfirms)
 {
-    makePeers({true, true, true, false});
-    const std::size_t n = 6000;
-    const std::vector<std::vector<float>> vectors = {randomVector(n, 1), randomVector(n, 2), randomVector(n, 3),
-                                                     randomVector(n, 4)};
+    const std::size_t n = 6000, liar = 1;
+    const std::vector<std::vector<float>> vectors = threeOwnersAndOneMore(n);
     const QList<AllReduceMember> list = members(n);
-    const std::size_t liar = 1;
-    runRound(list, vectors, [&](std::size_t i) {
-        AllReduceOptions options = timeout(20'000);
-        if (i == liar)
-            options.misbehaviour.ownerAverage = [](std::vector<float> &average) { std::fill(average.begin(), average.end(), 0.01f); };
-        return options;
-    });
+    runRoundWithALiar(list, vectors, liar, lieAsOwner);
 
     const AllReduceMember &lying = list[qsizetype(liar)];
     const AllReduceOutcome &first = peers[0]->allReduce->outcome();
-    ASSERT_EQ(first.skippedRanges, (std::vector<std::pair<std::int64_t, std::int64_t>>{{lying.begin, lying.end}}));
-    for (std::int64_t i = lying.begin; i < lying.end; ++i)
-        ASSERT_EQ(first.average[std::size_t(i)], 0.0f);
+    EXPECT_TRUE(first.skippedRanges.empty());
+    ASSERT_EQ(first.redoneRanges, (std::vector<std::pair<std::int64_t, std::int64_t>>{{lying.begin, lying.end}}));
     for (std::size_t i = 1; i < peers.size(); ++i) {
         EXPECT_EQ(peers[i]->allReduce->outcome().average, first.average) << "member " << i;
-        EXPECT_EQ(peers[i]->allReduce->outcome().skippedRanges, first.skippedRanges) << "member " << i;
+        EXPECT_EQ(peers[i]->allReduce->outcome().redoneRanges, first.redoneRanges) << "member " << i;
     }
-    // Exactly one honest owner checked the liar, and disputes it; the liar names that checker.
-    QStringList disputers;
-    for (std::size_t i = 0; i < peers.size(); ++i) {
-        if (i != liar && !peers[i]->allReduce->outcome().disputed.isEmpty()) {
-            EXPECT_EQ(peers[i]->allReduce->outcome().disputed, QStringList{lying.keyId});
-            disputers.append(peers[i]->identity.keyId());
-        }
-    }
-    EXPECT_EQ(disputers.size(), 1);
-    EXPECT_EQ(peers[liar]->allReduce->outcome().disputed, disputers);
-    // What each member applied, as it tells the coordinator: the ranges not skipped, in range
-    // order, the same bytes everywhere, and exactly the average it applied.
-    std::vector<std::int64_t> appliedBegins;
-    for (const RangeAverage &range : first.appliedAverages)
-        appliedBegins.push_back(range.begin);
-    std::vector<std::int64_t> honestBegins;
-    for (const AllReduceMember &owner : list) {
-        if (owner.end > owner.begin && owner.keyId != lying.keyId)
-            honestBegins.push_back(owner.begin);
-    }
-    std::sort(honestBegins.begin(), honestBegins.end());
-    EXPECT_EQ(appliedBegins, honestBegins);
+    // Its checker and its referee, the two other owners, dispute the liar; the liar disputes no one.
+    expectTheOtherOwnersDispute(liar);
+    EXPECT_TRUE(peers[liar]->allReduce->outcome().disputed.isEmpty());
+    // What each member applied, as it tells the coordinator: every range, in range order, the
+    // same bytes everywhere, and exactly the average it applied.
+    ASSERT_EQ(first.appliedAverages.size(), 3u);
     for (std::size_t i = 0; i < peers.size(); ++i) {
         const std::vector<RangeAverage> &applied = peers[i]->allReduce->outcome().appliedAverages;
         ASSERT_EQ(applied.size(), first.appliedAverages.size()) << "member " << i;
@@ -484,17 +507,52 @@ TEST_F(ButterflyAllReduceTest, ALyingOwnersRangeIsSkippedByEveryoneAndItsChecker
         EXPECT_EQ(assembleAverage(applied, std::int64_t(n)).value(), peers[i]->allReduce->outcome().average)
             << "member " << i;
     }
-    // The honest owners' ranges hold the plain average of the four pieces, give or take 8 bits.
-    for (const AllReduceMember &owner : list) {
-        if (owner.end == owner.begin || owner.keyId == lying.keyId)
-            continue;
-        for (std::int64_t i = owner.begin; i < owner.end; ++i) {
-            double mean = 0.0;
-            for (const auto &v : vectors)
-                mean += v[std::size_t(i)] / 4.0;
-            ASSERT_NEAR(first.average[std::size_t(i)], mean, 0.01 * 4.0 * 2.0 / 127.0);
-        }
+    // Every range, the liar's too, holds the plain average of the four pieces.
+    expectPlainMean(first.average, vectors);
+}
+
+// A checker that disputes an honest owner's average with one of its own gains nothing: the
+// referee finds the owner's average holds, every member applies it, and the referee and the
+// owner report the checker.
+TEST_F(ButterflyAllReduceTest, ALyingCheckerIsOverruledByTheRefereeAndTheOwnersAverageStands)
+{
+    const std::size_t n = 6000, liar = 2;
+    const std::vector<std::vector<float>> vectors = threeOwnersAndOneMore(n);
+    const QList<AllReduceMember> list = members(n);
+    runRoundWithALiar(list, vectors, liar, [](Misbehaviour &m) {
+        m.checkerAverage = [](std::vector<float> &average) { std::fill(average.begin(), average.end(), 0.01f); };
+    });
+
+    const AllReduceOutcome &first = peers[0]->allReduce->outcome();
+    EXPECT_TRUE(first.skippedRanges.empty());
+    EXPECT_TRUE(first.redoneRanges.empty());
+    for (std::size_t i = 1; i < peers.size(); ++i)
+        EXPECT_EQ(peers[i]->allReduce->outcome().average, first.average) << "member " << i;
+    expectPlainMean(first.average, vectors);
+    // The other two owners (the one it checked and that range's referee) report it.
+    expectTheOtherOwnersDispute(liar);
+}
+
+// With two owners a range has no referee: a range its checker disputes is skipped by everyone.
+TEST_F(ButterflyAllReduceTest, WithoutARefereeADisputedRangeIsSkippedByEveryone)
+{
+    makePeers({true, true, false});
+    const std::size_t n = 4000, liar = 0;
+    const std::vector<std::vector<float>> vectors = {randomVector(n, 1), randomVector(n, 2), randomVector(n, 3)};
+    const QList<AllReduceMember> list = members(n);
+    runRoundWithALiar(list, vectors, liar, lieAsOwner);
+
+    const AllReduceMember &lying = list[qsizetype(liar)];
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+        const AllReduceOutcome &outcome = peers[i]->allReduce->outcome();
+        EXPECT_EQ(outcome.skippedRanges, (std::vector<std::pair<std::int64_t, std::int64_t>>{{lying.begin, lying.end}}))
+            << "member " << i;
+        EXPECT_TRUE(outcome.redoneRanges.empty()) << "member " << i;
+        for (std::int64_t v = lying.begin; v < lying.end; ++v)
+            ASSERT_EQ(outcome.average[std::size_t(v)], 0.0f) << "member " << i;
     }
+    EXPECT_EQ(peers[1]->allReduce->outcome().disputed, QStringList{lying.keyId}); // its checker
+    EXPECT_EQ(peers[liar]->allReduce->outcome().disputed, QStringList{list[1].keyId});
 }
 
 // A member that sends its pieces to the owners but not to the checkers cannot get ranges
@@ -565,5 +623,65 @@ TEST_F(ButterflyAllReduceTest, AVerdictFromAMemberThatIsNotTheRangesCheckerIsIgn
     for (std::size_t i = 0; i < peers.size(); ++i) {
         EXPECT_TRUE(peers[i]->allReduce->outcome().skippedRanges.empty()) << "member " << i;
         EXPECT_TRUE(peers[i]->allReduce->outcome().disputed.isEmpty()) << "member " << i;
+    }
+}
+
+// Only a range's checker sends its own average of it, and only its referee rules on it: a member
+// that is neither (here one that owns no range) sends every owner, before anything true comes,
+// an average of its own for a lying owner's range and a ruling for the liar. Both are ignored:
+// the range is still redone as its checker averaged it.
+TEST_F(ButterflyAllReduceTest, ARecomputedAverageOrARulingFromAnyoneButTheRangesCheckerOrRefereeIsIgnored)
+{
+    const std::size_t n = 6000, liar = 1, forger = 3;
+    const std::vector<std::vector<float>> vectors = threeOwnersAndOneMore(n);
+    const QList<AllReduceMember> list = members(n);
+    const AllReduceMember &lying = list[qsizetype(liar)];
+    std::vector<std::unique_ptr<QSignalSpy>> spies(peers.size());
+    const auto startPeer = [&](std::size_t i) {
+        spies[i] = std::make_unique<QSignalSpy>(peers[i]->allReduce.get(), &ButterflyAllReduce::finished);
+        AllReduceOptions options = timeout(20'000);
+        if (i == liar)
+            lieAsOwner(options.misbehaviour);
+        ASSERT_TRUE(peers[i]->allReduce->start(7, list, vectors[i], 1, options).ok());
+    };
+    // The forger starts first and dials the owners, which hold its frames until they start.
+    startPeer(forger);
+    const Quantized garbage = quantize(std::vector<float>(std::size_t(lying.end - lying.begin), 0.02f)).value();
+    const std::vector<std::byte> encoded = encodeQuantized(garbage);
+    const QByteArray average(reinterpret_cast<const char *>(encoded.data()), qsizetype(encoded.size()));
+    QByteArray ruling(1, '\x02'); // "the checker's average holds", naming the forged one
+    ruling += QCryptographicHash::hash(average, QCryptographicHash::Sha256);
+    for (const AllReduceMember &owner : list) {
+        if (owner.end == owner.begin)
+            continue;
+        ASSERT_TRUE(QTest::qWaitFor([&] { return peers[forger]->transport->isConnected(owner.keyId); }, 30'000));
+        for (const auto &[tag, payload] : {std::pair{6u, average}, std::pair{7u, ruling}}) {
+            FrameHeader header;
+            header.set_type(wire::FRAME_TYPE_TENSOR);
+            header.set_round(7);
+            header.set_tag(tag);
+            header.set_range_begin(quint64(lying.begin));
+            header.set_range_end(quint64(lying.end));
+            header.set_dtype("U8");
+            header.add_shape(quint64(payload.size()));
+            ASSERT_TRUE(peers[forger]->transport->send(owner.keyId, header, payload).ok());
+        }
+    }
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+        if (i != forger)
+            startPeer(i);
+    }
+    for (auto &spy : spies) {
+        if (spy->count() == 0) {
+            ASSERT_TRUE(spy->wait(30'000));
+        }
+    }
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+        const AllReduceOutcome &outcome = peers[i]->allReduce->outcome();
+        EXPECT_TRUE(outcome.skippedRanges.empty()) << "member " << i;
+        EXPECT_EQ(outcome.redoneRanges, (std::vector<std::pair<std::int64_t, std::int64_t>>{{lying.begin, lying.end}}))
+            << "member " << i;
+        EXPECT_EQ(outcome.average, peers[0]->allReduce->outcome().average) << "member " << i;
+        EXPECT_NE(outcome.average[std::size_t(lying.begin)], 0.02f) << "member " << i;
     }
 }

@@ -1,8 +1,8 @@
 #include "ButterflyAllReduce.h"
 
-#include "OuterOptimizer.h"
 #include "PeerTransport.h"
 #include "Quantization.h"
+#include "RangeAgreement.h"
 
 #include <QCryptographicHash>
 #include <QLoggingCategory>
@@ -21,10 +21,7 @@ namespace {
 constexpr int kRedialMs = 200;
 constexpr int kMaxFailedDials = 15; // about three seconds of refused connections
 
-QByteArray toBytes(const std::vector<std::byte> &bytes)
-{
-    return QByteArray(reinterpret_cast<const char *>(bytes.data()), qsizetype(bytes.size()));
-}
+using range_agreement::toBytes;
 
 } // namespace
 
@@ -51,6 +48,7 @@ ButterflyAllReduce::ButterflyAllReduce(PeerTransport &transport, QString selfKey
 {
     m_ownerTimer.setSingleShot(true);
     m_checkTimer.setSingleShot(true);
+    m_refereeTimer.setSingleShot(true);
     m_deadline.setSingleShot(true);
     connect(&m_ownerTimer, &QTimer::timeout, this, [this] {
         averageOwnRange();
@@ -59,6 +57,11 @@ ButterflyAllReduce::ButterflyAllReduce(PeerTransport &transport, QString selfKey
     connect(&m_checkTimer, &QTimer::timeout, this, [this] {
         if (m_running && m_check.average && !m_check.done)
             giveVerdict(false, QStringLiteral("the owner's contributors' pieces did not all come"));
+        finishIfDone();
+    });
+    connect(&m_refereeTimer, &QTimer::timeout, this, [this] {
+        if (m_running && m_referee.owner && !m_referee.done && m_recomputed.contains(m_referee.owner->keyId))
+            giveRuling(Ruling::Neither, QStringLiteral("the contributors' pieces did not all come"));
         finishIfDone();
     });
     connect(&m_deadline, &QTimer::timeout, this, &ButterflyAllReduce::finish);
@@ -77,6 +80,14 @@ const AllReduceMember *ButterflyAllReduce::member(const QString &keyId) const
             return &m;
     }
     return nullptr;
+}
+
+void ButterflyAllReduce::toConnectedMembers(const std::function<void(const QString &)> &send) const
+{
+    for (const AllReduceMember &m : m_members) {
+        if (m.keyId != m_self && m_transport.isConnected(m.keyId))
+            send(m.keyId);
+    }
 }
 
 Result<void> ButterflyAllReduce::checkMembers(const QList<AllReduceMember> &members, std::int64_t count) const
@@ -164,7 +175,10 @@ Result<void> ButterflyAllReduce::start(quint64 round, QList<AllReduceMember> mem
     m_averageHashes.clear();
     m_averagePayloads.clear();
     m_verdicts.clear();
-    m_forwarded = false;
+    m_forwardedTo.clear();
+    m_recomputed.clear();
+    m_rulings.clear();
+    m_redone.clear();
     setUpChecks();
     m_outcome = AllReduceOutcome{};
     m_outcome.average.assign(std::size_t(m_count), 0.0f);
@@ -219,21 +233,28 @@ Result<void> ButterflyAllReduce::takePieces(QHash<QString, QByteArray> pieces)
         m_outcome.sentUpdate += bytes;
         if (owner->keyId != m_self)
             m_rangeDone.insert(owner->keyId, false);
-        // The same piece goes to the range's owner and to its checker, unless that is this peer.
+        // The same piece goes to the range's owner and to its checker, unless that is this peer;
+        // this peer's own piece also counts where it is the owner, the checker or the referee.
+        std::vector<std::map<QString, Piece> *> keptHere;
         for (const QString &to : {owner->keyId, m_checkerOf.value(owner->keyId)}) {
             if (to.isEmpty() || (to != owner->keyId && m_options.misbehaviour.withholdFromCheckers))
                 continue;
-            if (to != m_self) {
+            if (to != m_self)
                 m_pendingPieces[to].append({owner, bytes});
-                continue;
-            }
-            Result<Quantized> own = decodeQuantized(
-                std::span(reinterpret_cast<const std::byte *>(bytes.constData()), std::size_t(bytes.size())),
-                std::size_t(owner->end - owner->begin));
-            if (!own)
-                return makeError("cannot take this peer's own piece: " + own.error().message);
-            (to == owner->keyId ? m_pieces : m_check.pieces)[m_self] = Piece{dequantize(*own), bytes};
+            else
+                keptHere.push_back(to == owner->keyId ? &m_pieces : &m_check.pieces);
         }
+        if (m_referee.owner == owner)
+            keptHere.push_back(&m_referee.pieces);
+        if (keptHere.empty())
+            continue;
+        Result<Quantized> own = decodeQuantized(
+            std::span(reinterpret_cast<const std::byte *>(bytes.constData()), std::size_t(bytes.size())),
+            std::size_t(owner->end - owner->begin));
+        if (!own)
+            return makeError("cannot take this peer's own piece: " + own.error().message);
+        for (std::map<QString, Piece> *pieces : keptHere)
+            (*pieces)[m_self] = Piece{dequantize(*own), bytes};
     }
     return {};
 }
@@ -246,10 +267,12 @@ void ButterflyAllReduce::abort()
     m_running = false;
     m_ownerTimer.stop();
     m_checkTimer.stop();
+    m_refereeTimer.stop();
     m_deadline.stop();
     m_pendingPieces.clear();
     m_pieces.clear();
     m_check = {};
+    m_referee = {};
 }
 
 void ButterflyAllReduce::sendPieces()
@@ -267,6 +290,8 @@ void ButterflyAllReduce::sendPieces()
     m_ownerTimer.start(int(m_options.timeoutMs * m_options.ownerWaitShare));
     if (m_check.owner) // halfway between the owners' averaging and the deadline
         m_checkTimer.start(int(m_options.timeoutMs * (1.0 + m_options.ownerWaitShare) / 2.0));
+    if (m_referee.owner) // a quarter of the way from the checkers' giving up to the deadline
+        m_refereeTimer.start(int(m_options.timeoutMs * (3.0 + m_options.ownerWaitShare) / 4.0));
     m_deadline.start(m_options.timeoutMs);
 
     takeEarlyFrames();
@@ -347,7 +372,7 @@ void ButterflyAllReduce::sendPending(const QString &peerKeyId)
 
 void ButterflyAllReduce::onFrame(const QString &peerKeyId, const FrameHeader &header, const QByteArray &payload)
 {
-    if (header.type() != wire::FRAME_TYPE_TENSOR || header.tag() < PieceTag || header.tag() > ForwardedPieceTag)
+    if (header.type() != wire::FRAME_TYPE_TENSOR || header.tag() < PieceTag || header.tag() > RulingTag)
         return;
     if (!m_running || header.round() > m_round) {
         if (!m_started || header.round() > m_round)
@@ -367,39 +392,18 @@ void ButterflyAllReduce::onFrame(const QString &peerKeyId, const FrameHeader &he
             handleVerdict(peerKeyId, header, payload);
         else if (header.tag() == PieceRequestTag)
             handlePieceRequest(peerKeyId, header, payload);
+        else if (header.tag() == RecomputedTag)
+            handleRecomputed(peerKeyId, header, payload);
+        else if (header.tag() == RulingTag)
+            handleRuling(peerKeyId, header, payload);
+        else if (m_referee.owner && std::int64_t(header.range_begin()) == m_referee.owner->begin)
+            handleRefereePiece(peerKeyId, header, payload); // a piece forwarded to this referee
         else
-            handleCheckPiece(peerKeyId, header, payload); // a forwarded piece
+            handleCheckPiece(peerKeyId, header, payload); // a piece forwarded to this checker
     } catch (const std::exception &e) {
         rejectPiece(peerKeyId, std::string("cannot take the frame: ") + e.what());
     }
     finishIfDone();
-}
-
-Result<std::vector<float>> ButterflyAllReduce::decodeValues(const FrameHeader &header, const QByteArray &payload,
-                                                            std::int64_t count) const
-{
-    if (header.dtype() != "U8")
-        return makeError("dtype " + header.dtype() + " is not an 8-bit encoding");
-    Result<Quantized> quantized = decodeQuantized(
-        std::span(reinterpret_cast<const std::byte *>(payload.constData()), std::size_t(payload.size())), std::size_t(count));
-    if (!quantized)
-        return quantized.error();
-    std::vector<float> values = dequantize(*quantized);
-    if (Result<void> r = validateUpdate(values, m_options.maxUpdateRms * std::sqrt(double(count))); !r)
-        return r.error();
-    // No honest training leaves a whole range where it was: all zeros is a freeloader's piece.
-    if (m_options.refuseZeroPieces && std::all_of(values.begin(), values.end(), [](float x) { return x == 0.0f; }))
-        return makeError("all zeros: no work");
-    return values;
-}
-
-std::optional<std::vector<float>> ButterflyAllReduce::decodePiece(const QString &sender, const FrameHeader &header,
-                                                                   const QByteArray &payload, std::int64_t count)
-{
-    Result<std::vector<float>> values = decodeValues(header, payload, count);
-    if (!values)
-        rejectPiece(sender, values.error().message);
-    return values ? std::optional(std::move(values).value()) : std::nullopt;
 }
 
 void ButterflyAllReduce::rejectPiece(const QString &sender, const std::string &why)
@@ -472,10 +476,7 @@ void ButterflyAllReduce::averageOwnRange()
             return m && !m->probation;
         }));
         // Every member gets it, also one whose piece was refused, so all replicas stay equal.
-        for (const AllReduceMember &m : std::as_const(m_members)) {
-            if (m.keyId != m_self && m_transport.isConnected(m.keyId))
-                sendAverage(m.keyId);
-        }
+        toConnectedMembers([this](const QString &keyId) { sendAverage(keyId); });
     }
 }
 
@@ -508,6 +509,10 @@ void ButterflyAllReduce::handleAverage(const QString &sender, const FrameHeader 
     *done = true;
     m_averageHashes.insert(sender, QCryptographicHash::hash(payload, QCryptographicHash::Sha256));
     m_averagePayloads.insert(sender, payload);
+    if (m_referee.owner == owner) {
+        m_referee.contributors = membersIn(header.members()).value_or(QStringList{});
+        tryReferee();
+    }
     if (m_check.owner == owner)
         takeCheckedAverage(header, payload, std::move(*values));
 }
@@ -520,7 +525,7 @@ void ButterflyAllReduce::finishIfDone()
         if (!it.value() && !m_departed.contains(it.key()))
             return;
     }
-    if (verdictsPending())
+    if (verdictsPending() || rulingsPending())
         return;
     finish();
 }
@@ -545,56 +550,9 @@ void ButterflyAllReduce::finish()
     m_running = false;
     m_ownerTimer.stop();
     m_checkTimer.stop();
+    m_refereeTimer.stop();
     m_deadline.stop();
     Q_EMIT finished(m_round);
-}
-
-Result<std::vector<float>> ButterflyAllReduce::aggregatePieces(const std::map<QString, Piece> &pieces, std::int64_t count,
-                                                               bool log)
-{
-    // Pieces in key-id order (std::map), so the result is the same whatever order they came in.
-    // A member on probation has its piece checked like anyone's, but not averaged in.
-    std::vector<std::span<const float>> spans;
-    QStringList senders;
-    for (const auto &[sender, piece] : pieces) {
-        if (const AllReduceMember *m = member(sender); m && m->probation)
-            continue;
-        spans.emplace_back(piece.values);
-        senders.append(sender);
-    }
-    if (spans.empty())
-        return makeError("no piece of a member past probation arrived");
-    std::vector<float> average(std::size_t(count), 0.0f);
-    if (m_options.aggregation == Aggregation::Mean) {
-        std::vector<WeightedPiece> equal;
-        for (std::span<const float> piece : spans)
-            equal.push_back({piece, 1.0});
-        if (Result<void> r = weightedAverage(equal, average); !r)
-            return r.error();
-    } else {
-        Result<CenteredClipReport> clipped = centeredClip(spans, average, m_options.clip);
-        if (!clipped)
-            return clipped.error();
-        if (!log)
-            return average;
-        // Left out are the ones still beyond tau at the end, so those are logged as left out.
-        for (std::size_t i : clipped->leftOut) {
-            qCWarning(lcAllReduce).noquote() << "round" << m_round << ": left out the piece of" << senders[qsizetype(i)]
-                                             << "(farther than tau" << clipped->tau << "from the others' center)";
-            m_outcome.clippedSenders.append(senders[qsizetype(i)]);
-            m_outcome.leftOutSenders.append(senders[qsizetype(i)]);
-        }
-        for (std::size_t i : clipped->clipped) {
-            if (m_outcome.clippedSenders.contains(senders[qsizetype(i)]))
-                continue;
-            qCWarning(lcAllReduce).noquote() << "round" << m_round << ": clipped the piece of" << senders[qsizetype(i)]
-                                             << "(far from the others; tau" << clipped->tau << ")";
-            m_outcome.clippedSenders.append(senders[qsizetype(i)]);
-        }
-    }
-    if (log && m_options.misbehaviour.ownerAverage)
-        m_options.misbehaviour.ownerAverage(average);
-    return average;
 }
 
 } // namespace swarmtrain

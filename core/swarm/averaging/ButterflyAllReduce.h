@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <vector>
@@ -50,14 +51,19 @@ struct AllReduceOptions {
     std::optional<QHash<QString, QByteArray>> commitments;
     // Each range has a second owner, its checker (RangeCheckers.h): members send it the same
     // pieces, it recomputes the owner's average and every member applies a range only when its
-    // checker agrees. `checkedCommitments` are the commitments to the range this peer checks.
+    // checker agrees, or, where it does not, the average the range's referee says holds.
+    // `checkedCommitments` are the commitments to the range this peer checks, and
+    // `refereedCommitments` to the one it referees.
     bool rangeChecks = true;
     std::optional<QHash<QString, QByteArray>> checkedCommitments;
+    std::optional<QHash<QString, QByteArray>> refereedCommitments;
 };
 
 struct AllReduceOutcome {
     std::vector<float> average; // the (robust) mean pseudo-gradient; zeros where skipped
     std::vector<std::pair<std::int64_t, std::int64_t>> skippedRanges; // owners that failed
+    // Ranges whose owner's average did not hold up, applied as its checker averaged them.
+    std::vector<std::pair<std::int64_t, std::int64_t>> redoneRanges;
     // Pieces refused (bad size, NaN/Inf, outlandish norm) and senders of early frames refused
     // since the last round (too far ahead, over the budget).
     QStringList rejectedSenders;
@@ -65,7 +71,8 @@ struct AllReduceOutcome {
     QStringList leftOutSenders;   // ...of them, those left out of the average altogether
     QStringList uncommittedSenders; // pieces left out because their sender committed to none
     // Range partners this peer disagreed with: the checker of its own range that did not agree
-    // (or said nothing), the owner of the range it checks whose average it could not reproduce.
+    // (or said nothing), the owner of the range it checks whose average it could not reproduce,
+    // and, as a referee, whichever of the two disputing partners' averages did not hold up.
     QStringList disputed;
     int ownPieceContributors = 0; // members in the average of this peer's own range
     QByteArray sentUpdate; // the encoded pieces this peer sent, in range order (for a spot check)
@@ -119,7 +126,15 @@ Q_SIGNALS:
     void finished(quint64 round);
 
 private:
-    enum Tag : quint32 { PieceTag = 1, AverageTag = 2, VerdictTag = 3, PieceRequestTag = 4, ForwardedPieceTag = 5 };
+    enum Tag : quint32 {
+        PieceTag = 1,
+        AverageTag = 2,
+        VerdictTag = 3,
+        PieceRequestTag = 4,
+        ForwardedPieceTag = 5,
+        RecomputedTag = 6, // a checker's own average of a range it does not agree with
+        RulingTag = 7,     // the referee's word on which of the two holds
+    };
     struct Piece {
         std::vector<float> values;
         QByteArray encoded; // as it came, for the checker of this peer's range
@@ -146,6 +161,27 @@ private:
         QStringList contributors;                  // whose pieces the owner says are in it
         bool requested = false;                    // the pieces missing here were asked of the owner
         bool done = false;                         // the verdict is out
+        QByteArray recomputed;                     // this peer's own average of the range, encoded...
+        std::vector<float> recomputedValues;       // ...and decoded
+    };
+    // A checker's own average of a range whose owner's it could not reproduce, as members get it.
+    struct Recomputed {
+        QByteArray payload;
+        std::vector<float> values;
+        QByteArray hash; // SHA-256 of the payload
+    };
+    // The referee's word on a disputed range: which average holds, by its hash (none: neither).
+    struct Ruling {
+        enum Side : char { Neither = 0, Owner = 1, Checker = 2 } side = Neither;
+        QByteArray averageHash;
+    };
+    // This peer as the referee of another owner's range (ButterflyRangeReferee.cpp).
+    struct Referee {
+        const AllReduceMember *owner = nullptr;
+        std::map<QString, Piece> pieces; // of that range, by sender, each as its sender committed
+        QStringList contributors;        // whose pieces the owner says are in its average
+        bool requested = false;          // the pieces missing here were asked of the owner
+        bool done = false;               // the ruling is out
     };
 
     // A tensor frame of this round's `tag` for `owner`'s range, of `bytes` 8-bit codes.
@@ -179,6 +215,21 @@ private:
     void handlePieceRequest(const QString &sender, const FrameHeader &header, const QByteArray &payload);
     bool verdictsPending() const;
     void skipUncheckedRanges();
+    // Disputed ranges (ButterflyRangeReferee.cpp): the checker's recomputed average and the
+    // pieces it sends on, the referee's side (pieces, recomputation, ruling), every member's
+    // rulings, and the average a ruling settles a range on.
+    void sendRecomputed(const QString &peerKeyId);
+    void forwardPiecesToReferee();
+    void handleRecomputed(const QString &sender, const FrameHeader &header, const QByteArray &payload);
+    void handleRefereePiece(const QString &sender, const FrameHeader &header, const QByteArray &payload);
+    void tryReferee();
+    void giveRuling(Ruling::Side side, const QString &why);
+    void sendRuling(const QString &peerKeyId);
+    void handleRuling(const QString &sender, const FrameHeader &header, const QByteArray &payload);
+    bool rulingsPending() const;
+    // Applies what the referee ruled for `owner`'s disputed range, if its ruling names an
+    // average that came here; false when the range must be skipped.
+    bool applyRuling(const QString &owner);
     // The ranges not skipped, with the averages that came for them (ButterflyRangeCheck.cpp).
     std::vector<RangeAverage> appliedAverages() const;
     void handlePiece(const QString &sender, const FrameHeader &header, const QByteArray &payload);
@@ -206,6 +257,8 @@ private:
     void finishIfDone();
     void finish();
     const AllReduceMember *member(const QString &keyId) const;
+    // Calls `send(keyId)` for every other member this peer is connected to.
+    void toConnectedMembers(const std::function<void(const QString &)> &send) const;
     // A piece's or an average's values: 8-bit codes of `count` values, finite, of a sane norm.
     Result<std::vector<float>> decodeValues(const FrameHeader &header, const QByteArray &payload, std::int64_t count) const;
     // ...or nothing, and the sender counted as refused.
@@ -217,7 +270,8 @@ private:
     // within what a round can bring; before this peer's first round (ranges unknown) a fixed
     // budget (ButterflyEarlyFrames.cpp).
     static constexpr quint64 kEarlyRoundWindow = 1;
-    static constexpr int kMaxEarlyFramesPerSender = 4; // two pieces, an average, a verdict
+    // Two pieces, an average, a verdict, a recomputed average and a ruling.
+    static constexpr int kMaxEarlyFramesPerSender = 6;
     static constexpr qint64 kFirstRoundEarlyBudget = 16ll << 20;
     static constexpr qint64 kMinEarlyBudgetPerSender = 64ll << 10;
 
@@ -259,7 +313,13 @@ private:
     QHash<QString, QByteArray> m_averagePayloads; // owner -> the encoded average that came
     QHash<QString, Verdict> m_verdicts;         // owner -> its checker's verdict
     Check m_check;
-    bool m_forwarded = false;                   // this peer answered its checker's request
+    QSet<QString> m_forwardedTo;                // this peer answered their requests (its checker, its referee)
+    QHash<QString, QString> m_refereeOf;        // owner -> the referee of its range, this round
+    QHash<QString, Recomputed> m_recomputed;    // owner -> its checker's average, where it disagreed
+    QHash<QString, Ruling> m_rulings;           // owner -> its referee's ruling
+    QHash<QString, QByteArray> m_redone;        // owner -> the checker's average applied instead of its own
+    Referee m_referee;
+    QTimer m_refereeTimer;                      // a referee still missing pieces gives up
     QTimer m_ownerTimer;
     QTimer m_checkTimer;                        // a checker still missing pieces gives up
     QTimer m_deadline;

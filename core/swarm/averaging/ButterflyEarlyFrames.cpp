@@ -67,15 +67,15 @@ void ButterflyAllReduce::takeEarlyFrames()
 void ButterflyAllReduce::setEarlyBudget()
 {
     // A sender brings this peer at most a piece of its range and of the range it checks, the
-    // average of the sender's range and a verdict; twice that, as the next round's ranges grow
-    // when a member leaves.
+    // average of the sender's range, a verdict, its own average of a range it disputes and a
+    // ruling; twice that, as the next round's ranges grow when a member leaves.
     const std::int64_t own = m_own ? m_own->end - m_own->begin : 0;
     const std::int64_t checked = m_check.owner ? m_check.owner->end - m_check.owner->begin : 0;
     std::int64_t largest = 0;
     for (const AllReduceMember &m : std::as_const(m_members))
         largest = std::max(largest, m.end - m.begin);
     const qint64 perSender = 2 * qint64(encodedQuantizedSize(std::size_t(own)) + encodedQuantizedSize(std::size_t(checked))
-                                        + encodedQuantizedSize(std::size_t(largest)) + 64);
+                                        + 2 * encodedQuantizedSize(std::size_t(largest)) + 128);
     m_earlyBudgetPerSender = std::max(perSender, kMinEarlyBudgetPerSender);
     m_earlyBudget = m_earlyBudgetPerSender * (m_members.size() + 1);
 }

@@ -1,18 +1,18 @@
 // ButterflyAllReduce's two owners per range (RangeCheckers.h): the checker recomputes its
-// owner's average from the same pieces and tells every member whether it agrees; a range whose
-// checker does not is skipped by everyone, and the two report each other to the coordinator.
+// owner's average from the same pieces and tells every member whether it agrees; where it does
+// not, the range's referee settles it (ButterflyRangeReferee.cpp), else everyone skips the range,
+// and the two report each other to the coordinator.
 #include "ButterflyAllReduce.h"
 
 #include "PeerTransport.h"
 #include "Quantization.h"
+#include "RangeAgreement.h"
 #include "RangeCheckers.h"
 
-#include <QCryptographicHash>
 #include <QLoggingCategory>
 #include <QSet>
 
 #include <algorithm>
-#include <cmath>
 
 Q_DECLARE_LOGGING_CATEGORY(lcAllReduce)
 
@@ -20,19 +20,14 @@ namespace swarmtrain {
 
 namespace {
 
-// A recomputed average within this share (relative L2) of the owner's agrees: the same pieces
-// give the same numbers on one machine, and nearly the same across CPUs and compilers.
-constexpr double kRangeCheckTolerance = 0.01;
-constexpr qsizetype kVerdictBytes = 1 + 32; // agrees or not, the SHA-256 of the average checked
+using range_agreement::sha256;
+using range_agreement::toBytes;
 
-QByteArray sha256(const QByteArray &bytes)
-{
-    return QCryptographicHash::hash(bytes, QCryptographicHash::Sha256);
-}
+constexpr qsizetype kVerdictBytes = 1 + 32; // agrees or not, the SHA-256 of the average checked
 
 bool sameRange(const FrameHeader &header, const AllReduceMember &owner)
 {
-    return std::int64_t(header.range_begin()) == owner.begin && std::int64_t(header.range_end()) == owner.end;
+    return range_agreement::sameRange(header, owner.begin, owner.end);
 }
 
 } // namespace
@@ -40,7 +35,9 @@ bool sameRange(const FrameHeader &header, const AllReduceMember &owner)
 void ButterflyAllReduce::setUpChecks()
 {
     m_checkerOf.clear();
+    m_refereeOf.clear();
     m_check = {};
+    m_referee = {};
     if (!m_options.rangeChecks)
         return;
     std::vector<RangeOwner> owners;
@@ -48,10 +45,15 @@ void ButterflyAllReduce::setUpChecks()
         if (m.end > m.begin)
             owners.push_back({m.keyId, m.begin});
     }
-    for (const auto &[owner, checker] : rangeCheckers(std::move(owners), qint64(m_round))) {
+    for (const auto &[owner, checker] : rangeCheckers(owners, qint64(m_round))) {
         m_checkerOf.insert(owner, checker);
         if (checker == m_self)
             m_check.owner = member(owner);
+    }
+    for (const auto &[owner, referee] : rangeReferees(std::move(owners), qint64(m_round))) {
+        m_refereeOf.insert(owner, referee);
+        if (referee == m_self)
+            m_referee.owner = member(owner);
     }
 }
 
@@ -148,18 +150,15 @@ void ButterflyAllReduce::tryCheck()
     std::erase_if(m_check.pieces, [&](const auto &piece) { return !m_check.contributors.contains(piece.first); });
     Result<std::vector<float>> recomputed =
         aggregatePieces(m_check.pieces, m_check.owner->end - m_check.owner->begin, /*log=*/false);
+    if (recomputed && m_options.misbehaviour.checkerAverage)
+        m_options.misbehaviour.checkerAverage(*recomputed);
     Result<Quantized> quantized = recomputed ? quantize(*recomputed) : Result<Quantized>(recomputed.error());
     if (!quantized)
         return giveVerdict(false, QStringLiteral("cannot recompute it: %1").arg(QString::fromStdString(quantized.error().message)));
-    const std::vector<float> mine = dequantize(*quantized);
-    double difference = 0.0, norm = 0.0;
-    for (std::size_t i = 0; i < mine.size(); ++i) {
-        const double d = double(mine[i]) - double((*m_check.average)[i]);
-        difference += d * d;
-        norm += double(mine[i]) * double(mine[i]);
-    }
-    const double relative = norm > 0.0 ? std::sqrt(difference / norm) : (difference > 0.0 ? 1.0 : 0.0);
-    giveVerdict(relative <= kRangeCheckTolerance,
+    m_check.recomputed = toBytes(encodeQuantized(*quantized));
+    m_check.recomputedValues = dequantize(*quantized);
+    const double relative = range_agreement::relativeDifference(m_check.recomputedValues, *m_check.average);
+    giveVerdict(relative <= range_agreement::kTolerance,
                 QStringLiteral("recomputed from the same %1 pieces, it differs by %2 (relative L2)")
                     .arg(m_check.contributors.size()).arg(relative, 0, 'g', 3));
 }
@@ -175,12 +174,13 @@ void ButterflyAllReduce::giveVerdict(bool agrees, const QString &why)
         qCWarning(lcAllReduce).noquote() << "round" << m_round << ": the average of" << owner
                                          << "does not hold up:" << why;
         m_outcome.disputed.append(owner);
+        if (!m_check.recomputed.isEmpty()) {
+            m_recomputed.insert(owner, Recomputed{m_check.recomputed, m_check.recomputedValues, sha256(m_check.recomputed)});
+            forwardPiecesToReferee();
+        }
     }
     m_verdicts.insert(owner, Verdict{agrees, m_check.averageHash});
-    for (const AllReduceMember &m : std::as_const(m_members)) {
-        if (m.keyId != m_self && m_transport.isConnected(m.keyId))
-            sendVerdict(m.keyId);
-    }
+    toConnectedMembers([this](const QString &keyId) { sendVerdict(keyId); });
 }
 
 void ButterflyAllReduce::sendVerdict(const QString &peerKeyId)
@@ -188,6 +188,8 @@ void ButterflyAllReduce::sendVerdict(const QString &peerKeyId)
     const auto verdict = m_verdicts.constFind(m_check.owner->keyId);
     if (verdict == m_verdicts.constEnd())
         return;
+    if (!verdict->agrees)
+        sendRecomputed(peerKeyId); // first: a member that gets the verdict has the average it disputes with
     QByteArray payload(1, verdict->agrees ? '\x01' : '\x00');
     payload += verdict->averageHash;
     payload.resize(kVerdictBytes, '\0');
@@ -203,16 +205,19 @@ void ButterflyAllReduce::handleVerdict(const QString &sender, const FrameHeader 
         || m_verdicts.contains(owner->keyId))
         return; // only the range's checker speaks for it, once
     m_verdicts.insert(owner->keyId, Verdict{payload.front() == '\x01', payload.mid(1)});
+    if (m_referee.owner == &*owner)
+        tryReferee();
 }
 
 void ButterflyAllReduce::handlePieceRequest(const QString &sender, const FrameHeader &header, const QByteArray &)
 {
-    if (!m_own || !m_ownAveraged || m_forwarded || m_checkerOf.value(m_self) != sender || !sameRange(header, *m_own))
+    if (!m_own || !m_ownAveraged || m_forwardedTo.contains(sender) || !sameRange(header, *m_own)
+        || (m_checkerOf.value(m_self) != sender && m_refereeOf.value(m_self) != sender))
         return;
     const std::optional<QStringList> wanted = membersIn(header.members());
     if (!wanted)
         return;
-    m_forwarded = true; // once a round: a checker cannot make this peer send its range twice
+    m_forwardedTo.insert(sender); // once a round each: a partner cannot make this peer send its range twice
     for (const QString &keyId : *wanted) {
         const auto piece = m_pieces.find(keyId);
         if (piece == m_pieces.end())
@@ -246,8 +251,10 @@ void ButterflyAllReduce::skipUncheckedRanges()
         QString why;
         if (verdict == m_verdicts.constEnd())
             why = QStringLiteral("its checker %1 gave no verdict").arg(checker);
+        else if (!verdict->agrees && applyRuling(owner))
+            continue;
         else if (!verdict->agrees)
-            why = QStringLiteral("its checker %1 could not reproduce it").arg(checker);
+            why = QStringLiteral("its checker %1 could not reproduce it, and its referee did not settle it").arg(checker);
         else if (verdict->averageHash != m_averageHashes.value(owner))
             why = QStringLiteral("its checker %1 checked another average than the one that came here").arg(checker);
         else
@@ -272,7 +279,9 @@ std::vector<RangeAverage> ButterflyAllReduce::appliedAverages() const
         const bool skipped = std::find(m_outcome.skippedRanges.begin(), m_outcome.skippedRanges.end(),
                                        std::pair(m.begin, m.end))
                              != m_outcome.skippedRanges.end();
-        const QByteArray &payload = m.keyId == m_self ? m_ownAverage : m_averagePayloads.value(m.keyId);
+        const QByteArray payload = m_redone.contains(m.keyId) ? m_redone.value(m.keyId)
+                                   : m.keyId == m_self      ? m_ownAverage
+                                                            : m_averagePayloads.value(m.keyId);
         if (skipped || payload.isEmpty())
             continue;
         const auto *bytes = reinterpret_cast<const std::byte *>(payload.constData());

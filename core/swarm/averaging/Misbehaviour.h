@@ -17,6 +17,9 @@ struct Misbehaviour {
     // Replaces the average of this peer's own range before it goes back to the members (a
     // lying range owner).
     std::function<void(std::vector<float> &)> ownerAverage;
+    // Replaces its own recomputation of the range it checks (a lying checker, which then
+    // disputes an honest owner's average with this one).
+    std::function<void(std::vector<float> &)> checkerAverage;
     // Bytes of frames for a round a million ahead, sent to every owner before this peer's piece.
     qint64 farFutureBytes = 0;
     // Commits to its pieces, then sends each owner a slightly different one.

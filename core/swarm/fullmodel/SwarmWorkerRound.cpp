@@ -175,6 +175,7 @@ Result<void> SwarmWorker::commitPieces(qint64 round, const QHash<QString, QByteA
             };
             options.commitments = bySender(answer->pieces);
             options.checkedCommitments = bySender(answer->checked);
+            options.refereedCommitments = bySender(answer->refereed);
             return {};
         }
         heartbeatIfDue(QStringLiteral("training"));

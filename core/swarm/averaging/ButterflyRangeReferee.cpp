@@ -1,0 +1,221 @@
+// ButterflyAllReduce's referee (RangeCheckers.h): when a range's checker does not agree with its
+// owner, it sends every member its own average of the range and the referee the pieces it
+// averaged. The referee, a third owner, recomputes the range from those pieces, each held
+// against its sender's commitment, and tells every member which of the two averages holds.
+// Members apply that one, so a lying owner (or checker) costs no range; the referee reports the
+// one that lied.
+#include "ButterflyAllReduce.h"
+
+#include "PeerTransport.h"
+#include "Quantization.h"
+#include "RangeAgreement.h"
+
+#include <QLoggingCategory>
+
+#include <algorithm>
+
+Q_DECLARE_LOGGING_CATEGORY(lcAllReduce)
+
+namespace swarmtrain {
+
+namespace {
+
+using range_agreement::sha256;
+
+constexpr qsizetype kRulingBytes = 1 + 32; // which average holds, its SHA-256
+
+} // namespace
+
+void ButterflyAllReduce::sendRecomputed(const QString &peerKeyId)
+{
+    if (!m_check.owner || m_check.recomputed.isEmpty())
+        return;
+    FrameHeader header = tensorHeader(m_round, RecomputedTag, *m_check.owner, m_check.recomputed.size(), 0.0);
+    header.set_members(memberBitmap(m_check.contributors).toStdString());
+    (void)m_transport.send(peerKeyId, header, m_check.recomputed);
+}
+
+void ButterflyAllReduce::forwardPiecesToReferee()
+{
+    const QString referee = m_refereeOf.value(m_check.owner->keyId);
+    if (referee.isEmpty() || !m_transport.isConnected(referee))
+        return; // no referee (two owners), or gone: the range is skipped
+    for (const auto &[sender, piece] : m_check.pieces) {
+        if (sender == referee)
+            continue; // it has its own
+        FrameHeader forward = tensorHeader(m_round, ForwardedPieceTag, *m_check.owner, piece.encoded.size(), 0.0);
+        forward.set_members(memberBitmap({sender}).toStdString());
+        (void)m_transport.send(referee, forward, piece.encoded);
+    }
+}
+
+void ButterflyAllReduce::handleRecomputed(const QString &sender, const FrameHeader &header, const QByteArray &payload)
+{
+    const auto owner = std::find_if(m_members.cbegin(), m_members.cend(), [&](const AllReduceMember &m) {
+        return m.end > m.begin && range_agreement::sameRange(header, m.begin, m.end);
+    });
+    if (owner == m_members.cend() || m_checkerOf.value(owner->keyId) != sender || m_recomputed.contains(owner->keyId)
+        || m_verdicts.contains(owner->keyId))
+        return; // only the range's checker, once, and before its verdict
+    Result<std::vector<float>> values = decodeValues(header, payload, owner->end - owner->begin);
+    if (!values)
+        return; // not an average a member could apply: the range is skipped
+    m_recomputed.insert(owner->keyId, Recomputed{payload, std::move(values).value(), sha256(payload)});
+}
+
+void ButterflyAllReduce::handleRefereePiece(const QString &sender, const FrameHeader &header, const QByteArray &payload)
+{
+    const AllReduceMember *owner = m_referee.owner;
+    if (m_referee.done || !range_agreement::sameRange(header, owner->begin, owner->end)
+        || (sender != owner->keyId && sender != m_checkerOf.value(owner->keyId)))
+        return; // only the two partners in the dispute pass pieces on
+    const std::optional<QStringList> named = membersIn(header.members());
+    if (!named || named->size() != 1 || m_referee.pieces.count(named->front()))
+        return;
+    const QString &from = named->front();
+    // Each piece is the one its sender committed to, whoever of the two passes it on.
+    if (m_options.refereedCommitments) {
+        const QByteArray committed = m_options.refereedCommitments->value(from);
+        if (committed.isEmpty() || sha256(payload).toHex() != committed) {
+            qCWarning(lcAllReduce).noquote() << "round" << m_round << ": a piece of" << from << "passed on by" << sender
+                                             << "is not the one it committed to";
+            return;
+        }
+    }
+    Result<std::vector<float>> values = decodeValues(header, payload, owner->end - owner->begin);
+    if (!values)
+        return;
+    m_referee.pieces[from] = Piece{std::move(values).value(), payload};
+    tryReferee();
+}
+
+void ButterflyAllReduce::tryReferee()
+{
+    if (!m_running || !m_referee.owner || m_referee.done)
+        return;
+    const QString &owner = m_referee.owner->keyId;
+    const auto verdict = m_verdicts.constFind(owner);
+    const auto recomputed = m_recomputed.constFind(owner);
+    if (verdict == m_verdicts.constEnd() || verdict->agrees || recomputed == m_recomputed.constEnd()
+        || !m_averagePayloads.contains(owner))
+        return; // no dispute with an average on each side (yet)
+    if (m_referee.contributors.isEmpty())
+        return giveRuling(Ruling::Neither, QStringLiteral("the owner's average names no contributors"));
+    QStringList missing;
+    for (const QString &contributor : std::as_const(m_referee.contributors)) {
+        if (!m_referee.pieces.count(contributor))
+            missing.append(contributor);
+    }
+    if (!missing.isEmpty()) {
+        // The checker sends what it averaged; the owner is asked for the rest, once.
+        if (!std::exchange(m_referee.requested, true) && m_transport.isConnected(owner)) {
+            FrameHeader request = tensorHeader(m_round, PieceRequestTag, *m_referee.owner, 0, 0.0);
+            request.set_members(memberBitmap(missing).toStdString());
+            (void)m_transport.send(owner, request, {});
+        }
+        return;
+    }
+    std::map<QString, Piece> pieces;
+    for (const QString &contributor : std::as_const(m_referee.contributors))
+        pieces.insert(*m_referee.pieces.find(contributor));
+    Result<std::vector<float>> average = aggregatePieces(pieces, m_referee.owner->end - m_referee.owner->begin, false);
+    Result<Quantized> quantized = average ? quantize(*average) : Result<Quantized>(average.error());
+    if (!quantized) {
+        return giveRuling(Ruling::Neither,
+                          QStringLiteral("cannot recompute it: %1").arg(QString::fromStdString(quantized.error().message)));
+    }
+    const std::vector<float> mine = dequantize(*quantized);
+    const QByteArray &ownerPayload = m_averagePayloads[owner];
+    Result<Quantized> ownerQuantized = decodeQuantized(
+        std::span(reinterpret_cast<const std::byte *>(ownerPayload.constData()), std::size_t(ownerPayload.size())),
+        mine.size());
+    const double owners = ownerQuantized ? range_agreement::relativeDifference(mine, dequantize(*ownerQuantized)) : 1.0;
+    const double checkers = range_agreement::relativeDifference(mine, recomputed->values);
+    const QString why = QStringLiteral("recomputed from the same %1 pieces, the owner's differs by %2 and the checker's by %3")
+                            .arg(m_referee.contributors.size())
+                            .arg(owners, 0, 'g', 3)
+                            .arg(checkers, 0, 'g', 3);
+    const bool ownerHolds = owners <= range_agreement::kTolerance, checkerHolds = checkers <= range_agreement::kTolerance;
+    if (!ownerHolds)
+        m_outcome.disputed.append(owner);
+    if (!checkerHolds)
+        m_outcome.disputed.append(m_checkerOf.value(owner));
+    giveRuling(ownerHolds ? Ruling::Owner : checkerHolds ? Ruling::Checker : Ruling::Neither, why);
+}
+
+void ButterflyAllReduce::giveRuling(Ruling::Side side, const QString &why)
+{
+    m_referee.done = true;
+    m_refereeTimer.stop();
+    const QString &owner = m_referee.owner->keyId;
+    const QByteArray hash = side == Ruling::Owner     ? m_averageHashes.value(owner)
+                            : side == Ruling::Checker ? m_recomputed.value(owner).hash
+                                                      : QByteArray();
+    static constexpr const char *kNames[] = {"neither average", "the owner's average", "the checker's average"};
+    qCWarning(lcAllReduce).noquote() << "round" << m_round << ": as the referee of the range of" << owner << "," << kNames[side]
+                                     << "holds:" << why;
+    m_rulings.insert(owner, Ruling{side, hash});
+    toConnectedMembers([this](const QString &keyId) { sendRuling(keyId); });
+}
+
+void ButterflyAllReduce::sendRuling(const QString &peerKeyId)
+{
+    const auto ruling = m_rulings.constFind(m_referee.owner->keyId);
+    if (ruling == m_rulings.constEnd())
+        return;
+    QByteArray payload(1, char(ruling->side));
+    payload += ruling->averageHash;
+    payload.resize(kRulingBytes, '\0');
+    (void)m_transport.send(peerKeyId, tensorHeader(m_round, RulingTag, *m_referee.owner, payload.size(), 0.0), payload);
+}
+
+void ButterflyAllReduce::handleRuling(const QString &sender, const FrameHeader &header, const QByteArray &payload)
+{
+    const auto owner = std::find_if(m_members.cbegin(), m_members.cend(), [&](const AllReduceMember &m) {
+        return m.end > m.begin && range_agreement::sameRange(header, m.begin, m.end);
+    });
+    if (owner == m_members.cend() || m_refereeOf.value(owner->keyId) != sender || payload.size() != kRulingBytes
+        || m_rulings.contains(owner->keyId) || payload.front() < Ruling::Neither || payload.front() > Ruling::Checker)
+        return; // only the range's referee speaks for it, once
+    m_rulings.insert(owner->keyId, Ruling{Ruling::Side(payload.front()), payload.mid(1)});
+}
+
+bool ButterflyAllReduce::rulingsPending() const
+{
+    // A member waits for a ruling where the checker disputed the owner's average with one of its
+    // own, and the referee is still there.
+    for (auto it = m_recomputed.cbegin(); it != m_recomputed.cend(); ++it) {
+        const QString &owner = it.key(), referee = m_refereeOf.value(owner);
+        const auto verdict = m_verdicts.constFind(owner);
+        if (!referee.isEmpty() && !m_departed.contains(referee) && verdict != m_verdicts.constEnd() && !verdict->agrees
+            && !m_rulings.contains(owner))
+            return true;
+    }
+    return false;
+}
+
+bool ButterflyAllReduce::applyRuling(const QString &owner)
+{
+    const auto ruling = m_rulings.constFind(owner);
+    if (ruling == m_rulings.constEnd())
+        return false;
+    const AllReduceMember *o = member(owner);
+    if (ruling->side == Ruling::Owner && ruling->averageHash == m_averageHashes.value(owner)) {
+        // The checker was wrong: the owner's average stands, and the owner reports its checker.
+        const QString checker = m_checkerOf.value(owner);
+        if (owner == m_self && !m_outcome.disputed.contains(checker))
+            m_outcome.disputed.append(checker);
+        return true;
+    }
+    const auto recomputed = m_recomputed.constFind(owner);
+    if (ruling->side != Ruling::Checker || recomputed == m_recomputed.constEnd() || ruling->averageHash != recomputed->hash)
+        return false;
+    qCWarning(lcAllReduce).noquote() << "round" << m_round << ": the range of" << owner
+                                     << "is applied as its checker averaged it, which its referee confirmed";
+    std::copy(recomputed->values.begin(), recomputed->values.end(), m_outcome.average.begin() + o->begin);
+    m_redone.insert(owner, recomputed->payload);
+    m_outcome.redoneRanges.emplace_back(o->begin, o->end);
+    return true;
+}
+
+} // namespace swarmtrain
