@@ -626,11 +626,13 @@ TEST_F(ButterflyAllReduceTest, AVerdictFromAMemberThatIsNotTheRangesCheckerIsIgn
     }
 }
 
-// Only a range's checker sends its own average of it, and only its referee rules on it: a member
-// that is neither (here one that owns no range) sends every owner, before anything true comes,
-// an average of its own for a lying owner's range and a ruling for the liar. Both are ignored:
-// the range is still redone as its checker averaged it.
-TEST_F(ButterflyAllReduceTest, ARecomputedAverageOrARulingFromAnyoneButTheRangesCheckerOrRefereeIsIgnored)
+// Only a range's checker sends its own average of it, only its referee rules on it, and only its
+// owner and checker pass pieces of it on: a member that is none of these (here one that owns no
+// range) sends every owner, before anything true comes, an average of its own for a lying
+// owner's range, a ruling for the liar and a made-up piece of an honest member for it. All are
+// ignored: the range is still redone as its checker averaged it (the referee would have found
+// neither average holds, recomputing with the made-up piece).
+TEST_F(ButterflyAllReduceTest, ARecomputedAverageARulingOrAPiecePassedOnByAnyoneButTheRangesPartnersIsIgnored)
 {
     const std::size_t n = 6000, liar = 1, forger = 3;
     const std::vector<std::vector<float>> vectors = threeOwnersAndOneMore(n);
@@ -651,11 +653,17 @@ TEST_F(ButterflyAllReduceTest, ARecomputedAverageOrARulingFromAnyoneButTheRanges
     const QByteArray average(reinterpret_cast<const char *>(encoded.data()), qsizetype(encoded.size()));
     QByteArray ruling(1, '\x02'); // "the checker's average holds", naming the forged one
     ruling += QCryptographicHash::hash(average, QCryptographicHash::Sha256);
+    // The made-up piece is member 0's: a bitmap over the members in key order.
+    QStringList keys;
+    for (const AllReduceMember &m : list)
+        keys.append(m.keyId);
+    keys.sort();
+    const std::string named(1, char(1 << keys.indexOf(list[0].keyId)));
     for (const AllReduceMember &owner : list) {
         if (owner.end == owner.begin)
             continue;
         ASSERT_TRUE(QTest::qWaitFor([&] { return peers[forger]->transport->isConnected(owner.keyId); }, 30'000));
-        for (const auto &[tag, payload] : {std::pair{6u, average}, std::pair{7u, ruling}}) {
+        for (const auto &[tag, payload] : {std::pair{6u, average}, std::pair{7u, ruling}, std::pair{5u, average}}) {
             FrameHeader header;
             header.set_type(wire::FRAME_TYPE_TENSOR);
             header.set_round(7);
@@ -664,6 +672,8 @@ TEST_F(ButterflyAllReduceTest, ARecomputedAverageOrARulingFromAnyoneButTheRanges
             header.set_range_end(quint64(lying.end));
             header.set_dtype("U8");
             header.add_shape(quint64(payload.size()));
+            if (tag == 5u)
+                header.set_members(named);
             ASSERT_TRUE(peers[forger]->transport->send(owner.keyId, header, payload).ok());
         }
     }

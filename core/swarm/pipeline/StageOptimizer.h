@@ -44,9 +44,10 @@ struct StageStepPlan {
 // ButterflyAllReduce (8-bit with error feedback, a plain mean: replicas that served more
 // microbatches weigh more, as they should), so the result is the mean gradient over the step's
 // microbatches; every member takes the same AdamW step with it and reports its parameters' hash,
-// which the replicas compare. Each range has a second owner that recomputes its average, as in
-// full-model rounds: a range whose checker disagrees (a lying owner) is skipped by every member,
-// so a liar can cost a step of its range but never put its numbers into the stage. Lives on the
+// which the replicas compare. Each range has a second owner that recomputes its average and, with
+// three replicas or more, a referee, as in full-model rounds: a range whose checker disagrees is
+// applied as the referee rules (a lying owner's redone from the same pieces), or skipped by every
+// member without a ruling, so a liar never puts its numbers into the stage. Lives on the
 // transport's thread; the stage's work runs on its StageWorker.
 class StageOptimizer : public QObject {
     Q_OBJECT
