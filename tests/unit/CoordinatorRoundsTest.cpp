@@ -150,6 +150,36 @@ TEST_F(CoordinatorRoundsTest, GatherTimeoutStartsWithMinPeersAndIgnoresOfflinePe
     EXPECT_EQ(round.members[1].keyId, QStringLiteral("b"));
 }
 
+// A volunteer who paused (the person plays a game) keeps heartbeating, but no round waits for it:
+// the others start at once, not at the gather timeout. Once it trains for a round again, that
+// round waits for it like for anyone.
+TEST_F(CoordinatorRoundsTest, APausedPeerHoldsNoRoundUntilItTrainsAgain)
+{
+    addPeer(QStringLiteral("a"), true, QStringLiteral("ready"), 0);
+    addPeer(QStringLiteral("b"), true, QStringLiteral("ready"), 0);
+    addPeer(QStringLiteral("gamer"), true, QStringLiteral("paused"), 0);
+    ASSERT_TRUE(rounds->advance().ok());
+    const RoundRecord round = current();
+    ASSERT_EQ(round.state, RoundState::Running) << "waited for a paused peer";
+    ASSERT_EQ(round.members.size(), 2u);
+    EXPECT_EQ(round.members[0].keyId, QStringLiteral("a"));
+    EXPECT_EQ(round.members[1].keyId, QStringLiteral("b"));
+    ASSERT_TRUE(report(QStringLiteral("a"), kHashA).ok());
+    ASSERT_TRUE(report(QStringLiteral("b"), kHashA).ok());
+    ASSERT_EQ(current().number, 1);
+
+    now += 500;
+    ASSERT_TRUE(store->recordHeartbeat(QStringLiteral("a"), QStringLiteral("ready"), {}, 0, 1, now).ok());
+    ASSERT_TRUE(store->recordHeartbeat(QStringLiteral("b"), QStringLiteral("ready"), {}, 0, 1, now).ok());
+    ASSERT_TRUE(store->recordHeartbeat(QStringLiteral("gamer"), QStringLiteral("training"), {}, 0, 1, now).ok());
+    ASSERT_TRUE(rounds->advance().ok());
+    EXPECT_EQ(current().state, RoundState::Gathering) << "it trains for round 1: round 1 waits for it";
+    ASSERT_TRUE(store->recordHeartbeat(QStringLiteral("gamer"), QStringLiteral("ready"), {}, 0, 1, now).ok());
+    ASSERT_TRUE(rounds->advance().ok());
+    ASSERT_EQ(current().state, RoundState::Running);
+    EXPECT_EQ(current().members.size(), 3u);
+}
+
 TEST_F(CoordinatorRoundsTest, MajorityHashIsAcceptedAndCredited)
 {
     for (const char *name : {"a", "b", "c"})

@@ -243,8 +243,10 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
             held = true;
             continue;
         }
-        // A peer checking an established member's work (Verification) sits this round out.
-        if (!isOnline(peer) || peer.banned() || peer.state == QLatin1StringView("verifying"))
+        // A peer checking an established member's work (Verification) sits this round out, and
+        // one whose owner paused it (a game, the battery) is not waited for until it trains again.
+        if (!isOnline(peer) || peer.banned() || peer.state == QLatin1StringView("verifying")
+            || peer.state == QLatin1StringView("paused"))
             continue;
         ++online;
         if (peer.state == QLatin1StringView("ready") && peer.baseRound == round.number) {
