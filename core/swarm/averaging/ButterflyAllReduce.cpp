@@ -290,7 +290,7 @@ void ButterflyAllReduce::sendPieces()
     m_ownerTimer.start(int(m_options.timeoutMs * m_options.ownerWaitShare));
     if (m_check.owner) // halfway between the owners' averaging and the deadline
         m_checkTimer.start(int(m_options.timeoutMs * (1.0 + m_options.ownerWaitShare) / 2.0));
-    if (m_referee.owner) // a quarter of the way from the checkers' giving up to the deadline
+    if (m_referee.owner) // halfway between the checkers giving up and the deadline
         m_refereeTimer.start(int(m_options.timeoutMs * (3.0 + m_options.ownerWaitShare) / 4.0));
     m_deadline.start(m_options.timeoutMs);
 

@@ -87,8 +87,9 @@ struct AllReduceOutcome {
 // equal weights (every member's work is fixed by the swarm's config; the token count a sender
 // writes is not trusted) by CenteredClip, quantizes the result once and returns it to every member,
 // using the same decoded average itself, so every member applies identical numbers. A range
-// whose owner fails is skipped (left zero) by everyone; pieces that arrive late are left out
-// of the average. Runs on the transport's thread.
+// whose checker disputes its owner's average is applied as its referee rules (RangeCheckers.h);
+// a range whose owner fails, or that no ruling settles, is skipped (left zero) by everyone;
+// pieces that arrive late are left out of the average. Runs on the transport's thread.
 class ButterflyAllReduce : public QObject {
     Q_OBJECT
 
