@@ -8,8 +8,11 @@
 // noise freeloader's is recomputed by an established member (--spot-check-rate-new 1): refuted
 // with nothing verified to its name, it is banned at once. A ban takes all the key's credit. The
 // next round waits for the verifier of a newcomer, so the check costs no honest round: the honest
-// swarm's validation loss is the same run's without them, held to issue 16's 1%. Prints:
+// swarm's validation loss is the same run's without them, held to issue 16's 1%. A second test
+// brings a Sybil group instead: five identities, each from its own loopback address (127.0.0.2-6),
+// each sending zero updates. Prints:
 //   ATTACK freeloader-zero detected=yes banned_after=3-rounds loss_delta=+0.00%
+//   ATTACK sybil-group-of-5 detected=5/5 banned_after=3-rounds loss_delta=+0.00%
 #include "AttackedSwarm.h"
 #include "CoordinatorClient.h"
 
@@ -33,7 +36,16 @@ namespace {
 
 constexpr int kHonest = 3;
 constexpr qint64 kRounds = 10; // the loss compared is the state after this many rounds
-const std::vector<std::string> kAttacks = {"zero", "noise", "equivocate"};
+
+// A hostile client: what it does, and the address it listens on and comes from ("": it only
+// dials out, from 127.0.0.1).
+struct Attack {
+    std::string misbehave;
+    std::string host;
+};
+const std::vector<Attack> kAttacks = {{"zero", ""}, {"noise", ""}, {"equivocate", ""}};
+const std::vector<Attack> kSybils = {{"zero", "127.0.0.2"}, {"zero", "127.0.0.3"}, {"zero", "127.0.0.4"},
+                                     {"zero", "127.0.0.5"}, {"zero", "127.0.0.6"}};
 
 struct Attacker {
     std::string misbehave;
@@ -51,7 +63,7 @@ struct SwarmRun {
 
 class SpotCheckTest : public test::AttackedSwarmTest {
 protected:
-    SwarmRun run(const std::string &name, bool attacked)
+    SwarmRun run(const std::string &name, const std::vector<Attack> &attacks)
     {
         Swarm swarm;
         std::string trusted;
@@ -66,10 +78,12 @@ protected:
         SwarmRun result;
         for (int i = 0; i < kHonest; ++i)
             join(swarm, "", true, left(300s));
-        // The attackers only dial out, so the honest owners' ranges are those of the clean run.
-        for (std::size_t i = 0; attacked && i < kAttacks.size(); ++i) {
-            const std::optional<qint64> joinedAt = join(swarm, kAttacks[i], false, left(300s));
-            result.attackers.push_back({kAttacks[i], identity(kHonest + i).keyId(), {}, 0.0, joinedAt.value_or(0)});
+        // On probation the attackers own no range, so the honest owners' ranges are those of the
+        // clean run.
+        for (std::size_t i = 0; i < attacks.size(); ++i) {
+            const Attack &attack = attacks[i];
+            const std::optional<qint64> joinedAt = join(swarm, attack.misbehave, !attack.host.empty(), left(300s), attack.host);
+            result.attackers.push_back({attack.misbehave, identity(kHonest + i).keyId(), {}, 0.0, joinedAt.value_or(0)});
         }
 
         Identity watcher = Identity::generate().value();
@@ -109,6 +123,14 @@ protected:
         return result;
     }
 
+    static void expectBannedWithoutCredit(const SwarmRun &run)
+    {
+        for (const Attacker &attacker : run.attackers) {
+            EXPECT_TRUE(attacker.bannedAtRound.has_value()) << attacker.misbehave << "\n" << run.logs;
+            EXPECT_EQ(attacker.credit, 0.0) << attacker.misbehave << " kept credit\n" << run.logs;
+        }
+    }
+
     // `wanted`, or less: the whole test ends before ctest's timeout (900 s) would end it
     // without the swarm's logs.
     std::chrono::milliseconds left(std::chrono::milliseconds wanted) const
@@ -124,11 +146,11 @@ protected:
 
 TEST_F(SpotCheckTest, FreeloadersAndEquivocatorsAreRefutedBannedAndEarnNothing)
 {
-    const SwarmRun clean = run("clean", false);
+    const SwarmRun clean = run("clean", {});
     ASSERT_GT(clean.loss, 0.0) << clean.logs;
-    const SwarmRun attacked = run("attacked", true);
-    const double delta = attacked.loss / clean.loss - 1.0;
     std::cout << "honest swarm alone: validation loss " << clean.loss << " after " << kRounds << " rounds" << std::endl;
+    const SwarmRun attacked = run("attacked", kAttacks);
+    const double delta = attacked.loss / clean.loss - 1.0;
     for (const Attacker &attacker : attacked.attackers) {
         std::ostringstream line;
         line << "ATTACK " << (attacker.misbehave == "equivocate" ? "equivocation" : "freeloader-" + attacker.misbehave)
@@ -138,9 +160,8 @@ TEST_F(SpotCheckTest, FreeloadersAndEquivocatorsAreRefutedBannedAndEarnNothing)
              << " loss_delta=" << test::signedPercent(delta)
              << " (three attackers at once)";
         std::cout << line.str() << std::endl;
-        EXPECT_TRUE(attacker.bannedAtRound.has_value()) << attacker.misbehave << "\n" << attacked.logs;
-        EXPECT_EQ(attacker.credit, 0.0) << attacker.misbehave << " kept credit\n" << attacked.logs;
     }
+    expectBannedWithoutCredit(attacked);
     // The attackers' pieces never reach the average (probation), the owners refuse the zero and
     // equivocating pieces, and the noise freeloader's check holds the next round until its
     // verifier is back, the round it put aside resumed as it was: the agreed hashes stay the clean
@@ -149,4 +170,25 @@ TEST_F(SpotCheckTest, FreeloadersAndEquivocatorsAreRefutedBannedAndEarnNothing)
     std::cout << "validation loss " << attacked.loss << " against " << clean.loss << std::endl;
     EXPECT_LT(std::abs(delta), 0.01) << "validation loss " << attacked.loss << " against " << clean.loss << "\n"
                                      << attacked.logs;
+}
+
+// Five identities from five addresses outnumber the three honest members, but on probation they
+// have no vote and own no range, their zero pieces are refused, and each is banned.
+TEST_F(SpotCheckTest, ASybilGroupOfFiveAddressesIsRefusedBannedAndEarnsNothing)
+{
+    const SwarmRun clean = run("clean", {});
+    ASSERT_GT(clean.loss, 0.0) << clean.logs;
+    const SwarmRun sybils = run("sybils", kSybils);
+    const double delta = sybils.loss / clean.loss - 1.0;
+    qint64 slowestBan = 0;
+    int banned = 0;
+    for (const Attacker &sybil : sybils.attackers) {
+        banned += sybil.bannedAtRound.has_value();
+        slowestBan = std::max(slowestBan, sybil.bannedAtRound.value_or(0) - sybil.joinedAtRound);
+    }
+    std::cout << "ATTACK sybil-group-of-5 detected=" << banned << "/" << sybils.attackers.size()
+              << " banned_after=" << slowestBan << "-rounds loss_delta=" << test::signedPercent(delta) << std::endl;
+    expectBannedWithoutCredit(sybils);
+    EXPECT_LT(std::abs(delta), 0.01) << "validation loss " << sybils.loss << " against " << clean.loss << "\n"
+                                     << sybils.logs;
 }

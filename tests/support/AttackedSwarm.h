@@ -63,9 +63,11 @@ protected:
     }
 
     // Starts the next client with its key: honest when `misbehave` is empty, outbound only unless
-    // it `listens`. Waits until it has joined; the round it joined at.
+    // it `listens` (on `host`, which is also the address the coordinator sees it come from).
+    // Waits until it has joined; the round it joined at.
     std::optional<qint64> join(Swarm &swarm, const std::string &misbehave, bool listens,
-                               std::chrono::milliseconds patience = std::chrono::minutes(5))
+                               std::chrono::milliseconds patience = std::chrono::minutes(5),
+                               const std::string &host = "127.0.0.1")
     {
         const std::size_t i = swarm.clients.size();
         const std::filesystem::path state = swarm.root / ("client" + std::to_string(i));
@@ -74,7 +76,7 @@ protected:
         std::filesystem::copy_file(keyFile(i), state / "identity.pem");
         std::vector<std::string> args = {"--headless",          "--swarm",  swarm.url,
                                          "--state-dir",         state.string(), "--listen",
-                                         listens ? "127.0.0.1:0" : "none", "--threads", "1"};
+                                         listens ? host + ":0" : "none", "--threads", "1"};
         if (!misbehave.empty())
             args.insert(args.begin(), {"--misbehave", misbehave});
         swarm.clients.push_back(std::make_unique<ChildProcess>());
