@@ -180,6 +180,9 @@ private:
     struct Referee {
         const AllReduceMember *owner = nullptr;
         std::map<QString, Piece> pieces; // of that range, by sender, each as its sender committed
+        // Without commitments (a stage's all-reduce): a piece one partner passed on, by sender,
+        // until the other partner passes on the same bytes.
+        std::map<QString, std::pair<QString, QByteArray>> unconfirmed;
         QStringList contributors;        // whose pieces the owner says are in its average
         bool requested = false;          // the pieces missing here were asked of the owner
         bool done = false;               // the ruling is out

@@ -73,7 +73,9 @@ void ButterflyAllReduce::handleRefereePiece(const QString &sender, const FrameHe
     if (!named || named->size() != 1 || m_referee.pieces.count(named->front()))
         return;
     const QString &from = named->front();
-    // Each piece is the one its sender committed to, whoever of the two passes it on.
+    // Each piece is the one its sender committed to, whoever of the two passes it on. Without
+    // commitments, both partners must pass on the same bytes: either could have made a piece up
+    // to fit its own average.
     if (m_options.refereedCommitments) {
         const QByteArray committed = m_options.refereedCommitments->value(from);
         if (committed.isEmpty() || sha256(payload).toHex() != committed) {
@@ -81,6 +83,17 @@ void ButterflyAllReduce::handleRefereePiece(const QString &sender, const FrameHe
                                              << "is not the one it committed to";
             return;
         }
+    } else {
+        const auto first = m_referee.unconfirmed.find(from);
+        if (first == m_referee.unconfirmed.end()) {
+            m_referee.unconfirmed.emplace(from, std::pair(sender, payload));
+            return tryReferee(); // asks the other partner for its copy
+        }
+        if (first->second.first == sender)
+            return;
+        if (first->second.second != payload)
+            return giveRuling(Ruling::Neither,
+                              QStringLiteral("the owner and the checker passed on different pieces of %1").arg(from));
     }
     Result<std::vector<float>> values = decodeValues(header, payload, owner->end - owner->begin);
     if (!values)
