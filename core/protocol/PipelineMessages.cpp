@@ -52,6 +52,7 @@ QJsonObject PipelineRequest::toJson() const
                      {L("step"), double(step)}, {L("served"), double(served)}, {L("busy_s"), busySeconds}};
     if (!report.isEmpty()) {
         json.insert(L("report"), report);
+        json.insert(L("attempt"), attempt);
         json.insert(L("microbatches"), microbatches);
         json.insert(L("dropped"), dropped);
         json.insert(L("loss_sum"), lossSum);
@@ -84,7 +85,9 @@ Result<PipelineRequest> PipelineRequest::fromJson(const QJsonObject &json)
     m.served = r.integer(L("served"), 0, kMaxCount);
     m.busySeconds = r.number(L("busy_s"), 0.0, kMaxFigure);
     if (r.has(L("report"))) {
-        m.report = r.oneOf(L("report"), {L("closed"), L("ready"), L("unready"), L("stepped"), L("failed")});
+        m.report = r.oneOf(L("report"), {L("closed"), L("ready"), L("unready"), L("stepped"), L("failed"), L("incomplete")});
+        if (r.has(L("attempt")))
+            m.attempt = int(r.integer(L("attempt"), 0, kMaxStepAttempts - 1));
         m.microbatches = int(r.integer(L("microbatches"), 0, kMaxMicrobatchesPerStep));
         m.dropped = int(r.integer(L("dropped"), 0, kMaxMicrobatchesPerStep));
         m.lossSum = r.number(L("loss_sum"), 0.0, kMaxFigure);
@@ -113,9 +116,9 @@ QJsonObject PipelineAnswer::toJson() const
     QJsonArray rates;
     for (const double rate : stageRates)
         rates.append(rate);
-    QJsonObject json{{L("step"), double(step)}, {L("phase"), phase},     {L("stage"), stage},
-                     {L("member"), member},     {L("share"), share},     {L("microbatches"), microbatches},
-                     {L("peers"), peerList},    {L("stage_rates"), rates}};
+    QJsonObject json{{L("step"), double(step)}, {L("phase"), phase},     {L("attempt"), attempt},
+                     {L("stage"), stage},       {L("member"), member},   {L("share"), share},
+                     {L("microbatches"), microbatches}, {L("peers"), peerList}, {L("stage_rates"), rates}};
     insertIds(json, L("closed_trainers"), closedTrainers);
     insertIds(json, L("group"), group);
     if (!resyncFrom.isEmpty())
@@ -129,6 +132,8 @@ Result<PipelineAnswer> PipelineAnswer::fromJson(const QJsonObject &json)
     PipelineAnswer m;
     m.step = r.integer(L("step"), 0, kMaxCount);
     m.phase = r.oneOf(L("phase"), {L("waiting"), L("training"), L("closing"), L("stepping")});
+    if (r.has(L("attempt")))
+        m.attempt = int(r.integer(L("attempt"), 0, kMaxStepAttempts - 1));
     m.stage = int(r.integer(L("stage"), -1, kMaxPipelineStages - 1));
     m.member = r.boolean(L("member"));
     m.share = int(r.integer(L("share"), 0, kMaxMicrobatchesPerStep));

@@ -21,7 +21,18 @@ constexpr int kMaxPipelineStages = 64;
 constexpr qsizetype kMaxPipelinePeers = 1024;
 constexpr int kMaxMicrobatchesPerStep = 1 << 16;
 constexpr int kMaxMicrobatchSize = 1024; // sequences a microbatch
+// A step group's all-reduce is run at most this many times in a step: once, and again when a
+// member vanished during it and took its share of the step's work along (the trainers replay
+// that work on the survivors first).
+constexpr int kMaxStepAttempts = 2;
 } // namespace protocol
+
+// The all-reduce round of a step's attempt: each attempt its own, rising, so no frame of an
+// abandoned attempt is taken for the next one's.
+constexpr quint64 pipelineAllReduceRound(qint64 step, int attempt)
+{
+    return 2 * quint64(step) + 1 + quint64(attempt);
+}
 
 // A pipeline swarm's settings, in the join answer; absent in a full-model swarm.
 struct PipelineSettings {
@@ -43,10 +54,14 @@ struct PipelineRequest {
     qint64 stateSteps = 0; // optimizer steps that state went through
     QString hash;         // hex SHA-256 of the stage's parameters; "" with no stage
     qint64 step = -1;     // the step the report is about
+    int attempt = 0;      // ...and its attempt (ready, unready, stepped, failed, incomplete)
     // "" | closed (a trainer drove its share and closed the step) | ready / unready (a stage
-    // peer holds every closed trainer's count, or not) | stepped / failed (its group's step)
+    // peer holds every closed trainer's count, or not) | stepped / failed (its group's step) |
+    // incomplete (its group's all-reduce lacked a vanished member's work: nothing applied)
     QString report;
-    int microbatches = 0; // closed: microbatches done; stepped: microbatches its step counted
+    // closed: microbatches done; ready: the step's microbatches it holds; stepped: microbatches
+    // its step counted
+    int microbatches = 0;
     int dropped = 0;      // closed: microbatches that failed
     double lossSum = 0.0; // closed: their training losses' sum
     double evalLoss = -1.0; // closed: a validation loss measured before the step; -1: none
@@ -72,6 +87,7 @@ struct PipelinePeerInfo {
 struct PipelineAnswer {
     qint64 step = 0;
     QString phase;       // waiting | training | closing | stepping
+    int attempt = 0;     // closing, stepping: 1 while the groups that lost a member redo their step
     int stage = -1;      // where this peer is placed; -1: nowhere yet
     bool member = false; // of the open step
     int share = 0;       // training, a trainer: microbatches to drive

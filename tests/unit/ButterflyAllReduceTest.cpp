@@ -205,8 +205,11 @@ TEST_F(ButterflyAllReduceTest, EveryMemberGetsTheSameEquallyWeightedAverageWhate
     EXPECT_TRUE(first.rejectedSenders.isEmpty());
     EXPECT_TRUE(first.clippedSenders.isEmpty()) << "agreeing members are not clipped";
     EXPECT_EQ(first.ownPieceContributors, 3);
-    for (std::size_t p = 1; p < peers.size(); ++p)
+    for (std::size_t p = 1; p < peers.size(); ++p) {
         EXPECT_EQ(peers[p]->allReduce->outcome().average, first.average) << "peer " << p;
+        EXPECT_TRUE(peers[p]->allReduce->outcome().missingWork.isEmpty()) << "peer " << p;
+    }
+    EXPECT_TRUE(first.missingWork.isEmpty()) << first.missingWork.join(QLatin1Char(' ')).toStdString();
     // Two 8-bit quantizations (the piece and the average) stay within a few percent of the
     // largest value of a block.
     double worst = 0.0;
@@ -369,6 +372,9 @@ TEST_F(ButterflyAllReduceTest, ARangeWhoseOwnerIsGoneIsSkippedByEveryone)
     EXPECT_EQ(a.average, c.average);
     EXPECT_EQ(a.ownPieceContributors, 2);
     EXPECT_TRUE(a.disputed.isEmpty() && c.disputed.isEmpty()) << "a checker that said nothing is not disputed";
+    // Whose work the average lacks: the vanished member's, as both survivors see it.
+    EXPECT_EQ(a.missingWork, QStringList{list[1].keyId});
+    EXPECT_EQ(c.missingWork, a.missingWork);
     std::int64_t applied = 0;
     for (const AllReduceMember &owner : list) {
         const bool skipped = std::find(a.skippedRanges.begin(), a.skippedRanges.end(), std::pair(owner.begin, owner.end))
@@ -429,6 +435,8 @@ TEST_F(ButterflyAllReduceTest, AMemberKilledMidRoundIsNotWaitedForUntilTheDeadli
               a.skippedRanges.end());
     EXPECT_EQ(a.skippedRanges, c.skippedRanges);
     EXPECT_EQ(a.average, c.average);
+    EXPECT_EQ(a.missingWork, QStringList{deadOwner.keyId});
+    EXPECT_EQ(c.missingWork, a.missingWork);
 }
 
 TEST_F(ButterflyAllReduceTest, AnOutlandishPieceIsRefusedAndCountedAgainstItsSender)

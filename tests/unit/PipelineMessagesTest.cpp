@@ -25,7 +25,8 @@ PipelineRequest sampleRequest()
     r.stateSteps = 17;
     r.hash = QString(64, QLatin1Char('e'));
     r.step = 17;
-    r.report = QStringLiteral("closed");
+    r.report = QStringLiteral("incomplete");
+    r.attempt = 1;
     r.microbatches = 3;
     r.dropped = 1;
     r.lossSum = 9.5;
@@ -40,6 +41,7 @@ PipelineAnswer sampleAnswer()
     PipelineAnswer a;
     a.step = 17;
     a.phase = QStringLiteral("stepping");
+    a.attempt = 1;
     a.stage = 1;
     a.member = true;
     a.share = 2;
@@ -119,6 +121,10 @@ TEST(PipelineMessagesTest, AHostileRequestIsRefusedFieldByField)
     EXPECT_NE(with("loss_sum", -1.0).find("loss_sum"), std::string::npos);
     EXPECT_NE(with("busy_s", QStringLiteral("lots")).find("busy_s"), std::string::npos);
     EXPECT_NE(with("served", -5).find("served"), std::string::npos);
+    // A step has protocol::kMaxStepAttempts attempts, counted from 0.
+    EXPECT_NE(with("attempt", protocol::kMaxStepAttempts).find("attempt"), std::string::npos);
+    EXPECT_NE(with("attempt", -1).find("attempt"), std::string::npos);
+    EXPECT_NE(with("attempt", QStringLiteral("again")).find("attempt"), std::string::npos);
     // A step's disputes name at most its two range partners, by key id.
     EXPECT_NE(with("disputed", QJsonArray{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}).find("disputed"),
               std::string::npos);
@@ -152,6 +158,8 @@ TEST(PipelineMessagesTest, AHostileAnswerIsRefusedBeforeTheClientUsesIt)
     };
     EXPECT_NE(with("phase", QStringLiteral("exploding")).find("phase"), std::string::npos);
     EXPECT_NE(with("share", 1 << 20).find("share"), std::string::npos);
+    EXPECT_NE(with("attempt", protocol::kMaxStepAttempts).find("attempt"), std::string::npos);
+    EXPECT_NE(with("attempt", 1.5).find("attempt"), std::string::npos);
     EXPECT_NE(with("stage_rates", QJsonArray{1.0, -2.0}).find("stage_rates"), std::string::npos);
     EXPECT_NE(with("stage_rates", QJsonArray{QStringLiteral("fast")}).find("stage_rates"), std::string::npos);
     QJsonArray many;

@@ -174,6 +174,7 @@ Result<void> ButterflyAllReduce::start(quint64 round, QList<AllReduceMember> mem
     m_ownAverage.clear();
     m_averageHashes.clear();
     m_averagePayloads.clear();
+    m_contributors.clear();
     m_verdicts.clear();
     m_forwardedTo.clear();
     m_recomputed.clear();
@@ -471,6 +472,9 @@ void ButterflyAllReduce::averageOwnRange()
         std::copy(decoded.begin(), decoded.end(), m_outcome.average.begin() + m_own->begin);
         m_ownAverage = toBytes(encodeQuantized(*quantized));
         m_averageHashes.insert(m_self, QCryptographicHash::hash(m_ownAverage, QCryptographicHash::Sha256));
+        QStringList &contributors = m_contributors[m_self];
+        for (const auto &piece : m_pieces)
+            contributors.append(piece.first);
         m_outcome.ownPieceContributors = int(std::count_if(m_pieces.begin(), m_pieces.end(), [&](const auto &piece) {
             const AllReduceMember *m = member(piece.first);
             return m && !m->probation;
@@ -509,8 +513,9 @@ void ButterflyAllReduce::handleAverage(const QString &sender, const FrameHeader 
     *done = true;
     m_averageHashes.insert(sender, QCryptographicHash::hash(payload, QCryptographicHash::Sha256));
     m_averagePayloads.insert(sender, payload);
+    m_contributors.insert(sender, membersIn(header.members()).value_or(QStringList{}));
     if (m_referee.owner == owner) {
-        m_referee.contributors = membersIn(header.members()).value_or(QStringList{});
+        m_referee.contributors = m_contributors.value(sender);
         tryReferee();
     }
     if (m_check.owner == owner)
@@ -530,6 +535,25 @@ void ButterflyAllReduce::finishIfDone()
     finish();
 }
 
+void ButterflyAllReduce::findMissingWork()
+{
+    QSet<QString> missing;
+    for (auto it = m_rangeDone.cbegin(); it != m_rangeDone.cend(); ++it) {
+        if (!it.value())
+            missing.insert(it.key());
+    }
+    if (m_own && !m_contributors.contains(m_self))
+        missing.insert(m_self); // this peer's own range could not be averaged
+    for (const QStringList &contributors : std::as_const(m_contributors)) {
+        for (const AllReduceMember &m : std::as_const(m_members)) {
+            if (!m.probation && !contributors.contains(m.keyId))
+                missing.insert(m.keyId);
+        }
+    }
+    m_outcome.missingWork = QStringList(missing.begin(), missing.end());
+    m_outcome.missingWork.sort();
+}
+
 void ButterflyAllReduce::finish()
 {
     if (!m_running)
@@ -544,6 +568,7 @@ void ButterflyAllReduce::finish()
                                          << "sent no average; its range is skipped";
         m_outcome.skippedRanges.emplace_back(owner->begin, owner->end);
     }
+    findMissingWork();
     skipUncheckedRanges();
     std::sort(m_outcome.skippedRanges.begin(), m_outcome.skippedRanges.end());
     m_outcome.appliedAverages = appliedAverages();

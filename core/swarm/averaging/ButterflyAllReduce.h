@@ -55,6 +55,9 @@ struct AllReduceOptions {
     // `checkedCommitments` are the commitments to the range this peer checks, and
     // `refereedCommitments` to the one it referees.
     bool rangeChecks = true;
+    // Which turn of checkers and referees the round takes (rangeCheckers()); 0: the round's
+    // number. A pipeline step that runs its all-reduce again keeps its step's turn.
+    quint64 rotation = 0;
     std::optional<QHash<QString, QByteArray>> checkedCommitments;
     std::optional<QHash<QString, QByteArray>> refereedCommitments;
 };
@@ -79,6 +82,9 @@ struct AllReduceOutcome {
     // The range averages applied (not skipped), in range order, their payloads as they came:
     // what the coordinator recomputes the next state from (issue 16).
     std::vector<RangeAverage> appliedAverages;
+    // Members whose piece some range's average lacks (by the contributors its owner named), and
+    // owners whose average never came: whose work the round's average is missing.
+    QStringList missingWork;
 };
 
 // DESIGN.md's butterfly all-reduce of pseudo-gradients. Every member sends each owner that
@@ -260,6 +266,7 @@ private:
     void averageOwnRange();
     void finishIfDone();
     void finish();
+    void findMissingWork();
     const AllReduceMember *member(const QString &keyId) const;
     // Calls `send(keyId)` for every other member this peer is connected to.
     void toConnectedMembers(const std::function<void(const QString &)> &send) const;
@@ -315,6 +322,7 @@ private:
     QHash<QString, QString> m_checkerOf;        // owner -> the checker of its range, this round
     QHash<QString, QByteArray> m_averageHashes; // owner -> SHA-256 of the average that came
     QHash<QString, QByteArray> m_averagePayloads; // owner -> the encoded average that came
+    QHash<QString, QStringList> m_contributors;   // owner -> the members its average says it holds
     QHash<QString, Verdict> m_verdicts;         // owner -> its checker's verdict
     Check m_check;
     QSet<QString> m_forwardedTo;                // this peer answered their requests (its checker, its referee)

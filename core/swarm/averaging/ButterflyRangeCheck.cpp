@@ -45,12 +45,13 @@ void ButterflyAllReduce::setUpChecks()
         if (m.end > m.begin)
             owners.push_back({m.keyId, m.begin});
     }
-    for (const auto &[owner, checker] : rangeCheckers(owners, qint64(m_round))) {
+    const qint64 turn = qint64(m_options.rotation > 0 ? m_options.rotation : m_round);
+    for (const auto &[owner, checker] : rangeCheckers(owners, turn)) {
         m_checkerOf.insert(owner, checker);
         if (checker == m_self)
             m_check.owner = member(owner);
     }
-    for (const auto &[owner, referee] : rangeReferees(std::move(owners), qint64(m_round))) {
+    for (const auto &[owner, referee] : rangeReferees(std::move(owners), turn)) {
         m_refereeOf.insert(owner, referee);
         if (referee == m_self)
             m_referee.owner = member(owner);
