@@ -453,7 +453,7 @@ TEST_F(PipelineLoopbackTest, ConfirmedWorkOfAKilledPeerIsReplayedElsewhere)
     ASSERT_TRUE(QTest::qWaitFor([&] { return driver->replays() == 3 && driver->replaysRunning() == 0; }, 60'000));
     ASSERT_TRUE(driver->closeStep(0).ok());
     ASSERT_TRUE(QTest::qWaitFor([&] {
-        return servers[1]->readyForStep(0, {trainer->keyId()}) && servers[2]->readyForStep(0, {trainer->keyId()});
+        return servers[1]->readyForStep(0, {trainer->keyId()}).has_value() && servers[2]->readyForStep(0, {trainer->keyId()}).has_value();
     }, 60'000));
     expectOneMachinesGradients(3, 1e-5);
 }
@@ -494,7 +494,7 @@ TEST_F(PipelineLoopbackTest, ReplayedWorkIsTakenBackFromAPeerThatReturns)
     ASSERT_TRUE(driver->closeStep(0).ok());
     ASSERT_TRUE(QTest::qWaitFor([&] {
         return std::all_of(servers.begin(), servers.end(),
-                           [&](const auto &server) { return server->readyForStep(0, {trainer->keyId()}); });
+                           [&](const auto &server) { return server->readyForStep(0, {trainer->keyId()}).has_value(); });
     }, 60'000));
     expectOneMachinesGradients(3, 1e-5);
 }
@@ -652,7 +652,7 @@ TEST_F(PipelineLoopbackTest, AFalseCloseBindsOnlyItsSender)
     place(2, {1});
     runAll(2);
     ASSERT_TRUE(driver->closeStep(0).ok());
-    ASSERT_TRUE(QTest::qWaitFor([&] { return server.readyForStep(0, {trainer->keyId()}); }, 60'000));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return server.readyForStep(0, {trainer->keyId()}).has_value(); }, 60'000));
 
     Peer &hostile = addPeer();
     const QString target = serverPeers[0]->keyId();
@@ -670,7 +670,7 @@ TEST_F(PipelineLoopbackTest, AFalseCloseBindsOnlyItsSender)
     ASSERT_TRUE(QTest::qWaitFor([&] { return closes == 6; }, 30'000));
     EXPECT_FALSE(server.readyForStep(5, {hostile.keyId()})) << "it holds nothing of the sender's";
     EXPECT_FALSE(server.readyForStep(0, {trainer->keyId(), hostile.keyId()}));
-    EXPECT_TRUE(server.readyForStep(0, {trainer->keyId()}));
+    EXPECT_EQ(server.readyForStep(0, {trainer->keyId()}), std::optional<int>(2)) << "the trainer's two microbatches";
 }
 
 // A stage peer whose answers are garbage (the wrong size, or not finite): the trainer retries the
@@ -1023,4 +1023,101 @@ TEST_F(PipelineLoopbackTest, ALyingOwnersRangeInAStagesAllReduceIsRedoneByEveryR
         // Its checker and its referee, the two honest replicas, both report it.
         EXPECT_TRUE(outcome.disputed.contains(liar.keyId()));
     }
+}
+
+// A replica that vanishes during its stage's all-reduce takes its share of the step's work with
+// it. On a step's first attempt (requireComplete) the survivors apply nothing: their states and
+// gradient sums stay as they were. Once the vanished replica's microbatch is replayed on a
+// survivor (as the trainer does), a second attempt among the two applies the mean over all three
+// microbatches, and the two end equal.
+TEST_F(PipelineLoopbackTest, AStageStepThatLostAReplicasWorkAppliesNothingAndIsRedoneWithItReplayed)
+{
+    std::vector<Peer *> group;
+    std::vector<std::unique_ptr<StageWorker>> workers;
+    std::vector<std::unique_ptr<StageOptimizer>> optimizers;
+    std::map<std::size_t, std::pair<bool, QString>> finished;
+    const std::size_t width = shape.tokenCount() * std::size_t(config.nEmbd);
+    const auto backward = [&](StageWorker &worker, std::size_t microbatch) {
+        const std::vector<float> input(width, 0.1f * float(microbatch + 1)), grad(width, 0.01f * float(microbatch + 1));
+        const std::string key = "t/0/" + std::to_string(microbatch + 1);
+        return onStage(worker, [&](PipelineStage &s) { return s.backward(key, {shape, {}, input}, grad).ok() && s.confirm(key); });
+    };
+    StageWorker reference(makeStage(spans[1])); // one peer holding all three microbatches
+    for (std::size_t i = 0; i < 3; ++i) {
+        group.push_back(&addPeer());
+        workers.push_back(std::make_unique<StageWorker>(makeStage(spans[1])));
+        ASSERT_TRUE(backward(*workers.back(), i));
+        ASSERT_TRUE(backward(reference, i));
+        optimizers.push_back(std::make_unique<StageOptimizer>(*group.back()->transport, group.back()->keyId(), *workers.back()));
+        connect(optimizers.back().get(), &StageOptimizer::stepFinished,
+                [&finished, i](quint64, bool applied, const QString &hash, const QString &) { finished[i] = {applied, hash}; });
+    }
+    const std::vector<float> exactSum = onStage(reference, [](PipelineStage &s) { return s.gradientSum(); });
+    const auto hashOfStage = [&](std::size_t i) { return onStage(*workers[i], [](PipelineStage &s) { return s.hash(); }); };
+    // The replica that vanishes is the one with the largest key id, which both others dial: it
+    // takes their connections, sends nothing and is gone (a peer killed as the step began).
+    std::size_t dead = 0;
+    for (std::size_t i = 1; i < 3; ++i) {
+        if (group[i]->keyId() > group[dead]->keyId())
+            dead = i;
+    }
+    std::vector<std::size_t> alive;
+    for (std::size_t i = 0; i < 3; ++i) {
+        if (i != dead)
+            alive.push_back(i);
+    }
+    const std::string before = hashOfStage(alive[0]);
+    ASSERT_EQ(hashOfStage(alive[1]), before);
+    const QString gone = group[dead]->keyId();
+    StageStepPlan plan;
+    plan.step = 0;
+    plan.round = 1;
+    plan.microbatches = 3;
+    plan.lr = 1e-2;
+    plan.timeoutMs = 60'000;
+    plan.requireComplete = true;
+    for (Peer *peer : group)
+        plan.members.append(AllReduceMember{peer->keyId(), peer->endpoint, 0, 0});
+    for (const std::size_t i : alive)
+        ASSERT_TRUE(optimizers[i]->start(plan).ok());
+    ASSERT_TRUE(QTest::qWaitFor([&] {
+        return std::all_of(alive.begin(), alive.end(), [&](std::size_t i) { return group[i]->transport->isConnected(gone); });
+    }, 30'000));
+    optimizers[dead].reset();
+    group[dead]->transport.reset();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return finished.size() == 2; }, 30'000)) << "the survivors waited for the vanished replica";
+    for (const std::size_t i : alive) {
+        SCOPED_TRACE("survivor " + std::to_string(i));
+        EXPECT_FALSE(finished[i].first) << "a step without the vanished replica's work was applied";
+        EXPECT_TRUE(optimizers[i]->lastStepIncomplete());
+        EXPECT_EQ(optimizers[i]->lastOutcome().missingWork, QStringList{gone});
+        EXPECT_EQ(hashOfStage(i), before);
+    }
+
+    // The trainer replays the vanished replica's microbatch on a survivor; the step's second
+    // attempt runs among the two.
+    ASSERT_TRUE(backward(*workers[alive[0]], dead));
+    finished.clear();
+    plan.round = 2;
+    plan.members.clear();
+    for (const std::size_t i : alive)
+        plan.members.append(AllReduceMember{group[i]->keyId(), group[i]->endpoint, 0, 0});
+    for (const std::size_t i : alive)
+        ASSERT_TRUE(optimizers[i]->start(plan).ok());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return finished.size() == 2; }, 60'000));
+    ASSERT_TRUE(finished[alive[0]].first && finished[alive[1]].first);
+    EXPECT_EQ(finished[alive[0]].second, finished[alive[1]].second) << "the replicas ended apart";
+    EXPECT_NE(finished[alive[0]].second.toStdString(), before);
+    const AllReduceOutcome &outcome = optimizers[alive[0]]->lastOutcome();
+    EXPECT_TRUE(outcome.missingWork.isEmpty());
+    ASSERT_EQ(outcome.average.size(), exactSum.size());
+    double dot = 0.0, a2 = 0.0, b2 = 0.0;
+    for (std::size_t k = 0; k < exactSum.size(); ++k) {
+        const double exact = exactSum[k] / 3.0;
+        dot += exact * outcome.average[k];
+        a2 += exact * exact;
+        b2 += double(outcome.average[k]) * outcome.average[k];
+    }
+    EXPECT_GE(dot / std::sqrt(a2 * b2), 0.999) << "the applied mean is not the mean over the step's three microbatches";
+    EXPECT_NEAR(std::sqrt(b2 / a2), 1.0, 0.02) << "the applied mean's scale is off: a microbatch lost or counted twice";
 }

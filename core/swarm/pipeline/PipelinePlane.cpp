@@ -99,6 +99,7 @@ Result<void> PipelinePlane::setStage(int index, std::unique_ptr<PipelineStage> s
             refreshHash(); // the step count
         });
         m_optimizer = new StageOptimizer(*m_transport, m_self, m_server->worker());
+        m_optimizer->setMisbehaviour(m_misbehaviour);
         QObject::connect(m_optimizer, &StageOptimizer::stepFinished, m_optimizer,
                          [this](quint64, bool applied, const QString &hash, const QString &why) {
                              if (applied) { // before the outcome is read: the report carries the new hash
@@ -106,6 +107,7 @@ Result<void> PipelinePlane::setStage(int index, std::unique_ptr<PipelineStage> s
                                  ++m_state.stateSteps;
                              }
                              m_state.stepDisputed = m_optimizer->lastOutcome().disputed;
+                             m_state.stepIncomplete = m_optimizer->lastStepIncomplete();
                              m_state.stepOutcome = std::make_pair(applied, applied ? hash : why);
                          });
         if (index == 0) {
@@ -175,9 +177,9 @@ Result<void> PipelinePlane::closeStep(std::uint64_t step)
     return result;
 }
 
-bool PipelinePlane::readyForStep(std::uint64_t step, const QStringList &trainers)
+std::optional<int> PipelinePlane::readyForStep(std::uint64_t step, const QStringList &trainers)
 {
-    bool ready = false;
+    std::optional<int> ready;
     onNetworkThread([&] {
         if (!m_server)
             return;
@@ -208,8 +210,9 @@ Result<void> PipelinePlane::startStep(const StageStepPlan &plan)
         if (!m_optimizer)
             return;
         m_state.stepOutcome.reset();
-        if (m_driver) // the step's stages step now: its work replayed from here on would count nowhere
-            m_driver->forgetSteps(plan.step);
+        m_state.stepIncomplete = false;
+        // A trainer keeps the step's microbatches until it drives the next step's: a stage whose
+        // all-reduce loses a member steps again after their work is replayed on its survivors.
         // What the step counts here: the confirmed microbatches left once other work is dropped.
         result = m_optimizer->start(plan);
         // Posted after the optimizer dropped other steps' work: what the step counts here.

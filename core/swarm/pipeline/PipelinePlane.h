@@ -37,6 +37,7 @@ struct PipelinePlaneState {
     int inFlight = 0;        // trainers: the open step's microbatches not finished yet
     std::optional<std::pair<bool, QString>> stepOutcome;   // the last step: applied + hash, or why not
     QStringList stepDisputed; // the last step's range partners this peer disagreed with
+    bool stepIncomplete = false; // the last step's all-reduce lacked a vanished member's work
     int stepCounted = 0;     // the microbatches the last step counted at this peer
     std::optional<std::pair<bool, QString>> resyncOutcome; // the last resync: hash, or why not
     std::optional<std::pair<bool, double>> evalOutcome;    // the last validation: loss, or failed
@@ -67,14 +68,17 @@ public:
                           int maxBatch);
     // Serves nothing any more (paused): the stage and its work are dropped.
     void clearStage();
+    // The adversary tests' hostile client only (its stage's all-reduce); release code never sets it.
+    void setMisbehaviour(Misbehaviour misbehaviour) { m_misbehaviour = std::move(misbehaviour); }
     // Trainers: the open step's peers of each stage 1..S-1 (key id -> endpoint).
     void setStagePeers(const std::vector<QHash<QString, QString>> &byStage);
     // Trainers: drives the step's microbatches (the counts in state() start again).
     void drive(std::vector<Microbatch> batches);
     Result<void> closeStep(std::uint64_t step);
-    // Stage peers: whether every trainer in `trainers` closed `step` here with the count this
-    // stage holds; work of other trainers of the step is dropped first.
-    bool readyForStep(std::uint64_t step, const QStringList &trainers);
+    // Stage peers: when every trainer in `trainers` closed `step` here with the count this stage
+    // holds, the step's microbatches held (their sum); work of other trainers of the step is
+    // dropped then. Nothing otherwise.
+    std::optional<int> readyForStep(std::uint64_t step, const QStringList &trainers);
     // The step of this peer's group; state().stepOutcome tells how it ended.
     Result<void> startStep(const StageStepPlan &plan);
     // The all-reduce round of the swarm's open step (StageOptimizer::expectRound).
@@ -97,6 +101,7 @@ private:
     StageServer *m_server = nullptr;
     PipelineDriver *m_driver = nullptr;
     StageOptimizer *m_optimizer = nullptr;
+    Misbehaviour m_misbehaviour;
     StageEvaluator *m_evaluator = nullptr;
     PipelinePlaneState m_state; // touched on m_thread only
     std::vector<QHash<QString, QString>> m_stagePeers; // trainers: the open step's, by stage

@@ -30,9 +30,6 @@ constexpr int kStepTimeoutMs = 60'000;
 
 QString toQString(const std::string &text) { return QString::fromStdString(text); }
 
-// A step's all-reduce round among its stage's replicas.
-quint64 allReduceRound(qint64 step) { return quint64(step) + 1; }
-
 Result<Tokenizer> tokenizerOf(const TokenizerInfo &info)
 {
     if (info.kind == L("byte"))
@@ -89,6 +86,7 @@ Result<void> PipelineWorker::setUp(quint16 port)
     if (int(m_train.size()) <= m_config.blockSize)
         return makeError("the data shards hold fewer tokens than one block");
     m_plane = std::make_unique<PipelinePlane>(m_identity);
+    m_plane->setMisbehaviour(m_options.misbehaviour);
     if (!m_options.listenAddress.isEmpty()) {
         Result<quint16> listening = m_plane->listen(QHostAddress(m_options.listenAddress), port);
         if (!listening)
@@ -158,9 +156,10 @@ PipelineRequest PipelineWorker::request()
 
 Result<void> PipelineWorker::follow(const PipelineAnswer &answer)
 {
-    if (answer.step != m_seenStep) {
+    if (answer.step != m_seenStep || answer.attempt != m_seenAttempt) {
         m_seenStep = answer.step;
-        m_report = {}; // the last step's report has done its work
+        m_seenAttempt = answer.attempt;
+        m_report = {}; // the last step's (or attempt's) report has done its work
         m_acted = true;
     }
     if (answer.phase != m_seenPhase) {
@@ -175,11 +174,11 @@ Result<void> PipelineWorker::follow(const PipelineAnswer &answer)
         if (Result<void> held = holdStage(answer.stage); !held)
             return held;
     }
-    if (m_expectedStep != answer.step) {
+    if (const quint64 round = pipelineAllReduceRound(answer.step, answer.attempt); m_expectedRound != round) {
         // A replica that sat steps out (resyncing, unready) would otherwise refuse its group's
         // first frames of this step as too far ahead of the last step it ran, and be cut off.
-        m_expectedStep = answer.step;
-        m_plane->expectRound(allReduceRound(answer.step));
+        m_expectedRound = round;
+        m_plane->expectRound(round);
     }
     QHash<QString, QByteArray> keys;
     std::vector<QHash<QString, QString>> stagePeers(std::size_t(m_settings.stages));
@@ -228,7 +227,8 @@ Result<void> PipelineWorker::holdStage(int stage)
         !set)
         return set;
     m_stage = stage;
-    m_drivenStep = m_closedStep = m_stepStarted = m_expectedStep = -1;
+    m_drivenStep = m_closedStep = -1;
+    m_stepStarted = m_closingFor = m_expectedRound = 0;
     m_resyncing = false;
     qCInfo(lcWorker).noquote() << "serving pipeline stage" << stage << "of" << m_settings.stages << "on"
                                << QString::fromStdString(serving);
@@ -317,15 +317,21 @@ void PipelineWorker::train(const PipelineAnswer &answer)
 
 void PipelineWorker::close(const PipelineAnswer &answer)
 {
-    if (m_report.pending())
+    const bool ready = m_report.request.report == L("ready");
+    if (m_report.pending() && !ready)
         return;
-    if (m_closingSince.time_since_epoch().count() == 0 || m_closedStep != answer.step) {
+    if (const quint64 round = pipelineAllReduceRound(answer.step, answer.attempt); m_closingFor != round) {
+        m_closingFor = round;
         m_closingSince = Clock::now();
-        m_closedStep = answer.step;
     }
-    if (m_plane->readyForStep(std::uint64_t(answer.step), answer.closedTrainers)) {
-        setReport(answer, QStringLiteral("ready"));
-    } else if (Clock::now() - m_closingSince > kCloseWait) {
+    // Said again whenever the count held changes: a replay of a vanished peer's work lands here,
+    // and the coordinator waits for the stage's counts to add up before the stage steps again.
+    if (const std::optional<int> held = m_plane->readyForStep(std::uint64_t(answer.step), answer.closedTrainers)) {
+        if (!ready || m_report.request.microbatches != *held) {
+            setReport(answer, QStringLiteral("ready"));
+            m_report.request.microbatches = *held;
+        }
+    } else if (!ready && Clock::now() - m_closingSince > kCloseWait) {
         setReport(answer, QStringLiteral("unready"));
         m_report.request.why = QStringLiteral("a closed trainer's count never arrived here");
     }
@@ -333,11 +339,12 @@ void PipelineWorker::close(const PipelineAnswer &answer)
 
 void PipelineWorker::step(const PipelineAnswer &answer)
 {
-    if (m_stepStarted != answer.step) {
-        m_stepStarted = answer.step;
+    if (const quint64 round = pipelineAllReduceRound(answer.step, answer.attempt); m_stepStarted != round) {
+        m_stepStarted = round;
         StageStepPlan plan;
         plan.step = std::uint64_t(answer.step);
-        plan.round = allReduceRound(answer.step);
+        plan.round = round;
+        plan.requireComplete = answer.attempt + 1 < protocol::kMaxStepAttempts;
         for (const QString &id : answer.group) {
             const auto peer = std::find_if(answer.peers.begin(), answer.peers.end(), [&](const auto &p) { return p.peerId == id; });
             plan.members.append(AllReduceMember{id, peer != answer.peers.end() ? peer->endpoint : QString(), 0, 0});
@@ -359,10 +366,11 @@ void PipelineWorker::step(const PipelineAnswer &answer)
         return;
     }
     const PipelinePlaneState state = m_plane->state();
-    if (m_report.request.report == L("stepped") || m_report.request.report == L("failed") || !state.stepOutcome)
+    const QString &said = m_report.request.report;
+    if (said == L("stepped") || said == L("failed") || said == L("incomplete") || !state.stepOutcome)
         return;
     const bool applied = state.stepOutcome->first;
-    setReport(answer, applied ? QStringLiteral("stepped") : QStringLiteral("failed"));
+    setReport(answer, applied ? QStringLiteral("stepped") : state.stepIncomplete ? QStringLiteral("incomplete") : QStringLiteral("failed"));
     m_report.request.microbatches = state.stepCounted;
     m_report.request.disputed = state.stepDisputed.mid(0, 2);
     if (!applied) {
@@ -391,6 +399,7 @@ void PipelineWorker::setReport(const PipelineAnswer &answer, const QString &kind
 {
     m_report = {};
     m_report.request.step = answer.step;
+    m_report.request.attempt = answer.attempt;
     m_report.request.report = kind;
     m_acted = true;
 }

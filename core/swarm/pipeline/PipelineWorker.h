@@ -90,8 +90,12 @@ private:
     qint64 m_seenStep = -1;   // the open step last seen
     qint64 m_drivenStep = -1; // trainers: the step whose microbatches went out
     qint64 m_closedStep = -1;
-    qint64 m_stepStarted = -1; // the step whose group step began here
-    qint64 m_expectedStep = -1; // the step whose all-reduce round the stage's optimizer expects
+    int m_seenAttempt = 0;
+    // All-reduce rounds (pipelineAllReduceRound: a step's attempt): the one whose closing this
+    // peer follows, the one whose group step began here, the one the stage's optimizer expects.
+    quint64 m_closingFor = 0;
+    quint64 m_stepStarted = 0;
+    quint64 m_expectedRound = 0;
     bool m_evaluating = false;
     double m_evalLoss = -1.0;
     std::chrono::steady_clock::time_point m_closingSince;

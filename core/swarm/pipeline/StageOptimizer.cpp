@@ -101,6 +101,7 @@ Result<void> StageOptimizer::start(const StageStepPlan &plan)
     if (plan.microbatches <= 0 || plan.members.isEmpty())
         return makeError("a stage step needs microbatches and members");
     m_running = true;
+    m_incomplete = false;
     m_plan = plan;
     const std::uint64_t step = plan.step;
     m_stage.post(
@@ -131,6 +132,9 @@ Result<void> StageOptimizer::start(const StageStepPlan &plan)
             options.misbehaviour = m_misbehaviour;
             // Gradients, not pseudo-gradients: the clipping in the step bounds what they do.
             options.maxUpdateRms = 1e3;
+            // Every attempt of a step has the step's checkers and referees, the ones the
+            // coordinator judges its disputes by.
+            options.rotation = m_plan.step + 1;
             const std::int64_t count = std::int64_t(contribution.size());
             Result<void> started = m_allReduce.start(m_plan.round, withEqualRanges(m_plan.members, count),
                                                      std::move(contribution), double(m_plan.microbatches), options);
@@ -145,6 +149,12 @@ void StageOptimizer::onAllReduced(quint64 round)
     if (!m_running || round != m_plan.round)
         return;
     const AllReduceOutcome &outcome = m_allReduce.outcome();
+    if (m_plan.requireComplete && !outcome.missingWork.isEmpty()) {
+        // The survivors' gradient sums stay as they are. What quantization dropped from the
+        // pieces sent stays in the error feedback: at most one 8-bit step's error, once.
+        m_incomplete = true;
+        return finish(false, {}, QStringLiteral("the all-reduce lacks the work of %1").arg(outcome.missingWork.join(QStringLiteral(", "))));
+    }
     if (!outcome.skippedRanges.empty())
         qCWarning(lcStageOptimizer).noquote() << "step" << m_plan.step << "skips" << outcome.skippedRanges.size()
                                              << "range(s) of the group's gradient (an owner failed or its checker disagreed);"

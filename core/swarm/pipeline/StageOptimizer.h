@@ -23,7 +23,11 @@ enum class StepPart { Own, TiedFirst, TiedLast };
 
 struct StageStepPlan {
     std::uint64_t step = 0;         // the optimizer step: only the microbatches of this step count
-    quint64 round = 0;              // the all-reduce's round: one per step and group
+    quint64 round = 0;              // the all-reduce's round: one per step, attempt and group
+    // An all-reduce that lacks a member's work (it vanished during it) is not applied: the step
+    // fails as incomplete, and its work is replayed on the survivors for another attempt. On a
+    // step's last attempt what came is applied.
+    bool requireComplete = false;
     QList<AllReduceMember> members; // the group, each reachable one owning a range of its vector
     int microbatches = 0;           // M: the step's microbatches, each counted once at every stage
     double lr = 0.0;
@@ -63,6 +67,8 @@ public:
     // sat steps out holds its group's early frames of that round instead of refusing them.
     void expectRound(quint64 round) { m_allReduce.expectRound(round); }
     const AllReduceOutcome &lastOutcome() const { return m_allReduce.outcome(); }
+    // The last step was not applied because its all-reduce lacked a vanished member's work.
+    bool lastStepIncomplete() const { return m_incomplete; }
     // The adversary tests' hostile peer only (a lying range owner); release code never sets it.
     void setMisbehaviour(Misbehaviour misbehaviour) { m_misbehaviour = std::move(misbehaviour); }
 
@@ -79,6 +85,7 @@ private:
     StageStepPlan m_plan;
     std::vector<std::pair<std::string, std::int64_t>> m_layout; // the stage's parameters, in order
     bool m_running = false;
+    bool m_incomplete = false;
     Misbehaviour m_misbehaviour;
 };
 

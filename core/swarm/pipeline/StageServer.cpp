@@ -10,6 +10,7 @@
 #include <chrono>
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 
 namespace swarmtrain {
@@ -159,17 +160,21 @@ void StageServer::onClose(const QString &peerKeyId, const wire::StageWork &work)
             return qint64(std::count_if(keys.begin(), keys.end(), [&](const std::string &k) { return k.starts_with(prefix); }));
         },
         [this, peerKeyId, step, claimed](qint64 held) {
-            m_lastClose.insert(peerKeyId, {step, held == claimed});
+            m_lastClose.insert(peerKeyId, {step, held == claimed ? held : -1});
             Q_EMIT trainerClosed(step, peerKeyId, held == claimed);
         });
 }
 
-bool StageServer::readyForStep(quint64 step, const QStringList &trainers) const
+std::optional<int> StageServer::readyForStep(quint64 step, const QStringList &trainers) const
 {
-    return std::all_of(trainers.begin(), trainers.end(), [&](const QString &t) {
-        const auto close = m_lastClose.constFind(t);
-        return close != m_lastClose.constEnd() && close->first == step && close->second;
-    });
+    qint64 held = 0;
+    for (const QString &trainer : trainers) {
+        const auto close = m_lastClose.constFind(trainer);
+        if (close == m_lastClose.constEnd() || close->first != step || close->second < 0)
+            return std::nullopt;
+        held += close->second;
+    }
+    return int(std::min<qint64>(held, std::numeric_limits<int>::max()));
 }
 
 void StageServer::onStateRequest(const QString &peerKeyId, const wire::StageWork &work)

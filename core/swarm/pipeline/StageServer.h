@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -70,8 +71,9 @@ public:
     // Backward gradients taken back (cancelled, or revoked once confirmed) since the start.
     qint64 takenBack() const { return m_takenBack; }
     // Every one of `trainers` closed `step` here, and the count each said it confirmed here is
-    // the count this stage holds of it: the stage may join the step's all-reduce.
-    bool readyForStep(quint64 step, const QStringList &trainers) const;
+    // the count this stage holds of it: the stage may join the step's all-reduce. Then the
+    // step's microbatches held (the counts' sum); nothing otherwise.
+    std::optional<int> readyForStep(quint64 step, const QStringList &trainers) const;
     StageWorker &worker() { return *m_worker; }
 
     // Asks `neighbourKeyId`, a connected peer of the same stage, for its training state and
@@ -110,9 +112,9 @@ private:
     std::unique_ptr<StageWorker> m_worker;
     QHash<QString, int> m_offences;
     QSet<QString> m_banned;
-    // Each trainer's latest close: the step, and whether its count agreed. One entry a trainer,
-    // so no sender can push another's close out.
-    QHash<QString, std::pair<quint64, bool>> m_lastClose;
+    // Each trainer's latest close: the step, and its count here if it agreed (-1 if not). One
+    // entry a trainer, so no sender can push another's close out.
+    QHash<QString, std::pair<quint64, qint64>> m_lastClose;
     QHash<QString, qint64> m_lastStateSent; // peer -> when it was last sent the state (ms, monotonic)
     struct StateSend {
         wire::StageWork work;
