@@ -194,13 +194,17 @@ TEST_F(PipelineStepsTest, AnOfflineMemberIsLeftOutOfThePhaseItHoldsUp)
     EXPECT_EQ(a.share, 2); // two trainers share the step's four microbatches
     poll(QStringLiteral("a"), report(holding(0, hashOf('0')), 0, QStringLiteral("closed"), 2));
     poll(QStringLiteral("d"), report(holding(0, hashOf('0')), 0, QStringLiteral("closed"), 2));
-    poll(QStringLiteral("b"), report(holding(1, hashOf('1')), 0, QStringLiteral("ready")));
+    poll(QStringLiteral("b"), report(holding(1, hashOf('1')), 0, QStringLiteral("ready"), 2));
     // e never says: the closing waits for it while it is online...
-    EXPECT_EQ(poll(QStringLiteral("c"), report(holding(2, hashOf('2')), 0, QStringLiteral("ready"))).phase,
+    EXPECT_EQ(poll(QStringLiteral("c"), report(holding(2, hashOf('2')), 0, QStringLiteral("ready"), 4)).phase,
               QStringLiteral("closing"));
-    // ...and goes on without it once it is not.
+    // ...and once it is not, for its work to be replayed on b: the stage's counts add up to the
+    // step's four microbatches then.
     now += 5000;
-    const PipelineAnswer b = poll(QStringLiteral("b"), report(holding(1, hashOf('1')), 0, QStringLiteral("ready")));
+    poll(QStringLiteral("c"), report(holding(2, hashOf('2')), 0, QStringLiteral("ready"), 4));
+    EXPECT_EQ(poll(QStringLiteral("b"), report(holding(1, hashOf('1')), 0, QStringLiteral("ready"), 2)).phase,
+              QStringLiteral("closing"));
+    const PipelineAnswer b = poll(QStringLiteral("b"), report(holding(1, hashOf('1')), 0, QStringLiteral("ready"), 4));
     EXPECT_EQ(b.phase, QStringLiteral("stepping"));
     EXPECT_EQ(b.group, QStringList{QStringLiteral("b")});
     EXPECT_EQ(b.microbatches, 4);
@@ -312,4 +316,134 @@ TEST_F(PipelineStepsTest, ALyingOwnerOfAStageGroupIsNamedOnceItsPartnersRotateAc
         reopen();
         steps->setOnLyingOwner([&](const QString &keyId, const QString &) { named.push_back(keyId); });
     }
+}
+
+// A middle replica vanishes during its stage's all-reduce: the survivor, missing its work, applies
+// nothing and says "incomplete". The coordinator sends that stage (only) back to closing for a
+// second attempt, waits for the trainers' replays to bring the survivor's count up to the step's
+// microbatches, and steps it again: every stage then counts the step's microbatches once. The
+// tied group, which stepped, is not asked to step again; the attempt survives a restart; reports
+// on the abandoned attempt are ignored; and a second attempt that is incomplete too ends the step.
+TEST_F(PipelineStepsTest, AGroupThatLostAMemberDuringItsAllReduceStepsAgainOnceItsWorkIsReplayed)
+{
+    options.minPeers = 5;
+    ASSERT_NO_FATAL_FAILURE(reopen());
+    const QStringList ids{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("d"), QStringLiteral("e")};
+    const int stageOf[] = {0, 1, 2, 0, 1};
+    for (qsizetype i = 0; i < ids.size(); ++i) {
+        addPeer(ids[i]);
+        ASSERT_EQ(poll(ids[i], PipelineRequest{}).stage, stageOf[i]);
+    }
+    for (qsizetype i = 0; i < ids.size(); ++i)
+        poll(ids[i], holding(stageOf[i], hashOf(char('0' + stageOf[i]))));
+    const auto say = [&](const QString &id, int stage, const QString &kind, int microbatches, int attempt = 0,
+                         const QString &hash = {}) {
+        PipelineRequest r = report(holding(stage, hash.isEmpty() ? hashOf(char('0' + stage)) : hash, hash.isEmpty() ? 0 : 1),
+                                   0, kind, microbatches);
+        r.attempt = attempt;
+        return poll(id, r);
+    };
+    say(QStringLiteral("a"), 0, QStringLiteral("closed"), 2);
+    say(QStringLiteral("d"), 0, QStringLiteral("closed"), 2);
+    say(QStringLiteral("b"), 1, QStringLiteral("ready"), 2);
+    say(QStringLiteral("e"), 1, QStringLiteral("ready"), 2);
+    ASSERT_EQ(say(QStringLiteral("c"), 2, QStringLiteral("ready"), 4).phase, QStringLiteral("stepping"));
+    // The tied group steps; b's all-reduce lost e's work.
+    for (const QString &id : {QStringLiteral("a"), QStringLiteral("d")})
+        say(id, 0, QStringLiteral("stepped"), 2, 0, hashOf('5'));
+    say(QStringLiteral("c"), 2, QStringLiteral("stepped"), 4, 0, hashOf('7'));
+    EXPECT_EQ(say(QStringLiteral("b"), 1, QStringLiteral("incomplete"), 2).phase, QStringLiteral("stepping"))
+        << "e is online still: its report may yet come";
+    now += 5000; // e is gone
+    PipelineAnswer b = say(QStringLiteral("b"), 1, QStringLiteral("incomplete"), 2);
+    ASSERT_EQ(b.phase, QStringLiteral("closing"));
+    EXPECT_EQ(b.attempt, 1);
+    EXPECT_TRUE(b.member);
+    EXPECT_TRUE(steps->status().history.empty());
+    for (const QString &id : {QStringLiteral("a"), QStringLiteral("d")})
+        say(id, 0, QStringLiteral("stepped"), 2, 0, hashOf('5'));
+    say(QStringLiteral("c"), 2, QStringLiteral("stepped"), 4, 0, hashOf('7'));
+
+    // A restart keeps the attempt; reports on attempt 0 count for nothing in it.
+    ASSERT_NO_FATAL_FAILURE(reopen());
+    EXPECT_EQ(say(QStringLiteral("b"), 1, QStringLiteral("ready"), 4).attempt, 1);
+    EXPECT_EQ(say(QStringLiteral("b"), 1, QStringLiteral("ready"), 2, 1).phase, QStringLiteral("closing"))
+        << "b holds 2 of the step's 4 microbatches: e's are not replayed yet";
+    b = say(QStringLiteral("b"), 1, QStringLiteral("ready"), 4, 1);
+    ASSERT_EQ(b.phase, QStringLiteral("stepping"));
+    EXPECT_EQ(b.group, QStringList{QStringLiteral("b")});
+    EXPECT_EQ(b.microbatches, 4);
+    EXPECT_TRUE(say(QStringLiteral("a"), 0, QStringLiteral("stepped"), 2, 0, hashOf('5')).group.isEmpty())
+        << "the tied group stepped already";
+    EXPECT_TRUE(say(QStringLiteral("c"), 2, QStringLiteral("stepped"), 4, 0, hashOf('7')).group.isEmpty());
+    EXPECT_EQ(say(QStringLiteral("b"), 1, QStringLiteral("stepped"), 4, 0, hashOf('6')).phase, QStringLiteral("stepping"))
+        << "a report on the abandoned attempt";
+    say(QStringLiteral("d"), 0, QStringLiteral("stepped"), 2, 0, hashOf('5'));
+    say(QStringLiteral("b"), 1, QStringLiteral("stepped"), 4, 1, hashOf('6'));
+    PipelineStatus status = steps->status();
+    ASSERT_EQ(status.history.size(), 1u);
+    EXPECT_EQ(status.history[0].issued, 4);
+    EXPECT_EQ(status.history[0].applied, (std::vector<int>{4, 4, 4})) << "a microbatch lost or counted twice";
+    EXPECT_TRUE(status.history[0].agreed);
+
+    // Step 1: b's group is incomplete on both attempts (its peer vanished again): the step ends
+    // after the second, without b's stage.
+    for (const QString &id : {QStringLiteral("a"), QStringLiteral("d")})
+        poll(id, holding(0, hashOf('5'), 1));
+    poll(QStringLiteral("c"), holding(2, hashOf('7'), 1));
+    ASSERT_EQ(poll(QStringLiteral("b"), holding(1, hashOf('6'), 1)).phase, QStringLiteral("training"));
+    const auto sayAt = [&](const QString &id, int stage, const QString &kind, int microbatches, int attempt, char hash) {
+        PipelineRequest r = report(holding(stage, hashOf(hash), 1), 1, kind, microbatches);
+        r.attempt = attempt;
+        return poll(id, r);
+    };
+    sayAt(QStringLiteral("a"), 0, QStringLiteral("closed"), 2, 0, '5');
+    sayAt(QStringLiteral("d"), 0, QStringLiteral("closed"), 2, 0, '5');
+    sayAt(QStringLiteral("b"), 1, QStringLiteral("ready"), 4, 0, '6');
+    ASSERT_EQ(sayAt(QStringLiteral("c"), 2, QStringLiteral("ready"), 4, 0, '7').phase, QStringLiteral("stepping"));
+    ASSERT_EQ(sayAt(QStringLiteral("b"), 1, QStringLiteral("incomplete"), 4, 0, '6').attempt, 0)
+        << "the tied group has not reported yet";
+    for (const QString &id : {QStringLiteral("a"), QStringLiteral("d")})
+        sayAt(id, 0, QStringLiteral("stepped"), 2, 0, '8');
+    ASSERT_EQ(sayAt(QStringLiteral("c"), 2, QStringLiteral("stepped"), 4, 0, '9').attempt, 1);
+    ASSERT_EQ(sayAt(QStringLiteral("b"), 1, QStringLiteral("ready"), 4, 1, '6').phase, QStringLiteral("stepping"));
+    const PipelineAnswer last = sayAt(QStringLiteral("b"), 1, QStringLiteral("incomplete"), 4, 1, '6');
+    EXPECT_EQ(last.step, 2) << "no third attempt";
+    status = steps->status();
+    ASSERT_EQ(status.history.size(), 2u);
+    EXPECT_EQ(status.history[1].applied, (std::vector<int>{4, 0, 4}));
+}
+
+// A replica gone after its group applied the step (on an attempt that had to be complete) but
+// before it reported: its work is in what the others applied, and the step counts it.
+TEST_F(PipelineStepsTest, AMemberGoneAfterItsGroupAppliedTheStepStillCounts)
+{
+    options.minPeers = 5;
+    ASSERT_NO_FATAL_FAILURE(reopen());
+    const QStringList ids{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("d"), QStringLiteral("e")};
+    const int stageOf[] = {0, 1, 2, 0, 1};
+    for (qsizetype i = 0; i < ids.size(); ++i) {
+        addPeer(ids[i]);
+        ASSERT_EQ(poll(ids[i], PipelineRequest{}).stage, stageOf[i]);
+    }
+    for (qsizetype i = 0; i < ids.size(); ++i)
+        poll(ids[i], holding(stageOf[i], hashOf(char('0' + stageOf[i]))));
+    poll(QStringLiteral("a"), report(holding(0, hashOf('0')), 0, QStringLiteral("closed"), 2));
+    poll(QStringLiteral("d"), report(holding(0, hashOf('0')), 0, QStringLiteral("closed"), 2));
+    poll(QStringLiteral("b"), report(holding(1, hashOf('1')), 0, QStringLiteral("ready"), 1));
+    poll(QStringLiteral("e"), report(holding(1, hashOf('1')), 0, QStringLiteral("ready"), 3));
+    ASSERT_EQ(poll(QStringLiteral("c"), report(holding(2, hashOf('2')), 0, QStringLiteral("ready"), 4)).phase,
+              QStringLiteral("stepping"));
+    poll(QStringLiteral("b"), report(holding(1, hashOf('6'), 1), 0, QStringLiteral("stepped"), 1));
+    for (const QString &id : {QStringLiteral("a"), QStringLiteral("d")})
+        poll(id, report(holding(0, hashOf('5'), 1), 0, QStringLiteral("stepped"), 2));
+    now += 2000;
+    poll(QStringLiteral("b"), holding(1, hashOf('6'), 1));
+    now += 2000; // e is gone before it reported
+    EXPECT_TRUE(steps->status().history.empty()) << "the tied group has not stepped";
+    poll(QStringLiteral("c"), report(holding(2, hashOf('7'), 1), 0, QStringLiteral("stepped"), 4));
+    const PipelineStatus status = steps->status();
+    ASSERT_EQ(status.history.size(), 1u);
+    EXPECT_EQ(status.history[0].applied, (std::vector<int>{4, 4, 4})) << "e's three microbatches, applied by b, went uncounted";
+    EXPECT_TRUE(status.history[0].agreed);
 }

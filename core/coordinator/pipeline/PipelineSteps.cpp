@@ -144,23 +144,35 @@ bool PipelineSteps::take(const QString &peerId, const PipelineRequest &request)
         m_step.closed[peerId] = {request.microbatches, request.dropped, request.lossSum, request.evalLoss};
         return true;
     }
+    if (request.attempt != m_step.attempt)
+        return false; // a report on an attempt given up
+    int closedMicrobatches = 0;
+    for (const auto &[id, closed] : m_step.closed)
+        closedMicrobatches += closed.microbatches;
     if ((request.report == L("ready") || request.report == L("unready")) && phase == L("closing") && stage > 0
-        && !m_step.ready.contains(peerId) && !m_step.unready.contains(peerId)) {
-        (request.report == L("ready") ? m_step.ready : m_step.unready).insert(peerId);
-        if (request.report == L("unready"))
+        && m_step.inAttempt(stage) && !m_step.unready.contains(peerId) && request.microbatches <= closedMicrobatches) {
+        if (request.report == L("unready")) {
+            if (m_step.ready.contains(peerId))
+                return false;
+            m_step.unready.insert(peerId);
             qCWarning(lcCoordinator).noquote() << "pipeline: peer" << peerId << "sits step" << m_step.number << "out:" << request.why;
+            return true;
+        }
+        // A ready peer says so again when a replay changes what it holds.
+        const auto [held, fresh] = m_step.ready.try_emplace(peerId, request.microbatches);
+        if (!fresh && held->second == request.microbatches)
+            return false;
+        held->second = request.microbatches;
         return true;
     }
     const auto group = std::find_if(m_step.groups.begin(), m_step.groups.end(),
                                     [&](const QStringList &g) { return g.contains(peerId); });
     const bool inGroup = group != m_step.groups.end();
-    int closedMicrobatches = 0;
-    for (const auto &[id, closed] : m_step.closed)
-        closedMicrobatches += closed.microbatches;
-    if ((request.report == L("stepped") || request.report == L("failed")) && phase == L("stepping") && inGroup
-        && !m_step.stepped.contains(peerId) && request.microbatches <= closedMicrobatches) {
+    const bool stepReport = request.report == L("stepped") || request.report == L("failed") || request.report == L("incomplete");
+    if (stepReport && phase == L("stepping") && inGroup && !m_step.stepped.contains(peerId)
+        && request.microbatches <= closedMicrobatches) {
         const bool ok = request.report == L("stepped") && request.stage == stage && !request.hash.isEmpty();
-        m_step.stepped[peerId] = {ok, request.hash, request.microbatches};
+        m_step.stepped[peerId] = {ok, request.hash, request.microbatches, request.report == L("incomplete")};
         if (!request.disputed.isEmpty()) {
             if (Result<void> kept = m_disputes.record(m_step.number, rangeOwners(*group, m_peers), peerId, request.disputed); !kept)
                 qCWarning(lcCoordinator).noquote() << "pipeline: cannot keep the disputes of" << peerId << ":"
@@ -204,19 +216,17 @@ Result<void> PipelineSteps::advanceWith(const std::vector<PeerRecord> &peers)
         if (allClosed || inPhase > m_options.trainTimeoutMs)
             finishTraining();
     } else if (phase == L("closing")) {
-        const bool allSaid = std::all_of(m_step.members.begin(), m_step.members.end(), [&](const auto &member) {
-            return member.second == 0 || m_step.ready.contains(member.first) || m_step.unready.contains(member.first)
-                   || !online.contains(member.first);
-        });
-        if (allSaid || inPhase > m_options.closeTimeoutMs)
+        if (closingDone(online) || inPhase > m_options.closeTimeoutMs)
             finishClosing(online);
     } else if (phase == L("stepping")) {
         const bool allStepped = std::all_of(m_step.groups.begin(), m_step.groups.end(), [&](const QStringList &group) {
             return std::all_of(group.begin(), group.end(),
                                [&](const QString &id) { return m_step.stepped.contains(id) || !online.contains(id); });
         });
-        if (allStepped || inPhase > m_options.stepTimeoutMs)
-            finishStep(peers);
+        if (allStepped || inPhase > m_options.stepTimeoutMs) {
+            if (!redoIncompleteGroups(online))
+                finishStep(peers);
+        }
     }
     if (m_step.phase != phase && m_step.phase == L("waiting"))
         tryOpen(m_step.number, peers);
@@ -244,32 +254,134 @@ int PipelineSteps::stageOf(const QString &peerId) const
     return placed != m_placement.end() ? placed->second : 0;
 }
 
+// Every member that closes has said whether it holds the closed trainers' counts, or is gone.
+// A stage that lost a member (or steps again after losing one) waits, up to the close timeout,
+// for its ready members' counts to add up to the step's microbatches: the trainers replay the
+// lost member's work on them first.
+bool PipelineSteps::closingDone(const std::map<QString, const PeerRecord *> &online) const
+{
+    int issued = 0;
+    for (const auto &[id, closed] : m_step.closed)
+        issued += closed.microbatches;
+    const std::size_t stages = std::size_t(m_options.settings.stages);
+    std::vector<int> held(stages, 0), readyCount(stages, 0);
+    std::vector<bool> lostMember(stages, m_step.attempt > 0);
+    for (const auto &[id, stage] : m_step.members) {
+        if (stage == 0 || !m_step.inAttempt(stage))
+            continue;
+        if (const auto ready = m_step.ready.find(id); ready != m_step.ready.end()) {
+            held[std::size_t(stage)] += ready->second;
+            ++readyCount[std::size_t(stage)];
+        } else if (!online.contains(id)) {
+            lostMember[std::size_t(stage)] = true;
+        } else if (!m_step.unready.contains(id)) {
+            return false; // yet to say
+        }
+    }
+    for (std::size_t s = 1; s < stages; ++s) {
+        if (m_step.inAttempt(int(s)) && lostMember[s] && readyCount[s] > 0 && held[s] < issued)
+            return false;
+    }
+    return true;
+}
+
 void PipelineSteps::finishClosing(const std::map<QString, const PeerRecord *> &online)
 {
     const int last = m_options.settings.stages - 1;
     std::vector<QStringList> byStage(std::size_t(m_options.settings.stages));
-    for (const auto &[id, closed] : m_step.closed)
-        byStage[0].append(id);
-    for (const QString &id : m_step.ready)
-        byStage[std::size_t(m_step.members.at(id))].append(id);
+    for (const auto &[id, closed] : m_step.closed) {
+        if (m_step.attempt == 0 || online.contains(id)) // a trainer gone since is left out of a redo
+            byStage[0].append(id);
+    }
+    for (const auto &[id, held] : m_step.ready) {
+        if (m_step.inAttempt(m_step.members.at(id)))
+            byStage[std::size_t(m_step.members.at(id))].append(id);
+    }
     // A replica that took its stage's state after the step opened, and holds that state still,
     // steps with its group: it adds no gradient (the group's mean is over the step's
     // microbatches, whoever served them), and ends in the same state as the others.
     for (const auto &[id, stage] : m_placement) {
         const auto view = m_views.find(id);
-        if (!m_step.members.contains(id) && online.contains(id) && view != m_views.end() && view->second.stage == stage
+        if (!m_step.members.contains(id) && m_step.inAttempt(stage) && !m_step.stepped.contains(id) && online.contains(id)
+            && view != m_views.end() && view->second.stage == stage
             && !m_agreed[std::size_t(stage)].isEmpty() && view->second.hash == m_agreed[std::size_t(stage)])
             byStage[std::size_t(stage)].append(id);
     }
     m_step.groups.clear();
     // The tied embedding: stage 0 steps with the last stage, or neither steps.
-    if (!byStage[0].isEmpty() && !byStage[std::size_t(last)].isEmpty())
+    if (m_step.inAttempt(0) && !byStage[0].isEmpty() && !byStage[std::size_t(last)].isEmpty())
         m_step.groups.push_back(byStage[0] + byStage[std::size_t(last)]);
     for (int s = 1; s < last; ++s) {
-        if (!byStage[std::size_t(s)].isEmpty())
+        if (m_step.inAttempt(s) && !byStage[std::size_t(s)].isEmpty())
             m_step.groups.push_back(byStage[std::size_t(s)]);
     }
     setPhase(QStringLiteral("stepping"));
+}
+
+// A member gone before it reported, from a group whose other members applied the step on an
+// attempt that must be complete: its work is in what they applied, so it counts.
+void PipelineSteps::creditSilentMembers()
+{
+    if (m_step.attempt + 1 >= protocol::kMaxStepAttempts)
+        return; // the last attempt applies whatever came: a silent member's work may be missing
+    for (const QStringList &group : m_step.groups) {
+        const bool applied = std::any_of(group.begin(), group.end(), [&](const QString &id) {
+            const auto report = m_step.stepped.find(id);
+            return report != m_step.stepped.end() && report->second.ok;
+        });
+        if (!applied)
+            continue;
+        for (const QString &id : group) {
+            if (m_step.stepped.contains(id))
+                continue;
+            const auto closed = m_step.closed.find(id);
+            const auto ready = m_step.ready.find(id);
+            const int held = closed != m_step.closed.end() ? closed->second.microbatches : ready != m_step.ready.end() ? ready->second : 0;
+            m_step.stepped[id] = {false, {}, held, false, true};
+        }
+    }
+}
+
+bool PipelineSteps::redoIncompleteGroups(const std::map<QString, const PeerRecord *> &online)
+{
+    if (m_step.attempt + 1 >= protocol::kMaxStepAttempts)
+        return false;
+    creditSilentMembers(); // before this attempt's groups are forgotten
+    std::set<int> redo;
+    for (const QStringList &group : m_step.groups) {
+        // Only a group none of whose members applied its step: the members apply or give up alike,
+        // from the same averages, unless a member vanished while it sent them.
+        bool incomplete = false, applied = false;
+        for (const QString &id : group) {
+            const auto report = m_step.stepped.find(id);
+            incomplete = incomplete || (report != m_step.stepped.end() && report->second.incomplete);
+            applied = applied || (report != m_step.stepped.end() && report->second.ok);
+        }
+        if (!incomplete || applied)
+            continue;
+        for (const QString &id : group) {
+            redo.insert(stageOf(id));
+            m_step.stepped.erase(id);
+        }
+    }
+    if (redo.empty())
+        return false;
+    const int last = m_options.settings.stages - 1;
+    if (redo.contains(0) || redo.contains(last))
+        redo.insert({0, last}); // the tied group steps as one
+    std::erase_if(m_step.members, [&](const auto &member) { return redo.contains(member.second) && !online.contains(member.first); });
+    std::erase_if(m_step.ready, [&](const auto &ready) { return !m_step.members.contains(ready.first) || redo.contains(m_step.members.at(ready.first)); });
+    std::erase_if(m_step.unready, [&](const QString &id) { return !m_step.members.contains(id) || redo.contains(m_step.members.at(id)); });
+    m_step.groups.clear();
+    m_step.redo = redo;
+    ++m_step.attempt;
+    QStringList stages;
+    for (const int s : redo)
+        stages.append(QString::number(s));
+    qCWarning(lcCoordinator).noquote() << "pipeline: step" << m_step.number << ": the all-reduce of stage(s)" << stages.join(QStringLiteral(", "))
+                                       << "lacked a vanished member's work; they close and step again once it is replayed";
+    setPhase(QStringLiteral("closing"));
+    return true;
 }
 
 void PipelineSteps::finishStep(const std::vector<PeerRecord> &peers)
@@ -294,12 +406,13 @@ void PipelineSteps::finishStep(const std::vector<PeerRecord> &peers)
     summary.loss = summary.issued > 0 ? lossSum / summary.issued : 0.0;
     summary.evalLoss = evals > 0 ? evalSum / evals : -1.0;
     std::vector<std::vector<std::pair<qint64, QString>>> hashes(static_cast<std::size_t>(stages));
+    creditSilentMembers();
     for (const auto &[id, stepped] : m_step.stepped) {
-        if (!stepped.ok)
-            continue;
         const int stage = stageOf(id);
-        summary.applied[std::size_t(stage)] += stepped.microbatches;
-        hashes[std::size_t(stage)].emplace_back(ordinals.contains(id) ? ordinals.at(id) : 0, stepped.hash);
+        if (stepped.ok || stepped.inAverage)
+            summary.applied[std::size_t(stage)] += stepped.microbatches;
+        if (stepped.ok)
+            hashes[std::size_t(stage)].emplace_back(ordinals.contains(id) ? ordinals.at(id) : 0, stepped.hash);
     }
     for (int s = 0; s < stages; ++s) {
         const auto &reported = hashes[std::size_t(s)];
@@ -504,6 +617,7 @@ PipelineAnswer PipelineSteps::answerFor(const PeerRecord &self, const std::vecto
     PipelineAnswer answer;
     answer.step = m_step.number;
     answer.phase = m_step.phase;
+    answer.attempt = m_step.attempt;
     answer.stage = m_placement.contains(self.keyId) ? m_placement.at(self.keyId) : -1;
     answer.member = m_step.members.contains(self.keyId);
     answer.share = m_step.shares.contains(self.keyId) ? m_step.shares.at(self.keyId) : 0;

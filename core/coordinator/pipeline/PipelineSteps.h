@@ -77,6 +77,8 @@ private:
         bool ok = false;
         QString hash;
         int microbatches = 0;
+        bool incomplete = false; // its group's all-reduce lacked a vanished member's work
+        bool inAverage = false;  // gone before it reported, its work in what its group applied
     };
     // What a peer said in its latest request (not saved: every peer says it again within a second).
     struct View {
@@ -91,10 +93,15 @@ private:
         std::map<QString, int> members; // peer -> stage
         std::map<QString, int> shares;  // trainer -> microbatches to drive
         std::map<QString, Closed> closed;
-        std::set<QString> ready;
+        std::map<QString, int> ready; // peer -> the step's microbatches it holds
         std::set<QString> unready;
-        std::vector<QStringList> groups;
+        std::vector<QStringList> groups; // of the attempt
         std::map<QString, Stepped> stepped;
+        // A group whose all-reduce lost a member's work steps again (protocol::kMaxStepAttempts):
+        // the attempt, and the stages that close and step again in it (empty: all).
+        int attempt = 0;
+        std::set<int> redo;
+        bool inAttempt(int stage) const { return redo.empty() || redo.contains(stage); }
     };
 
     // The swarm's peers, read from the store at most once a second, with `fresh` (the requester's
@@ -104,7 +111,11 @@ private:
     bool take(const QString &peerId, const PipelineRequest &request);
     Result<void> advanceWith(const std::vector<PeerRecord> &peers);
     void finishTraining();
+    bool closingDone(const std::map<QString, const PeerRecord *> &online) const;
     void finishClosing(const std::map<QString, const PeerRecord *> &online);
+    // Steps the groups that lost a member's work again, if the step has an attempt left.
+    bool redoIncompleteGroups(const std::map<QString, const PeerRecord *> &online);
+    void creditSilentMembers();
     int stageOf(const QString &peerId) const; // in the open step, or where it is placed
     void finishStep(const std::vector<PeerRecord> &peers);
     void tryOpen(qint64 number, const std::vector<PeerRecord> &peers);

@@ -7,6 +7,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
+#include <algorithm>
+
 namespace swarmtrain {
 
 namespace {
@@ -59,8 +61,13 @@ Result<void> PipelineSteps::save()
                      {L("phase"), m_step.phase},
                      {L("members"), intMap(m_step.members)},
                      {L("shares"), intMap(m_step.shares)},
-                     {L("ready"), idList(m_step.ready)},
-                     {L("unready"), idList(m_step.unready)}};
+                     {L("ready"), intMap(m_step.ready)},
+                     {L("unready"), idList(m_step.unready)},
+                     {L("attempt"), m_step.attempt}};
+    QJsonArray redo;
+    for (const int stage : m_step.redo)
+        redo.append(stage);
+    step.insert(L("redo"), redo);
     QJsonObject closed;
     for (const auto &[id, c] : m_step.closed)
         closed.insert(id, QJsonObject{{L("microbatches"), c.microbatches}, {L("dropped"), c.dropped},
@@ -72,7 +79,8 @@ Result<void> PipelineSteps::save()
     step.insert(L("groups"), groups);
     QJsonObject stepped;
     for (const auto &[id, s] : m_step.stepped)
-        stepped.insert(id, QJsonObject{{L("ok"), s.ok}, {L("hash"), s.hash}, {L("microbatches"), s.microbatches}});
+        stepped.insert(id, QJsonObject{{L("ok"), s.ok}, {L("hash"), s.hash}, {L("microbatches"), s.microbatches},
+                                       {L("incomplete"), s.incomplete}, {L("in_average"), s.inAverage}});
     step.insert(L("stepped"), stepped);
 
     QJsonObject rates;
@@ -130,8 +138,19 @@ Result<void> PipelineSteps::load()
     m_step.phase = step.value(L("phase")).toString(QStringLiteral("waiting"));
     m_step.members = readIntMap(step.value(L("members")).toObject(), 0, stages - 1);
     m_step.shares = readIntMap(step.value(L("shares")).toObject(), 0, protocol::kMaxMicrobatchesPerStep);
-    m_step.ready = readIdSet(step.value(L("ready")).toArray());
+    const QJsonValue ready = step.value(L("ready"));
+    if (ready.isArray()) { // saved before ready peers said what they hold
+        for (const QString &id : readIdSet(ready.toArray()))
+            m_step.ready[id] = 0;
+    } else {
+        m_step.ready = readIntMap(ready.toObject(), 0, protocol::kMaxMicrobatchesPerStep);
+    }
     m_step.unready = readIdSet(step.value(L("unready")).toArray());
+    m_step.attempt = std::clamp(step.value(L("attempt")).toInt(), 0, protocol::kMaxStepAttempts - 1);
+    for (const QJsonValue &stage : step.value(L("redo")).toArray()) {
+        if (const int s = stage.toInt(-1); s >= 0 && s < stages)
+            m_step.redo.insert(s);
+    }
     const QJsonObject closed = step.value(L("closed")).toObject();
     for (auto it = closed.begin(); it != closed.end(); ++it) {
         const QJsonObject c = it->toObject();
@@ -147,7 +166,8 @@ Result<void> PipelineSteps::load()
     const QJsonObject stepped = step.value(L("stepped")).toObject();
     for (auto it = stepped.begin(); it != stepped.end(); ++it) {
         const QJsonObject s = it->toObject();
-        m_step.stepped[it.key()] = {s.value(L("ok")).toBool(), s.value(L("hash")).toString(), s.value(L("microbatches")).toInt()};
+        m_step.stepped[it.key()] = {s.value(L("ok")).toBool(), s.value(L("hash")).toString(), s.value(L("microbatches")).toInt(),
+                                    s.value(L("incomplete")).toBool(), s.value(L("in_average")).toBool()};
     }
     Result<std::optional<QString>> storedHistory = m_store.meta(kHistoryKey);
     if (!storedHistory)
