@@ -20,13 +20,15 @@ add_dependencies(swarmtrain_swarm_process_tests swarmtrain-coordinator swarmtrai
 gtest_discover_tests(swarmtrain_swarm_process_tests PROPERTIES LABELS integration TIMEOUT 600 DISCOVERY_TIMEOUT 60)
 
 # Pipeline-stage mode end to end: a coordinator and six headless clients in three stages, a
-# stage peer killed and restarted, the coordinator killed and restarted (integration).
+# stage peer killed and restarted, then gone in its stage's all-reduce (swarmtrain-hostile's
+# vanish-in-all-reduce), the coordinator killed and restarted (integration).
 add_executable(swarmtrain_pipeline_swarm_tests integration/PipelineSwarmTest.cpp)
 target_link_libraries(swarmtrain_pipeline_swarm_tests PRIVATE
     swarmtrain_coordinator swarmtrain_swarm swarmtrain_test_support Qt6::Test GTest::gtest_main)
 target_compile_definitions(swarmtrain_pipeline_swarm_tests PRIVATE
-    SWARMTRAIN_COORDINATOR="$<TARGET_FILE:swarmtrain-coordinator>" SWARMTRAIN_CLIENT="$<TARGET_FILE:swarmtrain>")
-add_dependencies(swarmtrain_pipeline_swarm_tests swarmtrain-coordinator swarmtrain)
+    SWARMTRAIN_COORDINATOR="$<TARGET_FILE:swarmtrain-coordinator>" SWARMTRAIN_CLIENT="$<TARGET_FILE:swarmtrain>"
+    SWARMTRAIN_HOSTILE="$<TARGET_FILE:swarmtrain-hostile>")
+add_dependencies(swarmtrain_pipeline_swarm_tests swarmtrain-coordinator swarmtrain swarmtrain-hostile)
 gtest_discover_tests(swarmtrain_pipeline_swarm_tests PROPERTIES LABELS integration TIMEOUT 900 DISCOVERY_TIMEOUT 60)
 
 # The swarmtrain binary on its own: how it ends when it cannot start (integration).

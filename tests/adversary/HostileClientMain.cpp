@@ -1,7 +1,7 @@
 // swarmtrain-hostile: `swarmtrain --headless` with a misbehaviour switch, for the adversary tests
 // only (built with the tests, never installed or packaged):
 //   swarmtrain-hostile --misbehave scale100|sign-flip|zero|noise|equivocate|lying-owner|
-//                       withhold-from-checkers|far-future-frames
+//                       withhold-from-checkers|far-future-frames|vanish-in-all-reduce
 //                      [the options of swarmtrain --headless]
 #include "ClientOptions.h"
 #include "CryptoLifetime.h"
@@ -15,6 +15,7 @@
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <random>
@@ -59,6 +60,15 @@ std::optional<Misbehaviour> misbehaviourNamed(const QString &name)
         m.equivocate = true;
     } else if (name == QLatin1StringView("withhold-from-checkers")) {
         m.withholdFromCheckers = true;
+    } else if (name == QLatin1StringView("vanish-in-all-reduce")) {
+        // Not hostile, only mortal: the process ends as its second all-reduce begins, after the
+        // group formed and before its pieces go out (a PC switched off mid-step).
+        m.pseudoGradient = [calls = std::make_shared<int>(0)](std::vector<float> &) {
+            if (++*calls == 2) {
+                std::cout << "vanishing in an all-reduce" << std::endl;
+                std::_Exit(137);
+            }
+        };
     } else if (name == QLatin1StringView("far-future-frames")) {
         m.farFutureBytes = 64ll << 20;
     } else {
