@@ -1,0 +1,231 @@
+// PipelineSteps' end of a step: closing (who holds the closed trainers' counts), the groups that
+// step, a second attempt for a group whose all-reduce lost a member's work, and the step's record
+// (the counts each stage applied, its agreed hashes, the disputes judged).
+
+#include "PipelineSteps.h"
+
+#include "CoordinatorLog.h"
+
+#include <algorithm>
+
+namespace swarmtrain {
+
+namespace {
+
+// The most common hash; among equals, the earliest peer's (by join order) wins.
+QString majorityHash(const std::vector<std::pair<qint64, QString>> &ordinalsAndHashes)
+{
+    std::map<QString, std::pair<int, qint64>> counts; // hash -> (votes, earliest ordinal)
+    for (const auto &[ordinal, hash] : ordinalsAndHashes) {
+        auto [it, fresh] = counts.try_emplace(hash, 0, ordinal);
+        ++it->second.first;
+        it->second.second = std::min(it->second.second, ordinal);
+    }
+    QString best;
+    std::pair<int, qint64> bestKey{0, 0};
+    for (const auto &[hash, key] : counts) {
+        if (best.isEmpty() || key.first > bestKey.first || (key.first == bestKey.first && key.second < bestKey.second)) {
+            best = hash;
+            bestKey = key;
+        }
+    }
+    return best;
+}
+
+} // namespace
+
+// Every member that closes has said whether it holds the closed trainers' counts, or is gone.
+// A stage that lost a member (or steps again after losing one) waits, up to the close timeout,
+// for its ready members' counts to add up to the step's microbatches: the trainers replay the
+// lost member's work on them first.
+bool PipelineSteps::closingDone(const std::map<QString, const PeerRecord *> &online) const
+{
+    int issued = 0;
+    for (const auto &[id, closed] : m_step.closed)
+        issued += closed.microbatches;
+    const std::size_t stages = std::size_t(m_options.settings.stages);
+    std::vector<int> held(stages, 0), readyCount(stages, 0);
+    std::vector<bool> lostMember(stages, m_step.attempt > 0);
+    for (const auto &[id, stage] : m_step.members) {
+        if (stage == 0 || !m_step.inAttempt(stage))
+            continue;
+        if (const auto ready = m_step.ready.find(id); ready != m_step.ready.end()) {
+            held[std::size_t(stage)] += ready->second;
+            ++readyCount[std::size_t(stage)];
+        } else if (!online.contains(id)) {
+            lostMember[std::size_t(stage)] = true;
+        } else if (!m_step.unready.contains(id)) {
+            return false; // yet to say
+        }
+    }
+    for (std::size_t s = 1; s < stages; ++s) {
+        if (m_step.inAttempt(int(s)) && lostMember[s] && readyCount[s] > 0 && held[s] < issued)
+            return false;
+    }
+    return true;
+}
+
+void PipelineSteps::finishClosing(const std::map<QString, const PeerRecord *> &online)
+{
+    const int last = m_options.settings.stages - 1;
+    std::vector<QStringList> byStage(std::size_t(m_options.settings.stages));
+    for (const auto &[id, closed] : m_step.closed) {
+        if (m_step.attempt == 0 || online.contains(id)) // a trainer gone since is left out of a redo
+            byStage[0].append(id);
+    }
+    for (const auto &[id, held] : m_step.ready) {
+        if (m_step.inAttempt(m_step.members.at(id)))
+            byStage[std::size_t(m_step.members.at(id))].append(id);
+    }
+    // A replica that took its stage's state after the step opened, and holds that state still,
+    // steps with its group: it adds no gradient (the group's mean is over the step's
+    // microbatches, whoever served them), and ends in the same state as the others.
+    for (const auto &[id, stage] : m_placement) {
+        const auto view = m_views.find(id);
+        if (!m_step.members.contains(id) && m_step.inAttempt(stage) && !m_step.stepped.contains(id) && online.contains(id)
+            && view != m_views.end() && view->second.stage == stage
+            && !m_agreed[std::size_t(stage)].isEmpty() && view->second.hash == m_agreed[std::size_t(stage)])
+            byStage[std::size_t(stage)].append(id);
+    }
+    m_step.groups.clear();
+    // The tied embedding: stage 0 steps with the last stage, or neither steps.
+    if (m_step.inAttempt(0) && !byStage[0].isEmpty() && !byStage[std::size_t(last)].isEmpty())
+        m_step.groups.push_back(byStage[0] + byStage[std::size_t(last)]);
+    for (int s = 1; s < last; ++s) {
+        if (m_step.inAttempt(s) && !byStage[std::size_t(s)].isEmpty())
+            m_step.groups.push_back(byStage[std::size_t(s)]);
+    }
+    setPhase(QStringLiteral("stepping"));
+}
+
+// A member gone before it reported, from a group whose other members applied the step on an
+// attempt that must be complete: its work is in what they applied, so it counts.
+void PipelineSteps::creditSilentMembers()
+{
+    if (m_step.attempt + 1 >= protocol::kMaxStepAttempts)
+        return; // the last attempt applies whatever came: a silent member's work may be missing
+    for (const QStringList &group : m_step.groups) {
+        const bool applied = std::any_of(group.begin(), group.end(), [&](const QString &id) {
+            const auto report = m_step.stepped.find(id);
+            return report != m_step.stepped.end() && report->second.ok;
+        });
+        if (!applied)
+            continue;
+        for (const QString &id : group) {
+            if (m_step.stepped.contains(id))
+                continue;
+            const auto closed = m_step.closed.find(id);
+            const auto ready = m_step.ready.find(id);
+            const int held = closed != m_step.closed.end() ? closed->second.microbatches : ready != m_step.ready.end() ? ready->second : 0;
+            m_step.stepped[id] = {false, {}, held, false, true};
+        }
+    }
+}
+
+bool PipelineSteps::redoIncompleteGroups(const std::map<QString, const PeerRecord *> &online)
+{
+    if (m_step.attempt + 1 >= protocol::kMaxStepAttempts)
+        return false;
+    creditSilentMembers(); // before this attempt's groups are forgotten
+    std::set<int> redo;
+    for (const QStringList &group : m_step.groups) {
+        // Only a group none of whose members applied its step: the members apply or give up alike,
+        // from the same averages, unless a member vanished while it sent them.
+        bool incomplete = false, applied = false;
+        for (const QString &id : group) {
+            const auto report = m_step.stepped.find(id);
+            incomplete = incomplete || (report != m_step.stepped.end() && report->second.incomplete);
+            applied = applied || (report != m_step.stepped.end() && report->second.ok);
+        }
+        if (!incomplete || applied)
+            continue;
+        for (const QString &id : group) {
+            redo.insert(stageOf(id));
+            m_step.stepped.erase(id);
+        }
+    }
+    if (redo.empty())
+        return false;
+    const int last = m_options.settings.stages - 1;
+    if (redo.contains(0) || redo.contains(last))
+        redo.insert({0, last}); // the tied group steps as one
+    std::erase_if(m_step.members, [&](const auto &member) { return redo.contains(member.second) && !online.contains(member.first); });
+    std::erase_if(m_step.ready, [&](const auto &ready) { return !m_step.members.contains(ready.first) || redo.contains(m_step.members.at(ready.first)); });
+    std::erase_if(m_step.unready, [&](const QString &id) { return !m_step.members.contains(id) || redo.contains(m_step.members.at(id)); });
+    m_step.groups.clear();
+    m_step.redo = redo;
+    ++m_step.attempt;
+    QStringList stages;
+    for (const int s : redo)
+        stages.append(QString::number(s));
+    qCWarning(lcCoordinator).noquote() << "pipeline: step" << m_step.number << ": the all-reduce of stage(s)" << stages.join(QStringLiteral(", "))
+                                       << "lacked a vanished member's work; they close and step again once it is replayed";
+    setPhase(QStringLiteral("closing"));
+    return true;
+}
+
+void PipelineSteps::finishStep(const std::vector<PeerRecord> &peers)
+{
+    std::map<QString, qint64> ordinals;
+    for (const PeerRecord &peer : peers)
+        ordinals[peer.keyId] = peer.ordinal;
+    const int stages = m_options.settings.stages;
+    PipelineStatus::Step summary;
+    summary.step = m_step.number;
+    summary.applied.assign(std::size_t(stages), 0);
+    double lossSum = 0.0, evalSum = 0.0;
+    int evals = 0;
+    for (const auto &[id, closed] : m_step.closed) {
+        summary.issued += closed.microbatches;
+        lossSum += closed.lossSum;
+        if (closed.evalLoss >= 0) {
+            evalSum += closed.evalLoss;
+            ++evals;
+        }
+    }
+    summary.loss = summary.issued > 0 ? lossSum / summary.issued : 0.0;
+    summary.evalLoss = evals > 0 ? evalSum / evals : -1.0;
+    std::vector<std::vector<std::pair<qint64, QString>>> hashes(static_cast<std::size_t>(stages));
+    creditSilentMembers();
+    for (const auto &[id, stepped] : m_step.stepped) {
+        const int stage = stageOf(id);
+        if (stepped.ok || stepped.inAverage)
+            summary.applied[std::size_t(stage)] += stepped.microbatches;
+        if (stepped.ok)
+            hashes[std::size_t(stage)].emplace_back(ordinals.contains(id) ? ordinals.at(id) : 0, stepped.hash);
+    }
+    for (int s = 0; s < stages; ++s) {
+        const auto &reported = hashes[std::size_t(s)];
+        if (reported.empty())
+            continue; // the stage did not step: its agreed state stays
+        m_agreed[std::size_t(s)] = majorityHash(reported);
+        summary.agreed = summary.agreed && std::all_of(reported.begin(), reported.end(), [&](const auto &h) {
+                             return h.second == m_agreed[std::size_t(s)];
+                         });
+    }
+    qCInfo(lcCoordinator).noquote() << QStringLiteral("pipeline: step %1 done: %2 microbatches, loss %3%4")
+                                           .arg(summary.step)
+                                           .arg(summary.issued)
+                                           .arg(summary.loss, 0, 'f', 4)
+                                           .arg(summary.evalLoss >= 0 ? QStringLiteral(", validation loss %1").arg(summary.evalLoss, 0, 'f', 4)
+                                                                      : QString());
+    m_history.push_back(summary);
+    m_historyDirty = true;
+    while (int(m_history.size()) > m_options.historySteps)
+        m_history.pop_front();
+    Result<std::map<QString, std::size_t>> liars = m_disputes.judge(summary.step);
+    if (!liars)
+        qCWarning(lcCoordinator).noquote() << "pipeline: cannot judge the disputes of step" << summary.step << ":"
+                                           << QString::fromStdString(liars.error().message);
+    for (const auto &[liar, partners] : liars ? *liars : std::map<QString, std::size_t>{}) {
+        qCWarning(lcCoordinator).noquote() << "pipeline: step" << summary.step << ":" << liar << "disputed by" << partners
+                                           << "range partners: a lying range owner";
+        if (m_onLyingOwner)
+            m_onLyingOwner(liar, QStringLiteral("step %1: disputed by %2 range partners").arg(summary.step).arg(partners));
+    }
+    m_step = Step{};
+    m_step.number = summary.step + 1;
+    setPhase(QStringLiteral("waiting"));
+}
+
+} // namespace swarmtrain
