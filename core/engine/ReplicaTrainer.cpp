@@ -184,7 +184,8 @@ Result<InnerReport> ReplicaTrainer::trainInner(const std::function<bool()> &shou
             }
         }
         // The schedule runs over inner steps counted across rounds, the same on every peer.
-        const double lr = s.options.schedule.at(s.round * s.options.innerSteps + s.innerDone);
+        const std::int64_t perRound = s.options.scheduleStepsPerRound > 0 ? s.options.scheduleStepsPerRound : s.options.innerSteps;
+        const double lr = s.options.schedule.at(s.round * perRound + s.innerDone);
         double loss = 0.0;
         try {
             loss = s.step->run(x, y, lr);

@@ -20,8 +20,12 @@ namespace swarmtrain {
 // How a peer trains its replica between rounds (DiLoCo's inner loop).
 struct ReplicaOptions {
     int batchSize = 12;
-    std::int64_t innerSteps = 50;    // H: inner steps per round
+    std::int64_t innerSteps = 50;    // H: inner steps per round (at most, where a round stops early)
     LrSchedule schedule{1e-3, 1e-4, 100, 5000}; // over inner steps counted across rounds
+    // The schedule's steps a round: inner step k of round r trains at schedule(r x this + k).
+    // 0: innerSteps. A time-budgeted round (issue 18) lets a fast peer run more steps than the
+    // swarm's nominal H, a slow one fewer; the schedule keeps the swarm's clock.
+    std::int64_t scheduleStepsPerRound = 0;
     double beta1 = 0.9;
     double beta2 = 0.99;
     double weightDecay = 0.1;

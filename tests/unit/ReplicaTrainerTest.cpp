@@ -288,3 +288,36 @@ TEST_F(ReplicaTrainerTest, AnotherSeedGivesAnotherPseudoGradient)
     // Not a bit apart but another update: well outside the tolerance of a replay.
     EXPECT_LT(dot / std::sqrt(na * nb), 0.99);
 }
+
+// A time-budgeted round (issue 18) lets a peer stop after fewer steps than its cap, or run
+// more than the swarm's H: with scheduleStepsPerRound = H the learning rate follows the swarm's
+// clock, so a peer capped at 2H that stops after H steps in round 1 trains exactly as a peer of
+// H steps; without it, the schedule counts the cap's steps a round and the update differs.
+TEST_F(ReplicaTrainerTest, TheScheduleKeepsTheSwarmsClockWhateverStepsARoundRuns)
+{
+    auto nominal = replica(7, 1);
+    ReplicaOptions capped = options(7);
+    capped.innerSteps = 2 * options(7).innerSteps;
+    capped.scheduleStepsPerRound = options(7).innerSteps;
+    auto budgeted = replica(capped, 1, stateFile);
+    ReplicaOptions unclocked = capped;
+    unclocked.scheduleStepsPerRound = 0;
+    auto ownClock = replica(unclocked, 1, stateFile);
+    const std::int64_t h = options(7).innerSteps;
+    for (int round = 0; round < 2; ++round) {
+        ASSERT_TRUE(nominal->trainInner().ok());
+        ASSERT_TRUE(budgeted->trainInner([&] { return budgeted->innerStepsDone() >= h; }).ok());
+        ASSERT_TRUE(ownClock->trainInner([&] { return ownClock->innerStepsDone() >= h; }).ok());
+        ASSERT_EQ(budgeted->innerStepsDone(), h);
+        EXPECT_EQ(budgeted->pseudoGradient(), nominal->pseudoGradient()) << "round " << round;
+        if (round == 1) {
+            EXPECT_NE(ownClock->pseudoGradient(), nominal->pseudoGradient()) << "the cap's clock gave the same learning rates";
+        }
+        const std::vector<float> step = nominal->pseudoGradient();
+        for (auto *r : {nominal.get(), budgeted.get(), ownClock.get()})
+            ASSERT_TRUE(r->applyOuterStep(step).ok());
+    }
+    // Past H the budgeted peer goes on at the schedule's next steps.
+    ASSERT_TRUE(budgeted->trainInner().ok());
+    EXPECT_EQ(budgeted->innerStepsDone(), 2 * h);
+}
