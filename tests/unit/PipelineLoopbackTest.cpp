@@ -72,6 +72,25 @@ protected:
         return PipelineStage::create(config, span, options).value();
     }
 
+    // Replicas of stage 1 that step together, each with its own transport and StageOptimizer;
+    // `finished[i]` is how replica i's last step ended (applied, hash).
+    struct Replicas {
+        std::vector<Peer *> peers;
+        std::vector<std::unique_ptr<StageWorker>> workers;
+        std::vector<std::unique_ptr<StageOptimizer>> optimizers;
+        std::map<std::size_t, std::pair<bool, QString>> finished;
+    };
+    void addReplicas(Replicas &r, std::size_t count)
+    {
+        for (std::size_t i = r.peers.size(); count > 0; ++i, --count) {
+            r.peers.push_back(&addPeer());
+            r.workers.push_back(std::make_unique<StageWorker>(makeStage(spans[1])));
+            r.optimizers.push_back(std::make_unique<StageOptimizer>(*r.peers.back()->transport, r.peers.back()->keyId(), *r.workers.back()));
+            connect(r.optimizers.back().get(), &StageOptimizer::stepFinished,
+                    [&r, i](quint64, bool applied, const QString &hash, const QString &) { r.finished[i] = {applied, hash}; });
+        }
+    }
+
     Peer &addPeer(PeerTransportOptions options = {})
     {
         peers.push_back(std::make_unique<Peer>());
@@ -967,22 +986,14 @@ TEST_F(PipelineLoopbackTest, AReplicaThatSatAStepOutHoldsItsGroupsFramesOfTheNex
 // stage, no range is lost, and the replicas stay equal.
 TEST_F(PipelineLoopbackTest, ALyingOwnersRangeInAStagesAllReduceIsRedoneByEveryReplica)
 {
-    std::vector<Peer *> group;
-    std::vector<std::unique_ptr<StageWorker>> workers;
-    std::vector<std::unique_ptr<StageOptimizer>> optimizers;
-    std::map<std::size_t, std::pair<bool, QString>> finished;
+    Replicas replicas;
+    addReplicas(replicas, 3);
+    auto &[group, workers, optimizers, finished] = replicas;
     const std::size_t width = shape.tokenCount() * std::size_t(config.nEmbd);
     for (std::size_t i = 0; i < 3; ++i) {
-        group.push_back(&addPeer());
-        workers.push_back(std::make_unique<StageWorker>(makeStage(spans[1])));
         std::vector<float> input(width, 0.1f * float(i + 1)), grad(width, 0.01f);
         const std::string key = "t/0/" + std::to_string(i + 1);
-        ASSERT_TRUE(onStage(*workers.back(), [&](PipelineStage &s) {
-            return s.backward(key, {shape, {}, input}, grad).ok() && s.confirm(key);
-        }));
-        optimizers.push_back(std::make_unique<StageOptimizer>(*group.back()->transport, group.back()->keyId(), *workers.back()));
-        connect(optimizers.back().get(), &StageOptimizer::stepFinished,
-                [&finished, i](quint64, bool applied, const QString &hash, const QString &) { finished[i] = {applied, hash}; });
+        ASSERT_TRUE(onStage(*workers[i], [&](PipelineStage &s) { return s.backward(key, {shape, {}, input}, grad).ok() && s.confirm(key); }));
     }
     const Peer &liar = *group[0];
     Misbehaviour lie;
@@ -1032,10 +1043,9 @@ TEST_F(PipelineLoopbackTest, ALyingOwnersRangeInAStagesAllReduceIsRedoneByEveryR
 // microbatches, and the two end equal.
 TEST_F(PipelineLoopbackTest, AStageStepThatLostAReplicasWorkAppliesNothingAndIsRedoneWithItReplayed)
 {
-    std::vector<Peer *> group;
-    std::vector<std::unique_ptr<StageWorker>> workers;
-    std::vector<std::unique_ptr<StageOptimizer>> optimizers;
-    std::map<std::size_t, std::pair<bool, QString>> finished;
+    Replicas replicas;
+    addReplicas(replicas, 3);
+    auto &[group, workers, optimizers, finished] = replicas;
     const std::size_t width = shape.tokenCount() * std::size_t(config.nEmbd);
     const auto backward = [&](StageWorker &worker, std::size_t microbatch) {
         const std::vector<float> input(width, 0.1f * float(microbatch + 1)), grad(width, 0.01f * float(microbatch + 1));
@@ -1044,13 +1054,8 @@ TEST_F(PipelineLoopbackTest, AStageStepThatLostAReplicasWorkAppliesNothingAndIsR
     };
     StageWorker reference(makeStage(spans[1])); // one peer holding all three microbatches
     for (std::size_t i = 0; i < 3; ++i) {
-        group.push_back(&addPeer());
-        workers.push_back(std::make_unique<StageWorker>(makeStage(spans[1])));
-        ASSERT_TRUE(backward(*workers.back(), i));
+        ASSERT_TRUE(backward(*workers[i], i));
         ASSERT_TRUE(backward(reference, i));
-        optimizers.push_back(std::make_unique<StageOptimizer>(*group.back()->transport, group.back()->keyId(), *workers.back()));
-        connect(optimizers.back().get(), &StageOptimizer::stepFinished,
-                [&finished, i](quint64, bool applied, const QString &hash, const QString &) { finished[i] = {applied, hash}; });
     }
     const std::vector<float> exactSum = onStage(reference, [](PipelineStage &s) { return s.gradientSum(); });
     const auto hashOfStage = [&](std::size_t i) { return onStage(*workers[i], [](PipelineStage &s) { return s.hash(); }); };

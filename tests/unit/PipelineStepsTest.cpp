@@ -90,6 +90,22 @@ protected:
         poll(QStringLiteral("c"), holding(2, hashOf('2')));
     }
 
+    // Five peers: a and d on stage 0 (the trainers), b and e on stage 1, c on stage 2, each
+    // holding its fresh stage, so step 0 opens (--min-peers 5).
+    void fivePeers()
+    {
+        options.minPeers = 5;
+        ASSERT_NO_FATAL_FAILURE(reopen());
+        const QStringList ids{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("d"), QStringLiteral("e")};
+        const int stageOf[] = {0, 1, 2, 0, 1}; // each to the stage with the least capacity, the first of equals
+        for (qsizetype i = 0; i < ids.size(); ++i) {
+            addPeer(ids[i]);
+            ASSERT_EQ(poll(ids[i], PipelineRequest{}).stage, stageOf[i]);
+        }
+        for (qsizetype i = 0; i < ids.size(); ++i)
+            poll(ids[i], holding(stageOf[i], hashOf(char('0' + stageOf[i]))));
+    }
+
     // Runs the open step with every member reporting, stage s ending at `after[s]`.
     void runStep(qint64 step, const std::vector<QString> &after)
     {
@@ -179,16 +195,7 @@ TEST_F(PipelineStepsTest, ReportsThatCannotBeTrueChangeNothing)
 
 TEST_F(PipelineStepsTest, AnOfflineMemberIsLeftOutOfThePhaseItHoldsUp)
 {
-    options.minPeers = 5;
-    ASSERT_NO_FATAL_FAILURE(reopen());
-    const QStringList ids{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("d"), QStringLiteral("e")};
-    const int expected[] = {0, 1, 2, 0, 1}; // each to the stage with the least capacity, the first of equals
-    for (qsizetype i = 0; i < ids.size(); ++i) {
-        addPeer(ids[i]);
-        ASSERT_EQ(poll(ids[i], PipelineRequest{}).stage, expected[i]);
-    }
-    for (qsizetype i = 0; i < ids.size(); ++i)
-        poll(ids[i], holding(expected[i], hashOf(char('0' + expected[i]))));
+    ASSERT_NO_FATAL_FAILURE(fivePeers());
     const PipelineAnswer a = poll(QStringLiteral("a"), holding(0, hashOf('0')));
     ASSERT_EQ(a.phase, QStringLiteral("training"));
     EXPECT_EQ(a.share, 2); // two trainers share the step's four microbatches
@@ -326,16 +333,7 @@ TEST_F(PipelineStepsTest, ALyingOwnerOfAStageGroupIsNamedOnceItsPartnersRotateAc
 // on the abandoned attempt are ignored; and a second attempt that is incomplete too ends the step.
 TEST_F(PipelineStepsTest, AGroupThatLostAMemberDuringItsAllReduceStepsAgainOnceItsWorkIsReplayed)
 {
-    options.minPeers = 5;
-    ASSERT_NO_FATAL_FAILURE(reopen());
-    const QStringList ids{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("d"), QStringLiteral("e")};
-    const int stageOf[] = {0, 1, 2, 0, 1};
-    for (qsizetype i = 0; i < ids.size(); ++i) {
-        addPeer(ids[i]);
-        ASSERT_EQ(poll(ids[i], PipelineRequest{}).stage, stageOf[i]);
-    }
-    for (qsizetype i = 0; i < ids.size(); ++i)
-        poll(ids[i], holding(stageOf[i], hashOf(char('0' + stageOf[i]))));
+    ASSERT_NO_FATAL_FAILURE(fivePeers());
     const auto say = [&](const QString &id, int stage, const QString &kind, int microbatches, int attempt = 0,
                          const QString &hash = {}) {
         PipelineRequest r = report(holding(stage, hash.isEmpty() ? hashOf(char('0' + stage)) : hash, hash.isEmpty() ? 0 : 1),
@@ -418,16 +416,7 @@ TEST_F(PipelineStepsTest, AGroupThatLostAMemberDuringItsAllReduceStepsAgainOnceI
 // before it reported: its work is in what the others applied, and the step counts it.
 TEST_F(PipelineStepsTest, AMemberGoneAfterItsGroupAppliedTheStepStillCounts)
 {
-    options.minPeers = 5;
-    ASSERT_NO_FATAL_FAILURE(reopen());
-    const QStringList ids{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("d"), QStringLiteral("e")};
-    const int stageOf[] = {0, 1, 2, 0, 1};
-    for (qsizetype i = 0; i < ids.size(); ++i) {
-        addPeer(ids[i]);
-        ASSERT_EQ(poll(ids[i], PipelineRequest{}).stage, stageOf[i]);
-    }
-    for (qsizetype i = 0; i < ids.size(); ++i)
-        poll(ids[i], holding(stageOf[i], hashOf(char('0' + stageOf[i]))));
+    ASSERT_NO_FATAL_FAILURE(fivePeers());
     poll(QStringLiteral("a"), report(holding(0, hashOf('0')), 0, QStringLiteral("closed"), 2));
     poll(QStringLiteral("d"), report(holding(0, hashOf('0')), 0, QStringLiteral("closed"), 2));
     poll(QStringLiteral("b"), report(holding(1, hashOf('1')), 0, QStringLiteral("ready"), 1));
