@@ -80,6 +80,19 @@ protected:
         std::vector<std::unique_ptr<StageOptimizer>> optimizers;
         std::map<std::size_t, std::pair<bool, QString>> finished;
     };
+    // Step 0 of `members`, over the step's `microbatches` (round 1, lr 1e-2).
+    static StageStepPlan firstStep(const std::vector<Peer *> &members, int microbatches)
+    {
+        StageStepPlan plan;
+        plan.step = 0;
+        plan.round = 1;
+        plan.microbatches = microbatches;
+        plan.lr = 1e-2;
+        plan.timeoutMs = 60'000;
+        for (const Peer *peer : members)
+            plan.members.append(AllReduceMember{peer->keyId(), peer->endpoint, 0, 0});
+        return plan;
+    }
     void addReplicas(Replicas &r, std::size_t count)
     {
         for (std::size_t i = r.peers.size(); count > 0; ++i, --count) {
@@ -999,14 +1012,7 @@ TEST_F(PipelineLoopbackTest, ALyingOwnersRangeInAStagesAllReduceIsRedoneByEveryR
     Misbehaviour lie;
     lie.ownerAverage = [](std::vector<float> &average) { std::fill(average.begin(), average.end(), 0.5f); };
     optimizers[0]->setMisbehaviour(lie);
-    StageStepPlan plan;
-    plan.step = 0;
-    plan.round = 1;
-    plan.microbatches = 3;
-    plan.lr = 1e-2;
-    plan.timeoutMs = 60'000;
-    for (Peer *peer : group)
-        plan.members.append(AllReduceMember{peer->keyId(), peer->endpoint, 0, 0});
+    const StageStepPlan plan = firstStep(group, 3);
     for (auto &optimizer : optimizers)
         ASSERT_TRUE(optimizer->start(plan).ok());
     ASSERT_TRUE(QTest::qWaitFor([&] { return finished.size() == 3; }, 60'000));
@@ -1074,15 +1080,8 @@ TEST_F(PipelineLoopbackTest, AStageStepThatLostAReplicasWorkAppliesNothingAndIsR
     const std::string before = hashOfStage(alive[0]);
     ASSERT_EQ(hashOfStage(alive[1]), before);
     const QString gone = group[dead]->keyId();
-    StageStepPlan plan;
-    plan.step = 0;
-    plan.round = 1;
-    plan.microbatches = 3;
-    plan.lr = 1e-2;
-    plan.timeoutMs = 60'000;
+    StageStepPlan plan = firstStep(group, 3);
     plan.requireComplete = true;
-    for (Peer *peer : group)
-        plan.members.append(AllReduceMember{peer->keyId(), peer->endpoint, 0, 0});
     for (const std::size_t i : alive)
         ASSERT_TRUE(optimizers[i]->start(plan).ok());
     ASSERT_TRUE(QTest::qWaitFor([&] {
@@ -1103,10 +1102,9 @@ TEST_F(PipelineLoopbackTest, AStageStepThatLostAReplicasWorkAppliesNothingAndIsR
     // attempt runs among the two.
     ASSERT_TRUE(backward(*workers[alive[0]], dead));
     finished.clear();
+    plan = firstStep({group[alive[0]], group[alive[1]]}, 3);
     plan.round = 2;
-    plan.members.clear();
-    for (const std::size_t i : alive)
-        plan.members.append(AllReduceMember{group[i]->keyId(), group[i]->endpoint, 0, 0});
+    plan.requireComplete = true;
     for (const std::size_t i : alive)
         ASSERT_TRUE(optimizers[i]->start(plan).ok());
     ASSERT_TRUE(QTest::qWaitFor([&] { return finished.size() == 2; }, 60'000));
