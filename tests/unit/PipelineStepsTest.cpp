@@ -436,3 +436,54 @@ TEST_F(PipelineStepsTest, AMemberGoneAfterItsGroupAppliedTheStepStillCounts)
     EXPECT_EQ(status.history[0].applied, (std::vector<int>{4, 4, 4})) << "e's three microbatches, applied by b, went uncounted";
     EXPECT_TRUE(status.history[0].agreed);
 }
+
+// The tied group (the trainers with the last stage) loses a last-stage replica during its
+// all-reduce: the trainers and the last stage's survivor step again together, once the
+// survivor holds the step's microbatches; the middle stage, which stepped, is not asked again.
+TEST_F(PipelineStepsTest, TheTiedGroupStepsAgainTogetherWhenALastStageReplicaVanishes)
+{
+    options.minPeers = 6;
+    ASSERT_NO_FATAL_FAILURE(reopen());
+    const QStringList ids{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c"),
+                          QStringLiteral("d"), QStringLiteral("e"), QStringLiteral("f")};
+    for (qsizetype i = 0; i < ids.size(); ++i) {
+        addPeer(ids[i]);
+        ASSERT_EQ(poll(ids[i], PipelineRequest{}).stage, int(i % 3));
+    }
+    for (qsizetype i = 0; i < ids.size(); ++i)
+        poll(ids[i], holding(int(i % 3), hashOf(char('0' + i % 3))));
+    const auto say = [&](const QString &id, const QString &kind, int microbatches, int attempt = 0, char hash = 0) {
+        const int stage = int(ids.indexOf(id) % 3);
+        PipelineRequest r = report(holding(stage, hashOf(hash ? hash : char('0' + stage)), hash ? 1 : 0), 0, kind, microbatches);
+        r.attempt = attempt;
+        return poll(id, r);
+    };
+    for (const QString &id : {QStringLiteral("a"), QStringLiteral("d")})
+        say(id, QStringLiteral("closed"), 2);
+    for (const QString &id : {QStringLiteral("b"), QStringLiteral("e"), QStringLiteral("c"), QStringLiteral("f")})
+        say(id, QStringLiteral("ready"), 2);
+    ASSERT_EQ(poll(QStringLiteral("a"), holding(0, hashOf('0'))).group.size(), 4);
+    for (const QString &id : {QStringLiteral("b"), QStringLiteral("e")})
+        say(id, QStringLiteral("stepped"), 2, 0, '6');
+    for (const QString &id : {QStringLiteral("a"), QStringLiteral("d"), QStringLiteral("c")})
+        say(id, QStringLiteral("incomplete"), 2);
+    now += 2000;
+    for (const QString &id : {QStringLiteral("a"), QStringLiteral("d"), QStringLiteral("b"), QStringLiteral("e")})
+        poll(id, holding(int(ids.indexOf(id) % 3), hashOf(id == QLatin1StringView("b") || id == QLatin1StringView("e") ? '6' : '0')));
+    now += 2000; // f is gone
+    PipelineAnswer c = say(QStringLiteral("c"), QStringLiteral("incomplete"), 2);
+    ASSERT_EQ(c.phase, QStringLiteral("closing"));
+    EXPECT_EQ(c.attempt, 1);
+    EXPECT_EQ(say(QStringLiteral("c"), QStringLiteral("ready"), 2, 1).phase, QStringLiteral("closing")) << "f's microbatches are not replayed yet";
+    c = say(QStringLiteral("c"), QStringLiteral("ready"), 4, 1);
+    ASSERT_EQ(c.phase, QStringLiteral("stepping"));
+    EXPECT_EQ(c.group, (QStringList{QStringLiteral("a"), QStringLiteral("d"), QStringLiteral("c")}));
+    EXPECT_TRUE(poll(QStringLiteral("b"), holding(1, hashOf('6'), 1)).group.isEmpty()) << "the middle stage stepped already";
+    for (const QString &id : {QStringLiteral("a"), QStringLiteral("d")})
+        say(id, QStringLiteral("stepped"), 2, 1, '5');
+    say(QStringLiteral("c"), QStringLiteral("stepped"), 4, 1, '7');
+    const PipelineStatus status = steps->status();
+    ASSERT_EQ(status.history.size(), 1u);
+    EXPECT_EQ(status.history[0].applied, (std::vector<int>{4, 4, 4}));
+    EXPECT_TRUE(status.history[0].agreed);
+}
