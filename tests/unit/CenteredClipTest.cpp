@@ -168,3 +168,40 @@ TEST_F(CenteredClipTest, PiecesOfAnotherLengthAreAnError)
     std::vector<float> out(100);
     EXPECT_FALSE(centeredClip(spans, out).ok());
 }
+
+// Weights (issue 18: a peer's pieces weigh by the tokens it trained) count a piece as that many
+// copies of it: equal weights change nothing, whole weights give what the copies give, a heavy
+// piece is not an outlier for being heavy, and weights that are no positive number are refused.
+TEST_F(CenteredClipTest, AWeightCountsAPieceAsThatManyCopies)
+{
+    makePieces(5, 1024, 0.003f, 0.2f);
+    pieces[4] = pieces[3];
+    for (float &x : pieces[4])
+        x *= 30.0f; // an outlier, so that clipping and the leave-out both take part
+    std::vector<std::span<const float>> spans(pieces.begin(), pieces.end());
+    std::vector<float> plain(1024), equal(1024);
+    const CenteredClipReport unweighted = centeredClip(spans, plain).value();
+    const std::vector<double> twoAndAHalf(pieces.size(), 2.5);
+    const CenteredClipReport same = centeredClip(spans, equal, {}, twoAndAHalf).value();
+    EXPECT_EQ(equal, plain) << "equal weights changed the result";
+    EXPECT_EQ(same.leftOut, unweighted.leftOut);
+
+    const std::vector<double> weights = {1, 3, 1, 2, 1};
+    std::vector<std::vector<float>> copies;
+    for (std::size_t i = 0; i < pieces.size(); ++i)
+        copies.insert(copies.end(), std::size_t(weights[i]), pieces[i]);
+    std::vector<std::span<const float>> copySpans(copies.begin(), copies.end());
+    std::vector<float> weighted(1024), copied(1024);
+    const CenteredClipReport byWeight = centeredClip(spans, weighted, {}, weights).value();
+    const CenteredClipReport byCopies = centeredClip(copySpans, copied, {}).value();
+    EXPECT_NEAR(byWeight.tau, byCopies.tau, 1e-9 * byCopies.tau);
+    EXPECT_LT(distance(weighted, copied), 1e-6 * norm(copied));
+    EXPECT_EQ(byWeight.leftOut, std::vector<std::size_t>{4});
+    EXPECT_GT(distance(weighted, plain), 1e-4 * norm(plain)) << "the weights changed nothing";
+
+    std::vector<float> out(1024);
+    EXPECT_FALSE(centeredClip(spans, out, {}, std::vector<double>{1, 1}).ok()) << "one weight a piece";
+    EXPECT_FALSE(centeredClip(spans, out, {}, std::vector<double>{1, 1, 0, 1, 1}).ok());
+    EXPECT_FALSE(centeredClip(spans, out, {}, std::vector<double>{1, 1, std::nan(""), 1, 1}).ok());
+    EXPECT_FALSE(centeredClip(spans, out, {}, std::vector<double>{1, -2, 1, 1, 1}).ok());
+}

@@ -34,14 +34,17 @@ struct CenteredClipReport {
     std::vector<std::size_t> ignored; // pieces with NaN or Inf, left out
 };
 
-// CenteredClip (Karimireddy et al. 2021; Gorbunov et al., BTARD, arXiv 2106.11257), equal weights:
+// CenteredClip (Karimireddy et al. 2021; Gorbunov et al., BTARD, arXiv 2106.11257):
 // v starts at the coordinate-wise median and is moved `iterations` times by
-//   v <- v + (1/m) sum_i clip(x_i - v, tau),  clip(z, tau) = z * min(1, tau / ||z||).
-// Then, with leaveOutOutliers, the result is the mean of the pieces within tau of v. A pure
-// function of its inputs. `out` must be as long as every piece; pieces that hold NaN or
-// Inf are ignored (and listed); an error when no piece is usable or the sizes differ. `out` never
-// holds NaN or Inf when it succeeds.
+//   v <- v + (1 / sum w) sum_i w_i clip(x_i - v, tau),  clip(z, tau) = z * min(1, tau / ||z||).
+// Then, with leaveOutOutliers, the result is the mean of the pieces within tau of v, when they
+// hold most of the weight. `weights` (one a piece, each positive; empty: all 1) count a piece as
+// that many copies of it, in the medians (of the coordinates, and of the distances tau comes
+// from), the steps and the majority: a peer that trained twice the tokens weighs twice (issue 18).
+// A pure function of its inputs. `out` must be as long as every piece; pieces that hold NaN or
+// Inf are ignored (and listed); an error when no piece is usable, the sizes differ or a weight is
+// not a positive number. `out` never holds NaN or Inf when it succeeds.
 Result<CenteredClipReport> centeredClip(std::span<const std::span<const float>> pieces, std::span<float> out,
-                                        CenteredClipOptions options = {});
+                                        CenteredClipOptions options = {}, std::span<const double> weights = {});
 
 } // namespace swarmtrain
