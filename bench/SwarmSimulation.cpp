@@ -5,6 +5,7 @@
 //                               [--peer-data contiguous|interleaved|all [--chunk-tokens N]]
 //                               [--only swarm|single_large_batch|single_more_steps]
 //                               [--aggregation centered-clip|mean] [--inner-state reset|keep]
+//                               [--peer-speeds 1,1,2,4 [--max-steps-ratio 4]]
 // Each peer is a ReplicaTrainer on its own part of the training text (contiguous by default).
 // Every round each peer trains H inner steps, its pseudo-gradient is 8-bit quantized with error
 // feedback (what it would send), the token-weighted average of the decoded pieces is quantized
@@ -15,6 +16,15 @@
 // butterfly all-reduce of those encodings are set against a float32 all-reduce after every inner
 // step. Each round's inner optimizer starts afresh, as spot checks need (ReplicaTrainer.h);
 // --inner-state keep carries its moments over from round to round, to measure what that costs.
+//
+// --peer-speeds gives each peer a speed (inner steps per unit of time, relative; one peer each)
+// and runs, instead, issue 18's comparison on a virtual clock: "swarm_fixed_h", where every peer
+// runs H steps and a round lasts as long as the slowest peer needs; "swarm_time_budget", where a
+// round lasts the same time and each peer runs the steps that fit it (at most --max-steps-ratio
+// x H), its pseudo-gradient weighted by its tokens (in the mean, or in CenteredClip's medians,
+// steps and majority); and "single_budget_tokens", one machine at a peer's batch size running as
+// many steps a round as the time-budgeted swarm's peers together. The inner learning-rate
+// schedule counts H steps a round for every peer (ReplicaOptions::scheduleStepsPerRound).
 #include "CenteredClip.h"
 #include "CliFlags.h"
 #include "OuterOptimizer.h"
@@ -26,7 +36,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -53,7 +65,33 @@ struct Setup {
     std::string peerData = "contiguous";
     std::int64_t chunkTokens = 4096;
     Aggregation aggregation = Aggregation::CenteredClip;
+    std::vector<double> speeds; // --peer-speeds; empty: every peer alike, the three classic runs
+    double maxStepsRatio = 4.0;
 };
+
+// "1,1,2,4" -> {1, 1, 2, 4}: each positive.
+Result<std::vector<double>> parseSpeeds(const std::string &text)
+{
+    std::vector<double> speeds;
+    std::size_t at = 0;
+    while (at <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', at), text.size());
+        try {
+            std::size_t used = 0;
+            const std::string item = text.substr(at, comma - at);
+            const double speed = std::stod(item, &used);
+            if (used != item.size() || !(speed > 0.0) || !std::isfinite(speed))
+                return makeError("--peer-speeds: each speed must be a positive number, not \"" + item + "\"");
+            speeds.push_back(speed);
+        } catch (const std::exception &) {
+            return makeError("--peer-speeds: each speed must be a positive number");
+        }
+        at = comma + 1;
+    }
+    if (speeds.size() < 2 || speeds.size() > 64)
+        return makeError("--peer-speeds: give 2 to 64 speeds, one a peer");
+    return speeds;
+}
 
 // Empty when --help was asked for (and printed).
 Result<std::optional<Setup>> parse(int argc, char **argv)
@@ -69,6 +107,7 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
     std::string compression = "on";
     std::string aggregation = "centered-clip";
     std::string innerState = "reset";
+    std::string speeds;
 
     CLI::App app("Full-model swarm training (DiLoCo) simulated in one process, against one machine training the "
                  "same model on the same tokens. Prints JSON lines.",
@@ -98,7 +137,8 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
     app.add_option("--threads", threads, "CPU threads (0: the cores available)")
         ->transform(flags::wholeNumberIn(0, 1024));
     app.add_option("--only", s.only, "run only this one (all three when not given)")
-        ->check(flags::oneOf({"swarm", "single_large_batch", "single_more_steps"}));
+        ->check(flags::oneOf({"swarm", "single_large_batch", "single_more_steps", "swarm_fixed_h", "swarm_time_budget",
+                              "single_budget_tokens"}));
     app.add_option("--compression", compression, "8-bit pseudo-gradients")->check(flags::oneOf({"on", "off"}));
     app.add_option("--peer-data", s.peerData, "how the text is split among the peers")
         ->check(flags::oneOf({"contiguous", "interleaved", "all"}));
@@ -109,6 +149,10 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
         ->check(flags::oneOf({"centered-clip", "mean"}));
     app.add_option("--inner-state", innerState, "whether each round's inner optimizer starts afresh or runs on")
         ->check(flags::oneOf({"reset", "keep"}));
+    app.add_option("--peer-speeds", speeds, "each peer's relative speed, comma-separated: fixed H against time-budgeted rounds")
+        ->type_name("LIST");
+    app.add_option("--max-steps-ratio", s.maxStepsRatio, "time-budgeted rounds: a peer's steps at most this x H")
+        ->transform(flags::numberIn(1, 1000));
 
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (flags::helpAsked(args)) {
@@ -120,6 +164,13 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
     s.compress = compression == "on";
     s.aggregation = aggregation == "mean" ? Aggregation::Mean : Aggregation::CenteredClip;
     s.replica.keepInnerStateAcrossRounds = innerState == "keep";
+    if (!speeds.empty()) {
+        Result<std::vector<double>> parsedSpeeds = parseSpeeds(speeds);
+        if (!parsedSpeeds)
+            return parsedSpeeds.error();
+        s.speeds = std::move(*parsedSpeeds);
+        s.peers = int(s.speeds.size());
+    }
     s.data = data;
     configureThreads(threads);
     return std::optional<Setup>(std::move(s));
@@ -140,7 +191,8 @@ std::int64_t bytesSentPerRound(std::size_t n, std::size_t peers, bool compress)
 
 // What the round's owners return: each of `peers` equal ranges aggregated on its own, as the
 // butterfly all-reduce does.
-Result<void> aggregate(const std::vector<std::vector<float>> &pieces, Aggregation aggregation, std::vector<float> &out)
+Result<void> aggregate(const std::vector<std::vector<float>> &pieces, const std::vector<double> &weights,
+                       Aggregation aggregation, std::vector<float> &out)
 {
     const std::size_t n = out.size(), owners = pieces.size();
     for (std::size_t o = 0; o < owners; ++o) {
@@ -150,23 +202,31 @@ Result<void> aggregate(const std::vector<std::vector<float>> &pieces, Aggregatio
             ranges.emplace_back(piece.data() + begin, end - begin);
         const std::span<float> target(out.data() + begin, end - begin);
         if (aggregation == Aggregation::CenteredClip) {
-            if (Result<CenteredClipReport> r = centeredClip(ranges, target); !r)
+            if (Result<CenteredClipReport> r = centeredClip(ranges, target, {}, weights); !r)
                 return r.error();
             continue;
         }
-        std::vector<WeightedPiece> equal;
-        for (std::span<const float> range : ranges)
-            equal.push_back({range, 1.0});
-        if (Result<void> r = weightedAverage(equal, target); !r)
+        std::vector<WeightedPiece> weighted;
+        for (std::size_t p = 0; p < ranges.size(); ++p)
+            weighted.push_back({ranges[p], weights[p]});
+        if (Result<void> r = weightedAverage(weighted, target); !r)
             return r;
     }
     return {};
 }
 
+// Each replica's inner steps a round (empty: its options' H), and the time a round takes on the
+// virtual clock of --peer-speeds (0: not timed).
+struct RoundPlan {
+    std::vector<std::int64_t> steps;
+    double roundTime = 0.0;
+};
+
 // Trains `replicas` for `rounds` rounds; returns the final validation loss of the global model.
+// Pieces are weighted by the tokens behind them (equal when every replica runs H steps).
 Result<double> runSwarm(const std::string &name, std::vector<std::unique_ptr<ReplicaTrainer>> &replicas,
                         std::int64_t rounds, const std::vector<std::int32_t> &val, int evalIters, bool compress,
-                        Aggregation aggregation)
+                        Aggregation aggregation, const RoundPlan &plan = {})
 {
     const std::size_t n = std::size_t(replicas.front()->parameterCount());
     const std::size_t peers = replicas.size();
@@ -178,13 +238,17 @@ Result<double> runSwarm(const std::string &name, std::vector<std::unique_ptr<Rep
     const auto started = std::chrono::steady_clock::now();
     for (std::int64_t round = 0; round < rounds; ++round) {
         std::vector<std::vector<float>> pieces(peers);
+        std::vector<double> weights(peers, 1.0);
         double trainLoss = 0.0;
         for (std::size_t p = 0; p < peers; ++p) {
-            Result<InnerReport> inner = replicas[p]->trainInner();
+            ReplicaTrainer &replica = *replicas[p];
+            const std::int64_t steps = plan.steps.empty() ? -1 : plan.steps[p];
+            Result<InnerReport> inner = replica.trainInner([&] { return steps >= 0 && replica.innerStepsDone() >= steps; });
             if (!inner)
                 return inner.error();
             trainLoss += inner->meanLoss / double(peers);
             tokens += inner->tokens;
+            weights[p] = double(inner->tokens);
             pieces[p] = replicas[p]->pseudoGradient();
             if (compress) {
                 Result<Quantized> q = feedback[p].compress(pieces[p]);
@@ -195,7 +259,7 @@ Result<double> runSwarm(const std::string &name, std::vector<std::unique_ptr<Rep
         }
         std::vector<float> average(n);
         const auto aggregationStarted = std::chrono::steady_clock::now();
-        if (Result<void> r = aggregate(pieces, aggregation, average); !r)
+        if (Result<void> r = aggregate(pieces, weights, aggregation, average); !r)
             return r.error();
         aggregationSeconds +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - aggregationStarted).count();
@@ -224,6 +288,7 @@ Result<double> runSwarm(const std::string &name, std::vector<std::unique_ptr<Rep
                {"hashes_agree", agree},
                {"aggregation_seconds", aggregationSeconds},
                {"tokens", tokens},
+               {"virtual_time", plan.roundTime * double(round + 1)},
                {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()}});
         if (!agree)
             return makeError("the replicas' parameters differ after round " + std::to_string(round + 1));
@@ -281,20 +346,56 @@ int runMain(int argc, char **argv)
         std::int64_t inner;
         double outerLr, momentum;
         bool compress;
+        RoundPlan plan = {};
+        std::int64_t schedulePerRound = 0; // ReplicaOptions::scheduleStepsPerRound
     };
-    const std::vector<Run> runs = {
+    std::vector<Run> runs = {
         {"swarm", s.peers, s.replica.batchSize, s.innerSteps, s.replica.outerLr, s.replica.outerMomentum,
          s.compress},
         {"single_large_batch", 1, s.replica.batchSize * s.peers, s.innerSteps, 1.0, 0.0, false},
         {"single_more_steps", 1, s.replica.batchSize, s.innerSteps * s.peers, 1.0, 0.0, false},
     };
+    // Issue 18: peers of unequal speeds, on a virtual clock where a peer of speed v runs v inner
+    // steps a unit of time. A round of fixed H lasts H / (the slowest speed); a time-budgeted
+    // round lasts as long, and each peer runs what fits.
+    std::vector<std::int64_t> budgetSteps;
+    if (!s.speeds.empty()) {
+        const double slowest = *std::min_element(s.speeds.begin(), s.speeds.end());
+        const double roundTime = double(s.innerSteps) / slowest;
+        const auto cap = std::int64_t(s.maxStepsRatio * double(s.innerSteps));
+        std::int64_t total = 0;
+        for (const double speed : s.speeds) {
+            budgetSteps.push_back(std::clamp(std::int64_t(std::floor(roundTime * speed + 1e-9)), std::int64_t(1), cap));
+            total += budgetSteps.back();
+        }
+        const std::int64_t most = *std::max_element(budgetSteps.begin(), budgetSteps.end());
+        runs = {
+            {"swarm_fixed_h", s.peers, s.replica.batchSize, s.innerSteps, s.replica.outerLr, s.replica.outerMomentum,
+             s.compress, {{}, roundTime}},
+            {"swarm_time_budget", s.peers, s.replica.batchSize, most, s.replica.outerLr, s.replica.outerMomentum,
+             s.compress, {budgetSteps, roundTime}, s.innerSteps},
+            {"single_budget_tokens", 1, s.replica.batchSize, total, 1.0, 0.0, false},
+        };
+        nlohmann::json utilisation = nlohmann::json::object();
+        std::vector<double> fixedUse, budgetUse;
+        for (std::size_t p = 0; p < s.speeds.size(); ++p) {
+            fixedUse.push_back(double(s.innerSteps) / s.speeds[p] / roundTime);
+            budgetUse.push_back(double(budgetSteps[p]) / s.speeds[p] / roundTime);
+        }
+        print({{"speeds", s.speeds}, {"round_time", roundTime}, {"fixed_h_steps", s.innerSteps},
+               {"time_budget_steps", budgetSteps}, {"utilisation_fixed_h", fixedUse},
+               {"utilisation_time_budget", budgetUse},
+               {"tokens_per_time_budget_over_fixed_h", double(total) / double(s.innerSteps * s.peers)},
+               {"weighting", "tokens"}});
+    }
     const auto replicasOf = [&](const Run &run) -> Result<std::vector<std::unique_ptr<ReplicaTrainer>>> {
         std::vector<std::unique_ptr<ReplicaTrainer>> replicas;
         for (int p = 0; p < run.peers; ++p) {
             ReplicaOptions o = s.replica;
             o.batchSize = run.batch;
             o.innerSteps = run.inner;
-            o.schedule.decayIters = run.inner * s.rounds;
+            o.scheduleStepsPerRound = run.schedulePerRound;
+            o.schedule.decayIters = (run.schedulePerRound > 0 ? run.schedulePerRound : run.inner) * s.rounds;
             o.outerLr = run.outerLr;
             o.outerMomentum = run.momentum;
             o.seed = s.replica.seed * 1000 + std::uint64_t(p);
@@ -336,7 +437,7 @@ int runMain(int argc, char **argv)
         }
         // Every run is scored on as many validation windows (the large batch's evalIters batches).
         const int evalIters = s.evalIters * s.peers * s.replica.batchSize / run.batch;
-        Result<double> loss = runSwarm(run.name, *replicas, s.rounds, val, evalIters, run.compress, s.aggregation);
+        Result<double> loss = runSwarm(run.name, *replicas, s.rounds, val, evalIters, run.compress, s.aggregation, run.plan);
         if (!loss) {
             std::cerr << "swarmtrain_swarm_simulation: error: " << loss.error().message << "\n";
             return 1;
@@ -350,7 +451,7 @@ int runMain(int argc, char **argv)
     nlohmann::json summary = {{"summary", true}};
     for (const auto &[name, loss] : finalLoss)
         summary[name + "_val_loss"] = loss;
-    if (finalLoss.count("swarm")) {
+    if (finalLoss.count("swarm") || !s.speeds.empty()) {
         summary["compression"] = s.compress;
         summary["aggregation"] = s.aggregation == Aggregation::Mean ? "mean" : "centered-clip";
         summary["peer_data"] = s.peerData;
@@ -363,6 +464,11 @@ int runMain(int argc, char **argv)
         summary["swarm_vs_large_batch"] = finalLoss["swarm"] / finalLoss["single_large_batch"] - 1.0;
     if (finalLoss.count("swarm") && finalLoss.count("single_more_steps"))
         summary["swarm_vs_more_steps"] = finalLoss["swarm"] / finalLoss["single_more_steps"] - 1.0;
+    if (finalLoss.count("swarm_time_budget") && finalLoss.count("swarm_fixed_h"))
+        summary["time_budget_vs_fixed_h_at_equal_time"] = finalLoss["swarm_time_budget"] / finalLoss["swarm_fixed_h"] - 1.0;
+    if (finalLoss.count("swarm_time_budget") && finalLoss.count("single_budget_tokens"))
+        summary["time_budget_vs_one_machine_at_equal_tokens"] =
+            finalLoss["swarm_time_budget"] / finalLoss["single_budget_tokens"] - 1.0;
     print(summary);
     return 0;
 }
