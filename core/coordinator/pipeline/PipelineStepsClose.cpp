@@ -124,9 +124,10 @@ void PipelineSteps::creditSilentMembers()
 
 bool PipelineSteps::redoIncompleteGroups(const std::map<QString, const PeerRecord *> &online)
 {
+    // First, whichever way the step goes on: a redo forgets this attempt's groups.
+    creditSilentMembers();
     if (m_step.attempt + 1 >= protocol::kMaxStepAttempts)
         return false;
-    creditSilentMembers(); // before this attempt's groups are forgotten
     std::set<int> redo;
     for (const QStringList &group : m_step.groups) {
         // Only a group none of whose members applied its step: the members apply or give up alike,
@@ -186,7 +187,6 @@ void PipelineSteps::finishStep(const std::vector<PeerRecord> &peers)
     summary.loss = summary.issued > 0 ? lossSum / summary.issued : 0.0;
     summary.evalLoss = evals > 0 ? evalSum / evals : -1.0;
     std::vector<std::vector<std::pair<qint64, QString>>> hashes(static_cast<std::size_t>(stages));
-    creditSilentMembers();
     for (const auto &[id, stepped] : m_step.stepped) {
         const int stage = stageOf(id);
         if (stepped.ok || stepped.inAverage)
