@@ -545,8 +545,9 @@ void ButterflyAllReduce::findMissingWork()
     if (m_own && !m_contributors.contains(m_self))
         missing.insert(m_self); // this peer's own range could not be averaged
     for (const QStringList &contributors : std::as_const(m_contributors)) {
+        const QSet<QString> in(contributors.begin(), contributors.end());
         for (const AllReduceMember &m : std::as_const(m_members)) {
-            if (!m.probation && !contributors.contains(m.keyId))
+            if (!m.probation && !in.contains(m.keyId))
                 missing.insert(m.keyId);
         }
     }
