@@ -70,6 +70,7 @@ void PipelinePlane::teardownStage()
     m_optimizer = nullptr;
     m_server = nullptr;
     m_driving.clear();
+    m_droppedOthersFor = {};
     m_state = PipelinePlaneState{};
 }
 
@@ -184,8 +185,10 @@ std::optional<int> PipelinePlane::readyForStep(std::uint64_t step, const QString
         if (!m_server)
             return;
         ready = m_server->readyForStep(step, trainers);
-        if (!ready)
+        // Asked again every poll while the step closes: the drop below is needed once a step.
+        if (!ready || m_droppedOthersFor == std::pair(step, trainers))
             return;
+        m_droppedOthersFor = {step, trainers};
         // A trainer that did not close (it went away mid-step) counts for nothing here.
         std::vector<std::string> prefixes;
         for (const QString &trainer : trainers)

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <utility>
 #include <vector>
 
 namespace swarmtrain {
@@ -106,6 +107,7 @@ private:
     PipelinePlaneState m_state; // touched on m_thread only
     std::vector<QHash<QString, QString>> m_stagePeers; // trainers: the open step's, by stage
     std::set<std::uint64_t> m_driving; // trainers: the open step's microbatches not finished yet
+    std::pair<std::uint64_t, QStringList> m_droppedOthersFor; // stage peers: the step and closed trainers last readied for
     mutable std::mutex m_keysMutex;
     QHash<QString, QByteArray> m_keys;
 };
