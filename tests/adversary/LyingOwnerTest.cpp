@@ -41,7 +41,19 @@ struct SwarmRun {
     std::optional<qint64> bannedAtRound; // the round running when the liar was banned
     double credit = -1.0;                // the liar's on the leaderboard once banned
     std::string logs;
+    std::string validation; // the coordinator's validation loss of each state, a line each
 };
+
+std::string linesWith(const std::string &text, const std::string &what)
+{
+    std::istringstream lines(text);
+    std::string line, found;
+    while (std::getline(lines, line)) {
+        if (line.find(what) != std::string::npos)
+            found += line + "\n";
+    }
+    return found;
+}
 
 int countOf(const std::string &text, const std::string &what)
 {
@@ -109,6 +121,7 @@ protected:
                 << "round " << round << "\n" << swarm.logs();
         }
         result.logs = swarm.logs();
+        result.validation = linesWith(coordinatorLog, "validation loss");
         leave(swarm, result.logs);
         return result;
     }
@@ -137,6 +150,7 @@ TEST_F(LyingOwnerTest, ALyingRangeOwnerIsCaughtItsRangeRedoneAndItIsBannedAndEar
     // Every member applied what an honest owner would have sent: the same states as the run
     // without the lie, but for the liar's own pieces after its first refused round (issue 16's
     // bound is 1%).
-    EXPECT_LT(std::abs(delta), 0.01) << "validation loss " << attacked.loss << " against " << clean.loss << "\n"
-                                     << attacked.logs;
+    EXPECT_LT(std::abs(delta), 0.01) << "validation loss " << attacked.loss << " against " << clean.loss
+                                     << "\nthe honest run's states:\n" << clean.validation
+                                     << "the attacked run's states:\n" << attacked.validation << attacked.logs;
 }
