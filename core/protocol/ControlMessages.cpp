@@ -17,6 +17,7 @@ constexpr qint64 kMaxMemoryBytes = qint64(1) << 44;  // 16 TiB
 constexpr double kMaxFlopsPerSecond = 1e16;           // ten times an H200's dense bf16
 constexpr double kMaxBytesPerSecond = 1e12;           // a terabyte a second, beyond any link or bus
 constexpr double kMaxRttMs = 600'000;
+constexpr qint64 kMaxBudgetMs = 86'400'000; // a day
 
 QJsonValue optionalBool(const std::optional<bool> &value) { return value ? QJsonValue(*value) : QJsonValue(); }
 
@@ -47,12 +48,18 @@ GptConfig readModel(JsonReader model)
 
 QJsonObject trainingToJson(const TrainingSettings &t)
 {
-    return QJsonObject{{L("inner_steps"), t.innerSteps},     {L("batch_size"), t.batchSize},
+    QJsonObject json{{L("inner_steps"), t.innerSteps},     {L("batch_size"), t.batchSize},
                        {L("lr"), t.lr},                      {L("min_lr"), t.minLr},
                        {L("warmup_iters"), t.warmupIters},   {L("lr_decay_iters"), double(t.lrDecayIters)},
                        {L("weight_decay"), t.weightDecay},   {L("grad_clip"), t.gradClip},
                        {L("outer_lr"), t.outerLr},           {L("outer_momentum"), t.outerMomentum},
                        {L("seed"), double(t.seed)}};
+    if (t.timeBudgeted) {
+        json.insert(L("rounds"), QStringLiteral("budget"));
+        json.insert(L("min_inner_steps"), t.minInnerSteps);
+        json.insert(L("max_inner_steps"), t.maxInnerSteps);
+    }
+    return json;
 }
 
 TrainingSettings readTraining(JsonReader training)
@@ -69,6 +76,12 @@ TrainingSettings readTraining(JsonReader training)
     t.outerLr = training.number(L("outer_lr"), 0.0, 100.0);
     t.outerMomentum = training.number(L("outer_momentum"), 0.0, 0.999);
     t.seed = std::uint64_t(training.integer(L("seed"), 0, kMaxCount));
+    // Absent: fixed H. A cap past 1,000 H is no real swarm's.
+    t.timeBudgeted = training.has(L("rounds")) && training.oneOf(L("rounds"), {L("fixed"), L("budget")}) == L("budget");
+    t.minInnerSteps = int(training.integer(L("min_inner_steps"), 1, std::max(t.innerSteps, 1), 1));
+    t.maxInnerSteps = int(training.integer(L("max_inner_steps"), 0, 1000 * qint64(std::max(t.innerSteps, 1)), 0));
+    if (training.ok() && t.maxInnerSteps > 0 && t.maxInnerSteps < t.minInnerSteps)
+        training.fail(L("max_inner_steps"), QStringLiteral("must be at least min_inner_steps"));
     return t;
 }
 
@@ -234,6 +247,8 @@ Result<JoinAnswer> JoinAnswer::fromJson(const QJsonObject &json)
 QJsonObject HeartbeatRequest::toJson() const
 {
     QJsonObject json{{L("state"), state}, {L("base_round"), double(baseRound)}, {L("tokens_per_s"), tokensPerSecond}};
+    if (steps > 0)
+        json.insert(L("steps"), double(steps));
     if (!reason.isEmpty())
         json.insert(L("reason"), reason);
     if (!links.empty()) {
@@ -254,6 +269,7 @@ Result<HeartbeatRequest> HeartbeatRequest::fromJson(const QJsonObject &json)
     m.state = r.oneOf(L("state"), {L("training"), L("paused"), L("ready"), L("idle"), L("verifying"), L("left")});
     m.baseRound = r.integer(L("base_round"), -1, kMaxCount);
     m.tokensPerSecond = r.number(L("tokens_per_s"), 0.0, kMaxFigure, 0.0);
+    m.steps = r.integer(L("steps"), 0, kMaxCount, 0);
     m.reason = r.text(L("reason"), kMaxReasonChars);
     if (r.has(L("links"))) {
         const QJsonArray links = r.array(L("links"), kMaxLinkReports);
@@ -273,6 +289,8 @@ QJsonObject HeartbeatAnswer::toJson() const
                      {L("deadline_ms"), double(deadlineMs)},
                      {L("member"), member},
                      {L("checkpoint_round"), double(checkpointRound)}};
+    if (budgetMs > 0)
+        json.insert(L("budget_ms"), double(budgetMs));
     if (lastContribution) {
         json.insert(L("last_contribution"), QJsonObject{{L("round"), double(lastContribution->round)},
                                                         {L("accepted"), optionalBool(lastContribution->accepted)},
@@ -303,6 +321,7 @@ Result<HeartbeatAnswer> HeartbeatAnswer::fromJson(const QJsonObject &json)
     m.deadlineMs = r.integer(L("deadline_ms"), 0, kMaxCount);
     m.member = r.boolean(L("member"));
     m.checkpointRound = r.integer(L("checkpoint_round"), 0, kMaxCount);
+    m.budgetMs = r.integer(L("budget_ms"), 0, kMaxBudgetMs, 0);
     if (r.has(L("last_contribution"))) {
         JsonReader last = r.object(L("last_contribution"));
         ContributionVerdictInfo verdict;
@@ -346,6 +365,8 @@ QJsonObject RoundAnswer::toJson() const
                            {L("range"), QJsonArray{double(member.begin), double(member.end)}}};
         if (member.probation)
             object.insert(L("probation"), true);
+        if (member.steps > 0)
+            object.insert(L("steps"), double(member.steps));
         list.append(object);
     }
     return QJsonObject{{L("round"), double(round)},          {L("attempt"), attempt},
@@ -375,6 +396,7 @@ Result<RoundAnswer> RoundAnswer::fromJson(const QJsonObject &json)
         info.reachable = member.boolean(L("reachable"));
         if (member.has(L("probation")))
             info.probation = member.boolean(L("probation"));
+        info.steps = member.integer(L("steps"), 0, kMaxCount, 0);
         const QJsonArray range = member.array(L("range"), 2);
         if (member.ok() && range.size() != 2)
             member.fail(L("range"), QStringLiteral("must be [begin, end]"));

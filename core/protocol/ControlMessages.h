@@ -123,6 +123,9 @@ struct HeartbeatRequest {
     double tokensPerSecond = 0.0;
     QString reason; // why it is paused, in the person's words
     std::vector<LinkReport> links; // measured since the last heartbeat
+    // The inner steps trained on baseRound's state (a time-budgeted swarm weighs a member's
+    // pseudo-gradient by them; the coordinator bounds them before it believes them).
+    qint64 steps = 0;
 
     QJsonObject toJson() const;
     static Result<HeartbeatRequest> fromJson(const QJsonObject &json);
@@ -155,6 +158,7 @@ struct HeartbeatAnswer {
     // Spot checks (VerificationMessages.h): send your update of this round; check this member.
     std::optional<qint64> uploadUpdateRound;
     std::optional<SpotCheckTask> spotCheck;
+    qint64 budgetMs = 0; // a time-budgeted swarm: the round's compute budget (0: fixed H)
 
     QJsonObject toJson() const;
     static Result<HeartbeatAnswer> fromJson(const QJsonObject &json);
@@ -169,6 +173,9 @@ struct RoundMemberInfo {
     qint64 begin = 0; // the range of the flat parameter vector it owns
     qint64 end = 0;
     bool probation = false; // its pieces are left out of the average (sent only when true)
+    // A time-budgeted round: the inner steps its pseudo-gradient holds, which weigh it in the
+    // average (0: an equal share, as in a fixed-H round).
+    qint64 steps = 0;
 };
 
 struct RoundAnswer {

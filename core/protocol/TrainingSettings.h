@@ -21,6 +21,17 @@ struct TrainingSettings {
     double outerLr = 1.2;
     double outerMomentum = 0.5;
     std::uint64_t seed = 1;
+    // Time-budgeted rounds (issue 18): each member trains as many inner steps as fit the
+    // round's compute budget (the coordinator sends it with every heartbeat answer and adapts
+    // it to the swarm), at least minInnerSteps and at most maxInnerSteps, and its
+    // pseudo-gradient counts by those steps; the inner schedule still advances innerSteps a
+    // round. Off: every member trains exactly innerSteps (fixed H).
+    bool timeBudgeted = false;
+    int minInnerSteps = 1;
+    int maxInnerSteps = 0; // 0: innerSteps
+
+    // The most inner steps a round may hold: the cap of a budgeted round, else H.
+    int stepCap() const { return timeBudgeted && maxInnerSteps > 0 ? maxInnerSteps : innerSteps; }
 };
 
 } // namespace swarmtrain

@@ -77,11 +77,14 @@ QJsonObject SpotCheckTask::toJson() const
     QJsonArray list;
     for (const auto &[begin, end] : ranges)
         list.append(QJsonArray{double(begin), double(end)});
-    return QJsonObject{{L("round"), double(round)},
-                       {L("peer_id"), peerId},
-                       {L("shards"), QJsonArray::fromStringList(shards)},
-                       {L("ranges"), list},
-                       {L("update_ready"), updateReady}};
+    QJsonObject json{{L("round"), double(round)},
+                     {L("peer_id"), peerId},
+                     {L("shards"), QJsonArray::fromStringList(shards)},
+                     {L("ranges"), list},
+                     {L("update_ready"), updateReady}};
+    if (steps > 0)
+        json.insert(L("steps"), double(steps));
+    return json;
 }
 
 Result<SpotCheckTask> SpotCheckTask::fromJson(const QJsonObject &json)
@@ -105,6 +108,7 @@ Result<SpotCheckTask> SpotCheckTask::fromJson(const QJsonObject &json)
         m.ranges.emplace_back(begin, end);
     }
     m.updateReady = r.boolean(L("update_ready"));
+    m.steps = r.integer(L("steps"), 0, kMaxCount, 0);
     return r.finish(std::move(m));
 }
 

@@ -62,6 +62,7 @@ struct SpotCheckTask {
     QStringList shards;
     std::vector<std::pair<qint64, qint64>> ranges; // [begin, end) of each piece, in order
     bool updateReady = false;
+    qint64 steps = 0; // a time-budgeted round: the member's inner steps to run again (0: H)
 
     QJsonObject toJson() const;
     static Result<SpotCheckTask> fromJson(const QJsonObject &json);

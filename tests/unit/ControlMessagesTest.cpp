@@ -371,3 +371,54 @@ TEST(ControlMessagesTest, AContributionsAppliedAveragesAreStrictAndBounded)
     json.insert(QStringLiteral("averages"), QJsonObject{});
     EXPECT_EQ(errorOf<ContributionRequest>(json), "contribution.averages must be an array of at most 4096 items");
 }
+
+// Time-budgeted rounds (issue 18): the settings, the budget, the steps a peer says it trained
+// and the steps admitted for each member travel bounded, and are absent in a fixed-H swarm.
+TEST(ControlMessagesTest, TimeBudgetFieldsTravelBounded)
+{
+    JoinAnswer join = sampleJoinAnswer();
+    EXPECT_FALSE(JoinAnswer::fromJson(join.toJson())->training.timeBudgeted) << "absent: fixed H";
+    join.training.timeBudgeted = true;
+    join.training.minInnerSteps = 5;
+    join.training.maxInnerSteps = 200;
+    const TrainingSettings back = JoinAnswer::fromJson(join.toJson()).value().training;
+    EXPECT_TRUE(back.timeBudgeted);
+    EXPECT_EQ(back.minInnerSteps, 5);
+    EXPECT_EQ(back.stepCap(), 200);
+    const auto withTraining = [&](const char *name, const QJsonValue &value) {
+        QJsonObject json = join.toJson();
+        QJsonObject training = json.value(QStringLiteral("training")).toObject();
+        training.insert(QLatin1StringView(name), value);
+        json.insert(QStringLiteral("training"), training);
+        return errorOf<JoinAnswer>(json);
+    };
+    EXPECT_EQ(withTraining("rounds", QStringLiteral("whenever")), "join answer.training.rounds must be one of fixed, budget");
+    EXPECT_EQ(withTraining("min_inner_steps", 51), "join answer.training.min_inner_steps must be an integer from 1 to 50");
+    EXPECT_EQ(withTraining("max_inner_steps", 50'001),
+              "join answer.training.max_inner_steps must be an integer from 0 to 50000");
+    EXPECT_EQ(withTraining("max_inner_steps", 4), "join answer.training.max_inner_steps must be at least min_inner_steps");
+
+    HeartbeatRequest beat{QStringLiteral("ready"), 3, 10.0, {}, {}, 120};
+    EXPECT_EQ(HeartbeatRequest::fromJson(beat.toJson())->steps, 120);
+    QJsonObject json = beat.toJson();
+    json.insert(QStringLiteral("steps"), -1);
+    EXPECT_EQ(errorOf<HeartbeatRequest>(json), "heartbeat.steps must be an integer from 0 to 9007199254740992");
+
+    HeartbeatAnswer answer{1, QStringLiteral("gathering"), 0, false, 1};
+    answer.budgetMs = 45'000;
+    EXPECT_EQ(HeartbeatAnswer::fromJson(answer.toJson())->budgetMs, 45'000);
+    json = answer.toJson();
+    json.insert(QStringLiteral("budget_ms"), 1e12);
+    EXPECT_EQ(errorOf<HeartbeatAnswer>(json), "heartbeat answer.budget_ms must be an integer from 0 to 86400000");
+
+    RoundAnswer round{4, 0, QStringLiteral("running"), 0, 10, {}};
+    round.members.push_back({QStringLiteral("a"), QByteArray(32, '\x01'), {}, true, 0, 10, false, 77});
+    EXPECT_EQ(RoundAnswer::fromJson(round.toJson())->members.at(0).steps, 77);
+    json = round.toJson();
+    QJsonArray members = json.value(QStringLiteral("members")).toArray();
+    QJsonObject member = members.at(0).toObject();
+    member.insert(QStringLiteral("steps"), 2.5);
+    members.replace(0, member);
+    json.insert(QStringLiteral("members"), members);
+    EXPECT_EQ(errorOf<RoundAnswer>(json), "round.members[0].steps must be an integer from 0 to 9007199254740992");
+}
