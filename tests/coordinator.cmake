@@ -4,7 +4,7 @@ add_executable(swarmtrain_coordinator_tests
     unit/AdmissionTest.cpp unit/BoundedHttpServerTest.cpp unit/CoordinatorConfigTest.cpp unit/CoordinatorRoundsTest.cpp
     unit/CoordinatorOwnerDisputesTest.cpp unit/CoordinatorServerTest.cpp unit/PipelineStepsTest.cpp
     unit/CoordinatorStoreTest.cpp unit/LinkBookTest.cpp unit/LinkMatrixTest.cpp unit/RouteTableTest.cpp
-    unit/RateLimiterTest.cpp unit/ScheduleServiceTest.cpp unit/ShardManifestTest.cpp)
+    unit/RateLimiterTest.cpp unit/ScheduleServiceTest.cpp unit/ShardManifestTest.cpp unit/TimeBudgetTest.cpp)
 target_link_libraries(swarmtrain_coordinator_tests PRIVATE
     swarmtrain_coordinator swarmtrain_test_support Qt6::Test GTest::gtest_main)
 gtest_discover_tests(swarmtrain_coordinator_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)

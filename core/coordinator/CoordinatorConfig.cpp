@@ -101,7 +101,7 @@ CLI::Validator hostAndPort()
 struct CoordinatorText {
     std::string listen, stateDir, data, tokenizer = "char", cert, key, rangeSplit = "bandwidth", admission = "open",
                                                                      allowlist, trustedKeys;
-    std::string mode = "full", wire = "int8";
+    std::string mode = "full", wire = "int8", rounds = "budget";
     std::vector<std::string> place;
     double typicalMemoryGiB = 8.0;
 };
@@ -259,6 +259,18 @@ void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText
     app.add_option("--seed", t.seed, "seed of the initial weights and the data order")
         ->transform(flags::wholeNumberIn(0, (1ll << 53) - 1));
 
+    app.add_option("--rounds", text.rounds,
+                   "full-model rounds: each member trains what fits a time budget, or exactly --inner-steps")
+        ->check(flags::oneOf({"budget", "fixed"}));
+    app.add_option("--round-seconds", c.roundSeconds,
+                   "--rounds budget: seconds of training a round (0: what --inner-steps take the median peer)")
+        ->transform(flags::numberIn(0.0, 86400.0));
+    app.add_option("--min-inner-steps", t.minInnerSteps,
+                   "--rounds budget: fewer steps in a round and a peer sits it out (0: an eighth of --inner-steps)")
+        ->transform(flags::wholeNumberIn(0, 1'000'000));
+    app.add_option("--max-inner-steps", t.maxInnerSteps,
+                   "--rounds budget: the most steps a peer trains in a round (0: four times --inner-steps)")
+        ->transform(flags::wholeNumberIn(0, 1'000'000'000));
     app.add_option("--round-deadline", c.roundDeadlineSeconds, "seconds a round waits for its members' contributions")
         ->transform(flags::numberIn(1.0, 7 * 86400.0));
     app.add_option("--gather-timeout", c.gatherTimeoutSeconds, "seconds a round waits to gather its members")
@@ -289,6 +301,7 @@ void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText
 std::string coordinatorUsage()
 {
     CoordinatorConfig c;
+    c.training.minInnerSteps = 0;
     CoordinatorText text;
     CLI::App app("Hosts a SwarmTrain swarm: REST API, rounds, credit, checkpoints and data shards.",
                  "swarmtrain-coordinator");
@@ -299,6 +312,7 @@ std::string coordinatorUsage()
 Result<CoordinatorConfig> parseCoordinatorArguments(const std::vector<std::string> &args)
 {
     CoordinatorConfig c;
+    c.training.minInnerSteps = 0; // chosen from --inner-steps below, unless given
     CoordinatorText text;
     CLI::App app;
     defineCoordinatorFlags(app, c, text);
@@ -324,6 +338,16 @@ Result<CoordinatorConfig> parseCoordinatorArguments(const std::vector<std::strin
     c.tlsCert = text.cert;
     c.tlsKey = text.key;
     c.bandwidthRanges = text.rangeSplit == "bandwidth";
+    TrainingSettings &t = c.training;
+    t.timeBudgeted = text.rounds == "budget";
+    if (t.minInnerSteps == 0)
+        t.minInnerSteps = std::max(1, t.innerSteps / 8);
+    if (t.maxInnerSteps == 0)
+        t.maxInnerSteps = int(std::min<qint64>(4 * qint64(t.innerSteps), 1'000'000'000));
+    if (t.minInnerSteps > t.innerSteps || t.maxInnerSteps < t.innerSteps)
+        return makeError("--min-inner-steps must not exceed --inner-steps, nor --max-inner-steps fall below it");
+    if (t.maxInnerSteps > 1000 * qint64(t.innerSteps))
+        return makeError("--max-inner-steps may be at most 1000 times --inner-steps");
     c.mode = text.mode == "pipeline" ? CoordinatorConfig::Mode::Pipeline
              : text.mode == "auto"   ? CoordinatorConfig::Mode::Auto
                                      : CoordinatorConfig::Mode::Full;

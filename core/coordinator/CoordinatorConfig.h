@@ -25,6 +25,9 @@ struct CoordinatorConfig {
     TokenizerKind tokenizer = TokenizerKind::Char;
     GptConfig model; // vocabSize comes from the tokenizer
     TrainingSettings training;
+    // Time-budgeted rounds (training.timeBudgeted): a budget pinned by the operator, or 0 for
+    // one adapted to the swarm (what H steps take its median peer).
+    double roundSeconds = 0;
     double roundDeadlineSeconds = 600;
     double gatherTimeoutSeconds = 60;
     double heartbeatIntervalSeconds = 10;

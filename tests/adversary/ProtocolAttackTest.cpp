@@ -19,6 +19,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTcpServer>
+#include <QThread>
 
 #include <csignal>
 #include <gtest/gtest.h>
@@ -45,10 +46,10 @@ struct Attacker {
         JoinRequest request{identity.publicKey(), {}, endpoint, QStringLiteral("0.1.0"), {}};
         return client->postJson(QStringLiteral("/v1/join"), request.toJson());
     }
-    Result<QJsonObject> heartbeat(const QString &state, qint64 baseRound)
+    Result<QJsonObject> heartbeat(const QString &state, qint64 baseRound, qint64 steps = 0)
     {
         return client->postJson(QStringLiteral("/v1/heartbeat"),
-                                HeartbeatRequest{state, baseRound, 0.0, {}, {}}.toJson());
+                                HeartbeatRequest{state, baseRound, 0.0, {}, {}, steps}.toJson());
     }
     Result<QJsonObject> contribute(qint64 round, qint64 tokens, const QString &hash)
     {
@@ -132,6 +133,46 @@ TEST_F(ProtocolAttackTest, CreditInflationIsRefusedCountedAndBanned)
         EXPECT_EQ(leader.toObject().value(QLatin1StringView("credit")).toDouble(), 0.0);
     EXPECT_LT(rssGrowth(), 64 * kMiB);
     printAttack("credit-inflation", refused == 3, "3 claims", rssGrowth());
+}
+
+// Time-budgeted rounds (issue 18) weigh and credit a member by its inner steps, so a stranger
+// claims many: past the cap its heartbeat is refused; below the cap but beyond what its device
+// measured (it reported none), the round does not take it. Ready with the steps H allows, it is
+// credited with those steps' tokens, whatever its report then claims.
+TEST_F(ProtocolAttackTest, InflatedInnerStepsAreRefusedOrLeftOutAndNeverCredited)
+{
+    // H 20, cap 80; a budget of 2 s, so no speed needs measuring.
+    startCoordinator({"--rounds", "budget", "--round-seconds", "2", "--max-inner-steps", "80"});
+    Attacker attacker(url);
+    ASSERT_TRUE(attacker.join().ok());
+    const Result<QJsonObject> pastCap = attacker.heartbeat(QStringLiteral("ready"), 0, 81);
+    EXPECT_EQ(Attacker::status(pastCap), 400);
+    EXPECT_NE(QString::fromStdString(pastCap ? std::string() : pastCap.error().message).indexOf(QStringLiteral("at most 80")), -1);
+    // 80 steps: under the cap, but no measured speed explains more than H. The budget and its
+    // grace pass (4 s on the coordinator's clock) and the round still has not taken it.
+    const auto started = std::chrono::steady_clock::now();
+    bool member = false;
+    while (std::chrono::steady_clock::now() - started < std::chrono::seconds(6)) {
+        const Result<QJsonObject> beat = attacker.heartbeat(QStringLiteral("ready"), 0, 80);
+        ASSERT_TRUE(beat.ok()) << beat.error().message;
+        member = member || beat->value(QLatin1StringView("member")).toBool();
+        QThread::msleep(200);
+    }
+    EXPECT_FALSE(member) << "taken into a round with steps its speed cannot explain";
+    ASSERT_TRUE(test::waitUntil(
+        [&] {
+            Result<QJsonObject> beat = attacker.heartbeat(QStringLiteral("ready"), 0, 20);
+            return beat && beat->value(QLatin1StringView("member")).toBool();
+        },
+        std::chrono::seconds(60)));
+    // Its report claims the cap's tokens (80 steps of 8 x 32); it is credited the 20 admitted.
+    Result<QJsonObject> reported = attacker.contribute(0, 80 * 256, QString(64, QLatin1Char('a')));
+    ASSERT_TRUE(reported.ok()) << reported.error().message;
+    const Result<ContributionAnswer> verdict = ContributionAnswer::fromJson(*reported);
+    ASSERT_TRUE(verdict.ok());
+    EXPECT_EQ(verdict->accepted, std::optional<bool>(true));
+    EXPECT_DOUBLE_EQ(verdict->credit, 20 * 256 * 0.001);
+    printAttack("inflated-inner-steps", !pastCap.ok() && !member, "-", rssGrowth());
 }
 
 TEST_F(ProtocolAttackTest, AJoinEndpointNamingAnotherHostIsNeverDialled)

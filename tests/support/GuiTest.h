@@ -118,7 +118,8 @@ public:
             "--listen", "127.0.0.1:0", "--state-dir", (m_dir / "state").string(), "--data", (m_dir / "data.txt").string(),
             "--n-layer", "1", "--n-head", "2", "--n-embd", "32", "--block-size", "32", "--batch-size", "8",
             "--inner-steps", std::to_string(innerSteps), "--lr", "3e-3", "--warmup-iters", "20", "--eval-iters", "4", "--shard-bytes", "16384",
-            "--heartbeat-interval", "1", "--gather-timeout", "5", "--round-deadline", "20", "--plain-http"};
+            "--heartbeat-interval", "1", "--gather-timeout", "5", "--round-deadline", "20", "--plain-http",
+            "--rounds", "fixed"};
         std::vector<std::string> all = args;
         all.insert(all.end(), extra.begin(), extra.end());
         if (!m_process.start(SWARMTRAIN_COORDINATOR, all, m_dir / "coordinator.out", m_dir / "coordinator.err"))

@@ -32,7 +32,9 @@ std::string swarmLogs(const ChildProcess &coordinator, const Clients &clients, c
 // a few seconds, heartbeats every second. Flags given after these win (the last of a flag counts).
 // Plain HTTP on loopback, which clients accept without asking: these tests are about training,
 // and CoordinatorProcessTest covers the default HTTPS with its pin. No spot checks (a checking
-// peer sits a round out): the adversary tests that are about them turn them on.
+// peer sits a round out): the adversary tests that are about them turn them on. Fixed H rounds,
+// so that runs with the same keys are the same bit for bit: the tests of time-budgeted rounds
+// say --rounds budget.
 inline std::vector<std::string> smallSwarmFlags(const std::filesystem::path &stateDir, const std::filesystem::path &data,
                                                 int port = 0)
 {
@@ -40,7 +42,7 @@ inline std::vector<std::string> smallSwarmFlags(const std::filesystem::path &sta
             "--n-layer", "1", "--n-head", "2", "--n-embd", "32", "--block-size", "32", "--batch-size", "8",
             "--inner-steps", "20", "--lr", "3e-3", "--warmup-iters", "20", "--eval-iters", "8", "--shard-bytes",
             "16384", "--heartbeat-interval", "1", "--gather-timeout", "5", "--round-deadline", "20", "--plain-http",
-            "--spot-check-rate", "0", "--spot-check-rate-new", "0"};
+            "--spot-check-rate", "0", "--spot-check-rate-new", "0", "--rounds", "fixed"};
 }
 
 // Starts swarmtrain-coordinator (its output in `logDir`/coordinator.{out,err}) and waits until it

@@ -140,9 +140,9 @@ TEST_F(CoordinatorRoundsTest, GatherTimeoutStartsWithMinPeersAndIgnoresOfflinePe
     EXPECT_EQ(current().state, RoundState::Gathering);
     now += settings.gatherTimeoutMs;
     // "a" and "b" stay online by heartbeating; "slow" keeps training.
-    ASSERT_TRUE(store->recordHeartbeat(QStringLiteral("a"), QStringLiteral("ready"), {}, 0, 0, now).ok());
-    ASSERT_TRUE(store->recordHeartbeat(QStringLiteral("b"), QStringLiteral("ready"), {}, 0, 0, now).ok());
-    ASSERT_TRUE(store->recordHeartbeat(QStringLiteral("slow"), QStringLiteral("training"), {}, 0, 0, now).ok());
+    ASSERT_TRUE(store->recordHeartbeat(QStringLiteral("a"), QStringLiteral("ready"), {}, 0, 0, 0, now).ok());
+    ASSERT_TRUE(store->recordHeartbeat(QStringLiteral("b"), QStringLiteral("ready"), {}, 0, 0, 0, now).ok());
+    ASSERT_TRUE(store->recordHeartbeat(QStringLiteral("slow"), QStringLiteral("training"), {}, 0, 0, 0, now).ok());
     ASSERT_TRUE(rounds->advance().ok());
     const RoundRecord round = current();
     ASSERT_EQ(round.state, RoundState::Running);
@@ -169,12 +169,12 @@ TEST_F(CoordinatorRoundsTest, APausedPeerHoldsNoRoundUntilItTrainsAgain)
     ASSERT_EQ(current().number, 1);
 
     now += 500;
-    ASSERT_TRUE(store->recordHeartbeat(QStringLiteral("a"), QStringLiteral("ready"), {}, 0, 1, now).ok());
-    ASSERT_TRUE(store->recordHeartbeat(QStringLiteral("b"), QStringLiteral("ready"), {}, 0, 1, now).ok());
-    ASSERT_TRUE(store->recordHeartbeat(QStringLiteral("gamer"), QStringLiteral("training"), {}, 0, 1, now).ok());
+    ASSERT_TRUE(store->recordHeartbeat(QStringLiteral("a"), QStringLiteral("ready"), {}, 0, 1, 0, now).ok());
+    ASSERT_TRUE(store->recordHeartbeat(QStringLiteral("b"), QStringLiteral("ready"), {}, 0, 1, 0, now).ok());
+    ASSERT_TRUE(store->recordHeartbeat(QStringLiteral("gamer"), QStringLiteral("training"), {}, 0, 1, 0, now).ok());
     ASSERT_TRUE(rounds->advance().ok());
     EXPECT_EQ(current().state, RoundState::Gathering) << "it trains for round 1: round 1 waits for it";
-    ASSERT_TRUE(store->recordHeartbeat(QStringLiteral("gamer"), QStringLiteral("ready"), {}, 0, 1, now).ok());
+    ASSERT_TRUE(store->recordHeartbeat(QStringLiteral("gamer"), QStringLiteral("ready"), {}, 0, 1, 0, now).ok());
     ASSERT_TRUE(rounds->advance().ok());
     ASSERT_EQ(current().state, RoundState::Running);
     EXPECT_EQ(current().members.size(), 3u);
@@ -285,7 +285,7 @@ TEST_F(CoordinatorRoundsTest, AMemberThatStopsSendingHeartbeatsIsNotWaitedFor)
     // b was killed: a and c go on sending heartbeats, b does not.
     now += settings.missedHeartbeats * settings.heartbeatIntervalMs + 1;
     for (const char *name : {"a", "c"})
-        ASSERT_TRUE(store->recordHeartbeat(QString::fromLatin1(name), QStringLiteral("training"), {}, 0, 1, now).ok());
+        ASSERT_TRUE(store->recordHeartbeat(QString::fromLatin1(name), QStringLiteral("training"), {}, 0, 1, 0, now).ok());
     ASSERT_TRUE(rounds->advance().ok());
     EXPECT_EQ(current().number, 1) << "long before the deadline";
     EXPECT_EQ(store->round(0)->value().agreedHash, kHashA);

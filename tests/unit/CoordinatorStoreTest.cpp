@@ -64,7 +64,7 @@ TEST_F(CoordinatorStoreTest, PeerRoundTripsAndSurvivesReopen)
         ASSERT_TRUE(store->savePeer(samplePeer(QStringLiteral("aa"), 0)).ok());
         ASSERT_TRUE(store->savePeer(samplePeer(QStringLiteral("bb"), 1)).ok());
         ASSERT_TRUE(store->recordHeartbeat(QStringLiteral("bb"), QStringLiteral("paused"), QStringLiteral("on battery"),
-                                           123.5, 4, 9000)
+                                           123.5, 4, 37, 9000)
                         .ok());
         ASSERT_TRUE(store->countRejectedRequest(QStringLiteral("bb")).ok());
         ASSERT_TRUE(store->setMeta(QStringLiteral("swarm"), QStringLiteral("{}")).ok());
@@ -87,6 +87,7 @@ TEST_F(CoordinatorStoreTest, PeerRoundTripsAndSurvivesReopen)
     EXPECT_EQ(b.pauseReason, QStringLiteral("on battery"));
     EXPECT_DOUBLE_EQ(b.tokensPerSecond, 123.5);
     EXPECT_EQ(b.baseRound, 4);
+    EXPECT_EQ(b.innerSteps, 37);
     EXPECT_EQ(b.lastSeenMs, 9000);
     EXPECT_EQ(b.rejectedRequests, 1);
     EXPECT_EQ(store->meta(QStringLiteral("swarm"))->value_or(QString()), QStringLiteral("{}"));
@@ -290,7 +291,8 @@ TEST_F(CoordinatorStoreTest, AVersionOneDatabaseIsUpgradedKeepingWhatItHeld)
         ASSERT_TRUE(query.exec(QStringLiteral("DROP TABLE offences")));
         for (const char *table : {"commitments", "update_reports", "spot_checks", "average_reports"})
             ASSERT_TRUE(query.exec(QStringLiteral("DROP TABLE %1").arg(QLatin1StringView(table))));
-        for (const char *column : {"address", "offences", "banned_reason", "accepted_rounds", "verified_rounds", "quarantined"})
+        for (const char *column :
+             {"address", "offences", "banned_reason", "accepted_rounds", "verified_rounds", "quarantined", "inner_steps"})
             ASSERT_TRUE(query.exec(QStringLiteral("ALTER TABLE peers DROP COLUMN %1").arg(QLatin1StringView(column))));
         ASSERT_TRUE(query.exec(QStringLiteral("PRAGMA user_version = 1")));
         db.close();

@@ -54,7 +54,7 @@ protected:
     // A request from `id` as POST /v1/pipeline makes it: seen now, then handled.
     PipelineAnswer poll(const QString &id, PipelineRequest request)
     {
-        EXPECT_TRUE(store->recordHeartbeat(id, QStringLiteral("training"), {}, 0.0, -1, now).ok());
+        EXPECT_TRUE(store->recordHeartbeat(id, QStringLiteral("training"), {}, 0.0, -1, 0, now).ok());
         Result<PipelineAnswer> answer = steps->handle(store->peer(id).value().value(), request);
         EXPECT_TRUE(answer.ok()) << (answer ? "" : answer.error().message);
         return answer ? *answer : PipelineAnswer{};

@@ -62,6 +62,18 @@ CoordinatorServerOptions CoordinatorServerOptions::from(const CoordinatorConfig 
     const GptConfig &m = config.model;
     options.rounds.work.tokensPerMember = qint64(config.training.innerSteps) * config.training.batchSize * m.blockSize;
     options.rounds.work.flopsPerToken = 6.0 * double(parameterCount) + 12.0 * m.nLayer * m.nEmbd * m.blockSize;
+    // A budgeted round's member may claim up to the cap's tokens; what it is credited is what
+    // the coordinator admitted when the round started.
+    const qint64 tokensPerStep = qint64(config.training.batchSize) * m.blockSize;
+    options.rounds.work.maxTokensPerMember = qint64(config.training.stepCap()) * tokensPerStep;
+    RoundBudget &budget = options.rounds.budget;
+    budget.enabled = config.training.timeBudgeted;
+    budget.pinnedMs = qint64(config.roundSeconds * 1000);
+    budget.nominalSteps = config.training.innerSteps;
+    budget.minSteps = config.training.minInnerSteps;
+    budget.maxSteps = config.training.stepCap();
+    budget.tokensPerStep = tokensPerStep;
+    budget.flopsPerToken = options.rounds.work.flopsPerToken;
     options.trust = config.trust;
     options.evalIters = config.evalIters;
     options.schedule.stages = config.stages;

@@ -142,10 +142,18 @@ HttpReply PeerEndpoints::heartbeat(const PeerRecord &peer, const HeartbeatReques
 {
     const bool left = request.state == QLatin1StringView("left");
     const qint64 seenMs = left ? 0 : m_context.clock();
+    // No client trains past a round's cap; what is below it is weighed when the round starts.
+    if (const int cap = m_context.options.training.stepCap(); request.steps > cap) {
+        (void)m_context.store.countRejectedRequest(peer.keyId);
+        return HttpReply::error(400, QStringLiteral("the heartbeat claims %1 inner steps; a round holds at most %2")
+                                         .arg(request.steps)
+                                         .arg(cap));
+    }
     if (Result<void> recorded = m_context.links.record(peer.keyId, request.links, m_context.clock()); !recorded)
         return HttpReply::error(500, toQString(recorded.error()));
     if (Result<void> saved = m_context.store.recordHeartbeat(peer.keyId, request.state, request.reason,
-                                                             request.tokensPerSecond, request.baseRound, seenMs);
+                                                             request.tokensPerSecond, request.baseRound, request.steps,
+                                                             seenMs);
         !saved)
         return HttpReply::error(500, toQString(saved.error()));
     // Only a peer becoming ready or leaving can start a round now; timeouts are the ticker's.
@@ -165,6 +173,7 @@ HttpReply PeerEndpoints::heartbeat(const PeerRecord &peer, const HeartbeatReques
     answer.deadlineMs = round->deadlineMs;
     answer.member = round->state == RoundState::Running && member;
     answer.checkpointRound = m_context.setup.checkpoint.round;
+    answer.budgetMs = m_context.rounds.budgetMs();
     Result<std::optional<std::pair<ContributionRecord, ContributionVerdict>>> last =
         m_context.rounds.lastVerdict(peer.keyId);
     if (last && *last) {

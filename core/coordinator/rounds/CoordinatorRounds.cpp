@@ -1,6 +1,9 @@
 #include "CoordinatorRounds.h"
 
+#include "ControlMessages.h"
 #include "CoordinatorLog.h"
+
+#include <QJsonDocument>
 
 #include <algorithm>
 #include <cmath>
@@ -248,9 +251,12 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
         if (!isOnline(peer) || peer.banned() || peer.state == QLatin1StringView("verifying")
             || peer.state == QLatin1StringView("paused"))
             continue;
+        const bool readyHere = peer.state == QLatin1StringView("ready") && peer.baseRound == round.number;
+        if (readyHere && !stepsAdmitted(peer, round, nowMs))
+            continue;
         ++online;
-        if (peer.state == QLatin1StringView("ready") && peer.baseRound == round.number) {
-            ready.push_back({peer.keyId, peer.reachable, 0, 0});
+        if (readyHere) {
+            ready.push_back({peer.keyId, peer.reachable, 0, 0, false, m_settings.budget.enabled ? peer.innerSteps : 0});
             readyEstablished.push_back(established(peer));
         }
     }
@@ -264,7 +270,11 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
     }
     const bool everyoneReady = online > 0 && ready.size() == online
                                && ready.size() >= std::size_t(std::max(m_settings.minPeers, 1));
-    const bool gatheredLongEnough = nowMs - round.gatheringSinceMs >= m_settings.gatherTimeoutMs
+    // A budgeted round waits for its budget and a step's grace, not the gather timeout: nobody
+    // sits idle for a member that is slow, paused or gone.
+    const qint64 budget = budgetMs();
+    const qint64 waitMs = budget > 0 ? budget + std::max<qint64>(2'000, budget / 5) : m_settings.gatherTimeoutMs;
+    const bool gatheredLongEnough = nowMs - round.gatheringSinceMs >= waitMs
                                     && ready.size() >= std::size_t(std::max(m_settings.minPeers, 1));
     if (held || (!everyoneReady && !gatheredLongEnough))
         return {};
@@ -282,6 +292,7 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
     std::erase_if(m_holds, [&](const auto &hold) {
         return hold.second.released || nowMs >= hold.second.untilMs;
     });
+    updateBudget(*peers);
     qCInfo(lcCoordinator) << "round" << round.number << "attempt" << round.attempt << "runs with"
                           << round.members.size() << "members";
     return m_store.saveRound(round);
@@ -390,10 +401,16 @@ Result<ContributionVerdict> CoordinatorRounds::contribute(ContributionRecord con
     });
     if (!member)
         return makeError("not a member of round " + std::to_string(round->number));
+
     contribution.attempt = round->attempt;
     contribution.receivedMs = m_clock();
-    // What it is credited with, if accepted: the round's work, never what it claims.
-    if (m_settings.work.tokensPerMember > 0)
+    // What it is credited with, if accepted: the round's work (a budgeted round: the steps
+    // admitted for it when the round started), never what it claims.
+    const auto self = std::find_if(round->members.begin(), round->members.end(),
+                                   [&](const RoundMember &m) { return m.keyId == contribution.keyId; });
+    if (self->steps > 0 && m_settings.budget.tokensPerStep > 0)
+        contribution.tokens = self->steps * m_settings.budget.tokensPerStep;
+    else if (m_settings.work.tokensPerMember > 0)
         contribution.tokens = m_settings.work.tokensPerMember;
     contribution.accepted.reset();
     contribution.credit = 0;
@@ -438,6 +455,44 @@ CoordinatorRounds::lastVerdict(const QString &keyId)
     if (!verdict)
         return verdict.error();
     return Answer(std::make_pair(**last, *verdict));
+}
+
+qint64 CoordinatorRounds::budgetMs()
+{
+    if (!m_settings.budget.enabled)
+        return 0;
+    if (!m_budgetMs) {
+        Result<std::vector<PeerRecord>> peers = m_store.peers();
+        if (!peers)
+            return 0; // asked again next time
+        updateBudget(*peers);
+    }
+    return *m_budgetMs;
+}
+
+void CoordinatorRounds::updateBudget(const std::vector<PeerRecord> &peers)
+{
+    if (!m_settings.budget.enabled)
+        return;
+    std::vector<double> speeds;
+    for (const PeerRecord &peer : peers) {
+        if (isOnline(peer) && !peer.banned())
+            speeds.push_back(peer.tokensPerSecond);
+    }
+    const qint64 budget = m_settings.budget.budgetMs(speeds);
+    if (budget != m_budgetMs.value_or(0) && budget > 0)
+        qCInfo(lcCoordinator) << "rounds now last" << double(budget) / 1000.0 << "s of training";
+    m_budgetMs = budget;
+}
+
+bool CoordinatorRounds::stepsAdmitted(const PeerRecord &peer, const RoundRecord &round, qint64 nowMs) const
+{
+    if (!m_settings.budget.enabled)
+        return true;
+    const Result<DeviceReport> device = DeviceReport::fromJson(QJsonDocument::fromJson(peer.deviceJson).object());
+    const Result<void> admitted = m_settings.budget.checkSteps(peer.innerSteps, device ? device->flopsPerSecond : 0.0,
+                                                               nowMs - round.gatheringSinceMs);
+    return admitted.ok();
 }
 
 } // namespace swarmtrain

@@ -2,6 +2,7 @@
 
 #include "CoordinatorStore.h"
 #include "Result.h"
+#include "RoundBudget.h"
 #include "WorkAccounting.h"
 
 #include <QString>
@@ -23,6 +24,8 @@ struct RoundSettings {
     double creditPerToken = 0.001;
     // Each member's work; 0 tokens: whatever it reports (tests of the lifecycle alone).
     RoundWork work;
+    // Time-budgeted rounds (issue 18); off: every member trains H steps.
+    RoundBudget budget;
 };
 
 // What a contribution earned, as far as it is known yet.
@@ -59,6 +62,9 @@ public:
 
     bool isOnline(const PeerRecord &peer) const;
     const RoundSettings &settings() const { return m_settings; }
+    // A time-budgeted swarm: the compute budget of the round its members train for now (set
+    // when the round before it starts, from the online peers' speeds); 0: H steps.
+    qint64 budgetMs();
 
     // [0, parameterCount) split into contiguous ranges among the reachable members (in the
     // given order), in proportion to `weights` (one per member; empty, or a weight that is not
@@ -99,6 +105,11 @@ private:
     // Whether a hold keeps the gathering round `round` from starting now.
     bool heldBy(const PeerRecord &peer, const RoundRecord &round, qint64 nowMs) const;
     Result<void> maybeStart(RoundRecord round, qint64 nowMs);
+    // A budgeted round: whether a ready peer's claimed steps can be taken into it (a straggler
+    // below the minimum, or a claim beyond the cap or its speed, is left out and not waited for).
+    bool stepsAdmitted(const PeerRecord &peer, const RoundRecord &round, qint64 nowMs) const;
+    // The budget for the rounds to come, from the online peers' measured speeds.
+    void updateBudget(const std::vector<PeerRecord> &peers);
     // Round `round` gathers but its starting state was never uploaded and its uploader is gone:
     // asks another member that holds it, or, when none is left, goes back and runs the round
     // before again (true).
@@ -118,6 +129,7 @@ private:
     Established m_established;
     Closed m_onClosed;
     std::map<QString, Hold> m_holds;
+    std::optional<qint64> m_budgetMs; // unset until first asked or a round starts
 };
 
 } // namespace swarmtrain

@@ -350,6 +350,11 @@ Result<void> Verification::tasksFor(const QString &keyId, std::optional<qint64> 
     task.shards = (*member)->assignedShards;
     for (const RoundMember &owner : ownersByRange(**round))
         task.ranges.emplace_back(owner.begin, owner.end);
+    // A budgeted round: the steps admitted for the member, which the verifier runs again.
+    for (const RoundMember &m : (*round)->members) {
+        if (m.keyId == check->memberKeyId)
+            task.steps = m.steps;
+    }
     task.updateReady = check->state == SpotCheckState::Checking;
     spotCheck = std::move(task);
     return {};

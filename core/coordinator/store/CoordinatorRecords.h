@@ -25,6 +25,7 @@ struct PeerRecord {
     QString pauseReason;
     double tokensPerSecond = 0;
     qint64 baseRound = -1; // the global state the peer holds
+    qint64 innerSteps = 0; // the inner steps it says it trained on baseRound (a time-budgeted swarm)
     qint64 rejectedRequests = 0;
     double credit = 0;
     qint64 tokens = 0; // tokens of accepted contributions
@@ -50,6 +51,9 @@ struct RoundMember {
     // On probation while established members take part: its pieces are checked and its work
     // credited, but the owners leave them out of the average.
     bool probation = false;
+    // A time-budgeted round: the inner steps admitted for it, which weigh its piece in the
+    // averages and its credit (0: a fixed-H round's equal share).
+    qint64 steps = 0;
 };
 
 enum class RoundState { Gathering, Running, Done };

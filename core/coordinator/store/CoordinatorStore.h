@@ -28,7 +28,7 @@ public:
     virtual Result<std::optional<PeerRecord>> peer(const QString &keyId) = 0;
     virtual Result<std::vector<PeerRecord>> peers() = 0; // in join order
     virtual Result<void> recordHeartbeat(const QString &keyId, const QString &state, const QString &reason,
-                                         double tokensPerSecond, qint64 baseRound, qint64 nowMs) = 0;
+                                         double tokensPerSecond, qint64 baseRound, qint64 innerSteps, qint64 nowMs) = 0;
     virtual Result<void> countRejectedRequest(const QString &keyId) = 0;
     // Records a dishonest claim or request of a known peer (`kind` names it: "claim", "replay",
     // ...); the peer's offences so far, this one included. With `once`, an offence of the same

@@ -23,7 +23,8 @@ QString membersToJson(const std::vector<RoundMember> &members)
         array.append(QJsonObject{{QStringLiteral("peer_id"), member.keyId},
                                  {QStringLiteral("reachable"), member.reachable},
                                  {QStringLiteral("range"), QJsonArray{double(member.begin), double(member.end)}},
-                                 {QStringLiteral("probation"), member.probation}});
+                                 {QStringLiteral("probation"), member.probation},
+                                 {QStringLiteral("steps"), double(member.steps)}});
     }
     return QString::fromUtf8(QJsonDocument(array).toJson(QJsonDocument::Compact));
 }
@@ -37,7 +38,8 @@ std::vector<RoundMember> membersFromJson(const QString &text)
         const QJsonArray range = object.value(QStringLiteral("range")).toArray();
         members.push_back({object.value(QStringLiteral("peer_id")).toString(),
                            object.value(QStringLiteral("reachable")).toBool(), qint64(range.at(0).toDouble()),
-                           qint64(range.at(1).toDouble()), object.value(QStringLiteral("probation")).toBool()});
+                           qint64(range.at(1).toDouble()), object.value(QStringLiteral("probation")).toBool(),
+                           qint64(object.value(QStringLiteral("steps")).toDouble())});
     }
     return members;
 }
@@ -55,7 +57,7 @@ std::optional<double> toOptionalDouble(const QVariant &value)
 const char kPeerColumns[] =
     "key_id, public_key, device, endpoint, reachable, client_version, ordinal, assigned_shards, joined_ms,"
     " last_seen_ms, state, pause_reason, tokens_per_s, base_round, rejected_requests, credit, tokens, address, offences,"
-    " banned_reason, accepted_rounds, verified_rounds, quarantined";
+    " banned_reason, accepted_rounds, verified_rounds, quarantined, inner_steps";
 
 const char kContributionColumns[] = "round, attempt, key_id, tokens, flops, seconds, loss, params_hash, bytes_up,"
                                     " bytes_down, accepted, credit, received_ms";
@@ -87,6 +89,7 @@ PeerRecord peerFromQuery(const QSqlQuery &query)
     peer.acceptedRounds = query.value(20).toLongLong();
     peer.verifiedRounds = query.value(21).toLongLong();
     peer.quarantined = query.value(22).toBool();
+    peer.innerSteps = query.value(23).toLongLong();
     return peer;
 }
 
@@ -203,7 +206,7 @@ Result<void> SqliteCoordinatorStore::setMeta(const QString &key, const QString &
 Result<void> SqliteCoordinatorStore::savePeer(const PeerRecord &peer)
 {
     QSqlQuery q = query(QStringLiteral("INSERT OR REPLACE INTO peers (%1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                                       "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                                       "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                             .arg(QLatin1StringView(kPeerColumns)));
     q.addBindValue(text(peer.keyId));
     q.addBindValue(peer.publicKey.isNull() ? QByteArray("") : peer.publicKey);
@@ -228,6 +231,7 @@ Result<void> SqliteCoordinatorStore::savePeer(const PeerRecord &peer)
     q.addBindValue(peer.acceptedRounds);
     q.addBindValue(peer.verifiedRounds);
     q.addBindValue(peer.quarantined);
+    q.addBindValue(peer.innerSteps);
     return exec(q, "saving a peer");
 }
 
@@ -268,14 +272,16 @@ Result<std::vector<PeerRecord>> SqliteCoordinatorStore::leaderboard(int limit)
 }
 
 Result<void> SqliteCoordinatorStore::recordHeartbeat(const QString &keyId, const QString &state, const QString &reason,
-                                                     double tokensPerSecond, qint64 baseRound, qint64 nowMs)
+                                                     double tokensPerSecond, qint64 baseRound, qint64 innerSteps,
+                                                     qint64 nowMs)
 {
     QSqlQuery q = query(QStringLiteral("UPDATE peers SET state = ?, pause_reason = ?, tokens_per_s = ?, base_round = ?,"
-                                       " last_seen_ms = ? WHERE key_id = ?"));
+                                       " inner_steps = ?, last_seen_ms = ? WHERE key_id = ?"));
     q.addBindValue(text(state));
     q.addBindValue(text(reason));
     q.addBindValue(tokensPerSecond);
     q.addBindValue(baseRound);
+    q.addBindValue(innerSteps);
     q.addBindValue(nowMs);
     q.addBindValue(text(keyId));
     return exec(q, "recording a heartbeat");

@@ -32,7 +32,7 @@ public:
     Result<std::optional<PeerRecord>> peer(const QString &keyId) override;
     Result<std::vector<PeerRecord>> peers() override;
     Result<void> recordHeartbeat(const QString &keyId, const QString &state, const QString &reason,
-                                 double tokensPerSecond, qint64 baseRound, qint64 nowMs) override;
+                                 double tokensPerSecond, qint64 baseRound, qint64 innerSteps, qint64 nowMs) override;
     Result<void> countRejectedRequest(const QString &keyId) override;
     Result<qint64> recordOffence(const QString &keyId, const QString &kind, const QString &detail,
                                  qint64 nowMs, bool once) override;

@@ -81,7 +81,13 @@ const char *const kVersion6[] = {
     "ALTER TABLE peers ADD COLUMN quarantined INTEGER NOT NULL DEFAULT 0",
 };
 
-const std::span<const char *const> kSteps[] = {kVersion1, kVersion2, kVersion3, kVersion4, kVersion5, kVersion6};
+// Version 7: the inner steps a peer says it trained on its state (issue 18: time-budgeted rounds).
+const char *const kVersion7[] = {
+    "ALTER TABLE peers ADD COLUMN inner_steps INTEGER NOT NULL DEFAULT 0",
+};
+
+const std::span<const char *const> kSteps[] = {kVersion1, kVersion2, kVersion3, kVersion4,
+                                               kVersion5, kVersion6, kVersion7};
 static_assert(std::size(kSteps) == kSqliteSchemaVersion);
 
 Result<void> run(QSqlDatabase &db, const QString &sql, const char *what)

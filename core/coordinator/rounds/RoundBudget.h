@@ -1,0 +1,42 @@
+#pragma once
+
+#include "Result.h"
+
+#include <QtGlobal>
+
+#include <vector>
+
+namespace swarmtrain {
+
+// Time-budgeted rounds (issue 18): the coordinator's side of "each member trains as many inner
+// steps as fit the round's budget". Pure arithmetic, so it can be checked without a swarm.
+struct RoundBudget {
+    bool enabled = false;
+    qint64 pinnedMs = 0;       // --round-seconds; 0: adapted to the swarm's speeds
+    qint64 nominalSteps = 500; // H: the budget is what the swarm's median peer needs for H steps
+    qint64 minSteps = 1;       // fewer steps than this and a member sits the round out
+    qint64 maxSteps = 2'000;   // the cap: no member's round holds more
+    qint64 tokensPerStep = 0;  // batch x block
+    double flopsPerToken = 0.0; // the model's training FLOPs per token
+    qint64 smallestMs = 1'000;  // an adapted budget stays within these
+    qint64 largestMs = 3'600'000;
+
+    // The budget for a round gathering now: pinned, or the time H steps take at the median of
+    // the online peers' measured training speeds (tokens a second; a peer not measured yet, 0,
+    // has no say). 0 while no speed is known: that round runs H steps, as a fixed-H round.
+    qint64 budgetMs(const std::vector<double> &tokensPerSecond) const;
+
+    // The most inner steps a peer can have trained on a round's state in `elapsedMs` (the time
+    // since that round began gathering, plus its own start, which may be a little earlier) at
+    // the speed its device measured at join (FLOPs a second, peak matrix multiplies: a training
+    // step reaches less, so this bounds from above). With no measurement, nothing beyond H is
+    // believed: a claim that cannot be checked is not credited.
+    qint64 stepsAllowed(double deviceFlopsPerSecond, qint64 elapsedMs) const;
+
+    // Why a member's claim of `steps` inner steps on the round's state cannot be taken into the
+    // round, or nothing: below the minimum (a straggler this round; it sits out), above the cap,
+    // or beyond what its speed allows in the time it had.
+    Result<void> checkSteps(qint64 steps, double deviceFlopsPerSecond, qint64 elapsedMs) const;
+};
+
+} // namespace swarmtrain

@@ -1,0 +1,233 @@
+// Time-budgeted rounds (issue 18), the coordinator's side: the budget it sets, the steps it
+// believes, the round it starts without waiting, and the credit and weights that follow.
+#include "ControlMessages.h"
+#include "CoordinatorConfig.h"
+#include "CoordinatorRounds.h"
+#include "SqliteCoordinatorStore.h"
+#include "TempDir.h"
+
+#include <QJsonDocument>
+
+#include <gtest/gtest.h>
+
+using namespace swarmtrain;
+using swarmtrain::test::TempDir;
+
+namespace {
+
+// H = 100 steps of 1,000 tokens, 6,000 FLOPs a token: a step is 6e6 FLOPs.
+RoundBudget budget()
+{
+    RoundBudget b;
+    b.enabled = true;
+    b.nominalSteps = 100;
+    b.minSteps = 10;
+    b.maxSteps = 400;
+    b.tokensPerStep = 1000;
+    b.flopsPerToken = 6000.0;
+    return b;
+}
+
+} // namespace
+
+TEST(RoundBudgetTest, TheBudgetIsWhatHStepsTakeTheMedianPeer)
+{
+    const RoundBudget b = budget();
+    // Speeds 1 : 1 : 2 : 4 (tokens a second); the median is 1.5k: H steps of 1k tokens take 66.7 s.
+    EXPECT_EQ(b.budgetMs({1000.0, 1000.0, 2000.0, 4000.0}), 66'667);
+    EXPECT_EQ(b.budgetMs({1000.0, 5000.0, 2000.0}), 50'000) << "odd count: the middle one";
+    // Peers not measured yet have no say; one absurd claim cannot drag the median far.
+    EXPECT_EQ(b.budgetMs({0.0, 2000.0, std::numeric_limits<double>::quiet_NaN(), 1e30, 2000.0}), 50'000);
+    EXPECT_EQ(b.budgetMs({}), 0) << "no speed known: H steps, as a fixed-H round";
+    EXPECT_EQ(b.budgetMs({1e12}), b.smallestMs);
+    EXPECT_EQ(b.budgetMs({1e-3}), b.largestMs);
+    RoundBudget pinned = b;
+    pinned.pinnedMs = 30'000;
+    EXPECT_EQ(pinned.budgetMs({1000.0}), 30'000);
+    RoundBudget off = b;
+    off.enabled = false;
+    EXPECT_EQ(off.budgetMs({1000.0}), 0);
+}
+
+TEST(RoundBudgetTest, ClaimedStepsMustFitTheCapAndWhatTheDevicesSpeedAllows)
+{
+    const RoundBudget b = budget();
+    // 6e8 FLOPs a second measured: 100 steps a second at most, twice that with the slack, over
+    // the elapsed time plus a 5 s head start.
+    EXPECT_EQ(b.stepsAllowed(6e8, 0), 400) << "capped";
+    EXPECT_EQ(b.stepsAllowed(6e6, 10'000), 30);
+    EXPECT_EQ(b.stepsAllowed(0.0, 3'600'000), 100) << "no measured speed: nothing past H is believed";
+    EXPECT_EQ(b.stepsAllowed(std::numeric_limits<double>::infinity(), 1000), 100);
+
+    EXPECT_TRUE(b.checkSteps(30, 6e6, 10'000).ok());
+    const Result<void> fast = b.checkSteps(31, 6e6, 10'000);
+    ASSERT_FALSE(fast.ok());
+    EXPECT_NE(fast.error().message.find("more than its measured speed allows (30)"), std::string::npos)
+        << fast.error().message;
+    EXPECT_NE(b.checkSteps(9, 6e8, 60'000).error().message.find("fewer than the round's minimum of 10"), std::string::npos);
+    EXPECT_NE(b.checkSteps(401, 6e8, 60'000).error().message.find("more than the round's cap of 400"), std::string::npos);
+    EXPECT_TRUE(b.checkSteps(100, 0.0, 0).ok()) << "H steps need no measurement";
+    EXPECT_FALSE(b.checkSteps(101, 0.0, 3'600'000).ok());
+}
+
+TEST(RoundBudgetTest, TheCoordinatorsFlagsChooseTheRounds)
+{
+    const std::vector<std::string> base = {"--state-dir", "/tmp/x", "--data", "/tmp/d", "--inner-steps", "80"};
+    Result<CoordinatorConfig> byDefault = parseCoordinatorArguments(base);
+    ASSERT_TRUE(byDefault.ok()) << byDefault.error().message;
+    EXPECT_TRUE(byDefault->training.timeBudgeted) << "time-budgeted rounds are the default";
+    EXPECT_EQ(byDefault->training.minInnerSteps, 10);
+    EXPECT_EQ(byDefault->training.maxInnerSteps, 320);
+    EXPECT_EQ(byDefault->roundSeconds, 0.0);
+
+    std::vector<std::string> fixed = base;
+    fixed.insert(fixed.end(), {"--rounds", "fixed"});
+    EXPECT_FALSE(parseCoordinatorArguments(fixed)->training.timeBudgeted);
+    EXPECT_EQ(parseCoordinatorArguments(fixed)->training.stepCap(), 80);
+
+    std::vector<std::string> pinned = base;
+    pinned.insert(pinned.end(), {"--round-seconds", "12.5", "--min-inner-steps", "4", "--max-inner-steps", "100"});
+    Result<CoordinatorConfig> set = parseCoordinatorArguments(pinned);
+    ASSERT_TRUE(set.ok()) << set.error().message;
+    EXPECT_EQ(set->roundSeconds, 12.5);
+    EXPECT_EQ(set->training.stepCap(), 100);
+
+    for (const std::vector<std::string> &bad : {std::vector<std::string>{"--rounds", "sometimes"},
+                                                std::vector<std::string>{"--min-inner-steps", "81"},
+                                                std::vector<std::string>{"--max-inner-steps", "79"},
+                                                std::vector<std::string>{"--round-seconds", "-1"}}) {
+        std::vector<std::string> args = base;
+        args.insert(args.end(), bad.begin(), bad.end());
+        EXPECT_FALSE(parseCoordinatorArguments(args).ok()) << bad[0] << " " << bad[1];
+    }
+}
+
+namespace {
+
+class BudgetedRoundsTest : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        settings.parameterCount = 1000;
+        settings.heartbeatIntervalMs = 1000;
+        settings.gatherTimeoutMs = 600'000; // never what a budgeted round waits for
+        settings.roundDeadlineMs = 60'000;
+        settings.minPeers = 2;
+        settings.work.tokensPerMember = 100'000;
+        settings.budget = budget();
+        settings.budget.pinnedMs = 20'000;
+        store = std::move(SqliteCoordinatorStore::open(dir.path() / "c.db")).value();
+        rounds = std::make_unique<CoordinatorRounds>(*store, settings, [this]() { return now; });
+        ASSERT_TRUE(rounds->initialize(0).ok());
+    }
+
+    // A peer whose device measured `flops` a second, in `state` on state 0 after `steps` steps.
+    void beat(const QString &keyId, const QString &state, qint64 steps, double flops = 6e8)
+    {
+        PeerRecord peer;
+        if (Result<std::optional<PeerRecord>> known = store->peer(keyId); known && *known) {
+            peer = **known;
+        } else {
+            peer.keyId = keyId;
+            peer.reachable = true;
+            peer.ordinal = qint64(store->peers()->size());
+            DeviceReport device;
+            device.kind = QStringLiteral("cpu");
+            device.flopsPerSecond = flops;
+            peer.deviceJson = QJsonDocument(device.toJson()).toJson(QJsonDocument::Compact);
+        }
+        peer.state = state;
+        peer.baseRound = 0;
+        peer.innerSteps = steps;
+        peer.lastSeenMs = now;
+        ASSERT_TRUE(store->savePeer(peer).ok());
+    }
+
+    Result<ContributionVerdict> report(const QString &keyId)
+    {
+        ContributionRecord c;
+        c.round = 0;
+        c.keyId = keyId;
+        c.tokens = 1; // what it claims is not what it is credited
+        c.paramsHash = QString(64, QLatin1Char('a'));
+        return rounds->contribute(c);
+    }
+
+    RoundRecord current() { return rounds->current().value(); }
+
+    TempDir dir;
+    RoundSettings settings;
+    std::unique_ptr<SqliteCoordinatorStore> store;
+    std::unique_ptr<CoordinatorRounds> rounds;
+    qint64 now = 1'000'000;
+};
+
+} // namespace
+
+// Speeds 1 : 2 : 4: each trains what fits the budget and says ready; the round takes each with
+// its steps, which weigh its piece and its credit.
+TEST_F(BudgetedRoundsTest, EachMemberCountsByTheStepsItFittedIntoTheBudget)
+{
+    EXPECT_EQ(rounds->budgetMs(), 20'000);
+    now += 20'000;
+    beat(QStringLiteral("slow"), QStringLiteral("ready"), 50);
+    beat(QStringLiteral("mid"), QStringLiteral("ready"), 100);
+    beat(QStringLiteral("fast"), QStringLiteral("ready"), 200);
+    ASSERT_TRUE(rounds->advance().ok());
+    const RoundRecord round = current();
+    ASSERT_EQ(round.state, RoundState::Running);
+    ASSERT_EQ(round.members.size(), 3u);
+    EXPECT_EQ(round.members[0].steps, 50);
+    EXPECT_EQ(round.members[1].steps, 100);
+    EXPECT_EQ(round.members[2].steps, 200);
+    for (const char *name : {"slow", "mid", "fast"})
+        ASSERT_TRUE(report(QString::fromLatin1(name)).ok());
+    Result<std::vector<ContributionRecord>> verdicts = store->contributions(0, 0);
+    ASSERT_TRUE(verdicts.ok());
+    ASSERT_EQ(verdicts->size(), 3u);
+    for (const ContributionRecord &c : *verdicts) {
+        const qint64 steps = c.keyId == QStringLiteral("slow") ? 50 : c.keyId == QStringLiteral("mid") ? 100 : 200;
+        EXPECT_EQ(c.tokens, steps * 1000) << c.keyId.toStdString();
+        EXPECT_DOUBLE_EQ(c.credit, double(steps * 1000) * settings.creditPerToken) << c.keyId.toStdString();
+    }
+}
+
+// A member still training when the budget and its grace are spent is not waited for (a paused
+// one never was), nor is one below the minimum or one claiming more than its device can do.
+TEST_F(BudgetedRoundsTest, NoRoundWaitsPastItsBudgetForASlowPausedOrLyingPeer)
+{
+    beat(QStringLiteral("a"), QStringLiteral("ready"), 120);
+    beat(QStringLiteral("b"), QStringLiteral("ready"), 90);
+    beat(QStringLiteral("late"), QStringLiteral("training"), 40);
+    beat(QStringLiteral("gamer"), QStringLiteral("paused"), 30);
+    beat(QStringLiteral("straggler"), QStringLiteral("ready"), 9);
+    beat(QStringLiteral("liar"), QStringLiteral("ready"), 400, 6e6); // 6e6 FLOPs/s: one step a second
+    now += 20'000; // the budget: "late" still trains
+    for (const char *name : {"a", "b", "late", "gamer", "straggler", "liar"})
+        beat(QString::fromLatin1(name), store->peer(QString::fromLatin1(name))->value().state,
+             store->peer(QString::fromLatin1(name))->value().innerSteps);
+    ASSERT_TRUE(rounds->advance().ok());
+    EXPECT_EQ(current().state, RoundState::Gathering) << "within the grace, a member still training is waited for";
+    now += 4'000; // the grace: a fifth of the budget
+    for (const char *name : {"a", "b", "late", "gamer", "straggler", "liar"})
+        beat(QString::fromLatin1(name), store->peer(QString::fromLatin1(name))->value().state,
+             store->peer(QString::fromLatin1(name))->value().innerSteps);
+    ASSERT_TRUE(rounds->advance().ok());
+    const RoundRecord round = current();
+    ASSERT_EQ(round.state, RoundState::Running) << "held past its budget";
+    ASSERT_EQ(round.members.size(), 2u);
+    EXPECT_EQ(round.members[0].keyId, QStringLiteral("a"));
+    EXPECT_EQ(round.members[1].keyId, QStringLiteral("b"));
+}
+
+// Everyone the round would take is ready: it starts at once, budget or not.
+TEST_F(BudgetedRoundsTest, ARoundStartsAsSoonAsEveryoneItWaitsForIsReady)
+{
+    beat(QStringLiteral("a"), QStringLiteral("ready"), 100);
+    beat(QStringLiteral("b"), QStringLiteral("ready"), 100);
+    beat(QStringLiteral("straggler"), QStringLiteral("ready"), 3);
+    beat(QStringLiteral("gamer"), QStringLiteral("paused"), 50);
+    ASSERT_TRUE(rounds->advance().ok());
+    ASSERT_EQ(current().state, RoundState::Running);
+    EXPECT_EQ(current().members.size(), 2u);
+}
