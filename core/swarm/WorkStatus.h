@@ -45,6 +45,10 @@ struct RoundReport {
     double flops = 0.0;
     double computeSeconds = 0.0;
     double averagingSeconds = 0.0; // the all-reduce, from its start to the average in hand
+    qint64 steps = 0;              // inner steps this PC fitted into the round
+    double budgetSeconds = 0.0;    // the round's compute budget (0: fixed H steps)
+    // Compute time over wall time, from the round's first step to its average in hand.
+    double utilisation = 0.0;
     qint64 bytesUp = 0;  // this round: data plane and coordinator
     qint64 bytesDown = 0;
     int skippedRanges = 0;

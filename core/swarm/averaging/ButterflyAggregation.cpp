@@ -48,24 +48,27 @@ Result<std::vector<float>> ButterflyAllReduce::aggregatePieces(const std::map<QS
     // Pieces in key-id order (std::map), so the result is the same whatever order they came in.
     // A member on probation has its piece checked like anyone's, but not averaged in.
     std::vector<std::span<const float>> spans;
+    std::vector<double> weights;
     QStringList senders;
     for (const auto &[sender, piece] : pieces) {
-        if (const AllReduceMember *m = member(sender); m && m->probation)
+        const AllReduceMember *m = member(sender);
+        if (m && m->probation)
             continue;
         spans.emplace_back(piece.values);
+        weights.push_back(m && m->weight > 0.0 && std::isfinite(m->weight) ? m->weight : 1.0);
         senders.append(sender);
     }
     if (spans.empty())
         return makeError("no piece of a member past probation arrived");
     std::vector<float> average(std::size_t(count), 0.0f);
     if (m_options.aggregation == Aggregation::Mean) {
-        std::vector<WeightedPiece> equal;
-        for (std::span<const float> piece : spans)
-            equal.push_back({piece, 1.0});
-        if (Result<void> r = weightedAverage(equal, average); !r)
+        std::vector<WeightedPiece> weighted;
+        for (std::size_t i = 0; i < spans.size(); ++i)
+            weighted.push_back({spans[i], weights[i]});
+        if (Result<void> r = weightedAverage(weighted, average); !r)
             return r.error();
     } else {
-        Result<CenteredClipReport> clipped = centeredClip(spans, average, m_options.clip);
+        Result<CenteredClipReport> clipped = centeredClip(spans, average, m_options.clip, weights);
         if (!clipped)
             return clipped.error();
         if (!log)

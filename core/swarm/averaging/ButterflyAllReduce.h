@@ -33,6 +33,9 @@ struct AllReduceMember {
     std::int64_t begin = 0;
     std::int64_t end = 0; // [begin, end); empty when it owns nothing
     bool probation = false; // its pieces are checked but left out of the average
+    // How much its piece counts in an owner's average: the inner steps the coordinator admitted
+    // for it in a time-budgeted round, never the sender's own claim (1 for every member else).
+    double weight = 1.0;
 };
 
 struct AllReduceOptions {
@@ -90,8 +93,8 @@ struct AllReduceOutcome {
 // DESIGN.md's butterfly all-reduce of pseudo-gradients. Every member sends each owner that
 // owner's range of its pseudo-gradient, 8-bit quantized with error feedback (what quantization
 // drops is added to the next round's values); each owner aggregates the pieces it got with
-// equal weights (every member's work is fixed by the swarm's config; the token count a sender
-// writes is not trusted) by CenteredClip, quantizes the result once and returns it to every member,
+// the weights the coordinator gave the members (equal in a fixed-H round; the token count a
+// sender writes is not trusted) by CenteredClip, quantizes the result once and returns it to every member,
 // using the same decoded average itself, so every member applies identical numbers. A range
 // whose checker disputes its owner's average is applied as its referee rules (RangeCheckers.h);
 // a range whose owner fails, or that no ruling settles, is skipped (left zero) by everyone;

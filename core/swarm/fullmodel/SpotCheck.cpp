@@ -148,7 +148,13 @@ SpotCheckReport SwarmWorker::checkWork(const SpotCheckTask &task)
         return fail(text.error());
 
     // The member's inner steps, again.
-    Result<std::unique_ptr<ReplicaTrainer>> replay = ReplicaTrainer::create(stateFile, replicaOptionsOf(task.peerId));
+    ReplicaOptions asTrained = replicaOptionsOf(task.peerId);
+    const int cap = m_session->joined().training.stepCap();
+    if (task.steps > cap)
+        return fail(makeError("the coordinator asks for " + std::to_string(task.steps) + " steps, past the round's cap"));
+    // A budgeted round: the steps the member fitted in (the schedule is the swarm's either way).
+    asTrained.innerSteps = task.steps > 0 ? task.steps : m_session->joined().training.innerSteps;
+    Result<std::unique_ptr<ReplicaTrainer>> replay = ReplicaTrainer::create(stateFile, asTrained);
     if (!replay)
         return fail(replay.error());
     if ((*replay)->round() != task.round)

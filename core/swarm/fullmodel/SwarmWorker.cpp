@@ -43,7 +43,10 @@ ReplicaOptions replicaOptions(const TrainingSettings &training)
 {
     ReplicaOptions o;
     o.batchSize = training.batchSize;
-    o.innerSteps = training.innerSteps;
+    // A time-budgeted round runs up to its cap; the schedule still counts H a round, the
+    // swarm's clock, whatever steps this peer fitted in.
+    o.innerSteps = training.stepCap();
+    o.scheduleStepsPerRound = training.innerSteps;
     // Without a decay horizon (an open-ended swarm) the full rate stays after warm-up.
     o.schedule = {training.lr, training.minLr, training.warmupIters,
                   training.lrDecayIters > 0 ? training.lrDecayIters : std::numeric_limits<std::int64_t>::max()};
@@ -351,12 +354,27 @@ Result<void> SwarmWorker::catchUp()
     return m_trainer->saveGlobalState(replicaFile());
 }
 
+bool SwarmWorker::roundWorkDone() const
+{
+    const TrainingSettings &training = m_session->joined().training;
+    const qint64 steps = m_trainer->innerStepsDone();
+    if (steps >= training.stepCap())
+        return true;
+    // A budgeted swarm whose budget is not known yet (no speeds measured) runs H.
+    if (!training.timeBudgeted || m_budgetMs <= 0 || !m_work.startedAt.isValid())
+        return steps >= training.innerSteps;
+    return steps >= training.minInnerSteps
+           && std::chrono::steady_clock::now() - m_work.startedSteady >= std::chrono::milliseconds(m_budgetMs);
+}
+
 Result<SwarmWorker::Outcome> SwarmWorker::trainRound()
 {
-    if (m_trainer->innerStepsDone() >= m_session->joined().training.innerSteps)
-        return Outcome::Done;
-    if (!m_work.startedAt.isValid())
+    if (!m_work.startedAt.isValid()) {
         m_work.startedAt = QDateTime::currentDateTimeUtc();
+        m_work.startedSteady = std::chrono::steady_clock::now();
+    }
+    if (roundWorkDone())
+        return Outcome::Done;
     // After rounds sat out, the others' frames of this round are held, not refused.
     m_dataPlane->expectRound(quint64(m_trainer->round()));
     for (;;) {
@@ -372,7 +390,7 @@ Result<SwarmWorker::Outcome> SwarmWorker::trainRound()
                 m_gate->sleepFor(int(busy * (1.0 - duty) / duty * 1000.0));
             }
             stepStarted = std::chrono::steady_clock::now();
-            if (m_gate->stopRequested() || m_gate->paused() || m_catchUpNeeded || m_spotCheck)
+            if (m_gate->stopRequested() || m_gate->paused() || m_catchUpNeeded || m_spotCheck || roundWorkDone())
                 return true;
             heartbeatIfDue(QStringLiteral("training"));
             const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -391,7 +409,7 @@ Result<SwarmWorker::Outcome> SwarmWorker::trainRound()
         m_work.seconds += report->seconds;
         m_work.lossSum += report->meanLoss * double(report->steps);
         m_work.steps += report->steps;
-        if (!report->interrupted)
+        if (!report->interrupted || roundWorkDone())
             return Outcome::Done;
         if (m_gate->stopRequested())
             return Outcome::Stopped;
@@ -479,7 +497,8 @@ Result<SwarmWorker::Outcome> SwarmWorker::waitForRound()
 
 Result<HeartbeatAnswer> SwarmWorker::heartbeat(const QString &state, const QString &reason, bool persist)
 {
-    HeartbeatRequest request{state, m_trainer ? m_trainer->round() : 0, m_status.tokensPerSecond, reason, {}};
+    HeartbeatRequest request{state, m_trainer ? m_trainer->round() : 0, m_status.tokensPerSecond, reason, {},
+                             m_trainer ? m_trainer->innerStepsDone() : 0};
     for (const LinkMeasurement &link : m_dataPlane->takeLinkMeasurements())
         request.links.push_back({link.peerKeyId, link.rttMs, link.bytesPerSecond});
     request.links.resize(std::min(request.links.size(), std::size_t(protocol::kMaxLinkReports)));
@@ -488,6 +507,7 @@ Result<HeartbeatAnswer> SwarmWorker::heartbeat(const QString &state, const QStri
     if (!answer)
         return answer.error();
     m_swarmRounds = std::make_pair(answer->checkpointRound, answer->round);
+    m_budgetMs = answer->budgetMs;
     m_dataPlane->exchangeProbes(answer->probe);
     if (answer->lastContribution)
         recordVerdict(*answer->lastContribution);

@@ -55,6 +55,7 @@ private:
         double lossSum = 0.0;
         qint64 steps = 0;
         QDateTime startedAt;
+        std::chrono::steady_clock::time_point startedSteady; // where a time budget counts from
     };
 
     Result<void> setUp();
@@ -70,6 +71,9 @@ private:
     Result<std::filesystem::path> downloadState();
     void removeDownloadedState(const std::filesystem::path &file);
     Result<Outcome> trainRound();
+    // The round's inner work is done: H steps (fixed H), or the time budget spent with at least
+    // the minimum steps, or the cap reached.
+    bool roundWorkDone() const;
     Result<Outcome> waitForRound();
     Result<void> runRound();
     // The round's all-reduce and outer step; nullopt when this peer is out of the round.
@@ -129,6 +133,7 @@ private:
     // The state the coordinator serves and its current round, as the last heartbeat said (unset:
     // as the join answer said).
     std::optional<std::pair<qint64, qint64>> m_swarmRounds;
+    qint64 m_budgetMs = 0; // the round's compute budget, as the last heartbeat said (0: H steps)
     std::optional<qint64> m_resyncAtRound; // a rejected contribution: resync once this state is served
     std::optional<qint64> m_uploadRound;   // the coordinator asked us for this state
     std::optional<SpotCheckTask> m_spotCheck;  // the coordinator asked us to check this work

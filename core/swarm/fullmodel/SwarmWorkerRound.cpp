@@ -50,6 +50,11 @@ Result<void> SwarmWorker::runRound()
     report.flops = m_work.flops;
     report.computeSeconds = m_work.seconds;
     report.averagingSeconds = averagingSeconds;
+    report.steps = m_work.steps;
+    report.budgetSeconds = double(m_budgetMs) / 1000.0;
+    const double wallSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - m_work.startedSteady).count();
+    report.utilisation = wallSeconds > 0.0 ? std::min(1.0, m_work.seconds / wallSeconds) : 0.0;
     report.loss = m_work.steps > 0 ? m_work.lossSum / double(m_work.steps) : 0.0;
     report.paramsHash = QString::fromStdString(m_trainer->globalHash());
     report.skippedRanges = int(outcome->skippedRanges.size());
@@ -95,7 +100,9 @@ std::optional<AllReduceOutcome> SwarmWorker::averageRound(qint64 round, const Ro
     QList<AllReduceMember> members;
     QHash<QString, QByteArray> keys;
     for (const RoundMemberInfo &m : info.members) {
-        members.append({m.peerId, m.reachable ? m.endpoint : QString(), m.begin, m.end, m.probation});
+        // A budgeted round weighs each member by the steps the coordinator admitted for it.
+        members.append({m.peerId, m.reachable ? m.endpoint : QString(), m.begin, m.end, m.probation,
+                         m.steps > 0 ? double(m.steps) : 1.0});
         keys.insert(m.peerId, m.publicKey);
     }
     m_dataPlane->setKnownPeers(keys);
@@ -103,8 +110,8 @@ std::optional<AllReduceOutcome> SwarmWorker::averageRound(qint64 round, const Ro
     AllReduceOptions options;
     options.timeoutMs = int(std::clamp<qint64>(info.deadlineMs - QDateTime::currentMSecsSinceEpoch(), 2'000, 30 * 60'000));
     options.misbehaviour = m_options.misbehaviour;
-    // The round's scheduled work, the same for every member (owners weigh members alike).
-    const double tokens = double(std::max<qint64>(m_tokensPerStep * m_session->joined().training.innerSteps, 1));
+    // What the frames say this peer trained (owners weigh by the coordinator's word, not this).
+    const double tokens = double(std::max<qint64>(m_tokensPerStep * m_trainer->innerStepsDone(), 1));
     const qint64 heartbeatMs = m_session->joined().heartbeatIntervalMs;
     // The pieces first, committed to before anyone sees another's.
     Result<QHash<QString, QByteArray>> hashes =
