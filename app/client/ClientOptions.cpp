@@ -43,13 +43,17 @@ struct Parser {
                                 QStringLiteral("HOST[:PORT]")};
     QCommandLineOption threads{QStringLiteral("threads"), QStringLiteral("CPU threads (default: every core)."),
                                QStringLiteral("N"), QStringLiteral("0")};
+    QCommandLineOption maxUtilization{QStringLiteral("max-utilization"),
+                                      QStringLiteral("With --headless: the share of time the device computes, resting"
+                                                     " between steps (default 100)."),
+                                      QStringLiteral("PERCENT"), QStringLiteral("100")};
 
     Parser()
     {
         parser.setApplicationDescription(QStringLiteral("Trains open language models with a public swarm."));
         parser.addOptions(
             {help, headless, minimized, demo, demoData, swarm, stateDir, device, pin, allowPlainHttp, listen, announce,
-             threads});
+             threads, maxUtilization});
     }
 };
 
@@ -86,6 +90,11 @@ Result<ClientCommandLine> parseClientCommandLine(const QStringList &arguments)
     o.threads = p.parser.value(p.threads).toInt(&threadsOk);
     if (!threadsOk || o.threads < 0)
         return makeError("--threads needs a number");
+    bool percentOk = false;
+    const double percent = p.parser.value(p.maxUtilization).toDouble(&percentOk);
+    if (!percentOk || !(percent >= 1.0 && percent <= 100.0))
+        return makeError("--max-utilization needs a percentage from 1 to 100");
+    c.duty = percent / 100.0;
     const QString listenValue = p.parser.value(p.listen);
     if (listenValue == QLatin1StringView("none")) {
         o.listenAddress.clear();

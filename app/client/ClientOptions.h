@@ -17,6 +17,7 @@ struct ClientCommandLine {
     QString demoData;       // the text the demo swarm trains on (a file or a folder)
     QString swarm;          // a URL or an invite link
     WorkerOptions worker;   // state dir, device, listen address, threads, pin
+    double duty = 1.0;      // --headless: the share of time the device computes
 };
 
 Result<ClientCommandLine> parseClientCommandLine(const QStringList &arguments);

@@ -78,6 +78,7 @@ int runHeadless(QCoreApplication &app, const ClientCommandLine &command)
     options.gpuProbeCommand = {QCoreApplication::applicationFilePath().toStdString(), "--gpu-probe-child"};
 
     WorkController controller(options);
+    controller.setDuty(command.duty);
     int exitCode = 0;
     QString lastStatus;
     QObject::connect(&controller, &WorkController::statusChanged, &app, [&](const WorkStatus &status) {

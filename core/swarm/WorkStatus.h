@@ -47,7 +47,8 @@ struct RoundReport {
     double averagingSeconds = 0.0; // the all-reduce, from its start to the average in hand
     qint64 steps = 0;              // inner steps this PC fitted into the round
     double budgetSeconds = 0.0;    // the round's compute budget (0: fixed H steps)
-    // Compute time over wall time, from the round's first step to its average in hand.
+    // Compute time over wall time, from the round's first step to its average in hand, the
+    // duty cycle's rests left out: the share of the time it could compute that it did.
     double utilisation = 0.0;
     qint64 bytesUp = 0;  // this round: data plane and coordinator
     qint64 bytesDown = 0;

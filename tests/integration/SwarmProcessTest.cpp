@@ -40,6 +40,8 @@ struct RoundLine {
     int members = 0;
     double loss = 0.0;
     std::string hash;
+    qint64 steps = 0;         // a time-budgeted round: the steps the client fitted in
+    double utilisation = 0.0; // and its compute time over the round's
 };
 
 class SwarmProcessTest : public ::testing::Test {
@@ -66,10 +68,11 @@ protected:
     }
 
     // `listen` "none": the client accepts no connections (behind NAT) and owns no range.
-    void startClient(int i, const std::string &listen = "127.0.0.1:0")
+    void startClient(int i, const std::string &listen = "127.0.0.1:0", const std::vector<std::string> &extra = {})
     {
-        const std::vector<std::string> args = {"--headless", "--swarm", url.toStdString(), "--state-dir",
-                                               clientDir(i).string(), "--listen", listen, "--threads", "1"};
+        std::vector<std::string> args = {"--headless", "--swarm", url.toStdString(), "--state-dir",
+                                         clientDir(i).string(), "--listen", listen, "--threads", "1"};
+        args.insert(args.end(), extra.begin(), extra.end());
         ASSERT_TRUE(clients[i]->start(SWARMTRAIN_CLIENT, args, dir.path() / ("client" + std::to_string(i) + ".out"),
                                       dir.path() / ("client" + std::to_string(i) + ".err")));
     }
@@ -104,12 +107,18 @@ protected:
     // "round R done: ..." lines a client printed, by round.
     std::map<qint64, RoundLine> roundsOf(int i) const
     {
-        static const std::regex line("round (\\d+) done: (\\d+) members, loss ([0-9.]+), .* params ([0-9a-f]{64})");
+        static const std::regex line("round (\\d+) done: (\\d+) members, loss ([0-9.]+), .* params ([0-9a-f]{64})"
+                                     "(.*(, (\\d+) steps in a budget of ([0-9.]+) s, utilisation (\\d+)%))?");
         std::map<qint64, RoundLine> rounds;
         const std::string out = clients[i]->output();
         for (auto it = std::sregex_iterator(out.begin(), out.end(), line); it != std::sregex_iterator(); ++it) {
             const std::smatch &m = *it;
-            rounds[std::stoll(m[1].str())] = RoundLine{std::stoi(m[2].str()), std::stod(m[3].str()), m[4].str()};
+            RoundLine round{std::stoi(m[2].str()), std::stod(m[3].str()), m[4].str()};
+            if (m[6].matched) {
+                round.steps = std::stoll(m[7].str());
+                round.utilisation = std::stod(m[9].str()) / 100.0;
+            }
+            rounds[std::stoll(m[1].str())] = round;
         }
         return rounds;
     }
@@ -404,4 +413,94 @@ TEST_F(SwarmProcessTest, AMemberWithOtherParametersIsOutvotedAndResynchronises)
     // Back in step: the last rounds it finished agree with the others'.
     ASSERT_TRUE(waitUntil([&] { return roundsOf(2).rbegin()->first >= 6; }, 120s)) << logs();
     expectHashesAgree(6);
+}
+
+// Time-budgeted rounds (issue 18): a client at a quarter of the other's speed (its duty cycle)
+// trains a quarter of the steps in the same budget, and neither waits for the other; their
+// pieces, weighed by those steps, average to the same parameters on both.
+TEST_F(SwarmProcessTest, ABudgetedRoundLetsTheFastPeerTrainMoreAndNoPeerWait)
+{
+    startCoordinator(0, {"--rounds", "budget", "--round-seconds", "3", "--min-inner-steps", "1", "--max-inner-steps",
+                         "20000", "--min-peers", "2"});
+    startClient(0);
+    startClient(1, "127.0.0.1:0", {"--max-utilization", "25"});
+    ASSERT_TRUE(waitUntil(
+        [&] {
+            const auto fast = roundsOf(0), slow = roundsOf(1);
+            return fast.size() >= 4 && slow.size() >= 4;
+        },
+        180s))
+        << logs();
+    const std::map<qint64, RoundLine> fast = roundsOf(0), slow = roundsOf(1);
+    int compared = 0;
+    for (const auto &[round, line] : fast) {
+        const auto other = slow.find(round);
+        if (other == slow.end() || line.members != 2)
+            continue;
+        ++compared;
+        EXPECT_GT(line.steps, 0) << "round " << round << " printed no budget";
+        // Four times the speed: well over one and a half times the steps, however busy the machine.
+        EXPECT_GT(double(line.steps), 1.5 * double(other->second.steps))
+            << "round " << round << ": " << line.steps << " steps against " << other->second.steps << "\n" << logs();
+        EXPECT_GT(other->second.steps, 0);
+    }
+    EXPECT_GE(compared, 3) << logs();
+    expectHashesAgree();
+    const auto last = fast.rbegin()->second;
+    EXPECT_LT(last.loss, fast.begin()->second.loss) << "the swarm learns";
+}
+
+// A peer paused mid-round (the desktop's throttle, WorkController::pause) holds no budgeted
+// round: the others' rounds run without it, though the gather timeout is an hour. Its partial
+// round is dropped (it sent nothing), and on resume it takes the swarm's state and joins again.
+TEST_F(SwarmProcessTest, APeerPausedMidRoundNeverHoldsABudgetedRound)
+{
+    // A cap far beyond what 3 s hold: every round lasts its budget.
+    startCoordinator(0, {"--rounds", "budget", "--round-seconds", "3", "--max-inner-steps", "20000", "--gather-timeout",
+                         "3600", "--min-peers", "2"});
+    startClient(0);
+    startClient(1);
+    const WorkerOptions options = inProcessWorker("paused");
+    WorkController controller(options);
+    QSignalSpy rounds(&controller, &WorkController::roundFinished);
+    WorkStatus last;
+    QObject::connect(&controller, &WorkController::statusChanged, &controller,
+                     [&](const WorkStatus &status) { last = status; });
+    controller.start();
+    ASSERT_TRUE(rounds.wait(120'000)) << logs();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return last.state == WorkState::Training && last.innerStepsDone > 0; }, 60'000))
+        << logs();
+    controller.pause(QStringLiteral("you are using the computer"));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return last.state == WorkState::Paused; }, 10'000));
+    const qint64 pausedIn = currentRound();
+    const qsizetype finishedBefore = rounds.count();
+
+    // Two rounds close without it while it stays paused.
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            const auto others = roundsOf(0);
+            return std::count_if(others.begin(), others.end(), [&](const auto &entry) {
+                       return entry.first > pausedIn && entry.second.members == 2;
+                   }) >= 2;
+        },
+        120'000))
+        << logs();
+    EXPECT_EQ(last.state, WorkState::Paused);
+    EXPECT_EQ(rounds.count(), finishedBefore) << "no round of its own while paused";
+
+    controller.resume();
+    const qint64 resumedIn = currentRound();
+    ASSERT_TRUE(rounds.wait(120'000)) << logs();
+    EXPECT_GT(rounds.last().at(0).value<RoundReport>().round, resumedIn - 1) << "it caught up to the swarm's round";
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            const auto others = roundsOf(0);
+            return std::any_of(others.begin(), others.end(),
+                               [&](const auto &entry) { return entry.first >= resumedIn && entry.second.members == 3; });
+        },
+        120'000))
+        << logs();
+    controller.stop();
+    QSignalSpy finished(&controller, &WorkController::finished);
+    ASSERT_TRUE(!controller.isRunning() || finished.wait(30'000));
 }

@@ -386,8 +386,10 @@ Result<SwarmWorker::Outcome> SwarmWorker::trainRound()
             // The duty cycle: after a step that took t, rest t * (1 - duty) / duty.
             const double duty = m_gate->duty();
             if (stepStarted && duty < 1.0) {
-                const double busy = std::chrono::duration<double>(std::chrono::steady_clock::now() - *stepStarted).count();
+                const auto restFrom = std::chrono::steady_clock::now();
+                const double busy = std::chrono::duration<double>(restFrom - *stepStarted).count();
                 m_gate->sleepFor(int(busy * (1.0 - duty) / duty * 1000.0));
+                m_work.restSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - restFrom).count();
             }
             stepStarted = std::chrono::steady_clock::now();
             if (m_gate->stopRequested() || m_gate->paused() || m_catchUpNeeded || m_spotCheck || roundWorkDone())

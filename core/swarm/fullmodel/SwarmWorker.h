@@ -56,6 +56,7 @@ private:
         qint64 steps = 0;
         QDateTime startedAt;
         std::chrono::steady_clock::time_point startedSteady; // where a time budget counts from
+        double restSeconds = 0.0; // resting between steps, as the duty cycle asks
     };
 
     Result<void> setUp();

@@ -54,7 +54,9 @@ Result<void> SwarmWorker::runRound()
     report.budgetSeconds = double(m_budgetMs) / 1000.0;
     const double wallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - m_work.startedSteady).count();
-    report.utilisation = wallSeconds > 0.0 ? std::min(1.0, m_work.seconds / wallSeconds) : 0.0;
+    // Of the time this PC could compute (its duty cycle's rests left out), the share it did.
+    const double couldCompute = wallSeconds - m_work.restSeconds;
+    report.utilisation = couldCompute > 0.0 ? std::min(1.0, m_work.seconds / couldCompute) : 0.0;
     report.loss = m_work.steps > 0 ? m_work.lossSum / double(m_work.steps) : 0.0;
     report.paramsHash = QString::fromStdString(m_trainer->globalHash());
     report.skippedRanges = int(outcome->skippedRanges.size());
