@@ -281,6 +281,14 @@
         <source>Stage throughput not measured yet</source>
         <translation>Durchsatz der Stufe noch nicht gemessen</translation>
     </message>
+    <message>
+        <source>Step %1 in a %2 s budget; last round %3 steps, %4% utilised</source>
+        <translation>Schritt %1 in einem Budget von %2 s; letzte Runde %3 Schritte, %4 % ausgelastet</translation>
+    </message>
+    <message>
+        <source>Step %1 in a %2 s budget</source>
+        <translation>Schritt %1 in einem Budget von %2 s</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::DevicePage</name>
@@ -950,6 +958,10 @@
     <message>
         <source>Checking the work of another peer in round %1</source>
         <translation>Prüfe die Arbeit eines anderen Teilnehmers in Runde %1</translation>
+    </message>
+    <message>
+        <source>Too slow for this swarm&apos;s rounds: checking other peers&apos; work instead</source>
+        <translation>Zu langsam für die Runden dieses Schwarms: prüft stattdessen die Arbeit anderer Teilnehmer</translation>
     </message>
 </context>
 <context>

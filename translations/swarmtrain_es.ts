@@ -281,6 +281,14 @@
         <source>Stage throughput not measured yet</source>
         <translation>Rendimiento de la etapa aún sin medir</translation>
     </message>
+    <message>
+        <source>Step %1 in a %2 s budget; last round %3 steps, %4% utilised</source>
+        <translation>Paso %1 en un presupuesto de %2 s; última ronda %3 pasos, %4 % de uso</translation>
+    </message>
+    <message>
+        <source>Step %1 in a %2 s budget</source>
+        <translation>Paso %1 en un presupuesto de %2 s</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::DevicePage</name>
@@ -950,6 +958,10 @@
     <message>
         <source>Checking the work of another peer in round %1</source>
         <translation>Comprobando el trabajo de otro participante en la ronda %1</translation>
+    </message>
+    <message>
+        <source>Too slow for this swarm&apos;s rounds: checking other peers&apos; work instead</source>
+        <translation>Demasiado lento para las rondas de este enjambre: comprueba el trabajo de otros pares</translation>
     </message>
 </context>
 <context>

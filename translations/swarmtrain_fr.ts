@@ -281,6 +281,14 @@
         <source>Stage throughput not measured yet</source>
         <translation>Débit de l’étage pas encore mesuré</translation>
     </message>
+    <message>
+        <source>Step %1 in a %2 s budget; last round %3 steps, %4% utilised</source>
+        <translation>Pas %1 dans un budget de %2 s ; dernier tour %3 pas, utilisé à %4 %</translation>
+    </message>
+    <message>
+        <source>Step %1 in a %2 s budget</source>
+        <translation>Pas %1 dans un budget de %2 s</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::DevicePage</name>
@@ -950,6 +958,10 @@
     <message>
         <source>Checking the work of another peer in round %1</source>
         <translation>Vérification du travail d’un autre pair à la manche %1</translation>
+    </message>
+    <message>
+        <source>Too slow for this swarm&apos;s rounds: checking other peers&apos; work instead</source>
+        <translation>Trop lent pour les tours de cet essaim : vérifie plutôt le travail des autres pairs</translation>
     </message>
 </context>
 <context>

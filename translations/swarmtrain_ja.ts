@@ -280,6 +280,14 @@
         <source>Stage throughput not measured yet</source>
         <translation>段のスループットはまだ測定されていません</translation>
     </message>
+    <message>
+        <source>Step %1 in a %2 s budget; last round %3 steps, %4% utilised</source>
+        <translation>%2 秒の予算でステップ %1、前回のラウンドは %3 ステップ、利用率 %4%</translation>
+    </message>
+    <message>
+        <source>Step %1 in a %2 s budget</source>
+        <translation>%2 秒の予算でステップ %1</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::DevicePage</name>
@@ -948,6 +956,10 @@
     <message>
         <source>Checking the work of another peer in round %1</source>
         <translation>ラウンド %1 で他のピアの作業を検証しています</translation>
+    </message>
+    <message>
+        <source>Too slow for this swarm&apos;s rounds: checking other peers&apos; work instead</source>
+        <translation>このスウォームのラウンドには遅すぎます。代わりに他のピアの作業を検証します</translation>
     </message>
 </context>
 <context>

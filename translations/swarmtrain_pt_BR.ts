@@ -281,6 +281,14 @@
         <source>Stage throughput not measured yet</source>
         <translation>Vazão do estágio ainda não medida</translation>
     </message>
+    <message>
+        <source>Step %1 in a %2 s budget; last round %3 steps, %4% utilised</source>
+        <translation>Passo %1 em um orçamento de %2 s; última rodada %3 passos, %4% de uso</translation>
+    </message>
+    <message>
+        <source>Step %1 in a %2 s budget</source>
+        <translation>Passo %1 em um orçamento de %2 s</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::DevicePage</name>
@@ -950,6 +958,10 @@
     <message>
         <source>Checking the work of another peer in round %1</source>
         <translation>Verificando o trabalho de outro par na rodada %1</translation>
+    </message>
+    <message>
+        <source>Too slow for this swarm&apos;s rounds: checking other peers&apos; work instead</source>
+        <translation>Lento demais para as rodadas deste enxame: verifica o trabalho de outros pares</translation>
     </message>
 </context>
 <context>

@@ -280,6 +280,14 @@
         <source>Stage throughput not measured yet</source>
         <translation>尚未测得阶段吞吐量</translation>
     </message>
+    <message>
+        <source>Step %1 in a %2 s budget; last round %3 steps, %4% utilised</source>
+        <translation>在 %2 秒预算中的第 %1 步；上一轮 %3 步，利用率 %4%</translation>
+    </message>
+    <message>
+        <source>Step %1 in a %2 s budget</source>
+        <translation>在 %2 秒预算中的第 %1 步</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::DevicePage</name>
@@ -948,6 +956,10 @@
     <message>
         <source>Checking the work of another peer in round %1</source>
         <translation>正在核验另一个节点在第 %1 轮的工作</translation>
+    </message>
+    <message>
+        <source>Too slow for this swarm&apos;s rounds: checking other peers&apos; work instead</source>
+        <translation>对此群的轮次来说太慢：改为检查其他节点的工作</translation>
     </message>
 </context>
 <context>

@@ -414,6 +414,18 @@ void DashboardPage::showState(const SessionState &state)
                                ? tr("This stage %1/s, the slowest %2/s")
                                      .arg(QLocale().toString(work.stageThroughput, 'f', 1), QLocale().toString(slowest, 'f', 1))
                                : tr("Stage throughput not measured yet"));
+    } else if (state.joined && work.budgetSeconds > 0) {
+        // A time-budgeted round: as many steps as fit the budget; the bar fills at the swarm's H.
+        m_steps->setRange(0, int(std::max<qint64>(work.innerSteps, 1)));
+        m_steps->setValue(int(std::clamp(work.innerStepsDone, qint64(0), work.innerSteps)));
+        const QString budget = QLocale().toString(work.budgetSeconds, 'f', 0);
+        m_steps->setFormat(work.lastRoundSteps > 0
+                               ? tr("Step %1 in a %2 s budget; last round %3 steps, %4% utilised")
+                                     .arg(work.innerStepsDone)
+                                     .arg(budget)
+                                     .arg(work.lastRoundSteps)
+                                     .arg(QLocale().toString(100.0 * work.lastRoundUtilisation, 'f', 0))
+                               : tr("Step %1 in a %2 s budget").arg(work.innerStepsDone).arg(budget));
     } else if (state.joined && work.innerSteps > 0) {
         m_steps->setRange(0, int(work.innerSteps));
         m_steps->setValue(int(std::clamp(work.innerStepsDone, qint64(0), work.innerSteps)));

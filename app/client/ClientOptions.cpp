@@ -45,7 +45,7 @@ struct Parser {
                                QStringLiteral("N"), QStringLiteral("0")};
     QCommandLineOption maxUtilization{QStringLiteral("max-utilization"),
                                       QStringLiteral("With --headless: the share of time the device computes, resting"
-                                                     " between steps (default 100)."),
+                                                     " between steps (5 to 100, default 100)."),
                                       QStringLiteral("PERCENT"), QStringLiteral("100")};
 
     Parser()
@@ -92,8 +92,8 @@ Result<ClientCommandLine> parseClientCommandLine(const QStringList &arguments)
         return makeError("--threads needs a number");
     bool percentOk = false;
     const double percent = p.parser.value(p.maxUtilization).toDouble(&percentOk);
-    if (!percentOk || !(percent >= 1.0 && percent <= 100.0))
-        return makeError("--max-utilization needs a percentage from 1 to 100");
+    if (!percentOk || !(percent >= 5.0 && percent <= 100.0))
+        return makeError("--max-utilization needs a percentage from 5 to 100");
     c.duty = percent / 100.0;
     const QString listenValue = p.parser.value(p.listen);
     if (listenValue == QLatin1StringView("none")) {

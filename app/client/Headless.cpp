@@ -43,11 +43,10 @@ QString roundLine(const RoundReport &r)
                        .arg(r.computeSeconds, 0, 'f', 1)
                        .arg(r.averagingSeconds, 0, 'f', 2)
                        .arg(megabytes(r.bytesUp), megabytes(r.bytesDown), r.paramsHash, verdict);
+    line += QStringLiteral(", %1 steps").arg(r.steps);
     if (r.budgetSeconds > 0)
-        line += QStringLiteral(", %1 steps in a budget of %2 s, utilisation %3%")
-                    .arg(r.steps)
-                    .arg(r.budgetSeconds, 0, 'f', 1)
-                    .arg(100.0 * r.utilisation, 0, 'f', 0);
+        line += QStringLiteral(" in a budget of %1 s").arg(r.budgetSeconds, 0, 'f', 1);
+    line += QStringLiteral(", utilisation %1%").arg(100.0 * r.utilisation, 0, 'f', 0);
     if (r.skippedRanges > 0)
         line += QStringLiteral(", %1 ranges skipped").arg(r.skippedRanges);
     if (r.uploadedState)

@@ -179,6 +179,23 @@ void defineTrustFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text
         ->transform(flags::numberIn(0.0, 1.0));
 }
 
+// Full-model rounds (issue 18): time-budgeted or fixed H.
+void defineRoundFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text)
+{
+    app.add_option("--rounds", text.rounds,
+                   "full-model rounds: each member trains what fits a time budget, or exactly --inner-steps")
+        ->check(flags::oneOf({"budget", "fixed"}));
+    app.add_option("--round-seconds", c.roundSeconds,
+                   "--rounds budget: seconds of training a round (0: what --inner-steps take the median peer)")
+        ->transform(flags::numberIn(0.0, 86400.0));
+    app.add_option("--min-inner-steps", c.training.minInnerSteps,
+                   "--rounds budget: fewer steps in a round and a peer sits it out (0: an eighth of --inner-steps)")
+        ->transform(flags::wholeNumberIn(0, 1'000'000));
+    app.add_option("--max-inner-steps", c.training.maxInnerSteps,
+                   "--rounds budget: the most steps a peer trains in a round (0: four times --inner-steps)")
+        ->transform(flags::wholeNumberIn(0, 1'000'000'000));
+}
+
 // Pipeline-stage mode (issue 17): the mode, the step's batch, the wire, validation and placement.
 void definePipelineFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text)
 {
@@ -259,18 +276,6 @@ void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText
     app.add_option("--seed", t.seed, "seed of the initial weights and the data order")
         ->transform(flags::wholeNumberIn(0, (1ll << 53) - 1));
 
-    app.add_option("--rounds", text.rounds,
-                   "full-model rounds: each member trains what fits a time budget, or exactly --inner-steps")
-        ->check(flags::oneOf({"budget", "fixed"}));
-    app.add_option("--round-seconds", c.roundSeconds,
-                   "--rounds budget: seconds of training a round (0: what --inner-steps take the median peer)")
-        ->transform(flags::numberIn(0.0, 86400.0));
-    app.add_option("--min-inner-steps", t.minInnerSteps,
-                   "--rounds budget: fewer steps in a round and a peer sits it out (0: an eighth of --inner-steps)")
-        ->transform(flags::wholeNumberIn(0, 1'000'000));
-    app.add_option("--max-inner-steps", t.maxInnerSteps,
-                   "--rounds budget: the most steps a peer trains in a round (0: four times --inner-steps)")
-        ->transform(flags::wholeNumberIn(0, 1'000'000'000));
     app.add_option("--round-deadline", c.roundDeadlineSeconds, "seconds a round waits for its members' contributions")
         ->transform(flags::numberIn(1.0, 7 * 86400.0));
     app.add_option("--gather-timeout", c.gatherTimeoutSeconds, "seconds a round waits to gather its members")
@@ -291,6 +296,7 @@ void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText
                    "the all-reduce's ranges: in proportion to each owner's measured bandwidth, or equal")
         ->check(flags::oneOf({"bandwidth", "equal"}));
 
+    defineRoundFlags(app, c, text);
     definePipelineFlags(app, c, text);
     defineServingFlags(app, c, text);
     defineTrustFlags(app, c, text);

@@ -291,6 +291,8 @@ QJsonObject HeartbeatAnswer::toJson() const
                      {L("checkpoint_round"), double(checkpointRound)}};
     if (budgetMs > 0)
         json.insert(L("budget_ms"), double(budgetMs));
+    if (straggler)
+        json.insert(L("straggler"), true);
     if (lastContribution) {
         json.insert(L("last_contribution"), QJsonObject{{L("round"), double(lastContribution->round)},
                                                         {L("accepted"), optionalBool(lastContribution->accepted)},
@@ -322,6 +324,8 @@ Result<HeartbeatAnswer> HeartbeatAnswer::fromJson(const QJsonObject &json)
     m.member = r.boolean(L("member"));
     m.checkpointRound = r.integer(L("checkpoint_round"), 0, kMaxCount);
     m.budgetMs = r.integer(L("budget_ms"), 0, kMaxBudgetMs, 0);
+    if (r.has(L("straggler")))
+        m.straggler = r.boolean(L("straggler"));
     if (r.has(L("last_contribution"))) {
         JsonReader last = r.object(L("last_contribution"));
         ContributionVerdictInfo verdict;

@@ -159,6 +159,9 @@ struct HeartbeatAnswer {
     std::optional<qint64> uploadUpdateRound;
     std::optional<SpotCheckTask> spotCheck;
     qint64 budgetMs = 0; // a time-budgeted swarm: the round's compute budget (0: fixed H)
+    // At the speed it reports, this peer cannot fit the round's minimum steps into the budget:
+    // it sits rounds out and checks other peers' work instead (sent only when true).
+    bool straggler = false;
 
     QJsonObject toJson() const;
     static Result<HeartbeatAnswer> fromJson(const QJsonObject &json);

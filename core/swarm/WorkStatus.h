@@ -26,6 +26,11 @@ struct WorkStatus {
     qint64 innerStepsDone = 0; // of this round
     qint64 innerSteps = 0;
     double tokensPerSecond = 0.0;
+    // A time-budgeted round (issue 18): its compute budget (0: H steps), and the last round's
+    // steps this PC fitted in and its utilisation (compute time over the time it could compute).
+    double budgetSeconds = 0.0;
+    qint64 lastRoundSteps = 0;
+    double lastRoundUtilisation = 0.0;
     // Pipeline-stage mode (issue 17): the stage served (0-based; -1: a whole copy) of how many,
     // microbatches computed there, and its throughput next to the slowest stage's (a second).
     int pipelineStage = -1;
@@ -47,8 +52,8 @@ struct RoundReport {
     double averagingSeconds = 0.0; // the all-reduce, from its start to the average in hand
     qint64 steps = 0;              // inner steps this PC fitted into the round
     double budgetSeconds = 0.0;    // the round's compute budget (0: fixed H steps)
-    // Compute time over wall time, from the round's first step to its average in hand, the
-    // duty cycle's rests left out: the share of the time it could compute that it did.
+    // Training time over wall time, from the round's first step to its average in hand: compute
+    // and the duty cycle's rests between steps, so waiting and averaging are what it lacks.
     double utilisation = 0.0;
     qint64 bytesUp = 0;  // this round: data plane and coordinator
     qint64 bytesDown = 0;

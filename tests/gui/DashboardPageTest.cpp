@@ -86,6 +86,30 @@ TEST_F(DashboardPageTest, AfterARoundTheTotalsAndTheSpeedChartShowTheWork)
     EXPECT_NE(text(page, "roundValue"), QStringLiteral("—"));
 }
 
+// A time-budgeted round (issue 18): the bar names the budget, and after a round the steps this
+// PC fitted into it and its utilisation.
+TEST_F(DashboardPageTest, ABudgetedRoundShowsItsBudgetTheStepsFittedAndTheUtilisation)
+{
+    test::TestSwarm swarm(dir().path());
+    ASSERT_TRUE(swarm.start(20, {"--rounds", "budget", "--round-seconds", "2", "--max-inner-steps", "20000"}))
+        << swarm.errors();
+    DashboardPage page(session());
+    page.show();
+    QSignalSpy rounds(&session(), &ClientSession::roundFinished);
+    ASSERT_TRUE(session().join(swarm.url()).ok());
+    ASSERT_TRUE(rounds.wait(60'000)) << swarm.errors();
+    const RoundReport report = rounds.first().first().value<RoundReport>();
+    EXPECT_EQ(report.budgetSeconds, 2.0);
+    EXPECT_GT(report.steps, 0);
+    EXPECT_GT(report.utilisation, 0.0);
+    EXPECT_LE(report.utilisation, 1.0);
+    const auto *bar = page.findChild<QProgressBar *>(QStringLiteral("stepProgress"));
+    ASSERT_NE(bar, nullptr);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return bar->format().contains(QStringLiteral("utilised")); }, 30'000))
+        << bar->format().toStdString();
+    EXPECT_TRUE(bar->format().contains(QStringLiteral("2 s budget"))) << bar->format().toStdString();
+}
+
 TEST_F(DashboardPageTest, AfterARestartItShowsTheSameTotals)
 {
     const StatsTotals recorded = test::recordContributions(stateDir(), 12);

@@ -108,7 +108,7 @@ protected:
     std::map<qint64, RoundLine> roundsOf(int i) const
     {
         static const std::regex line("round (\\d+) done: (\\d+) members, loss ([0-9.]+), .* params ([0-9a-f]{64})"
-                                     "(.*(, (\\d+) steps in a budget of ([0-9.]+) s, utilisation (\\d+)%))?");
+                                     "(.*(, (\\d+) steps( in a budget of [0-9.]+ s)?, utilisation (\\d+)%))?");
         std::map<qint64, RoundLine> rounds;
         const std::string out = clients[i]->output();
         for (auto it = std::sregex_iterator(out.begin(), out.end(), line); it != std::sregex_iterator(); ++it) {
@@ -503,4 +503,31 @@ TEST_F(SwarmProcessTest, APeerPausedMidRoundNeverHoldsABudgetedRound)
     controller.stop();
     QSignalSpy finished(&controller, &WorkController::finished);
     ASSERT_TRUE(!controller.isRunning() || finished.wait(30'000));
+}
+
+// Straggler-aware admission (issue 18): a client held to the least duty cycle (5%) cannot fit the
+// round's minimum steps (H = 200, which the other trains in a fraction of the budget) into its
+// 2 s. The coordinator tells it so; it sits rounds out (offered spot checks instead) and the
+// other's rounds never wait for it.
+TEST_F(SwarmProcessTest, AStragglerIsToldSoAndSitsRoundsOutWithoutHoldingAnyone)
+{
+    startCoordinator(0, {"--rounds", "budget", "--round-seconds", "2", "--inner-steps", "200", "--min-inner-steps", "200",
+                         "--max-inner-steps", "20000", "--min-peers", "1"});
+    startClient(0);
+    startClient(1, "127.0.0.1:0", {"--max-utilization", "5"});
+    ASSERT_TRUE(waitUntil(
+        [&] { return clients[1]->output().find("status: Too slow for this swarm's rounds") != std::string::npos; }, 120s))
+        << logs();
+    const qint64 toldAt = currentRound();
+    ASSERT_TRUE(waitUntil(
+        [&] {
+            const auto rounds = roundsOf(0);
+            return std::count_if(rounds.begin(), rounds.end(), [&](const auto &entry) {
+                       return entry.first > toldAt && entry.second.members == 1;
+                   }) >= 3;
+        },
+        120s))
+        << logs();
+    EXPECT_TRUE(roundsOf(1).empty()) << "a straggler's few steps are no round of its own\n" << logs();
+    EXPECT_NE(clients[1]->errors().find("it sits rounds out"), std::string::npos) << logs();
 }

@@ -405,8 +405,11 @@ TEST(ControlMessagesTest, TimeBudgetFieldsTravelBounded)
     EXPECT_EQ(errorOf<HeartbeatRequest>(json), "heartbeat.steps must be an integer from 0 to 9007199254740992");
 
     HeartbeatAnswer answer{1, QStringLiteral("gathering"), 0, false, 1};
+    EXPECT_FALSE(answer.toJson().contains(QStringLiteral("straggler")));
     answer.budgetMs = 45'000;
+    answer.straggler = true;
     EXPECT_EQ(HeartbeatAnswer::fromJson(answer.toJson())->budgetMs, 45'000);
+    EXPECT_TRUE(HeartbeatAnswer::fromJson(answer.toJson())->straggler);
     json = answer.toJson();
     json.insert(QStringLiteral("budget_ms"), 1e12);
     EXPECT_EQ(errorOf<HeartbeatAnswer>(json), "heartbeat answer.budget_ms must be an integer from 0 to 86400000");

@@ -70,6 +70,20 @@ TEST(RoundBudgetTest, ClaimedStepsMustFitTheCapAndWhatTheDevicesSpeedAllows)
     EXPECT_FALSE(b.checkSteps(101, 0.0, 3'600'000).ok());
 }
 
+// A peer whose measured speed cannot fit the minimum steps into the budget is a straggler: told
+// so, it checks others' work instead of holding rounds up.
+TEST(RoundBudgetTest, AStragglerCannotFitTheMinimumStepsIntoTheBudget)
+{
+    const RoundBudget b = budget(); // minimum 10 steps of 1,000 tokens
+    EXPECT_FALSE(b.straggler(1000.0, 10'000)) << "exactly the minimum fits";
+    EXPECT_TRUE(b.straggler(999.0, 10'000));
+    EXPECT_FALSE(b.straggler(0.0, 10'000)) << "not measured yet: not judged";
+    EXPECT_FALSE(b.straggler(1.0, 0)) << "no budget yet: H steps, no one is too slow";
+    RoundBudget off = b;
+    off.enabled = false;
+    EXPECT_FALSE(off.straggler(1.0, 10'000));
+}
+
 TEST(RoundBudgetTest, TheCoordinatorsFlagsChooseTheRounds)
 {
     const std::vector<std::string> base = {"--state-dir", "/tmp/x", "--data", "/tmp/d", "--inner-steps", "80"};
@@ -220,14 +234,19 @@ TEST_F(BudgetedRoundsTest, NoRoundWaitsPastItsBudgetForASlowPausedOrLyingPeer)
     EXPECT_EQ(round.members[1].keyId, QStringLiteral("b"));
 }
 
-// Everyone the round would take is ready: it starts at once, budget or not.
+// Everyone the round would take is ready: it starts at once, budget or not. Nor does it wait for
+// a peer sitting rounds out (a straggler, heartbeat "idle").
+
 TEST_F(BudgetedRoundsTest, ARoundStartsAsSoonAsEveryoneItWaitsForIsReady)
 {
     beat(QStringLiteral("a"), QStringLiteral("ready"), 100);
     beat(QStringLiteral("b"), QStringLiteral("ready"), 100);
     beat(QStringLiteral("straggler"), QStringLiteral("ready"), 3);
     beat(QStringLiteral("gamer"), QStringLiteral("paused"), 50);
+    beat(QStringLiteral("slowpoke"), QStringLiteral("idle"), 0);
     ASSERT_TRUE(rounds->advance().ok());
     ASSERT_EQ(current().state, RoundState::Running);
     EXPECT_EQ(current().members.size(), 2u);
+    EXPECT_TRUE(rounds->isStraggler(400.0)) << "400 tokens/s x 20 s < 10 steps of 1,000";
+    EXPECT_FALSE(rounds->isStraggler(600.0));
 }

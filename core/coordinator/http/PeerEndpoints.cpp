@@ -174,6 +174,7 @@ HttpReply PeerEndpoints::heartbeat(const PeerRecord &peer, const HeartbeatReques
     answer.member = round->state == RoundState::Running && member;
     answer.checkpointRound = m_context.setup.checkpoint.round;
     answer.budgetMs = m_context.rounds.budgetMs();
+    answer.straggler = m_context.rounds.isStraggler(request.tokensPerSecond);
     Result<std::optional<std::pair<ContributionRecord, ContributionVerdict>>> last =
         m_context.rounds.lastVerdict(peer.keyId);
     if (last && *last) {

@@ -251,6 +251,10 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
         if (!isOnline(peer) || peer.banned() || peer.state == QLatin1StringView("verifying")
             || peer.state == QLatin1StringView("paused"))
             continue;
+        // A budgeted round waits for no one idle: a straggler sitting rounds out, a newcomer
+        // that has not trained yet (it joins the next round).
+        if (m_settings.budget.enabled && peer.state == QLatin1StringView("idle"))
+            continue;
         const bool readyHere = peer.state == QLatin1StringView("ready") && peer.baseRound == round.number;
         if (readyHere && !stepsAdmitted(peer, round, nowMs))
             continue;
@@ -308,6 +312,9 @@ bool CoordinatorRounds::heldBy(const PeerRecord &peer, const RoundRecord &round,
 {
     const auto hold = m_holds.find(peer.keyId);
     if (hold == m_holds.end() || nowMs >= hold->second.untilMs || !isOnline(peer) || peer.banned())
+        return false;
+    // A straggler of a budgeted swarm, back from its check, sits the rounds out again.
+    if (hold->second.released && m_settings.budget.enabled && peer.state == QLatin1StringView("idle"))
         return false;
     // Back from the check, it trains its inner steps like everyone and says it is ready.
     return !hold->second.released || peer.state != QLatin1StringView("ready") || peer.baseRound != round.number;

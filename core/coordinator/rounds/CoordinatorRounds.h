@@ -65,6 +65,9 @@ public:
     // A time-budgeted swarm: the compute budget of the round its members train for now (set
     // when the round before it starts, from the online peers' speeds); 0: H steps.
     qint64 budgetMs();
+    // A budgeted swarm's straggler: its measured speed cannot fit the minimum steps into the
+    // budget (RoundBudget::straggler). It is told so and checks others' work instead.
+    bool isStraggler(double tokensPerSecond) { return m_settings.budget.straggler(tokensPerSecond, budgetMs()); }
 
     // [0, parameterCount) split into contiguous ranges among the reachable members (in the
     // given order), in proportion to `weights` (one per member; empty, or a weight that is not

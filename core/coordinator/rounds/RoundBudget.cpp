@@ -64,4 +64,11 @@ Result<void> RoundBudget::checkSteps(qint64 steps, double deviceFlopsPerSecond, 
     return {};
 }
 
+bool RoundBudget::straggler(double tokensPerSecond, qint64 budgetMs) const
+{
+    if (!enabled || budgetMs <= 0 || !(tokensPerSecond > 0.0) || !std::isfinite(tokensPerSecond))
+        return false;
+    return tokensPerSecond * double(budgetMs) / 1000.0 < double(minSteps) * double(tokensPerStep);
+}
+
 } // namespace swarmtrain

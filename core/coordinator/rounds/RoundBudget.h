@@ -37,6 +37,10 @@ struct RoundBudget {
     // round, or nothing: below the minimum (a straggler this round; it sits out), above the cap,
     // or beyond what its speed allows in the time it had.
     Result<void> checkSteps(qint64 steps, double deviceFlopsPerSecond, qint64 elapsedMs) const;
+
+    // Straggler-aware admission: at `tokensPerSecond` (its measured training speed; 0, not
+    // measured yet, is never a straggler) a peer cannot fit the minimum steps into `budgetMs`.
+    bool straggler(double tokensPerSecond, qint64 budgetMs) const;
 };
 
 } // namespace swarmtrain

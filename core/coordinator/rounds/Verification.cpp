@@ -475,6 +475,11 @@ const PeerRecord *Verification::pickVerifier(const QString &memberKeyId, const s
     if (establishedOnline > 0 && establishedBusy >= std::max<std::size_t>(1, establishedOnline / 3))
         return nullptr;
     std::vector<const PeerRecord *> pool = establishedOnline > 0 ? freeEstablished : free;
+    // Stragglers of a budgeted swarm sit rounds out: checking is the role they were offered.
+    std::vector<const PeerRecord *> stragglers = pool;
+    std::erase_if(stragglers, [&](const PeerRecord *peer) { return !m_rounds.isStraggler(peer->tokensPerSecond); });
+    if (!stragglers.empty())
+        pool = std::move(stragglers);
     // One that owes the swarm a state checks only when no one else may.
     std::vector<const PeerRecord *> notOwing = pool;
     std::erase_if(notOwing, [&](const PeerRecord *peer) { return owing.count(peer->keyId) > 0; });

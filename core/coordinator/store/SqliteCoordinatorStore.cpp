@@ -277,13 +277,9 @@ Result<void> SqliteCoordinatorStore::recordHeartbeat(const QString &keyId, const
 {
     QSqlQuery q = query(QStringLiteral("UPDATE peers SET state = ?, pause_reason = ?, tokens_per_s = ?, base_round = ?,"
                                        " inner_steps = ?, last_seen_ms = ? WHERE key_id = ?"));
-    q.addBindValue(text(state));
-    q.addBindValue(text(reason));
-    q.addBindValue(tokensPerSecond);
-    q.addBindValue(baseRound);
-    q.addBindValue(innerSteps);
-    q.addBindValue(nowMs);
-    q.addBindValue(text(keyId));
+    for (const QVariant &value : {QVariant(text(state)), QVariant(text(reason)), QVariant(tokensPerSecond),
+                                  QVariant(baseRound), QVariant(innerSteps), QVariant(nowMs), QVariant(text(keyId))})
+        q.addBindValue(value);
     return exec(q, "recording a heartbeat");
 }
 

@@ -99,6 +99,10 @@ void SwarmWorker::run()
             }
             if (*trained == Outcome::Stopped)
                 break;
+            if (*trained == Outcome::SitOut) {
+                result = sitOutRounds();
+                continue;
+            }
             Result<Outcome> waited = *trained == Outcome::Verify ? Result<Outcome>(Outcome::Verify) : waitForRound();
             if (!waited)
                 result = waited.error();
@@ -354,124 +358,6 @@ Result<void> SwarmWorker::catchUp()
     return m_trainer->saveGlobalState(replicaFile());
 }
 
-bool SwarmWorker::roundWorkDone() const
-{
-    const TrainingSettings &training = m_session->joined().training;
-    const qint64 steps = m_trainer->innerStepsDone();
-    if (steps >= training.stepCap())
-        return true;
-    // A budgeted swarm whose budget is not known yet (no speeds measured) runs H.
-    if (!training.timeBudgeted || m_budgetMs <= 0 || !m_work.startedAt.isValid())
-        return steps >= training.innerSteps;
-    return steps >= training.minInnerSteps
-           && std::chrono::steady_clock::now() - m_work.startedSteady >= std::chrono::milliseconds(m_budgetMs);
-}
-
-Result<SwarmWorker::Outcome> SwarmWorker::trainRound()
-{
-    if (!m_work.startedAt.isValid()) {
-        m_work.startedAt = QDateTime::currentDateTimeUtc();
-        m_work.startedSteady = std::chrono::steady_clock::now();
-    }
-    if (roundWorkDone())
-        return Outcome::Done;
-    // After rounds sat out, the others' frames of this round are held, not refused.
-    m_dataPlane->expectRound(quint64(m_trainer->round()));
-    for (;;) {
-        setStatus(WorkState::Training, tr("Training round %1").arg(m_trainer->round()));
-        const auto started = std::chrono::steady_clock::now();
-        const qint64 stepsBefore = m_trainer->innerStepsDone();
-        std::optional<std::chrono::steady_clock::time_point> stepStarted;
-        const auto shouldStop = [&] {
-            // The duty cycle: after a step that took t, rest t * (1 - duty) / duty.
-            const double duty = m_gate->duty();
-            if (stepStarted && duty < 1.0) {
-                const auto restFrom = std::chrono::steady_clock::now();
-                const double busy = std::chrono::duration<double>(restFrom - *stepStarted).count();
-                m_gate->sleepFor(int(busy * (1.0 - duty) / duty * 1000.0));
-                m_work.restSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - restFrom).count();
-            }
-            stepStarted = std::chrono::steady_clock::now();
-            if (m_gate->stopRequested() || m_gate->paused() || m_catchUpNeeded || m_spotCheck || roundWorkDone())
-                return true;
-            heartbeatIfDue(QStringLiteral("training"));
-            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-            const double tokens = double((m_trainer->innerStepsDone() - stepsBefore) * m_tokensPerStep);
-            emitProgress(seconds > 0 ? tokens / seconds : 0.0);
-            return m_catchUpNeeded || m_spotCheck.has_value();
-        };
-        Result<InnerReport> report = m_trainer->trainInner(shouldStop, [this] { return m_gate->interrupted(); });
-        if (!report)
-            return report.error();
-        // A round shorter than the one-second progress cadence still shows its speed.
-        if (report->seconds > 0)
-            m_status.tokensPerSecond = double(report->tokens) / report->seconds;
-        m_work.tokens += report->tokens;
-        m_work.flops += report->flops;
-        m_work.seconds += report->seconds;
-        m_work.lossSum += report->meanLoss * double(report->steps);
-        m_work.steps += report->steps;
-        if (!report->interrupted || roundWorkDone())
-            return Outcome::Done;
-        if (m_gate->stopRequested())
-            return Outcome::Stopped;
-        if (m_catchUpNeeded)
-            return Outcome::CatchUp;
-        if (m_spotCheck)
-            return Outcome::Verify; // the coordinator asked for it: this round is sat out
-        if (m_gate->releaseRequested()) {
-            if (Result<void> released = releaseReplica(); !released)
-                return released.error();
-        }
-        if (!holdWhilePaused())
-            return Outcome::Stopped; // leave() copes with a released replica
-        if (!m_trainer) {
-            if (Result<void> reloaded = reloadReplica(); !reloaded)
-                return reloaded.error();
-        }
-        if (m_catchUpNeeded)
-            return Outcome::CatchUp;
-    }
-}
-
-Result<void> SwarmWorker::releaseReplica()
-{
-    // What the swarm agreed on is saved; the steps of this round trained so far are dropped
-    // (they live in device memory, which is what the person wants back).
-    if (Result<void> saved = m_trainer->saveGlobalState(replicaFile()); !saved)
-        return saved.error();
-    m_releasedRound = m_trainer->round();
-    m_trainer.reset();
-    m_work = {};
-    releaseCachedDeviceMemory();
-    qCInfo(lcWorker) << "released the device's memory; round" << m_releasedRound << "starts again on resume";
-    return {};
-}
-
-Result<void> SwarmWorker::reloadReplica()
-{
-    if (Result<void> shards = prepareShards(); !shards)
-        return shards;
-    return prepareReplica();
-}
-
-bool SwarmWorker::holdWhilePaused()
-{
-    if (!m_gate->paused())
-        return !m_gate->stopRequested();
-    const QString reason = m_gate->pauseReason();
-    setStatus(WorkState::Paused, reason);
-    (void)m_stats->recordEvent(QStringLiteral("paused"), reason, QDateTime::currentDateTime());
-    while (m_gate->paused() && !m_gate->stopRequested()) {
-        heartbeatIfDue(QStringLiteral("paused"));
-        m_gate->sleepFor(int(m_session->joined().heartbeatIntervalMs));
-    }
-    if (m_gate->stopRequested())
-        return false;
-    (void)m_stats->recordEvent(QStringLiteral("resumed"), tr("Resumed"), QDateTime::currentDateTime());
-    return true;
-}
-
 Result<SwarmWorker::Outcome> SwarmWorker::waitForRound()
 {
     setStatus(WorkState::Waiting, tr("Waiting for round %1 to start").arg(m_trainer->round()));
@@ -510,6 +396,7 @@ Result<HeartbeatAnswer> SwarmWorker::heartbeat(const QString &state, const QStri
         return answer.error();
     m_swarmRounds = std::make_pair(answer->checkpointRound, answer->round);
     m_budgetMs = answer->budgetMs;
+    m_straggler = answer->straggler;
     m_dataPlane->exchangeProbes(answer->probe);
     if (answer->lastContribution)
         recordVerdict(*answer->lastContribution);
@@ -613,6 +500,7 @@ void SwarmWorker::emitProgress(double tokensPerSecond)
     m_status.round = m_trainer->round();
     m_status.innerStepsDone = m_trainer->innerStepsDone();
     m_status.tokensPerSecond = tokensPerSecond;
+    m_status.budgetSeconds = double(m_budgetMs) / 1000.0;
     Q_EMIT statusChanged(m_status);
 }
 

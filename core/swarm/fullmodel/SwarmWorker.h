@@ -45,7 +45,7 @@ Q_SIGNALS:
     void finished(bool ok, const QString &message);
 
 private:
-    enum class Outcome { Done, Stopped, CatchUp, Verify };
+    enum class Outcome { Done, Stopped, CatchUp, Verify, SitOut };
 
     // This round's inner work, summed over interrupted runs.
     struct RoundWork {
@@ -75,6 +75,9 @@ private:
     // The round's inner work is done: H steps (fixed H), or the time budget spent with at least
     // the minimum steps, or the cap reached.
     bool roundWorkDone() const;
+    // A straggler (the coordinator says this PC cannot fit a round's minimum steps into its
+    // budget): no rounds, only the spot checks it is given, until the budget fits it again.
+    Result<void> sitOutRounds();
     Result<Outcome> waitForRound();
     Result<void> runRound();
     // The round's all-reduce and outer step; nullopt when this peer is out of the round.
@@ -135,6 +138,7 @@ private:
     // as the join answer said).
     std::optional<std::pair<qint64, qint64>> m_swarmRounds;
     qint64 m_budgetMs = 0; // the round's compute budget, as the last heartbeat said (0: H steps)
+    bool m_straggler = false; // too slow for the budget, as the last heartbeat said
     std::optional<qint64> m_resyncAtRound; // a rejected contribution: resync once this state is served
     std::optional<qint64> m_uploadRound;   // the coordinator asked us for this state
     std::optional<SpotCheckTask> m_spotCheck;  // the coordinator asked us to check this work

@@ -54,9 +54,12 @@ Result<void> SwarmWorker::runRound()
     report.budgetSeconds = double(m_budgetMs) / 1000.0;
     const double wallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - m_work.startedSteady).count();
-    // Of the time this PC could compute (its duty cycle's rests left out), the share it did.
-    const double couldCompute = wallSeconds - m_work.restSeconds;
-    report.utilisation = couldCompute > 0.0 ? std::min(1.0, m_work.seconds / couldCompute) : 0.0;
+    // The share of the round it trained: computing, or resting between steps as its duty cycle
+    // asks (a PC held to a quarter of the time that never waits is fully used, by its owner's
+    // measure); what is left is waiting for the round and averaging.
+    report.utilisation = wallSeconds > 0.0 ? std::min(1.0, (m_work.seconds + m_work.restSeconds) / wallSeconds) : 0.0;
+    m_status.lastRoundSteps = report.steps;
+    m_status.lastRoundUtilisation = report.utilisation;
     report.loss = m_work.steps > 0 ? m_work.lossSum / double(m_work.steps) : 0.0;
     report.paramsHash = QString::fromStdString(m_trainer->globalHash());
     report.skippedRanges = int(outcome->skippedRanges.size());
