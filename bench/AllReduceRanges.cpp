@@ -77,11 +77,9 @@ Result<Figures> runSwarm(const std::string &split, int rounds, test::LinkEmulato
             return relay.error();
         const std::string name = "peer" + std::to_string(i);
         peers.push_back(std::make_unique<test::ChildProcess>());
-        peers.back()->start(SWARMTRAIN_CLIENT,
-                            {"--headless", "--swarm", url.toStdString(), "--state-dir", (dir.path() / name).string(),
-                             "--listen", peerAddress(i).toString().toStdString() + ":" + std::to_string(kPeerPort),
-                             "--announce", "127.0.0.1:" + std::to_string(*relay), "--threads", "1", "--device", "cpu"},
-                            dir.path() / (name + ".out"), dir.path() / (name + ".err"));
+        test::startHeadlessPeer(*peers.back(), SWARMTRAIN_CLIENT, url, dir.path(), name,
+                                {"--listen", peerAddress(i).toString().toStdString() + ":" + std::to_string(kPeerPort),
+                                 "--announce", "127.0.0.1:" + std::to_string(*relay)});
     }
     const Identity watcher = Identity::generate().value();
     CoordinatorClient status(watcher, CoordinatorClientOptions{url, {}, 20, 100, 1000});

@@ -72,11 +72,8 @@ Result<nlohmann::json> runSwarm(const std::string &mode, int rounds, int innerSt
     for (int i = 0; i < kPeers; ++i) {
         const std::string name = "peer" + std::to_string(i);
         peers.push_back(std::make_unique<test::ChildProcess>());
-        peers.back()->start(SWARMTRAIN_CLIENT,
-                            {"--headless", "--swarm", url.toStdString(), "--state-dir", (dir.path() / name).string(),
-                             "--listen", "127.0.0.1:0", "--threads", "1", "--device", "cpu", "--max-utilization",
-                             std::to_string(kUtilisationPercent[i])},
-                            dir.path() / (name + ".out"), dir.path() / (name + ".err"));
+        test::startHeadlessPeer(*peers.back(), SWARMTRAIN_CLIENT, url, dir.path(), name,
+                                {"--listen", "127.0.0.1:0", "--max-utilization", std::to_string(kUtilisationPercent[i])});
     }
     const Identity watcher = Identity::generate().value();
     CoordinatorClient status(watcher, CoordinatorClientOptions{url, {}, 20, 100, 1000});

@@ -4,6 +4,7 @@
 
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QString>
 
 #include <chrono>
 #include <filesystem>
@@ -62,6 +63,18 @@ inline int startCoordinatorProcess(ChildProcess &process, const std::string &exe
         },
         std::chrono::seconds(60));
     return started ? std::stoi(match[1].str()) : 0;
+}
+
+// Starts `swarmtrain --headless` (`client`) on `url`, its state in `dir`/`name` and its output
+// in `dir`/`name`.{out,err}, on one CPU thread, with `flags` after those.
+inline bool startHeadlessPeer(ChildProcess &peer, const std::string &client, const QString &url,
+                              const std::filesystem::path &dir, const std::string &name,
+                              const std::vector<std::string> &flags)
+{
+    std::vector<std::string> args = {"--headless", "--swarm", url.toStdString(), "--state-dir",
+                                     (dir / name).string(), "--threads", "1", "--device", "cpu"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    return peer.start(client, args, dir / (name + ".out"), dir / (name + ".err"));
 }
 
 // The coordinator's validation loss of state `round`, from its /v1/status answer; empty until

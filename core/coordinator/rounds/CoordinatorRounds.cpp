@@ -408,7 +408,6 @@ Result<ContributionVerdict> CoordinatorRounds::contribute(ContributionRecord con
     });
     if (!member)
         return makeError("not a member of round " + std::to_string(round->number));
-
     contribution.attempt = round->attempt;
     contribution.receivedMs = m_clock();
     // What it is credited with, if accepted: the round's work (a budgeted round: the steps
