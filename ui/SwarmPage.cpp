@@ -404,6 +404,10 @@ CoordinatorConfig SwarmPage::hostedConfig() const
     config.training.batchSize = 8;
     config.training.lr = 1e-3;
     config.training.warmupIters = 20;
+    // Time-budgeted rounds, as the command line's default: the friends' PCs differ.
+    config.training.timeBudgeted = true;
+    config.training.minInnerSteps = config.training.innerSteps / 8;
+    config.training.maxInnerSteps = 4 * config.training.innerSteps;
     config.heartbeatIntervalSeconds = 2;
     config.gatherTimeoutSeconds = 10;
     config.roundDeadlineSeconds = 120;

@@ -138,6 +138,7 @@ TEST_F(SwarmPageTest, TheFormBuildsTheHostedSwarmsConfig)
     EXPECT_EQ(config.listenPort, 9000);
     EXPECT_TRUE(config.tlsSelfSigned);
     EXPECT_EQ(config.training.innerSteps, 50);
+    EXPECT_TRUE(config.training.timeBudgeted) << "hosted swarms budget their rounds, as the command line's default";
     EXPECT_EQ(config.training.batchSize, 8);
     EXPECT_DOUBLE_EQ(config.training.lr, 1e-3);
     EXPECT_EQ(config.training.warmupIters, 20);

@@ -531,3 +531,28 @@ TEST_F(SwarmProcessTest, AStragglerIsToldSoAndSitsRoundsOutWithoutHoldingAnyone)
     EXPECT_TRUE(roundsOf(1).empty()) << "a straggler's few steps are no round of its own\n" << logs();
     EXPECT_NE(clients[1]->errors().find("it sits rounds out"), std::string::npos) << logs();
 }
+
+// A peer killed mid-round in a budgeted swarm costs the others nothing: with the gather timeout
+// at an hour, their rounds go on without it (a round it was taken into ends at its members'
+// reports or, for it, the missed heartbeats), and the survivors agree.
+TEST_F(SwarmProcessTest, APeerKilledMidBudgetedRoundCostsTheOthersNothing)
+{
+    startCoordinator(0, {"--rounds", "budget", "--round-seconds", "3", "--max-inner-steps", "20000", "--gather-timeout",
+                         "3600", "--min-peers", "2"});
+    for (int i = 0; i < kClients; ++i)
+        startClient(i);
+    ASSERT_TRUE(waitUntil([&] { return roundsOf(2).size() >= 2; }, 180s)) << logs();
+    ASSERT_TRUE(waitUntil([&] { return clients[2]->output().rfind("status: Training round") != std::string::npos; }, 60s));
+    clients[2]->kill(SIGKILL);
+    const qint64 killedIn = currentRound();
+    ASSERT_TRUE(waitUntil(
+        [&] {
+            const auto survivor = roundsOf(0);
+            return std::count_if(survivor.begin(), survivor.end(), [&](const auto &entry) {
+                       return entry.first > killedIn && entry.second.members == kClients - 1;
+                   }) >= 2;
+        },
+        120s))
+        << logs();
+    expectHashesAgree();
+}

@@ -87,6 +87,12 @@ TEST(AdmissionTest, AClaimMustFitTheRoundsWork)
         lie(lied);
         EXPECT_FALSE(work.checkClaim(lied).ok());
     }
+    // A time-budgeted round: up to the cap's tokens (credited only as the steps admitted).
+    const RoundWork budgeted{1000, 1e6, 4000};
+    claim.tokens = 4000;
+    EXPECT_TRUE(budgeted.checkClaim(claim).ok());
+    claim.tokens = 4001;
+    EXPECT_FALSE(budgeted.checkClaim(claim).ok());
 }
 
 TEST(AdmissionTest, AWeightedMajorityNeedsMoreThanHalfTheWeight)
