@@ -530,6 +530,16 @@ TEST_F(SwarmProcessTest, AStragglerIsToldSoAndSitsRoundsOutWithoutHoldingAnyone)
         << logs();
     EXPECT_TRUE(roundsOf(1).empty()) << "a straggler's few steps are no round of its own\n" << logs();
     EXPECT_NE(clients[1]->errors().find("it sits rounds out"), std::string::npos) << logs();
+    // After 30 heartbeats (30 s here) it measures its speed again, and is told again.
+    const auto toldTimes = [&] {
+        const std::string out = clients[1]->output();
+        int count = 0;
+        for (std::size_t at = out.find("status: Too slow"); at != std::string::npos; at = out.find("status: Too slow", at + 1))
+            ++count;
+        return count;
+    };
+    EXPECT_TRUE(waitUntil([&] { return toldTimes() >= 2; }, 120s)) << logs();
+    EXPECT_TRUE(roundsOf(1).empty()) << logs();
 }
 
 // A peer killed mid-round in a budgeted swarm costs the others nothing: with the gather timeout

@@ -76,7 +76,8 @@ private:
     // the minimum steps, or the cap reached.
     bool roundWorkDone() const;
     // A straggler (the coordinator says this PC cannot fit a round's minimum steps into its
-    // budget): no rounds, only the spot checks it is given, until the budget fits it again.
+    // budget): no rounds, only the spot checks it is given, until the budget fits it again or,
+    // every 30 heartbeats, it trains again to measure its speed afresh.
     Result<void> sitOutRounds();
     Result<Outcome> waitForRound();
     Result<void> runRound();

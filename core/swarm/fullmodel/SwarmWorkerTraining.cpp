@@ -145,7 +145,15 @@ Result<void> SwarmWorker::sitOutRounds()
     (void)m_stats->recordEvent(QStringLiteral("straggler"),
                                tr("Too slow for this swarm's rounds: checking other peers' work instead"),
                                QDateTime::currentDateTime());
+    // The PC may be faster later (the person closed a program, it cooled down): every 30
+    // heartbeats (5 minutes at the default 10 s) it trains again, reporting a fresh speed.
+    const auto retryAt = std::chrono::steady_clock::now() + 30 * std::chrono::milliseconds(m_session->joined().heartbeatIntervalMs);
     while (m_straggler && !m_gate->stopRequested()) {
+        if (std::chrono::steady_clock::now() >= retryAt) {
+            m_status.tokensPerSecond = 0.0; // not measured: not judged until it has trained a while
+            m_straggler = false;
+            break;
+        }
         if (m_spotCheck)
             return runSpotCheck();
         if (m_gate->paused() && !holdWhilePaused())
