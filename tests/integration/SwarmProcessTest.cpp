@@ -44,6 +44,22 @@ struct RoundLine {
     double utilisation = 0.0; // and its compute time over the round's
 };
 
+// A worker in this process (a WorkController, as the desktop client runs it), its finished
+// rounds and its last status.
+struct WatchedWorker {
+    explicit WatchedWorker(const WorkerOptions &options)
+        : controller(options)
+        , rounds(&controller, &WorkController::roundFinished)
+    {
+        QObject::connect(&controller, &WorkController::statusChanged, &controller,
+                         [this](const WorkStatus &status) { last = status; });
+    }
+
+    WorkController controller;
+    QSignalSpy rounds;
+    WorkStatus last;
+};
+
 class SwarmProcessTest : public ::testing::Test {
 protected:
     static constexpr int kClients = 3;
@@ -296,12 +312,11 @@ TEST_F(SwarmProcessTest, WorkControllerPausesResumesAndStops)
 {
     startCoordinator();
     const WorkerOptions options = inProcessWorker("in-process");
-    WorkController controller(options);
-    QSignalSpy rounds(&controller, &WorkController::roundFinished);
+    WatchedWorker watched(options);
+    WorkController &controller = watched.controller;
+    QSignalSpy &rounds = watched.rounds;
     QSignalSpy finished(&controller, &WorkController::finished);
-    WorkStatus last;
-    QObject::connect(&controller, &WorkController::statusChanged, &controller,
-                     [&](const WorkStatus &status) { last = status; });
+    WorkStatus &last = watched.last;
 
     controller.start();
     ASSERT_TRUE(rounds.wait(60'000)) << "a lone peer runs rounds by itself";
@@ -338,11 +353,10 @@ TEST_F(SwarmProcessTest, WorkControllerReleasesTheReplicaWhilePausedAndLoadsItOn
         messages.append(text);
     });
     const WorkerOptions options = inProcessWorker("released");
-    WorkController controller(options);
-    QSignalSpy rounds(&controller, &WorkController::roundFinished);
-    WorkStatus last;
-    QObject::connect(&controller, &WorkController::statusChanged, &controller,
-                     [&](const WorkStatus &status) { last = status; });
+    WatchedWorker watched(options);
+    WorkController &controller = watched.controller;
+    QSignalSpy &rounds = watched.rounds;
+    WorkStatus &last = watched.last;
     controller.start();
     ASSERT_TRUE(QTest::qWaitFor([&] { return last.state == WorkState::Training && last.innerStepsDone > 0; }, 60'000))
         << messages.join(QLatin1Char('\n')).toStdString();
@@ -461,11 +475,10 @@ TEST_F(SwarmProcessTest, APeerPausedMidRoundNeverHoldsABudgetedRound)
     startClient(0);
     startClient(1);
     const WorkerOptions options = inProcessWorker("paused");
-    WorkController controller(options);
-    QSignalSpy rounds(&controller, &WorkController::roundFinished);
-    WorkStatus last;
-    QObject::connect(&controller, &WorkController::statusChanged, &controller,
-                     [&](const WorkStatus &status) { last = status; });
+    WatchedWorker watched(options);
+    WorkController &controller = watched.controller;
+    QSignalSpy &rounds = watched.rounds;
+    WorkStatus &last = watched.last;
     controller.start();
     ASSERT_TRUE(rounds.wait(120'000)) << logs();
     ASSERT_TRUE(QTest::qWaitFor([&] { return last.state == WorkState::Training && last.innerStepsDone > 0; }, 60'000))
