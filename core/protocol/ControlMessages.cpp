@@ -48,12 +48,12 @@ GptConfig readModel(JsonReader model)
 
 QJsonObject trainingToJson(const TrainingSettings &t)
 {
-    QJsonObject json{{L("inner_steps"), t.innerSteps},     {L("batch_size"), t.batchSize},
-                       {L("lr"), t.lr},                      {L("min_lr"), t.minLr},
-                       {L("warmup_iters"), t.warmupIters},   {L("lr_decay_iters"), double(t.lrDecayIters)},
-                       {L("weight_decay"), t.weightDecay},   {L("grad_clip"), t.gradClip},
-                       {L("outer_lr"), t.outerLr},           {L("outer_momentum"), t.outerMomentum},
-                       {L("seed"), double(t.seed)}};
+    QJsonObject json{{L("inner_steps"), t.innerSteps},   {L("batch_size"), t.batchSize},
+                     {L("lr"), t.lr},                    {L("min_lr"), t.minLr},
+                     {L("warmup_iters"), t.warmupIters}, {L("lr_decay_iters"), double(t.lrDecayIters)},
+                     {L("weight_decay"), t.weightDecay}, {L("grad_clip"), t.gradClip},
+                     {L("outer_lr"), t.outerLr},         {L("outer_momentum"), t.outerMomentum},
+                     {L("seed"), double(t.seed)}};
     if (t.timeBudgeted) {
         json.insert(L("rounds"), QStringLiteral("budget"));
         json.insert(L("min_inner_steps"), t.minInnerSteps);

@@ -27,7 +27,7 @@ struct WorkStatus {
     qint64 innerSteps = 0;
     double tokensPerSecond = 0.0;
     // A time-budgeted round (issue 18): its compute budget (0: H steps), and the last round's
-    // steps this PC fitted in and its utilisation (compute time over the time it could compute).
+    // steps this PC fitted in and its utilisation (RoundReport::utilisation).
     double budgetSeconds = 0.0;
     qint64 lastRoundSteps = 0;
     double lastRoundUtilisation = 0.0;

@@ -33,7 +33,8 @@ HttpReply PipelineEndpoint::pipeline(const PeerRecord &peer, const PipelineReque
         return HttpReply::error(409, QStringLiteral("this swarm trains whole model copies, not pipeline stages"));
     if (request.stage >= steps.settings().stages)
         return HttpReply::error(400, QStringLiteral("pipeline request.stage must be below %1").arg(steps.settings().stages));
-    if (Result<void> seen = m_context.store.recordHeartbeat(peer.keyId, QStringLiteral("training"), {}, 0.0, -1, 0, m_context.clock());
+    if (Result<void> seen =
+            m_context.store.recordHeartbeat(peer.keyId, QStringLiteral("training"), {}, 0.0, -1, 0, m_context.clock());
         !seen)
         return HttpReply::error(500, toQString(seen.error()));
     PeerRecord fresh = peer;

@@ -48,7 +48,7 @@ qint64 RoundBudget::stepsAllowed(double deviceFlopsPerSecond, qint64 elapsedMs) 
         return std::min(nominalSteps, maxSteps);
     const double seconds = double(std::max<qint64>(elapsedMs, 0) + kHeadStartMs) / 1000.0;
     const double steps = kSpeedSlack * deviceFlopsPerSecond * seconds / flopsPerStep;
-    return std::min<qint64>(maxSteps, qint64(std::min(steps, double(maxSteps))));
+    return qint64(std::min(steps, double(maxSteps)));
 }
 
 Result<void> RoundBudget::checkSteps(qint64 steps, double deviceFlopsPerSecond, qint64 elapsedMs) const
