@@ -1,16 +1,18 @@
 // Nobody waits (issue 18): four `swarmtrain --headless` peers whose speeds differ 1 : 1 : 2 : 4,
 // made slower with the duty cycle (--max-utilization 25, 25, 50, 100: each rests between steps
 // so that it computes that share of the time), train with a real coordinator on loopback, once
-// with fixed H rounds and once with time-budgeted rounds. Over the measured rounds (after the
+// with fixed H rounds, with time-budgeted rounds and with asynchronous rounds (--min-peers 1: a
+// round starts as soon as a peer is ready). Over the measured rounds (after the
 // first, which runs H steps while the budget is unknown, and a warm-up) it prints each peer's
 // utilisation (the share of each round's wall time it trained, computing or resting as its duty
 // cycle asks, so what it lacks is waiting and averaging; the median of its round lines)
 // and the swarm's tokens a second (the tokens the coordinator credited those rounds, over their
 // wall time). JSON lines:
-//   {"bench":"round_utilisation","rounds":"fixed"|"budget","peer_utilisation":[...],
+//   {"bench":"round_utilisation","rounds":"fixed"|"budget"|"async","peer_utilisation":[...],
 //    "peer_steps":[...],"swarm_tokens_per_s":...,"measured_rounds":N,"wall_s":...}
-//   {"bench":"round_utilisation_ratio","budget_over_fixed_tokens_per_s":...}
-// Usage: swarmtrain_round_utilisation [--rounds N] [--inner-steps H]
+//   {"bench":"round_utilisation_ratio","budget_over_fixed_tokens_per_s":...,"async_over_fixed_tokens_per_s":...}
+// Usage: swarmtrain_round_utilisation [--rounds N] [--inner-steps H] [--modes fixed budget async]
+// (SWARMTRAIN_BENCH_LOGS=DIR keeps the coordinator's and the peers' logs there.)
 #include "ChildProcess.h"
 #include "CliFlags.h"
 #include "CoordinatorClient.h"
@@ -25,6 +27,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <regex>
@@ -62,7 +66,8 @@ Result<nlohmann::json> runSwarm(const std::string &mode, int rounds, int innerSt
     std::vector<std::string> args = test::smallSwarmFlags(dir.path() / "coordinator", dir.path() / "data.txt");
     // Steps of some milliseconds, so resting between them is what sets a peer's speed.
     args.insert(args.end(), {"--n-layer", "2", "--n-head", "4", "--n-embd", "64", "--block-size", "64", "--inner-steps",
-                             std::to_string(innerSteps), "--min-peers", "4", "--rounds", mode, "--round-deadline", "120",
+                             std::to_string(innerSteps), "--min-peers", mode == "async" ? "1" : "4", "--rounds", mode,
+                             "--round-deadline", "120",
                              "--gather-timeout", "600"});
     const int port = test::startCoordinatorProcess(coordinator, SWARMTRAIN_COORDINATOR, args, dir.path());
     if (port == 0)
@@ -93,6 +98,12 @@ Result<nlohmann::json> runSwarm(const std::string &mode, int rounds, int innerSt
     for (auto &peer : peers)
         peer->kill(SIGINT);
     coordinator.kill(SIGINT);
+    if (const char *logs = std::getenv("SWARMTRAIN_BENCH_LOGS")) {
+        std::ofstream(std::string(logs) + "/" + mode + "-coordinator.log") << coordinator.output() << coordinator.errors();
+        for (int i = 0; i < kPeers; ++i)
+            std::ofstream(std::string(logs) + "/" + mode + "-peer" + std::to_string(i) + ".log")
+                << peers[std::size_t(i)]->output() << peers[std::size_t(i)]->errors();
+    }
 
     Result<std::unique_ptr<SqliteCoordinatorStore>> store =
         SqliteCoordinatorStore::open(dir.path() / "coordinator" / "coordinator.db");
@@ -136,17 +147,19 @@ int main(int argc, char **argv)
     QCoreApplication app(argc, argv);
     int rounds = 6;
     int innerSteps = 40;
-    CLI::App cli("Peer utilisation and swarm tokens/s with fixed H and time-budgeted rounds, peers at 1:1:2:4.",
+    CLI::App cli("Peer utilisation and swarm tokens/s with fixed H, time-budgeted and asynchronous rounds, peers at 1:1:2:4.",
                  "swarmtrain_round_utilisation");
     flags::configure(cli);
     cli.add_option("--rounds", rounds, "rounds measured per mode")->transform(flags::wholeNumberIn(1, 1000));
     cli.add_option("--inner-steps", innerSteps, "H")->transform(flags::wholeNumberIn(1, 100'000));
+    std::vector<std::string> modes = {"fixed", "budget", "async"};
+    cli.add_option("--modes", modes, "which rounds to run")->check(flags::oneOf({"fixed", "budget", "async"}));
     if (Result<void> parsed = flags::parse(cli, std::vector<std::string>(argv + 1, argv + argc)); !parsed) {
         std::cerr << parsed.error().message << "\n";
         return 2;
     }
     std::map<std::string, double> tokensPerSecond;
-    for (const std::string mode : {"fixed", "budget"}) {
+    for (const std::string mode : modes) {
         Result<nlohmann::json> figures = runSwarm(mode, rounds, innerSteps);
         if (!figures) {
             std::cerr << figures.error().message << "\n";
@@ -155,9 +168,13 @@ int main(int argc, char **argv)
         tokensPerSecond[mode] = (*figures)["swarm_tokens_per_s"].get<double>();
         std::cout << figures->dump() << std::endl;
     }
-    std::cout << nlohmann::json{{"bench", "round_utilisation_ratio"},
-                                {"budget_over_fixed_tokens_per_s", tokensPerSecond["budget"] / tokensPerSecond["fixed"]}}
-                     .dump()
-              << std::endl;
+    if (tokensPerSecond.count("fixed") > 0) {
+        nlohmann::json ratio{{"bench", "round_utilisation_ratio"}};
+        for (const char *mode : {"budget", "async"}) {
+            if (tokensPerSecond.count(mode) > 0)
+                ratio[std::string(mode) + "_over_fixed_tokens_per_s"] = tokensPerSecond[mode] / tokensPerSecond["fixed"];
+        }
+        std::cout << ratio.dump() << std::endl;
+    }
     return 0;
 }

@@ -1,6 +1,7 @@
 #include "CoordinatorConfig.h"
 
 #include "CliFlags.h"
+#include "ControlMessages.h"
 
 #include <nlohmann/json.hpp>
 
@@ -183,8 +184,12 @@ void defineTrustFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text
 void defineRoundFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text)
 {
     app.add_option("--rounds", text.rounds,
-                   "full-model rounds: each member trains what fits a time budget, or exactly --inner-steps")
-        ->check(flags::oneOf({"budget", "fixed"}));
+                   "full-model rounds: each member trains what fits a time budget (budget), and a round starts "
+                   "without waiting for those still training (async), or exactly --inner-steps (fixed)")
+        ->check(flags::oneOf({"budget", "async", "fixed"}));
+    app.add_option("--max-staleness", c.training.maxStaleness,
+                   "--rounds async: the most rounds a member's state may lag the swarm's and its work still count")
+        ->transform(flags::wholeNumberIn(0, protocol::kMaxStaleness));
     app.add_option("--round-seconds", c.roundSeconds,
                    "--rounds budget: seconds of training a round (0: what --inner-steps take the median peer)")
         ->transform(flags::numberIn(0.0, 86400.0));
@@ -345,7 +350,8 @@ Result<CoordinatorConfig> parseCoordinatorArguments(const std::vector<std::strin
     c.tlsKey = text.key;
     c.bandwidthRanges = text.rangeSplit == "bandwidth";
     TrainingSettings &t = c.training;
-    t.timeBudgeted = text.rounds == "budget";
+    t.timeBudgeted = text.rounds == "budget" || text.rounds == "async";
+    t.asyncRounds = text.rounds == "async";
     if (t.minInnerSteps == 0)
         t.minInnerSteps = std::max(1, t.innerSteps / 8);
     if (t.maxInnerSteps == 0)

@@ -55,9 +55,11 @@ QJsonObject trainingToJson(const TrainingSettings &t)
                      {L("outer_lr"), t.outerLr},         {L("outer_momentum"), t.outerMomentum},
                      {L("seed"), double(t.seed)}};
     if (t.timeBudgeted) {
-        json.insert(L("rounds"), QStringLiteral("budget"));
+        json.insert(L("rounds"), t.asyncRounds ? QStringLiteral("async") : QStringLiteral("budget"));
         json.insert(L("min_inner_steps"), t.minInnerSteps);
         json.insert(L("max_inner_steps"), t.maxInnerSteps);
+        if (t.asyncRounds)
+            json.insert(L("max_staleness"), t.maxStaleness);
     }
     return json;
 }
@@ -77,7 +79,11 @@ TrainingSettings readTraining(JsonReader training)
     t.outerMomentum = training.number(L("outer_momentum"), 0.0, 0.999);
     t.seed = std::uint64_t(training.integer(L("seed"), 0, kMaxCount));
     // Absent: fixed H. A cap past 1,000 H is no real swarm's.
-    t.timeBudgeted = training.has(L("rounds")) && training.oneOf(L("rounds"), {L("fixed"), L("budget")}) == L("budget");
+    const QString rounds =
+        training.has(L("rounds")) ? training.oneOf(L("rounds"), {L("fixed"), L("budget"), L("async")}) : QString(L("fixed"));
+    t.timeBudgeted = rounds != L("fixed");
+    t.asyncRounds = rounds == L("async");
+    t.maxStaleness = int(training.integer(L("max_staleness"), 0, protocol::kMaxStaleness, 4));
     t.minInnerSteps = int(training.integer(L("min_inner_steps"), 1, std::max(t.innerSteps, 1), 1));
     t.maxInnerSteps = int(training.integer(L("max_inner_steps"), 0, 1000 * qint64(std::max(t.innerSteps, 1)), 0));
     if (training.ok() && t.maxInnerSteps > 0 && t.maxInnerSteps < t.minInnerSteps)
@@ -371,11 +377,16 @@ QJsonObject RoundAnswer::toJson() const
             object.insert(L("probation"), true);
         if (member.steps > 0)
             object.insert(L("steps"), double(member.steps));
+        if (member.staleness > 0)
+            object.insert(L("staleness"), double(member.staleness));
         list.append(object);
     }
-    return QJsonObject{{L("round"), double(round)},          {L("attempt"), attempt},
-                       {L("state"), state},                  {L("deadline_ms"), double(deadlineMs)},
-                       {L("parameter_count"), double(parameterCount)}, {L("members"), list}};
+    QJsonObject json{{L("round"), double(round)},          {L("attempt"), attempt},
+                     {L("state"), state},                  {L("deadline_ms"), double(deadlineMs)},
+                     {L("parameter_count"), double(parameterCount)}, {L("members"), list}};
+    if (share != 1.0)
+        json.insert(L("share"), share);
+    return json;
 }
 
 Result<RoundAnswer> RoundAnswer::fromJson(const QJsonObject &json)
@@ -387,6 +398,7 @@ Result<RoundAnswer> RoundAnswer::fromJson(const QJsonObject &json)
     m.state = r.oneOf(L("state"), {L("gathering"), L("running"), L("done")});
     m.deadlineMs = r.integer(L("deadline_ms"), 0, kMaxCount);
     m.parameterCount = r.integer(L("parameter_count"), 0, kMaxCount);
+    m.share = r.number(L("share"), 1e-6, 1.0, 1.0);
     const QJsonArray members = r.array(L("members"), kMaxMembers);
     for (qsizetype i = 0; i < members.size() && r.ok(); ++i) {
         JsonReader member = r.element(members, L("members"), i);
@@ -401,6 +413,7 @@ Result<RoundAnswer> RoundAnswer::fromJson(const QJsonObject &json)
         if (member.has(L("probation")))
             info.probation = member.boolean(L("probation"));
         info.steps = member.integer(L("steps"), 0, kMaxCount, 0);
+        info.staleness = member.integer(L("staleness"), 0, std::min<qint64>(m.round, kMaxStaleness), 0);
         const QJsonArray range = member.array(L("range"), 2);
         if (member.ok() && range.size() != 2)
             member.fail(L("range"), QStringLiteral("must be [begin, end]"));

@@ -179,6 +179,9 @@ struct RoundMemberInfo {
     // A time-budgeted round: the inner steps its pseudo-gradient holds, which weigh it in the
     // average (0: an equal share, as in a fixed-H round).
     qint64 steps = 0;
+    // An asynchronous round: the rounds since the state it trained on (round - staleness), which
+    // scale its pseudo-gradient down (stalenessWeight); 0: it trained on this round's state.
+    qint64 staleness = 0;
 };
 
 struct RoundAnswer {
@@ -188,6 +191,9 @@ struct RoundAnswer {
     qint64 deadlineMs = 0;
     qint64 parameterCount = 0;
     std::vector<RoundMemberInfo> members;
+    // An asynchronous round: its members' share of the swarm's work in a budget, which scales
+    // the round's averages (0 < share <= 1; absent: 1).
+    double share = 1.0;
 
     QJsonObject toJson() const;
     static Result<RoundAnswer> fromJson(const QJsonObject &json);

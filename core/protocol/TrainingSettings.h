@@ -4,6 +4,10 @@
 
 namespace swarmtrain {
 
+namespace protocol {
+constexpr int kMaxStaleness = 64; // rounds an asynchronous member's state may lag the swarm's
+} // namespace protocol
+
 // What every peer of a swarm trains with: the coordinator's flags, sent in the join answer.
 struct TrainingSettings {
     int innerSteps = 500; // H: local steps between rounds
@@ -29,6 +33,12 @@ struct TrainingSettings {
     bool timeBudgeted = false;
     int minInnerSteps = 1;
     int maxInnerSteps = 0; // 0: innerSteps
+    // Asynchronous rounds (issue 18, `--rounds async`; always time-budgeted): a round starts as
+    // soon as peers are ready, without waiting for those still training; a member may have
+    // trained on a state up to maxStaleness rounds old, and its pseudo-gradient then counts
+    // less (stalenessWeight), applied to the newest state.
+    bool asyncRounds = false;
+    int maxStaleness = 4;
 
     // The most inner steps a round may hold: the cap of a budgeted round, else H.
     int stepCap() const { return timeBudgeted && maxInnerSteps > 0 ? maxInnerSteps : innerSteps; }

@@ -1,6 +1,7 @@
 #include "VerificationMessages.h"
 
 #include "JsonReader.h"
+#include "TrainingSettings.h"
 
 #include <QJsonArray>
 
@@ -84,6 +85,8 @@ QJsonObject SpotCheckTask::toJson() const
                      {L("update_ready"), updateReady}};
     if (steps > 0)
         json.insert(L("steps"), double(steps));
+    if (staleness > 0)
+        json.insert(L("staleness"), double(staleness));
     return json;
 }
 
@@ -109,6 +112,7 @@ Result<SpotCheckTask> SpotCheckTask::fromJson(const QJsonObject &json)
     }
     m.updateReady = r.boolean(L("update_ready"));
     m.steps = r.integer(L("steps"), 0, kMaxCount, 0);
+    m.staleness = r.integer(L("staleness"), 0, std::min<qint64>(m.round, protocol::kMaxStaleness), 0);
     return r.finish(std::move(m));
 }
 

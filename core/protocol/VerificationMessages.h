@@ -54,7 +54,7 @@ struct CommitmentsAnswer {
 };
 
 // A spot check the coordinator gives a peer (in its heartbeat answer): re-run `peerId`'s inner
-// steps of round `round` from state `round` with that member's shards and seed, and compare with
+// steps of round `round` from state baseRound() with that member's shards and seed, and compare with
 // the update it sent (GET /v1/round/update, once `updateReady`), whose pieces cover `ranges`.
 struct SpotCheckTask {
     qint64 round = 0;
@@ -63,6 +63,10 @@ struct SpotCheckTask {
     std::vector<std::pair<qint64, qint64>> ranges; // [begin, end) of each piece, in order
     bool updateReady = false;
     qint64 steps = 0; // a time-budgeted round: the member's inner steps to run again (0: H)
+    // An asynchronous round: the member trained on state round - staleness, not `round`.
+    qint64 staleness = 0;
+
+    qint64 baseRound() const { return round - staleness; }
 
     QJsonObject toJson() const;
     static Result<SpotCheckTask> fromJson(const QJsonObject &json);

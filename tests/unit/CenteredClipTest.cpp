@@ -170,8 +170,10 @@ TEST_F(CenteredClipTest, PiecesOfAnotherLengthAreAnError)
 }
 
 // Weights (issue 18: a peer's pieces weigh by the tokens it trained) count a piece as that many
-// copies of it: equal weights change nothing, whole weights give what the copies give, a heavy
-// piece is not an outlier for being heavy, and weights that are no positive number are refused.
+// copies of it in the center and the mean: equal weights change nothing, whole weights give the
+// weighted mean of the honest pieces, a heavy piece is not an outlier for being heavy (nor does
+// it make the light ones outliers: two members, one faster), and weights that are no positive
+// number are refused.
 TEST_F(CenteredClipTest, AWeightCountsAPieceAsThatManyCopies)
 {
     makePieces(5, 1024, 0.003f, 0.2f);
@@ -187,17 +189,24 @@ TEST_F(CenteredClipTest, AWeightCountsAPieceAsThatManyCopies)
     EXPECT_EQ(same.leftOut, unweighted.leftOut);
 
     const std::vector<double> weights = {1, 3, 1, 2, 1};
-    std::vector<std::vector<float>> copies;
-    for (std::size_t i = 0; i < pieces.size(); ++i)
-        copies.insert(copies.end(), std::size_t(weights[i]), pieces[i]);
-    std::vector<std::span<const float>> copySpans(copies.begin(), copies.end());
-    std::vector<float> weighted(1024), copied(1024);
+    std::vector<float> weighted(1024), honestMean(1024, 0.0f);
     const CenteredClipReport byWeight = centeredClip(spans, weighted, {}, weights).value();
-    const CenteredClipReport byCopies = centeredClip(copySpans, copied, {}).value();
-    EXPECT_NEAR(byWeight.tau, byCopies.tau, 1e-9 * byCopies.tau);
-    EXPECT_LT(distance(weighted, copied), 1e-6 * norm(copied));
+    for (std::size_t i = 0; i < 4; ++i) {
+        for (std::size_t j = 0; j < honestMean.size(); ++j)
+            honestMean[j] += float(weights[i] / 7.0) * pieces[i][j];
+    }
+    EXPECT_LT(distance(weighted, honestMean), 1e-5 * norm(honestMean));
     EXPECT_EQ(byWeight.leftOut, std::vector<std::size_t>{4});
     EXPECT_GT(distance(weighted, plain), 1e-4 * norm(plain)) << "the weights changed nothing";
+
+    // Two honest members, one of which trained four times the steps: both count.
+    const std::vector<std::span<const float>> two(spans.begin(), spans.begin() + 2);
+    std::vector<float> pair(1024);
+    const CenteredClipReport twoWeighted = centeredClip(two, pair, {}, std::vector<double>{1, 4}).value();
+    EXPECT_TRUE(twoWeighted.leftOut.empty()) << "the lighter piece was left out";
+    EXPECT_GT(twoWeighted.tau, 0.0);
+    for (std::size_t j = 0; j < pair.size(); j += 97)
+        EXPECT_NEAR(pair[j], 0.2f * pieces[0][j] + 0.8f * pieces[1][j], 1e-5f);
 
     std::vector<float> out(1024);
     EXPECT_FALSE(centeredClip(spans, out, {}, std::vector<double>{1, 1}).ok()) << "one weight a piece";

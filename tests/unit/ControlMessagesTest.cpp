@@ -392,7 +392,8 @@ TEST(ControlMessagesTest, TimeBudgetFieldsTravelBounded)
         json.insert(QStringLiteral("training"), training);
         return errorOf<JoinAnswer>(json);
     };
-    EXPECT_EQ(withTraining("rounds", QStringLiteral("whenever")), "join answer.training.rounds must be one of fixed, budget");
+    EXPECT_EQ(withTraining("rounds", QStringLiteral("whenever")),
+              "join answer.training.rounds must be one of fixed, budget, async");
     EXPECT_EQ(withTraining("min_inner_steps", 51), "join answer.training.min_inner_steps must be an integer from 1 to 50");
     EXPECT_EQ(withTraining("max_inner_steps", 50'001),
               "join answer.training.max_inner_steps must be an integer from 0 to 50000");
@@ -424,4 +425,55 @@ TEST(ControlMessagesTest, TimeBudgetFieldsTravelBounded)
     members.replace(0, member);
     json.insert(QStringLiteral("members"), members);
     EXPECT_EQ(errorOf<RoundAnswer>(json), "round.members[0].steps must be an integer from 0 to 9007199254740992");
+}
+
+// Asynchronous rounds (issue 18): the mode and its staleness bound, each member's staleness and
+// a spot check's state travel bounded: no member's state is older than the round's first, nor
+// more than protocol::kMaxStaleness rounds old.
+TEST(ControlMessagesTest, AsyncFieldsTravelBounded)
+{
+    JoinAnswer join = sampleJoinAnswer();
+    join.training.timeBudgeted = join.training.asyncRounds = true;
+    join.training.maxStaleness = 7;
+    const TrainingSettings back = JoinAnswer::fromJson(join.toJson()).value().training;
+    EXPECT_TRUE(back.timeBudgeted && back.asyncRounds);
+    EXPECT_EQ(back.maxStaleness, 7);
+    join.training.asyncRounds = false;
+    EXPECT_FALSE(JoinAnswer::fromJson(join.toJson())->training.asyncRounds) << "budget is not async";
+    QJsonObject json = join.toJson();
+    QJsonObject training = json.value(QStringLiteral("training")).toObject();
+    training.insert(QStringLiteral("rounds"), QStringLiteral("async"));
+    training.insert(QStringLiteral("max_staleness"), 65);
+    json.insert(QStringLiteral("training"), training);
+    EXPECT_EQ(errorOf<JoinAnswer>(json), "join answer.training.max_staleness must be an integer from 0 to 64");
+
+    RoundAnswer round{5, 0, QStringLiteral("running"), 0, 10, {}};
+    round.members.push_back({QStringLiteral("a"), QByteArray(32, '\x01'), {}, true, 0, 10, false, 77, 3});
+    EXPECT_EQ(RoundAnswer::fromJson(round.toJson())->members.at(0).staleness, 3);
+    const auto withStaleness = [&](qint64 roundNumber, double staleness) {
+        RoundAnswer r = round;
+        r.round = roundNumber;
+        QJsonObject j = r.toJson();
+        QJsonArray members = j.value(QStringLiteral("members")).toArray();
+        QJsonObject member = members.at(0).toObject();
+        member.insert(QStringLiteral("staleness"), staleness);
+        members.replace(0, member);
+        j.insert(QStringLiteral("members"), members);
+        return errorOf<RoundAnswer>(j);
+    };
+    EXPECT_EQ(withStaleness(5, 6), "round.members[0].staleness must be an integer from 0 to 5") << "before round 0";
+    EXPECT_EQ(withStaleness(1000, 65), "round.members[0].staleness must be an integer from 0 to 64");
+    EXPECT_EQ(withStaleness(1000, -1), "round.members[0].staleness must be an integer from 0 to 64");
+
+    SpotCheckTask task;
+    task.round = 9;
+    task.peerId = QStringLiteral("a");
+    task.ranges = {{0, 10}};
+    task.staleness = 2;
+    EXPECT_EQ(SpotCheckTask::fromJson(task.toJson())->baseRound(), 7);
+    task.staleness = 0;
+    EXPECT_FALSE(task.toJson().contains(QStringLiteral("staleness"))) << "absent: the round's own state";
+    json = task.toJson();
+    json.insert(QStringLiteral("staleness"), 10);
+    EXPECT_EQ(errorOf<SpotCheckTask>(json), "spot check.staleness must be an integer from 0 to 9");
 }

@@ -68,6 +68,8 @@ CoordinatorServerOptions CoordinatorServerOptions::from(const CoordinatorConfig 
     options.rounds.work.maxTokensPerMember = qint64(config.training.stepCap()) * tokensPerStep;
     RoundBudget &budget = options.rounds.budget;
     budget.enabled = config.training.timeBudgeted;
+    budget.async = config.training.asyncRounds;
+    budget.maxStaleness = config.training.maxStaleness;
     budget.pinnedMs = qint64(config.roundSeconds * 1000);
     budget.nominalSteps = config.training.innerSteps;
     budget.minSteps = config.training.minInnerSteps;

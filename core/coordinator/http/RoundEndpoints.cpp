@@ -25,12 +25,13 @@ HttpReply RoundEndpoints::round()
     answer.state = roundStateName(round->state);
     answer.deadlineMs = round->deadlineMs;
     answer.parameterCount = m_context.setup.parameterCount;
+    answer.share = round->share;
     for (const RoundMember &member : round->members) {
         Result<std::optional<PeerRecord>> peer = m_context.store.peer(member.keyId);
         const bool found = peer && *peer;
         answer.members.push_back({member.keyId, found ? (*peer)->publicKey : QByteArray(),
                                   found ? (*peer)->endpoint : QString(), member.reachable, member.begin, member.end,
-                                  member.probation});
+                                  member.probation, member.steps, member.staleness});
     }
     return HttpReply::json(answer.toJson());
 }

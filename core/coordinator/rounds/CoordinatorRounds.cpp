@@ -237,10 +237,28 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
         return wentBack.error();
     if (*wentBack)
         return {};
+    const RoundBudget &budget = m_settings.budget;
+    // An asynchronous round also takes peers that trained on an older state, once its own state
+    // is served: they fetch it to apply the round's step.
+    Result<std::optional<CheckpointRecord>> served = m_store.checkpoint(round.number);
+    if (!served)
+        return served.error();
+    const auto baseAdmitted = [&](qint64 staleness) {
+        return staleness == 0 || (budget.async && staleness > 0 && staleness <= budget.maxStaleness && *served);
+    };
+    // When a peer began training on its state: as the round of that state began gathering.
+    const auto trainingSince = [&](qint64 base) {
+        if (base == round.number)
+            return round.gatheringSinceMs;
+        Result<std::optional<RoundRecord>> before = m_store.round(base);
+        return before && *before ? (*before)->gatheringSinceMs : round.gatheringSinceMs;
+    };
     std::vector<RoundMember> ready;
     std::vector<bool> readyEstablished;
     std::size_t online = 0;
     bool held = false;
+    std::optional<qint64> firstReadyMs; // an asynchronous round: since when its first peer waits
+    double readySteps = 0.0, stepsToCome = 0.0; // and the work it holds, of the work in a budget
     for (const PeerRecord &peer : *peers) {
         if (heldBy(peer, round, nowMs)) {
             held = true;
@@ -255,14 +273,23 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
         // that has not trained yet (it joins the next round).
         if (m_settings.budget.enabled && peer.state == QLatin1StringView("idle"))
             continue;
-        const bool readyHere = peer.state == QLatin1StringView("ready") && peer.baseRound == round.number;
-        if (readyHere && !stepsAdmitted(peer, round, nowMs))
+        const qint64 staleness = round.number - peer.baseRound;
+        const bool readyHere = peer.state == QLatin1StringView("ready") && baseAdmitted(staleness);
+        if (readyHere && !stepsAdmitted(peer, nowMs - trainingSince(peer.baseRound)))
             continue;
         ++online;
-        if (readyHere) {
-            ready.push_back({peer.keyId, peer.reachable, 0, 0, false, m_settings.budget.enabled ? peer.innerSteps : 0});
-            readyEstablished.push_back(established(peer));
+        if (!readyHere) {
+            m_readySince.erase(peer.keyId);
+            stepsToCome += double(budget.expectedSteps(peer.tokensPerSecond, budgetMs()));
+            continue;
         }
+        readySteps += double(peer.innerSteps);
+        ready.push_back({peer.keyId, peer.reachable, 0, 0, false, budget.enabled ? peer.innerSteps : 0, staleness});
+        readyEstablished.push_back(established(peer));
+        auto since = m_readySince.try_emplace(peer.keyId, peer.baseRound, nowMs).first;
+        if (since->second.first != peer.baseRound)
+            since->second = {peer.baseRound, nowMs};
+        firstReadyMs = std::min(firstReadyMs.value_or(since->second.second), since->second.second);
     }
     // Newcomers on probation own no range while established members are there to own them: they
     // take part as if they accepted no connections, and their pieces stay out of the average.
@@ -272,14 +299,16 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
             ready[i].probation = !readyEstablished[i];
         }
     }
-    const bool everyoneReady = online > 0 && ready.size() == online
-                               && ready.size() >= std::size_t(std::max(m_settings.minPeers, 1));
+    const bool enoughReady = !ready.empty() && ready.size() >= std::size_t(std::max(m_settings.minPeers, 1));
+    const bool everyoneReady = enoughReady && ready.size() == online;
     // A budgeted round waits for its budget and a step's grace, not the gather timeout: nobody
-    // sits idle for a member that is slow, paused or gone.
-    const qint64 budget = budgetMs();
-    const qint64 waitMs = budget > 0 ? budget + std::max<qint64>(2'000, budget / 5) : m_settings.gatherTimeoutMs;
-    const bool gatheredLongEnough = nowMs - round.gatheringSinceMs >= waitMs
-                                    && ready.size() >= std::size_t(std::max(m_settings.minPeers, 1));
+    // sits idle for a member that is slow, paused or gone. An asynchronous one waits for no one
+    // still training: only a short window for peers finishing with the first one.
+    const qint64 budgetNow = budgetMs();
+    const qint64 waitMs = budgetNow > 0 ? budgetNow + std::max<qint64>(2'000, budgetNow / 5) : m_settings.gatherTimeoutMs;
+    const bool gatheredLongEnough =
+        enoughReady && (budget.async ? nowMs - *firstReadyMs >= budget.asyncWindowMs(budgetNow)
+                                     : nowMs - round.gatheringSinceMs >= waitMs);
     if (held || (!everyoneReady && !gatheredLongEnough))
         return {};
     const bool anyOwner = std::any_of(ready.begin(), ready.end(), [](const RoundMember &m) { return m.reachable; });
@@ -290,15 +319,20 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
     }
     round.state = RoundState::Running;
     round.startedMs = nowMs;
+    round.share = budget.async && readySteps > 0.0 ? std::max(readySteps / (readySteps + stepsToCome), 1e-6) : 1.0;
     round.deadlineMs = nowMs + m_settings.roundDeadlineMs;
     const std::vector<double> weights = m_ownerWeights ? m_ownerWeights(ready) : std::vector<double>();
     round.members = assignRanges(std::move(ready), m_settings.parameterCount, weights);
     std::erase_if(m_holds, [&](const auto &hold) {
         return hold.second.released || nowMs >= hold.second.untilMs;
     });
+    for (const RoundMember &member : round.members)
+        m_readySince.erase(member.keyId);
     updateBudget(*peers);
-    qCInfo(lcCoordinator) << "round" << round.number << "attempt" << round.attempt << "runs with"
-                          << round.members.size() << "members";
+    qCInfo(lcCoordinator).noquote().nospace() << "round " << round.number << " attempt " << round.attempt << " runs with "
+                                    << round.members.size() << " members"
+                                    << (budget.async ? QStringLiteral(", %1% of the swarm's work").arg(qRound(100.0 * round.share))
+                                                     : QString());
     return m_store.saveRound(round);
 }
 
@@ -491,13 +525,13 @@ void CoordinatorRounds::updateBudget(const std::vector<PeerRecord> &peers)
     m_budgetMs = budget;
 }
 
-bool CoordinatorRounds::stepsAdmitted(const PeerRecord &peer, const RoundRecord &round, qint64 nowMs) const
+bool CoordinatorRounds::stepsAdmitted(const PeerRecord &peer, qint64 trainedForMs) const
 {
     if (!m_settings.budget.enabled)
         return true;
     const Result<DeviceReport> device = DeviceReport::fromJson(QJsonDocument::fromJson(peer.deviceJson).object());
-    const Result<void> admitted = m_settings.budget.checkSteps(peer.innerSteps, device ? device->flopsPerSecond : 0.0,
-                                                               nowMs - round.gatheringSinceMs);
+    const Result<void> admitted =
+        m_settings.budget.checkSteps(peer.innerSteps, device ? device->flopsPerSecond : 0.0, trainedForMs);
     return admitted.ok();
 }
 

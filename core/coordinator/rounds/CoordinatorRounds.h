@@ -110,7 +110,8 @@ private:
     Result<void> maybeStart(RoundRecord round, qint64 nowMs);
     // A budgeted round: whether a ready peer's claimed steps can be taken into it (a straggler
     // below the minimum, or a claim beyond the cap or its speed, is left out and not waited for).
-    bool stepsAdmitted(const PeerRecord &peer, const RoundRecord &round, qint64 nowMs) const;
+    // `trainedForMs`: since the round of the state it trained on began gathering.
+    bool stepsAdmitted(const PeerRecord &peer, qint64 trainedForMs) const;
     // The budget for the rounds to come, from the online peers' measured speeds.
     void updateBudget(const std::vector<PeerRecord> &peers);
     // Round `round` gathers but its starting state was never uploaded and its uploader is gone:
@@ -132,6 +133,8 @@ private:
     Established m_established;
     Closed m_onClosed;
     std::map<QString, Hold> m_holds;
+    // An asynchronous swarm's ready peers: the state each trained on, and since when it waits.
+    std::map<QString, std::pair<qint64, qint64>> m_readySince;
     std::optional<qint64> m_budgetMs; // unset until first asked or a round starts
 };
 

@@ -71,4 +71,17 @@ bool RoundBudget::straggler(double tokensPerSecond, qint64 budgetMs) const
     return tokensPerSecond * double(budgetMs) / 1000.0 < double(minSteps) * double(tokensPerStep);
 }
 
+qint64 RoundBudget::asyncWindowMs(qint64 budgetMs) const
+{
+    return budgetMs > 0 ? std::clamp<qint64>(budgetMs / 40, 100, 1'000) : 1'000;
+}
+
+qint64 RoundBudget::expectedSteps(double tokensPerSecond, qint64 budgetMs) const
+{
+    if (!(tokensPerSecond > 0.0) || !std::isfinite(tokensPerSecond) || budgetMs <= 0 || tokensPerStep <= 0)
+        return nominalSteps;
+    const double steps = tokensPerSecond * double(budgetMs) / 1000.0 / double(tokensPerStep);
+    return std::clamp<qint64>(qint64(std::llround(std::min(steps, 1e15))), minSteps, maxSteps);
+}
+
 } // namespace swarmtrain

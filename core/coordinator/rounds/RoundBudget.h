@@ -20,6 +20,18 @@ struct RoundBudget {
     double flopsPerToken = 0.0; // the model's training FLOPs per token
     qint64 smallestMs = 1'000;  // an adapted budget stays within these
     qint64 largestMs = 3'600'000;
+    // Asynchronous rounds: a round starts once peers are ready (after asyncWindowMs, for those
+    // finishing with them), waiting for no one still training; a member may have trained on a
+    // state up to maxStaleness rounds older than the round's.
+    bool async = false;
+    qint64 maxStaleness = 4;
+
+    // How long an asynchronous round's first ready peer waits for others to finish with it: a
+    // fortieth of the budget (what it costs that peer), between 0.1 s and 1 s.
+    qint64 asyncWindowMs(qint64 budgetMs) const;
+    // The steps a peer training at `tokensPerSecond` brings from a budget of `budgetMs`, within
+    // the minimum and the cap; H while either is unknown (0).
+    qint64 expectedSteps(double tokensPerSecond, qint64 budgetMs) const;
 
     // The budget for a round gathering now: pinned, or the time H steps take at the median of
     // the online peers' measured training speeds (tokens a second; a peer not measured yet, 0,

@@ -352,8 +352,10 @@ Result<void> Verification::tasksFor(const QString &keyId, std::optional<qint64> 
         task.ranges.emplace_back(owner.begin, owner.end);
     // A budgeted round: the steps admitted for the member, which the verifier runs again.
     for (const RoundMember &m : (*round)->members) {
-        if (m.keyId == check->memberKeyId)
+        if (m.keyId == check->memberKeyId) {
             task.steps = m.steps;
+            task.staleness = m.staleness; // an asynchronous round's member trained on an older state
+        }
     }
     task.updateReady = check->state == SpotCheckState::Checking;
     spotCheck = std::move(task);

@@ -54,6 +54,8 @@ struct RoundMember {
     // A time-budgeted round: the inner steps admitted for it, which weigh its piece in the
     // averages and its credit (0: a fixed-H round's equal share).
     qint64 steps = 0;
+    // An asynchronous round: the rounds since the state it trained on (0: this round's).
+    qint64 staleness = 0;
 };
 
 enum class RoundState { Gathering, Running, Done };
@@ -73,6 +75,11 @@ struct RoundRecord {
     std::vector<RoundMember> members;
     QString agreedHash;
     QString uploaderKeyId; // the accepted member asked to upload state number + 1
+    // An asynchronous round: its members' share of the work the swarm does in a budget (their
+    // admitted steps over those and the steps the peers still training will bring), which
+    // scales the round's update, so that a round of a few members moves the state that much.
+    // 1 in other rounds.
+    double share = 1.0;
     std::optional<double> validationLoss; // of state number + 1
 };
 

@@ -24,7 +24,8 @@ QString membersToJson(const std::vector<RoundMember> &members)
                                  {QStringLiteral("reachable"), member.reachable},
                                  {QStringLiteral("range"), QJsonArray{double(member.begin), double(member.end)}},
                                  {QStringLiteral("probation"), member.probation},
-                                 {QStringLiteral("steps"), double(member.steps)}});
+                                 {QStringLiteral("steps"), double(member.steps)},
+                                 {QStringLiteral("staleness"), double(member.staleness)}});
     }
     return QString::fromUtf8(QJsonDocument(array).toJson(QJsonDocument::Compact));
 }
@@ -39,7 +40,8 @@ std::vector<RoundMember> membersFromJson(const QString &text)
         members.push_back({object.value(QStringLiteral("peer_id")).toString(),
                            object.value(QStringLiteral("reachable")).toBool(), qint64(range.at(0).toDouble()),
                            qint64(range.at(1).toDouble()), object.value(QStringLiteral("probation")).toBool(),
-                           qint64(object.value(QStringLiteral("steps")).toDouble())});
+                           qint64(object.value(QStringLiteral("steps")).toDouble()),
+                           qint64(object.value(QStringLiteral("staleness")).toDouble())});
     }
     return members;
 }
@@ -328,7 +330,7 @@ Result<qint64> SqliteCoordinatorStore::recordOffence(const QString &keyId, const
 Result<std::vector<RoundRecord>> SqliteCoordinatorStore::selectRounds(const QString &where, qint64 value)
 {
     QSqlQuery q = query(QStringLiteral("SELECT number, attempt, state, gathering_since_ms, started_ms, deadline_ms,"
-                                       " finished_ms, members, agreed_hash, uploader, val_loss FROM rounds ")
+                                       " finished_ms, members, agreed_hash, uploader, val_loss, share FROM rounds ")
                         + where);
     if (where.contains(QLatin1Char('?')))
         q.addBindValue(value);
@@ -351,6 +353,7 @@ Result<std::vector<RoundRecord>> SqliteCoordinatorStore::selectRounds(const QStr
         round.agreedHash = q.value(8).toString();
         round.uploaderKeyId = q.value(9).toString();
         round.validationLoss = toOptionalDouble(q.value(10));
+        round.share = q.value(11).toDouble();
         rounds.push_back(std::move(round));
     }
     return rounds;
@@ -379,8 +382,8 @@ Result<std::optional<RoundRecord>> SqliteCoordinatorStore::round(qint64 number)
 Result<void> SqliteCoordinatorStore::writeRound(const RoundRecord &round)
 {
     QSqlQuery q = query(QStringLiteral("INSERT OR REPLACE INTO rounds (number, attempt, state, gathering_since_ms,"
-                                       " started_ms, deadline_ms, finished_ms, members, agreed_hash, uploader, val_loss)"
-                                       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+                                       " started_ms, deadline_ms, finished_ms, members, agreed_hash, uploader, val_loss,"
+                                       " share) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
     q.addBindValue(round.number);
     q.addBindValue(round.attempt);
     q.addBindValue(roundStateName(round.state));
@@ -392,6 +395,7 @@ Result<void> SqliteCoordinatorStore::writeRound(const RoundRecord &round)
     q.addBindValue(text(round.agreedHash));
     q.addBindValue(text(round.uploaderKeyId));
     q.addBindValue(optionalDouble(round.validationLoss));
+    q.addBindValue(round.share);
     return exec(q, "saving a round");
 }
 

@@ -86,8 +86,14 @@ const char *const kVersion7[] = {
     "ALTER TABLE peers ADD COLUMN inner_steps INTEGER NOT NULL DEFAULT 0",
 };
 
+// Version 8: the share of the swarm's work an asynchronous round's members hold, which scales
+// the round's update (issue 18: asynchronous rounds).
+const char *const kVersion8[] = {
+    "ALTER TABLE rounds ADD COLUMN share REAL NOT NULL DEFAULT 1",
+};
+
 const std::span<const char *const> kSteps[] = {kVersion1, kVersion2, kVersion3, kVersion4,
-                                               kVersion5, kVersion6, kVersion7};
+                                               kVersion5, kVersion6, kVersion7, kVersion8};
 static_assert(std::size(kSteps) == kSqliteSchemaVersion);
 
 Result<void> run(QSqlDatabase &db, const QString &sql, const char *what)

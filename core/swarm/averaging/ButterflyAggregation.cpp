@@ -42,20 +42,41 @@ std::optional<std::vector<float>> ButterflyAllReduce::decodePiece(const QString 
     return values ? std::optional(std::move(values).value()) : std::nullopt;
 }
 
+namespace {
+
+void scaleAverage(std::vector<float> &average, double scale)
+{
+    if (scale == 1.0)
+        return;
+    for (float &value : average)
+        value = float(double(value) * scale);
+}
+
+} // namespace
+
 Result<std::vector<float>> ButterflyAllReduce::aggregatePieces(const std::map<QString, Piece> &pieces, std::int64_t count,
                                                                bool log)
 {
     // Pieces in key-id order (std::map), so the result is the same whatever order they came in.
     // A member on probation has its piece checked like anyone's, but not averaged in.
+    // An asynchronous round weighs each piece by its steps times its staleness weight, and scales
+    // the result by their share of the steps alone: sum(w f(s) piece) / sum(w), and by the
+    // round's share of the swarm's work. Fresh pieces of a whole swarm average as they always
+    // did; a round of stale ones, or of a few of the swarm's peers, moves the state less.
     std::vector<std::span<const float>> spans;
     std::vector<double> weights;
+    double steps = 0.0, stalenessWeighted = 0.0;
     QStringList senders;
     for (const auto &[sender, piece] : pieces) {
         const AllReduceMember *m = member(sender);
         if (m && m->probation)
             continue;
+        const double weight = m && m->weight > 0.0 && std::isfinite(m->weight) ? m->weight : 1.0;
+        const double fresh = stalenessWeight(m ? m->staleness : 0);
         spans.emplace_back(piece.values);
-        weights.push_back(m && m->weight > 0.0 && std::isfinite(m->weight) ? m->weight : 1.0);
+        weights.push_back(weight * fresh);
+        steps += weight;
+        stalenessWeighted += weight * fresh;
         senders.append(sender);
     }
     if (spans.empty())
@@ -67,10 +88,12 @@ Result<std::vector<float>> ButterflyAllReduce::aggregatePieces(const std::map<QS
             weighted.push_back({spans[i], weights[i]});
         if (Result<void> r = weightedAverage(weighted, average); !r)
             return r.error();
+        scaleAverage(average, m_options.share * stalenessWeighted / steps);
     } else {
         Result<CenteredClipReport> clipped = centeredClip(spans, average, m_options.clip, weights);
         if (!clipped)
             return clipped.error();
+        scaleAverage(average, m_options.share * stalenessWeighted / steps);
         if (!log)
             return average;
         // Left out are the ones still beyond tau at the end, so those are logged as left out.
@@ -91,6 +114,11 @@ Result<std::vector<float>> ButterflyAllReduce::aggregatePieces(const std::map<QS
     if (log && m_options.misbehaviour.ownerAverage)
         m_options.misbehaviour.ownerAverage(average);
     return average;
+}
+
+double stalenessWeight(std::int64_t staleness)
+{
+    return 1.0 / std::sqrt(1.0 + double(std::max<std::int64_t>(staleness, 0)));
 }
 
 } // namespace swarmtrain

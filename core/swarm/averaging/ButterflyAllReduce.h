@@ -36,10 +36,21 @@ struct AllReduceMember {
     // How much its piece counts in an owner's average: the inner steps the coordinator admitted
     // for it in a time-budgeted round, never the sender's own claim (1 for every member else).
     double weight = 1.0;
+    // An asynchronous round: the rounds since the state it trained on, which scale its piece
+    // down by stalenessWeight (from the coordinator's round, never the sender's word).
+    std::int64_t staleness = 0;
 };
+
+// How much a pseudo-gradient trained on a state `staleness` outer steps old still counts, as in
+// asynchronous federated and local-SGD work (FedAsync's polynomial decay, a = 1/2): 1 when fresh,
+// 1/sqrt(1 + s) after s outer steps, so a stale direction moves the newest state less.
+double stalenessWeight(std::int64_t staleness);
 
 struct AllReduceOptions {
     int timeoutMs = 60'000;     // the round's deadline, from start()
+    // An asynchronous round: its members' share of the swarm's work, which scales every average
+    // (the coordinator's RoundAnswer::share).
+    double share = 1.0;
     double ownerWaitShare = 0.6; // an owner averages what it has after this share of the timeout
     double maxUpdateRms = 1.0;   // a piece whose root-mean-square is larger is rejected
     // A piece of all zeros is a freeloader's in full-model rounds; in a pipeline stage's step a

@@ -157,9 +157,12 @@ Result<CenteredClipReport> centeredClip(std::span<const std::span<const float>> 
     const std::size_t m = usable.size();
 
     std::vector<double> v = coordinateMedian(usable, usableWeights, n);
+    // tau from the plain median of the distances, each piece one count: a piece holding half the
+    // weight sits at the weighted center, and weighing the distances too would put tau at zero
+    // and leave every lighter honest piece out (two members, one of them faster).
     std::vector<std::pair<double, double>> distances(m);
     for (std::size_t i = 0; i < m; ++i)
-        distances[i] = {distance(usable[i], v), usableWeights[i]};
+        distances[i] = {distance(usable[i], v), 1.0};
     const double tau = options.tauScale * weightedMedian(std::move(distances));
     report.tau = std::isfinite(tau) ? tau : 0.0;
 

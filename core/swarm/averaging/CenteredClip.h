@@ -39,8 +39,9 @@ struct CenteredClipReport {
 //   v <- v + (1 / sum w) sum_i w_i clip(x_i - v, tau),  clip(z, tau) = z * min(1, tau / ||z||).
 // Then, with leaveOutOutliers, the result is the mean of the pieces within tau of v, when they
 // hold most of the weight. `weights` (one a piece, each positive; empty: all 1) count a piece as
-// that many copies of it, in the medians (of the coordinates, and of the distances tau comes
-// from), the steps and the majority: a peer that trained twice the tokens weighs twice (issue 18).
+// that many copies of it in the coordinate-wise median, the steps, the mean and the majority: a
+// peer that trained twice the tokens weighs twice (issue 18). tau comes from the plain median of
+// the distances, so that a heavy honest piece does not make every lighter one an outlier.
 // A pure function of its inputs. `out` must be as long as every piece; pieces that hold NaN or
 // Inf are ignored (and listed); an error when no piece is usable, the sizes differ or a weight is
 // not a positive number. `out` never holds NaN or Inf when it succeeds.

@@ -134,8 +134,9 @@ SpotCheckReport SwarmWorker::checkWork(const SpotCheckTask &task)
             std::filesystem::remove(b, ec);
         }
     } cleanup{stateFile, updateFile};
-    // What the member started from, trained on, and sent.
-    if (Result<void> got = m_session->download(QStringLiteral("/v1/checkpoint?round=%1").arg(task.round), stateFile, {}); !got)
+    // What the member started from (an asynchronous member: an older state), trained on, and sent.
+    const qint64 base = task.baseRound();
+    if (Result<void> got = m_session->download(QStringLiteral("/v1/checkpoint?round=%1").arg(base), stateFile, {}); !got)
         return fail(got.error());
     if (Result<void> got = m_session->download(
             QStringLiteral("/v1/round/update?round=%1&peer=%2").arg(task.round).arg(task.peerId), updateFile, {});
@@ -157,8 +158,8 @@ SpotCheckReport SwarmWorker::checkWork(const SpotCheckTask &task)
     Result<std::unique_ptr<ReplicaTrainer>> replay = ReplicaTrainer::create(stateFile, asTrained);
     if (!replay)
         return fail(replay.error());
-    if ((*replay)->round() != task.round)
-        return fail(makeError("the coordinator's state is not of round " + std::to_string(task.round)));
+    if ((*replay)->round() != base)
+        return fail(makeError("the coordinator's state is not of round " + std::to_string(base)));
     Result<std::vector<std::int32_t>> tokens = (*replay)->tokenizer().encode(*text);
     if (!tokens)
         return fail(tokens.error());

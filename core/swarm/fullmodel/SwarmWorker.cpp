@@ -320,12 +320,13 @@ Result<void> SwarmWorker::prepareReplica()
     return {};
 }
 
-Result<std::filesystem::path> SwarmWorker::downloadState()
+Result<std::filesystem::path> SwarmWorker::downloadState(std::optional<qint64> round)
 {
     setStatus(WorkState::Downloading, tr("Downloading the swarm's model"));
     const std::filesystem::path file = m_options.stateDir / "global.safetensors";
+    const QString path = round ? QStringLiteral("/v1/checkpoint?round=%1").arg(*round) : QStringLiteral("/v1/checkpoint");
     // The answer's X-Content-SHA256 header is checked against the file.
-    if (Result<void> got = m_session->download(QStringLiteral("/v1/checkpoint"), file, {}); !got)
+    if (Result<void> got = m_session->download(path, file, {}); !got)
         return got.error();
     return file;
 }
@@ -376,7 +377,7 @@ Result<SwarmWorker::Outcome> SwarmWorker::waitForRound()
             return Outcome::CatchUp;
         if (m_spotCheck)
             return Outcome::Verify;
-        if (answer->round == m_trainer->round() && answer->roundState == QLatin1StringView("running") && answer->member)
+        if (joinable(answer->round) && answer->roundState == QLatin1StringView("running") && answer->member)
             return Outcome::Done;
         m_gate->sleepFor(int(std::min<qint64>(kReadyPollMs, m_session->joined().heartbeatIntervalMs)));
     }
@@ -428,12 +429,23 @@ void SwarmWorker::heartbeatIfDue(const QString &state)
         m_catchUpNeeded = true;
 }
 
+bool SwarmWorker::joinable(qint64 round) const
+{
+    const TrainingSettings &training = m_session->joined().training;
+    const qint64 base = m_trainer->round();
+    return round == base || (training.asyncRounds && round > base && round - base <= training.maxStaleness);
+}
+
 bool SwarmWorker::needsCatchUp(const HeartbeatAnswer &answer) const
 {
     const qint64 round = m_trainer ? m_trainer->round() : m_releasedRound;
-    // The swarm serves a newer state than ours (we missed a round), or went back to gather a
-    // round we already applied (it ended without a majority), or ours was found wrong.
-    return answer.checkpointRound > round
+    // An asynchronous swarm takes work trained on a state a few rounds old.
+    const TrainingSettings &training = m_session->joined().training;
+    const qint64 lag = training.asyncRounds ? training.maxStaleness : 0;
+    // The swarm serves a newer state than ours (we missed a round, or, asynchronous, too many),
+    // or went back to gather a round we already applied (it ended without a majority), or ours
+    // was found wrong.
+    return answer.checkpointRound > round + lag
            || (answer.round < round && answer.roundState == QLatin1StringView("gathering"))
            || (m_resyncAtRound && answer.checkpointRound >= *m_resyncAtRound);
 }

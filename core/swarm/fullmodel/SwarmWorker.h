@@ -68,8 +68,8 @@ private:
     // How `keyId` trains its replica: the swarm's settings, its data order, this PC's device.
     ReplicaOptions replicaOptionsOf(const QString &keyId) const;
     Result<void> catchUp();
-    // Downloads the global state the coordinator serves; returns the file.
-    Result<std::filesystem::path> downloadState();
+    // Downloads the global state the coordinator serves (of `round`, or its newest); returns the file.
+    Result<std::filesystem::path> downloadState(std::optional<qint64> round = std::nullopt);
     void removeDownloadedState(const std::filesystem::path &file);
     Result<Outcome> trainRound();
     // The round's inner work is done: H steps (fixed H), or the time budget spent with at least
@@ -111,6 +111,9 @@ private:
     // Sends a heartbeat if one is due; sets m_catchUpNeeded from the answer.
     void heartbeatIfDue(const QString &state);
     bool needsCatchUp(const HeartbeatAnswer &answer) const;
+    // Whether this peer's work can go into round `round`: trained on its state, or, in an
+    // asynchronous swarm, on one at most max_staleness rounds older.
+    bool joinable(qint64 round) const;
     // Sends the global state of `stateRound` the coordinator asked for, if we still hold it.
     bool uploadState(qint64 stateRound);
     void recordVerdict(const ContributionVerdictInfo &last);

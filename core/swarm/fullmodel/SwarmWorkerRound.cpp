@@ -27,13 +27,14 @@ constexpr std::uint64_t kMaxStateBytes = 16ull << 30;
 
 Result<void> SwarmWorker::runRound()
 {
-    const qint64 round = m_trainer->round();
-    setStatus(WorkState::Averaging, tr("Averaging round %1 with the swarm").arg(round));
     Result<RoundAnswer> info = m_session->round();
     if (!info)
         return info.error();
-    if (info->round != round || info->state != QLatin1StringView("running"))
+    if (!joinable(info->round) || info->state != QLatin1StringView("running"))
         return {}; // it moved on meanwhile; the next heartbeat says where to
+    // An asynchronous round may be newer than the state this peer trained on.
+    const qint64 round = info->round;
+    setStatus(WorkState::Averaging, tr("Averaging round %1 with the swarm").arg(round));
     const qint64 sentBefore = m_dataPlane->bytesSent(), receivedBefore = m_dataPlane->bytesReceived();
     const CoordinatorClient::Counters httpBefore = m_client->counters();
     const auto averagingStarted = std::chrono::steady_clock::now();
@@ -107,7 +108,7 @@ std::optional<AllReduceOutcome> SwarmWorker::averageRound(qint64 round, const Ro
     for (const RoundMemberInfo &m : info.members) {
         // A budgeted round weighs each member by the steps the coordinator admitted for it.
         members.append({m.peerId, m.reachable ? m.endpoint : QString(), m.begin, m.end, m.probation,
-                         m.steps > 0 ? double(m.steps) : 1.0});
+                         m.steps > 0 ? double(m.steps) : 1.0, m.staleness});
         keys.insert(m.peerId, m.publicKey);
     }
     m_dataPlane->setKnownPeers(keys);
@@ -115,6 +116,7 @@ std::optional<AllReduceOutcome> SwarmWorker::averageRound(qint64 round, const Ro
     AllReduceOptions options;
     options.timeoutMs = int(std::clamp<qint64>(info.deadlineMs - QDateTime::currentMSecsSinceEpoch(), 2'000, 30 * 60'000));
     options.misbehaviour = m_options.misbehaviour;
+    options.share = info.share;
     // What the frames say this peer trained (owners weigh by the coordinator's word, not this).
     const double tokens = double(std::max<qint64>(m_tokensPerStep * m_trainer->innerStepsDone(), 1));
     const qint64 heartbeatMs = m_session->joined().heartbeatIntervalMs;
@@ -142,6 +144,20 @@ std::optional<AllReduceOutcome> SwarmWorker::averageRound(qint64 round, const Ro
     }
     for (const QString &sender : outcome->rejectedSenders)
         qCWarning(lcWorker).noquote() << "round" << round << ": refused the update of" << sender;
+    // An asynchronous member that trained on an older state applies the round's step to the
+    // round's own state, which it fetches now (its pieces went out from the state it trained on).
+    if (round != m_trainer->round()) {
+        Result<std::filesystem::path> file = downloadState(round);
+        Result<void> loaded = file ? m_trainer->loadGlobalState(*file) : Result<void>(file.error());
+        if (file)
+            removeDownloadedState(*file);
+        if (!loaded || m_trainer->round() != round) {
+            qCWarning(lcWorker).noquote() << "round" << round << ": cannot fetch the round's state:"
+                                          << (loaded ? QStringLiteral("it is of another round") : toQString(loaded.error()));
+            m_catchUpNeeded = true;
+            return std::nullopt;
+        }
+    }
     if (Result<void> applied = m_trainer->applyOuterStep(outcome->average); !applied) {
         // Every member got the same average; ours is refused, so the swarm's state is needed.
         qCWarning(lcWorker).noquote() << "round" << round << ":" << toQString(applied.error());

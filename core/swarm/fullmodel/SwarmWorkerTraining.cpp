@@ -29,6 +29,10 @@ bool SwarmWorker::roundWorkDone() const
 Result<SwarmWorker::Outcome> SwarmWorker::trainRound()
 {
     if (!m_work.startedAt.isValid()) {
+        // An asynchronous peer starts each budget on the newest state the swarm serves.
+        if (m_session->joined().training.asyncRounds && m_trainer->innerStepsDone() == 0 && m_swarmRounds
+            && m_swarmRounds->first > m_trainer->round())
+            return Outcome::CatchUp;
         m_work.startedAt = QDateTime::currentDateTimeUtc();
         m_work.startedSteady = std::chrono::steady_clock::now();
     }
