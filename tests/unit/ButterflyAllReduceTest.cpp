@@ -221,6 +221,65 @@ TEST_F(ButterflyAllReduceTest, EveryMemberGetsTheSameEquallyWeightedAverageWhate
     EXPECT_GT(peers[2]->transport->bytesSent(), 0);
 }
 
+// What a stale piece still counts: all of it when fresh, 1/sqrt(1 + s) after s outer steps.
+TEST(StalenessWeightTest, AStalePseudoGradientCountsOneOverTheRootOfOnePlusItsStaleness)
+{
+    EXPECT_DOUBLE_EQ(stalenessWeight(0), 1.0);
+    EXPECT_DOUBLE_EQ(stalenessWeight(3), 0.5);
+    EXPECT_DOUBLE_EQ(stalenessWeight(8), 1.0 / 3.0);
+    EXPECT_DOUBLE_EQ(stalenessWeight(-2), 1.0) << "no state is newer than the round's";
+    for (std::int64_t s = 0; s < 64; ++s)
+        EXPECT_LT(stalenessWeight(s + 1), stalenessWeight(s));
+}
+
+// A time-budgeted and asynchronous round (issue 18): owners weigh each piece by the steps the
+// coordinator admitted for it times its staleness weight, 1/sqrt(1 + s), and scale the result by
+// the round's share of the swarm's work: share x sum(w f(s) v) / sum(w). Every member gets it.
+TEST_F(ButterflyAllReduceTest, AnAsynchronousRoundWeighsStalePiecesLessAndScalesByItsShare)
+{
+    makePeers({true, true, false});
+    const std::size_t n = 3000;
+    const std::vector<std::vector<float>> vectors = {randomVector(n, 1), randomVector(n, 2), randomVector(n, 3)};
+    QList<AllReduceMember> list = members(n);
+    const double steps[] = {100, 300, 100};
+    const std::int64_t staleness[] = {0, 0, 3}; // the third trained on a state three rounds old
+    for (qsizetype i = 0; i < list.size(); ++i) {
+        list[i].weight = steps[i];
+        list[i].staleness = staleness[i];
+    }
+    const double share = 0.4;
+    runRound(list, vectors, [&](std::size_t) {
+        AllReduceOptions options = timeout(20'000);
+        options.share = share;
+        return options;
+    });
+    const AllReduceOutcome &first = peers[0]->allReduce->outcome();
+    ASSERT_TRUE(first.skippedRanges.empty());
+    ASSERT_TRUE(first.leftOutSenders.isEmpty()) << "honest pieces of unequal weight are all taken";
+    for (std::size_t p = 1; p < peers.size(); ++p)
+        EXPECT_EQ(peers[p]->allReduce->outcome().average, first.average) << "peer " << p;
+    const double f[] = {1.0, 1.0, 0.5};
+    double worst = 0.0, largest = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+        double expected = 0.0;
+        for (std::size_t m = 0; m < 3; ++m)
+            expected += share * steps[m] * f[m] * vectors[m][i] / 500.0;
+        worst = std::max(worst, std::abs(first.average[i] - expected));
+        largest = std::max(largest, std::abs(expected));
+    }
+    EXPECT_LT(worst, 0.01 * 4.0 * 2.0 / 127.0);
+    EXPECT_GT(largest, 10.0 * worst) << "the average is more than quantization noise";
+    // Not weighing by staleness, or not scaling by the share, would be this far off.
+    double unscaled = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+        double plain = 0.0;
+        for (std::size_t m = 0; m < 3; ++m)
+            plain += steps[m] * vectors[m][i] / 500.0;
+        unscaled = std::max(unscaled, std::abs(first.average[i] - plain));
+    }
+    EXPECT_GT(unscaled, 3.0 * worst);
+}
+
 // A member on probation (a new identity while established ones take part) sends its piece, but
 // the owners leave it out: a Sybil's update never reaches the model before its work is checked.
 TEST_F(ButterflyAllReduceTest, APieceOfAMemberOnProbationIsLeftOutOfTheAverage)

@@ -294,6 +294,7 @@ TEST_F(CoordinatorStoreTest, AVersionOneDatabaseIsUpgradedKeepingWhatItHeld)
         for (const char *column :
              {"address", "offences", "banned_reason", "accepted_rounds", "verified_rounds", "quarantined", "inner_steps"})
             ASSERT_TRUE(query.exec(QStringLiteral("ALTER TABLE peers DROP COLUMN %1").arg(QLatin1StringView(column))));
+        ASSERT_TRUE(query.exec(QStringLiteral("ALTER TABLE rounds DROP COLUMN share")));
         ASSERT_TRUE(query.exec(QStringLiteral("PRAGMA user_version = 1")));
         db.close();
     }
@@ -314,5 +315,11 @@ TEST_F(CoordinatorStoreTest, AVersionOneDatabaseIsUpgradedKeepingWhatItHeld)
         ASSERT_TRUE(store->countVerifiedRound(QStringLiteral("a")).ok());
         EXPECT_FALSE(store->peer(QStringLiteral("a"))->value().quarantined);
         EXPECT_EQ(store->peer(QStringLiteral("a"))->value().verifiedRounds, 1);
+        // An asynchronous round's share of the swarm's work (version 8) is kept with the round.
+        RoundRecord round;
+        round.number = 3;
+        round.share = 0.25;
+        ASSERT_TRUE(store->saveRound(round).ok());
+        EXPECT_DOUBLE_EQ(store->round(3)->value().share, 0.25);
     }
 }

@@ -135,8 +135,8 @@ protected:
         ASSERT_TRUE(rounds->initialize(0).ok());
     }
 
-    // A peer whose device measured `flops` a second, in `state` on state 0 after `steps` steps.
-    void beat(const QString &keyId, const QString &state, qint64 steps, double flops = 6e8)
+    // A peer whose device measured `flops` a second, in `state` on state `base` after `steps` steps.
+    void beat(const QString &keyId, const QString &state, qint64 steps, double flops = 6e8, qint64 base = 0)
     {
         PeerRecord peer;
         if (Result<std::optional<PeerRecord>> known = store->peer(keyId); known && *known) {
@@ -151,16 +151,16 @@ protected:
             peer.deviceJson = QJsonDocument(device.toJson()).toJson(QJsonDocument::Compact);
         }
         peer.state = state;
-        peer.baseRound = 0;
+        peer.baseRound = base;
         peer.innerSteps = steps;
         peer.lastSeenMs = now;
         ASSERT_TRUE(store->savePeer(peer).ok());
     }
 
-    Result<ContributionVerdict> report(const QString &keyId)
+    Result<ContributionVerdict> report(const QString &keyId, qint64 round = 0)
     {
         ContributionRecord c;
-        c.round = 0;
+        c.round = round;
         c.keyId = keyId;
         c.tokens = 1; // what it claims is not what it is credited
         c.paramsHash = QString(64, QLatin1Char('a'));
@@ -249,4 +249,96 @@ TEST_F(BudgetedRoundsTest, ARoundStartsAsSoonAsEveryoneItWaitsForIsReady)
     EXPECT_EQ(current().members.size(), 2u);
     EXPECT_TRUE(rounds->isStraggler(400.0)) << "400 tokens/s x 20 s < 10 steps of 1,000";
     EXPECT_FALSE(rounds->isStraggler(600.0));
+}
+
+// Asynchronous rounds (issue 18, --rounds async): the first peer ready waits a short window for
+// others finishing with it, never for one still training; the round's update is scaled by its
+// members' share of the swarm's work (the steps the others will bring counted at H while their
+// speed is unknown).
+TEST_F(BudgetedRoundsTest, AnAsynchronousRoundWaitsForNoOneStillTraining)
+{
+    settings.budget.async = true;
+    settings.minPeers = 1;
+    rounds = std::make_unique<CoordinatorRounds>(*store, settings, [this]() { return now; });
+    EXPECT_EQ(settings.budget.asyncWindowMs(20'000), 500);
+    beat(QStringLiteral("fast"), QStringLiteral("ready"), 200);
+    beat(QStringLiteral("slow"), QStringLiteral("training"), 30);
+    beat(QStringLiteral("gamer"), QStringLiteral("paused"), 30);
+    ASSERT_TRUE(rounds->advance().ok());
+    EXPECT_EQ(current().state, RoundState::Gathering) << "the window for others finishing now";
+    now += 499;
+    ASSERT_TRUE(rounds->advance().ok());
+    EXPECT_EQ(current().state, RoundState::Gathering);
+    now += 1;
+    ASSERT_TRUE(rounds->advance().ok());
+    const RoundRecord round = current();
+    ASSERT_EQ(round.state, RoundState::Running) << "waited for a peer still training";
+    ASSERT_EQ(round.members.size(), 1u);
+    EXPECT_EQ(round.members[0].keyId, QStringLiteral("fast"));
+    EXPECT_EQ(round.members[0].staleness, 0);
+    EXPECT_DOUBLE_EQ(round.share, 200.0 / 300.0) << "200 steps here, H = 100 to come from the one training";
+    EXPECT_DOUBLE_EQ(store->round(0)->value().share, round.share) << "kept with the round";
+}
+
+// An asynchronous round takes a member that trained on an older state, within --max-staleness
+// and once the round's own state is served (the member fetches it to apply the round's step);
+// its speed is judged over the time since its state's round began gathering. A claim of a state
+// beyond the round's, or too old, is not taken.
+TEST_F(BudgetedRoundsTest, AnAsynchronousRoundTakesAStaleMemberOnlyWithinTheBoundAndTheServedState)
+{
+    settings.budget.async = true;
+    settings.budget.maxStaleness = 4;
+    settings.minPeers = 1;
+    store = std::move(SqliteCoordinatorStore::open(dir.path() / "async.db")).value();
+    rounds = std::make_unique<CoordinatorRounds>(*store, settings, [this]() { return now; });
+    ASSERT_TRUE(rounds->initialize(10).ok());
+    // Rounds 7..9 are done; round 10 began gathering now. 6e6 FLOPs/s: one step a second.
+    for (qint64 r = 5; r < 10; ++r) {
+        RoundRecord done;
+        done.number = r;
+        done.state = RoundState::Done;
+        done.gatheringSinceMs = now - (10 - r) * 30'000;
+        ASSERT_TRUE(store->saveRound(done).ok());
+    }
+    RoundRecord gathering = current();
+    gathering.gatheringSinceMs = now;
+    ASSERT_TRUE(store->saveRound(gathering).ok());
+    beat(QStringLiteral("stale"), QStringLiteral("ready"), 60, 6e6, 8);     // 2 rounds old, 60 s to train
+    beat(QStringLiteral("tooOld"), QStringLiteral("ready"), 50, 6e8, 5);    // 5 rounds old
+    beat(QStringLiteral("future"), QStringLiteral("ready"), 50, 6e8, 11);   // a state not made yet
+    beat(QStringLiteral("liar"), QStringLiteral("ready"), 200, 6e6, 9);     // 30 s at one step a second
+    now += 1'000;
+    ASSERT_TRUE(rounds->advance().ok());
+    EXPECT_EQ(current().state, RoundState::Gathering) << "stale members before state 10 is served";
+
+    CheckpointRecord served;
+    served.round = 10;
+    served.fileName = QStringLiteral("state-10.safetensors");
+    served.sha256 = QString(64, QLatin1Char('b'));
+    ASSERT_TRUE(store->addCheckpoint(served).ok());
+    ASSERT_TRUE(rounds->advance().ok());
+    now += 1'000;
+    ASSERT_TRUE(rounds->advance().ok());
+    const RoundRecord round = current();
+    ASSERT_EQ(round.state, RoundState::Running);
+    ASSERT_EQ(round.members.size(), 1u);
+    EXPECT_EQ(round.members[0].keyId, QStringLiteral("stale"));
+    EXPECT_EQ(round.members[0].staleness, 2);
+    EXPECT_EQ(round.members[0].steps, 60);
+    // Its report counts like anyone's: the steps admitted, not what it says.
+    ASSERT_TRUE(report(QStringLiteral("stale"), 10).ok());
+    const std::vector<ContributionRecord> verdicts = store->contributions(10, 0).value();
+    ASSERT_EQ(verdicts.size(), 1u);
+    EXPECT_EQ(verdicts[0].tokens, 60 * 1000);
+}
+
+// The steps a peer brings from a budget, by its measured speed (an asynchronous round's share).
+TEST(RoundBudgetTest, APeersExpectedStepsFollowItsSpeedWithinTheMinimumAndTheCap)
+{
+    RoundBudget b = budget();
+    EXPECT_EQ(b.expectedSteps(0.0, 20'000), 100) << "speed unknown: H";
+    EXPECT_EQ(b.expectedSteps(5'000.0, 20'000), 100) << "5 steps a second for 20 s";
+    EXPECT_EQ(b.expectedSteps(100.0, 20'000), 10) << "the minimum";
+    EXPECT_EQ(b.expectedSteps(1e9, 20'000), 400) << "the cap";
+    EXPECT_EQ(b.expectedSteps(5'000.0, 0), 100) << "budget unknown: H";
 }
