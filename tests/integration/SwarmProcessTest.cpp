@@ -578,3 +578,87 @@ TEST_F(SwarmProcessTest, APeerKilledMidBudgetedRoundCostsTheOthersNothing)
         << logs();
     expectHashesAgree();
 }
+
+// Asynchronous rounds (issue 18, --rounds async): nobody waits. Two clients run rounds on their
+// own; a third, paused mid-budget (WorkController::pause) while they go on, keeps the steps it
+// trained: resumed, it joins a newer round with them, trained on an older state, fetches the
+// round's state and applies its step. Its work is taken with its staleness (the coordinator's
+// record), agrees with the swarm's, and a spot check recomputed from the state it trained on
+// (spot checks on for everyone) agrees with it too.
+TEST_F(SwarmProcessTest, AnAsynchronousSwarmWaitsForNoOneAndKeepsTheWorkOfAPeerThatFellBehind)
+{
+    startCoordinator(0, {"--rounds", "async", "--round-seconds", "3", "--max-inner-steps", "20000", "--min-inner-steps",
+                         "1", "--gather-timeout", "3600", "--min-peers", "1", "--max-staleness", "32",
+                         "--spot-check-rate", "1", "--spot-check-rate-new", "1"});
+    startClient(0);
+    startClient(1, "127.0.0.1:0", {"--max-utilization", "50"});
+    const WorkerOptions options = inProcessWorker("behind");
+    const QString key = Identity::loadOrCreate(options.stateDir / "identity.pem")->keyId();
+    WatchedWorker watched(options);
+    watched.controller.start();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return watched.last.state == WorkState::Training && watched.last.innerStepsDone > 0; },
+                                120'000))
+        << logs();
+    watched.controller.pause(QStringLiteral("you are using the computer"));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return watched.last.state == WorkState::Paused; }, 10'000));
+    const qint64 pausedIn = currentRound();
+    const qsizetype finishedBefore = watched.rounds.count();
+    // The others' rounds go on: at least two with a single member (no one waited for anyone).
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            const auto first = roundsOf(0), second = roundsOf(1);
+            const auto alone = [&](const std::map<qint64, RoundLine> &rounds) {
+                return std::count_if(rounds.begin(), rounds.end(), [&](const auto &entry) {
+                    return entry.first > pausedIn && entry.second.members == 1;
+                });
+            };
+            return alone(first) + alone(second) >= 2 && currentRound() >= pausedIn + 2;
+        },
+        120'000))
+        << logs();
+    EXPECT_EQ(watched.rounds.count(), finishedBefore) << "no round of its own while paused";
+
+    watched.controller.resume();
+    ASSERT_TRUE(watched.rounds.wait(120'000)) << logs();
+    const RoundReport report = watched.rounds.last().at(0).value<RoundReport>();
+    EXPECT_GE(report.round, pausedIn + 2) << "it joined a round newer than the state it trained on";
+    EXPECT_GT(report.steps, 0);
+    // The coordinator's record: the member, its staleness, its verdict and the spot check.
+    std::optional<SpotCheckRecord> check;
+    RoundMember member;
+    std::optional<bool> accepted;
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            Result<std::unique_ptr<SqliteCoordinatorStore>> store =
+                SqliteCoordinatorStore::open(dir.path() / "coordinator" / "coordinator.db");
+            if (!store)
+                return false;
+            Result<std::optional<RoundRecord>> round = (*store)->round(report.round);
+            if (!round || !*round)
+                return false;
+            for (const RoundMember &m : (*round)->members) {
+                if (m.keyId == key)
+                    member = m;
+            }
+            Result<std::vector<ContributionRecord>> reports = (*store)->contributions(report.round, (*round)->attempt);
+            for (const ContributionRecord &c : reports ? *reports : std::vector<ContributionRecord>{}) {
+                if (c.keyId == key)
+                    accepted = c.accepted;
+            }
+            Result<std::optional<SpotCheckRecord>> checked = (*store)->spotCheck(report.round, key);
+            if (checked && *checked)
+                check = **checked;
+            return check && (check->state == SpotCheckState::Agreed || check->state == SpotCheckState::Refuted
+                             || check->state == SpotCheckState::Expired);
+        },
+        180'000))
+        << logs();
+    EXPECT_EQ(member.keyId, key);
+    EXPECT_GE(member.staleness, 2) << "trained on the state it was paused on";
+    EXPECT_EQ(member.steps, report.steps);
+    EXPECT_EQ(check->state, SpotCheckState::Agreed) << check->detail.toStdString() << "\n" << logs();
+    EXPECT_EQ(accepted, std::optional<bool>(true)) << "its work agrees with the swarm's\n" << logs();
+    watched.controller.stop();
+    QSignalSpy finished(&watched.controller, &WorkController::finished);
+    ASSERT_TRUE(!watched.controller.isRunning() || finished.wait(30'000));
+}

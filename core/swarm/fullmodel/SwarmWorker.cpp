@@ -377,6 +377,10 @@ Result<SwarmWorker::Outcome> SwarmWorker::waitForRound()
             return Outcome::CatchUp;
         if (m_spotCheck)
             return Outcome::Verify;
+        // The round that may take us (an asynchronous one, newer than our state): the others'
+        // frames of it are held, not refused, until our all-reduce starts.
+        if (joinable(answer->round))
+            m_dataPlane->expectRound(quint64(answer->round));
         if (joinable(answer->round) && answer->roundState == QLatin1StringView("running") && answer->member)
             return Outcome::Done;
         m_gate->sleepFor(int(std::min<qint64>(kReadyPollMs, m_session->joined().heartbeatIntervalMs)));
