@@ -30,6 +30,7 @@
 #include "OuterOptimizer.h"
 #include "Quantization.h"
 #include "ReplicaTrainer.h"
+#include "StalenessWeight.h"
 #include "SwarmState.h"
 #include "TextDataset.h"
 #include "Trainer.h"
@@ -42,6 +43,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <span>
 #include <unistd.h>
@@ -138,7 +140,7 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
         ->transform(flags::wholeNumberIn(0, 1024));
     app.add_option("--only", s.only, "run only this one (all three when not given)")
         ->check(flags::oneOf({"swarm", "single_large_batch", "single_more_steps", "swarm_fixed_h", "swarm_time_budget",
-                              "single_budget_tokens"}));
+                              "single_budget_tokens", "swarm_async"}));
     app.add_option("--compression", compression, "8-bit pseudo-gradients")->check(flags::oneOf({"on", "off"}));
     app.add_option("--peer-data", s.peerData, "how the text is split among the peers")
         ->check(flags::oneOf({"contiguous", "interleaved", "all"}));
@@ -220,6 +222,7 @@ Result<void> aggregate(const std::vector<std::vector<float>> &pieces, const std:
 struct RoundPlan {
     std::vector<std::int64_t> steps;
     double roundTime = 0.0;
+    std::vector<double> speeds; // asynchronous rounds: each peer's speed on the virtual clock
 };
 
 // Trains `replicas` for `rounds` rounds; returns the final validation loss of the global model.
@@ -295,6 +298,108 @@ Result<double> runSwarm(const std::string &name, std::vector<std::unique_ptr<Rep
     }
     print({{"run", name}, {"bytes_sent_per_peer", bytesSentPerPeer}, {"aggregation_seconds_total", aggregationSeconds},
            {"aggregation_seconds_per_round", aggregationSeconds / double(rounds)}});
+    return valLoss;
+}
+
+// Asynchronous rounds (--rounds async) on the virtual clock, for as long as `rounds` rounds of
+// the time-budgeted swarm: each peer trains its budget's steps from the global state it last
+// pulled and is ready steps / speed later; the peers ready within a fortieth of the budget of the
+// first form a round (as the coordinator's window), whose owners weigh each piece by its tokens
+// x 1/sqrt(1 + staleness) and scale the result by the members' share of the swarm's work in a
+// budget; `global` applies the outer step and the members pull the new state. The inner schedule
+// counts H a round of the state a peer trained on, as the client's does.
+Result<double> runAsyncSwarm(const std::string &name, std::vector<std::unique_ptr<ReplicaTrainer>> &replicas,
+                             ReplicaTrainer &global, const std::filesystem::path &scratch, std::int64_t rounds,
+                             const std::vector<std::int32_t> &val, int evalIters, bool compress, Aggregation aggregation,
+                             const RoundPlan &plan)
+{
+    const std::size_t n = std::size_t(global.parameterCount()), peers = replicas.size();
+    std::vector<ErrorFeedback> feedback;
+    for (std::size_t p = 0; p < peers; ++p)
+        feedback.emplace_back(n);
+    std::vector<double> readyAt(peers);
+    std::vector<std::int64_t> base(peers, global.round());
+    for (std::size_t p = 0; p < peers; ++p)
+        readyAt[p] = double(plan.steps[p]) / plan.speeds[p];
+    const double endTime = plan.roundTime * double(rounds), window = plan.roundTime / 40.0;
+    std::int64_t tokens = 0, outerSteps = 0;
+    double valLoss = 0.0, stalenessSum = 0.0;
+    std::size_t memberCount = 0;
+    for (;;) {
+        const double first = *std::min_element(readyAt.begin(), readyAt.end());
+        if (first > endTime)
+            break;
+        const double last = *std::max_element(readyAt.begin(), readyAt.end());
+        const double start = std::min(first + window, last);
+        std::vector<std::size_t> members;
+        for (std::size_t p = 0; p < peers; ++p) {
+            if (readyAt[p] <= start)
+                members.push_back(p);
+        }
+        std::vector<std::vector<float>> pieces;
+        std::vector<double> weights;
+        double steps = 0.0, weighted = 0.0, others = 0.0, trainLoss = 0.0;
+        for (std::size_t p = 0; p < peers; ++p) {
+            if (std::find(members.begin(), members.end(), p) == members.end())
+                others += double(plan.steps[p]);
+        }
+        for (const std::size_t p : members) {
+            ReplicaTrainer &replica = *replicas[p];
+            Result<InnerReport> inner = replica.trainInner([&] { return replica.innerStepsDone() >= plan.steps[p]; });
+            if (!inner)
+                return inner.error();
+            tokens += inner->tokens;
+            trainLoss += inner->meanLoss / double(members.size());
+            std::vector<float> piece = replica.pseudoGradient();
+            if (compress) {
+                Result<Quantized> q = feedback[p].compress(piece);
+                if (!q)
+                    return q.error();
+                piece = dequantize(*q);
+            }
+            const std::int64_t staleness = global.round() - base[p];
+            stalenessSum += double(staleness);
+            ++memberCount;
+            pieces.push_back(std::move(piece));
+            weights.push_back(double(inner->tokens) * stalenessWeight(staleness));
+            steps += double(inner->tokens);
+            weighted += weights.back();
+        }
+        std::vector<float> average(n);
+        if (Result<void> r = aggregate(pieces, weights, aggregation, average); !r)
+            return r.error();
+        const double tokensPerStep = steps / double(std::accumulate(members.begin(), members.end(), std::int64_t(0),
+                                                                    [&](std::int64_t a, std::size_t p) { return a + plan.steps[p]; }));
+        const double share = steps / (steps + others * tokensPerStep);
+        for (float &x : average)
+            x = float(double(x) * share * weighted / steps);
+        if (compress) {
+            Result<Quantized> q = quantize(average);
+            if (!q)
+                return q.error();
+            average = dequantize(*q);
+        }
+        if (Result<void> r = global.applyOuterStep(average); !r)
+            return r.error();
+        ++outerSteps;
+        if (Result<void> r = global.saveGlobalState(scratch); !r)
+            return r.error();
+        for (const std::size_t p : members) {
+            if (Result<void> r = replicas[p]->loadGlobalState(scratch); !r)
+                return r.error();
+            base[p] = global.round();
+            readyAt[p] = start + double(plan.steps[p]) / plan.speeds[p];
+        }
+        Result<double> loss = global.globalLoss(val, evalIters, 1234);
+        if (!loss)
+            return loss.error();
+        valLoss = *loss;
+        print({{"run", name}, {"round", outerSteps}, {"members", members.size()}, {"share", share},
+               {"train_loss", trainLoss}, {"val_loss", valLoss}, {"tokens", tokens}, {"virtual_time", start}});
+    }
+    print({{"run", name}, {"outer_steps", outerSteps}, {"tokens", tokens}, {"virtual_time", endTime},
+           {"mean_staleness", memberCount > 0 ? stalenessSum / double(memberCount) : 0.0},
+           {"mean_members", outerSteps > 0 ? double(memberCount) / double(outerSteps) : 0.0}});
     return valLoss;
 }
 
@@ -375,6 +480,8 @@ int runMain(int argc, char **argv)
             {"swarm_time_budget", s.peers, s.replica.batchSize, most, s.replica.outerLr, s.replica.outerMomentum,
              s.compress, {budgetSteps, roundTime}, s.innerSteps},
             {"single_budget_tokens", 1, s.replica.batchSize, total, 1.0, 0.0, false},
+            {"swarm_async", s.peers, s.replica.batchSize, most, s.replica.outerLr, s.replica.outerMomentum, s.compress,
+             {budgetSteps, roundTime, s.speeds}, s.innerSteps},
         };
         nlohmann::json utilisation = nlohmann::json::object();
         std::vector<double> fixedUse, budgetUse;
@@ -437,7 +544,23 @@ int runMain(int argc, char **argv)
         }
         // Every run is scored on as many validation windows (the large batch's evalIters batches).
         const int evalIters = s.evalIters * s.peers * s.replica.batchSize / run.batch;
-        Result<double> loss = runSwarm(run.name, *replicas, s.rounds, val, evalIters, run.compress, s.aggregation, run.plan);
+        Result<double> loss = makeError("no run");
+        if (run.plan.speeds.empty()) {
+            loss = runSwarm(run.name, *replicas, s.rounds, val, evalIters, run.compress, s.aggregation, run.plan);
+        } else {
+            // The asynchronous swarm's global state: a replica that never trains.
+            ReplicaOptions o = s.replica;
+            o.innerSteps = run.inner;
+            o.scheduleStepsPerRound = run.schedulePerRound;
+            o.outerLr = run.outerLr;
+            o.outerMomentum = run.momentum;
+            o.device = "cpu";
+            Result<std::unique_ptr<ReplicaTrainer>> global = ReplicaTrainer::create(stateFile, o);
+            loss = global ? runAsyncSwarm(run.name, *replicas, **global, stateFile.string() + ".async", s.rounds, val,
+                                          evalIters, run.compress, s.aggregation, run.plan)
+                          : Result<double>(global.error());
+            std::filesystem::remove(stateFile.string() + ".async");
+        }
         if (!loss) {
             std::cerr << "swarmtrain_swarm_simulation: error: " << loss.error().message << "\n";
             return 1;
@@ -466,6 +589,12 @@ int runMain(int argc, char **argv)
         summary["swarm_vs_more_steps"] = finalLoss["swarm"] / finalLoss["single_more_steps"] - 1.0;
     if (finalLoss.count("swarm_time_budget") && finalLoss.count("swarm_fixed_h"))
         summary["time_budget_vs_fixed_h_at_equal_time"] = finalLoss["swarm_time_budget"] / finalLoss["swarm_fixed_h"] - 1.0;
+    if (finalLoss.count("swarm_async") && finalLoss.count("swarm_fixed_h"))
+        summary["async_vs_fixed_h_at_equal_time"] = finalLoss["swarm_async"] / finalLoss["swarm_fixed_h"] - 1.0;
+    if (finalLoss.count("swarm_async") && finalLoss.count("swarm_time_budget"))
+        summary["async_vs_time_budget_at_equal_time"] = finalLoss["swarm_async"] / finalLoss["swarm_time_budget"] - 1.0;
+    if (finalLoss.count("swarm_async") && finalLoss.count("single_budget_tokens"))
+        summary["async_vs_one_machine_at_equal_tokens"] = finalLoss["swarm_async"] / finalLoss["single_budget_tokens"] - 1.0;
     if (finalLoss.count("swarm_time_budget") && finalLoss.count("single_budget_tokens"))
         summary["time_budget_vs_one_machine_at_equal_tokens"] =
             finalLoss["swarm_time_budget"] / finalLoss["single_budget_tokens"] - 1.0;

@@ -227,20 +227,14 @@ Result<bool> CoordinatorRounds::recoverLostState(const RoundRecord &round, const
     return true;
 }
 
-Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
+Result<CoordinatorRounds::Candidates> CoordinatorRounds::candidates(const RoundRecord &round,
+                                                                   const std::vector<PeerRecord> &peers, qint64 nowMs)
 {
-    Result<std::vector<PeerRecord>> peers = m_store.peers();
-    if (!peers)
-        return peers.error();
-    Result<bool> wentBack = recoverLostState(round, *peers, nowMs);
-    if (!wentBack)
-        return wentBack.error();
-    if (*wentBack)
-        return {};
     const RoundBudget &budget = m_settings.budget;
     // An asynchronous round also takes peers that trained on an older state, once its own state
     // is served: they fetch it to apply the round's step.
-    Result<std::optional<CheckpointRecord>> served = m_store.checkpoint(round.number);
+    Result<std::optional<CheckpointRecord>> served =
+        budget.async ? m_store.checkpoint(round.number) : Result<std::optional<CheckpointRecord>>(std::nullopt);
     if (!served)
         return served.error();
     const auto baseAdmitted = [&](qint64 staleness) {
@@ -253,15 +247,10 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
         Result<std::optional<RoundRecord>> before = m_store.round(base);
         return before && *before ? (*before)->gatheringSinceMs : round.gatheringSinceMs;
     };
-    std::vector<RoundMember> ready;
-    std::vector<bool> readyEstablished;
-    std::size_t online = 0;
-    bool held = false;
-    std::optional<qint64> firstReadyMs; // an asynchronous round: since when its first peer waits
-    double readySteps = 0.0, stepsToCome = 0.0; // and the work it holds, of the work in a budget
-    for (const PeerRecord &peer : *peers) {
+    Candidates c;
+    for (const PeerRecord &peer : peers) {
         if (heldBy(peer, round, nowMs)) {
-            held = true;
+            c.held = true;
             continue;
         }
         // A peer checking an established member's work (Verification) sits this round out, and
@@ -277,20 +266,38 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
         const bool readyHere = peer.state == QLatin1StringView("ready") && baseAdmitted(staleness);
         if (readyHere && !stepsAdmitted(peer, nowMs - trainingSince(peer.baseRound)))
             continue;
-        ++online;
+        ++c.online;
         if (!readyHere) {
             m_readySince.erase(peer.keyId);
-            stepsToCome += double(budget.expectedSteps(peer.tokensPerSecond, budgetMs()));
+            c.stepsToCome += double(budget.expectedSteps(peer.tokensPerSecond, budgetMs()));
             continue;
         }
-        readySteps += double(peer.innerSteps);
-        ready.push_back({peer.keyId, peer.reachable, 0, 0, false, budget.enabled ? peer.innerSteps : 0, staleness});
-        readyEstablished.push_back(established(peer));
+        c.readySteps += double(peer.innerSteps);
+        c.ready.push_back({peer.keyId, peer.reachable, 0, 0, false, budget.enabled ? peer.innerSteps : 0, staleness});
+        c.readyEstablished.push_back(established(peer));
         auto since = m_readySince.try_emplace(peer.keyId, peer.baseRound, nowMs).first;
         if (since->second.first != peer.baseRound)
             since->second = {peer.baseRound, nowMs};
-        firstReadyMs = std::min(firstReadyMs.value_or(since->second.second), since->second.second);
+        c.firstReadyMs = std::min(c.firstReadyMs.value_or(since->second.second), since->second.second);
     }
+    return c;
+}
+
+Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
+{
+    Result<std::vector<PeerRecord>> peers = m_store.peers();
+    if (!peers)
+        return peers.error();
+    Result<bool> wentBack = recoverLostState(round, *peers, nowMs);
+    if (!wentBack)
+        return wentBack.error();
+    if (*wentBack)
+        return {};
+    Result<Candidates> gathered = candidates(round, *peers, nowMs);
+    if (!gathered)
+        return gathered.error();
+    auto &[ready, readyEstablished, online, held, firstReadyMs, readySteps, stepsToCome] = *gathered;
+    const RoundBudget &budget = m_settings.budget;
     // Newcomers on probation own no range while established members are there to own them: they
     // take part as if they accepted no connections, and their pieces stay out of the average.
     if (std::find(readyEstablished.begin(), readyEstablished.end(), true) != readyEstablished.end()) {

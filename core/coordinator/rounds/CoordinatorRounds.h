@@ -107,6 +107,16 @@ private:
     };
     // Whether a hold keeps the gathering round `round` from starting now.
     bool heldBy(const PeerRecord &peer, const RoundRecord &round, qint64 nowMs) const;
+    // The peers a gathering round could start with now, and what it waits for.
+    struct Candidates {
+        std::vector<RoundMember> ready;
+        std::vector<bool> readyEstablished;
+        std::size_t online = 0; // the peers it would wait for, ready or not
+        bool held = false;
+        std::optional<qint64> firstReadyMs; // an asynchronous round: since when its first peer waits
+        double readySteps = 0.0, stepsToCome = 0.0; // and the work it holds, of the work in a budget
+    };
+    Result<Candidates> candidates(const RoundRecord &round, const std::vector<PeerRecord> &peers, qint64 nowMs);
     Result<void> maybeStart(RoundRecord round, qint64 nowMs);
     // A budgeted round: whether a ready peer's claimed steps can be taken into it (a straggler
     // below the minimum, or a claim beyond the cap or its speed, is left out and not waited for).

@@ -23,8 +23,7 @@ QString membersToJson(const std::vector<RoundMember> &members)
         array.append(QJsonObject{{QStringLiteral("peer_id"), member.keyId},
                                  {QStringLiteral("reachable"), member.reachable},
                                  {QStringLiteral("range"), QJsonArray{double(member.begin), double(member.end)}},
-                                 {QStringLiteral("probation"), member.probation},
-                                 {QStringLiteral("steps"), double(member.steps)},
+                                 {QStringLiteral("probation"), member.probation}, {QStringLiteral("steps"), double(member.steps)},
                                  {QStringLiteral("staleness"), double(member.staleness)}});
     }
     return QString::fromUtf8(QJsonDocument(array).toJson(QJsonDocument::Compact));
@@ -33,8 +32,7 @@ QString membersToJson(const std::vector<RoundMember> &members)
 std::vector<RoundMember> membersFromJson(const QString &text)
 {
     std::vector<RoundMember> members;
-    const QJsonArray array = QJsonDocument::fromJson(text.toUtf8()).array();
-    for (const QJsonValue &value : array) {
+    for (const QJsonValue &value : QJsonDocument::fromJson(text.toUtf8()).array()) {
         const QJsonObject object = value.toObject();
         const QJsonArray range = object.value(QStringLiteral("range")).toArray();
         members.push_back({object.value(QStringLiteral("peer_id")).toString(),

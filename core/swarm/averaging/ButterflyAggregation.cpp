@@ -116,9 +116,5 @@ Result<std::vector<float>> ButterflyAllReduce::aggregatePieces(const std::map<QS
     return average;
 }
 
-double stalenessWeight(std::int64_t staleness)
-{
-    return 1.0 / std::sqrt(1.0 + double(std::max<std::int64_t>(staleness, 0)));
-}
 
 } // namespace swarmtrain

@@ -4,6 +4,7 @@
 #include "Frame.h"
 #include "Misbehaviour.h"
 #include "Result.h"
+#include "StalenessWeight.h"
 #include "StateRecompute.h"
 
 #include <QHash>
@@ -40,11 +41,6 @@ struct AllReduceMember {
     // down by stalenessWeight (from the coordinator's round, never the sender's word).
     std::int64_t staleness = 0;
 };
-
-// How much a pseudo-gradient trained on a state `staleness` outer steps old still counts, as in
-// asynchronous federated and local-SGD work (FedAsync's polynomial decay, a = 1/2): 1 when fresh,
-// 1/sqrt(1 + s) after s outer steps, so a stale direction moves the newest state less.
-double stalenessWeight(std::int64_t staleness);
 
 struct AllReduceOptions {
     int timeoutMs = 60'000;     // the round's deadline, from start()
