@@ -252,7 +252,7 @@ TEST_F(BudgetedRoundsTest, ARoundStartsAsSoonAsEveryoneItWaitsForIsReady)
 }
 
 // Asynchronous rounds (issue 18, --rounds async): the first peer ready waits a short window for
-// others finishing with it, never for one still training; the round's update is scaled by its
+// others finishing with it, never for one still training or checking others' work; the round's update is scaled by its
 // members' share of the swarm's work (the steps the others will bring counted at H while their
 // speed is unknown).
 TEST_F(BudgetedRoundsTest, AnAsynchronousRoundWaitsForNoOneStillTraining)
@@ -264,6 +264,9 @@ TEST_F(BudgetedRoundsTest, AnAsynchronousRoundWaitsForNoOneStillTraining)
     beat(QStringLiteral("fast"), QStringLiteral("ready"), 200);
     beat(QStringLiteral("slow"), QStringLiteral("training"), 30);
     beat(QStringLiteral("gamer"), QStringLiteral("paused"), 30);
+    // A verifier checking a newcomer's work holds a budgeted round, not an asynchronous one.
+    beat(QStringLiteral("verifier"), QStringLiteral("verifying"), 0);
+    rounds->holdGathering(QStringLiteral("verifier"), now + 600'000);
     ASSERT_TRUE(rounds->advance().ok());
     EXPECT_EQ(current().state, RoundState::Gathering) << "the window for others finishing now";
     now += 499;

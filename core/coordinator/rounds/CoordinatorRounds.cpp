@@ -351,8 +351,10 @@ void CoordinatorRounds::releaseHold(const QString &keyId)
 
 bool CoordinatorRounds::heldBy(const PeerRecord &peer, const RoundRecord &round, qint64 nowMs) const
 {
+    // An asynchronous round waits for no one: a verifier back from its check joins a later one.
     const auto hold = m_holds.find(peer.keyId);
-    if (hold == m_holds.end() || nowMs >= hold->second.untilMs || !isOnline(peer) || peer.banned())
+    if (m_settings.budget.async || hold == m_holds.end() || nowMs >= hold->second.untilMs || !isOnline(peer)
+        || peer.banned())
         return false;
     // A straggler of a budgeted swarm, back from its check, sits the rounds out again.
     if (hold->second.released && m_settings.budget.enabled && peer.state == QLatin1StringView("idle"))

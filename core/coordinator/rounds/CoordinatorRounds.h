@@ -96,7 +96,7 @@ public:
     // work, so that a stranger's check costs the swarm time but never an honest member's round):
     // until the hold is released and the peer is ready, and never past `untilMs` or for a peer
     // offline or banned. A round that starts drops the released holds. Kept in memory: a
-    // restarted coordinator just does not wait.
+    // restarted coordinator just does not wait. Asynchronous rounds wait for no hold.
     void holdGathering(const QString &keyId, qint64 untilMs) { m_holds[keyId] = {untilMs, false}; }
     void releaseHold(const QString &keyId);
 
