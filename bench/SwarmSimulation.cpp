@@ -23,8 +23,10 @@
 // round lasts the same time and each peer runs the steps that fit it (at most --max-steps-ratio
 // x H), its pseudo-gradient weighted by its tokens (in the mean, or in CenteredClip's medians,
 // steps and majority); and "single_budget_tokens", one machine at a peer's batch size running as
-// many steps a round as the time-budgeted swarm's peers together. The inner learning-rate
-// schedule counts H steps a round for every peer (ReplicaOptions::scheduleStepsPerRound).
+// many steps a round as the time-budgeted swarm's peers together; and "swarm_async", the
+// asynchronous rounds (runAsyncSwarm). The inner learning-rate schedule counts the swarm's
+// tokens in steps of one peer, as the coordinator's rounds move it (the round's steps over the
+// swarm's peers; H a round with fixed H), and decays over as many as the run holds.
 #include "CenteredClip.h"
 #include "CliFlags.h"
 #include "OuterOptimizer.h"
@@ -273,8 +275,14 @@ Result<double> runSwarm(const std::string &name, std::vector<std::unique_ptr<Rep
             average = dequantize(*q);
         }
         bytesSentPerPeer += bytesSentPerRound(n, peers, compress);
+        // The inner schedule counts the swarm's tokens in steps of one peer, as the coordinator's
+        // rounds do (H a round with fixed H).
+        std::int64_t roundSteps = 0;
+        for (std::size_t p = 0; p < peers; ++p)
+            roundSteps += plan.steps.empty() ? replicas[p]->innerStepsDone() : plan.steps[p];
+        const std::int64_t advance = std::max<std::int64_t>(1, (roundSteps + std::int64_t(peers) / 2) / std::int64_t(peers));
         for (auto &replica : replicas) {
-            if (Result<void> r = replica->applyOuterStep(average); !r)
+            if (Result<void> r = replica->applyOuterStep(average, advance); !r)
                 return r.error();
         }
         bool agree = true;
@@ -307,7 +315,7 @@ Result<double> runSwarm(const std::string &name, std::vector<std::unique_ptr<Rep
 // first form a round (as the coordinator's window), whose owners weigh each piece by its tokens
 // x 1/sqrt(1 + staleness) and scale the result by the members' share of the swarm's work in a
 // budget; `global` applies the outer step and the members pull the new state. The inner schedule
-// counts H a round of the state a peer trained on, as the client's does.
+// moves by the members' steps over the swarm's peers, as the coordinator moves it.
 Result<double> runAsyncSwarm(const std::string &name, std::vector<std::unique_ptr<ReplicaTrainer>> &replicas,
                              ReplicaTrainer &global, const std::filesystem::path &scratch, std::int64_t rounds,
                              const std::vector<std::int32_t> &val, int evalIters, bool compress, Aggregation aggregation,
@@ -379,7 +387,12 @@ Result<double> runAsyncSwarm(const std::string &name, std::vector<std::unique_pt
                 return q.error();
             average = dequantize(*q);
         }
-        if (Result<void> r = global.applyOuterStep(average); !r)
+        std::int64_t memberSteps = 0;
+        for (const std::size_t p : members)
+            memberSteps += plan.steps[p];
+        const std::int64_t advance =
+            std::max<std::int64_t>(1, (memberSteps + std::int64_t(peers) / 2) / std::int64_t(peers));
+        if (Result<void> r = global.applyOuterStep(average, advance); !r)
             return r.error();
         ++outerSteps;
         if (Result<void> r = global.saveGlobalState(scratch); !r)
@@ -478,10 +491,10 @@ int runMain(int argc, char **argv)
             {"swarm_fixed_h", s.peers, s.replica.batchSize, s.innerSteps, s.replica.outerLr, s.replica.outerMomentum,
              s.compress, {{}, roundTime}},
             {"swarm_time_budget", s.peers, s.replica.batchSize, most, s.replica.outerLr, s.replica.outerMomentum,
-             s.compress, {budgetSteps, roundTime}, s.innerSteps},
+             s.compress, {budgetSteps, roundTime}, total / s.peers},
             {"single_budget_tokens", 1, s.replica.batchSize, total, 1.0, 0.0, false},
             {"swarm_async", s.peers, s.replica.batchSize, most, s.replica.outerLr, s.replica.outerMomentum, s.compress,
-             {budgetSteps, roundTime, s.speeds}, s.innerSteps},
+             {budgetSteps, roundTime, s.speeds}, total / s.peers},
         };
         nlohmann::json utilisation = nlohmann::json::object();
         std::vector<double> fixedUse, budgetUse;

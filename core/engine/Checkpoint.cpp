@@ -2,6 +2,7 @@
 
 #include "FileIo.h"
 
+#include <charconv>
 #include <cstring>
 
 namespace swarmtrain {
@@ -84,6 +85,8 @@ Result<void> saveCheckpoint(const std::filesystem::path &file, GptImpl &model, A
     }
     if (outer) {
         writer.setMetadata("round", std::to_string(outer->round));
+        if (outer->scheduleStep >= 0)
+            writer.setMetadata("schedule_step", std::to_string(outer->scheduleStep));
         addFloatTensor(writer, "outer.momentum", outer->momentum);
     }
     if (tokenizer.kind() == TokenizerKind::Char) {
@@ -176,6 +179,11 @@ Result<OuterState> readOuterState(const LoadedCheckpoint &checkpoint, std::int64
     }
     if (outer.round < 0)
         return makeError("checkpoint has no valid swarm round");
+    if (const std::optional<std::string> step = checkpoint.container.meta("schedule_step")) {
+        const auto [end, error] = std::from_chars(step->data(), step->data() + step->size(), outer.scheduleStep);
+        if (error != std::errc() || end != step->data() + step->size() || outer.scheduleStep < 0)
+            return makeError("checkpoint has an invalid schedule step");
+    }
     Result<torch::Tensor> momentum = floatTensor(checkpoint.container, "outer.momentum", {parameterCount});
     if (!momentum)
         return momentum.error();

@@ -25,6 +25,10 @@ struct TrainingState {
 struct OuterState {
     std::int64_t round = 0;
     torch::Tensor momentum;
+    // Where the inner learning-rate schedule stands at this state: the swarm's tokens so far, in
+    // steps of one peer (issue 18; ReplicaTrainer::applyOuterStep). -1: not recorded (a state
+    // from before), and the schedule counts round x H.
+    std::int64_t scheduleStep = -1;
 };
 
 struct LoadedCheckpoint {

@@ -69,6 +69,17 @@ struct ReplicaTrainer::State {
     std::int64_t round = 0;
     std::int64_t innerDone = 0;
     std::vector<std::int32_t> tokens;
+    std::int64_t scheduleStep = -1; // OuterState::scheduleStep: -1, round x the steps per round
+
+    // Where the inner schedule stands at this state.
+    std::int64_t scheduleStart() const
+    {
+        return scheduleStep >= 0 ? scheduleStep : round * stepsPerRound();
+    }
+    std::int64_t stepsPerRound() const
+    {
+        return options.scheduleStepsPerRound > 0 ? options.scheduleStepsPerRound : options.innerSteps;
+    }
 
     // The local copy becomes the global one and the round's inner run starts from nothing
     // but public inputs (the class comment).
@@ -101,7 +112,7 @@ Result<std::unique_ptr<ReplicaTrainer>> ReplicaTrainer::create(const std::filesy
 
     auto state = std::make_unique<State>(State{options, loaded->checkpoint.config, loaded->checkpoint.tokenizer,
                                                nullptr, loaded->values, loaded->outer.momentum, loaded->outer.round,
-                                               0, {}});
+                                               0, {}, loaded->outer.scheduleStep});
     StepOptions stepOptions;
     stepOptions.device = choice->device;
     stepOptions.dtype = choice->dtype;
@@ -122,6 +133,7 @@ Result<std::unique_ptr<ReplicaTrainer>> ReplicaTrainer::create(const std::filesy
 }
 
 std::int64_t ReplicaTrainer::round() const { return m_state->round; }
+std::int64_t ReplicaTrainer::scheduleStep() const { return m_state->scheduleStart(); }
 std::int64_t ReplicaTrainer::parameterCount() const { return m_state->global.numel(); }
 const GptConfig &ReplicaTrainer::config() const { return m_state->config; }
 const Tokenizer &ReplicaTrainer::tokenizer() const { return m_state->tokenizer; }
@@ -184,8 +196,7 @@ Result<InnerReport> ReplicaTrainer::trainInner(const std::function<bool()> &shou
             }
         }
         // The schedule runs over inner steps counted across rounds, the same on every peer.
-        const std::int64_t perRound = s.options.scheduleStepsPerRound > 0 ? s.options.scheduleStepsPerRound : s.options.innerSteps;
-        const double lr = s.options.schedule.at(s.round * perRound + s.innerDone);
+        const double lr = s.options.schedule.at(s.scheduleStart() + s.innerDone);
         double loss = 0.0;
         try {
             loss = s.step->run(x, y, lr);
@@ -215,7 +226,7 @@ std::vector<float> ReplicaTrainer::pseudoGradient() const
     return std::vector<float>(data, data + delta.numel());
 }
 
-Result<void> ReplicaTrainer::applyOuterStep(std::span<const float> averagedPseudoGradient)
+Result<void> ReplicaTrainer::applyOuterStep(std::span<const float> averagedPseudoGradient, std::int64_t scheduleAdvance)
 {
     State &s = *m_state;
     if (std::int64_t(averagedPseudoGradient.size()) != s.global.numel())
@@ -224,6 +235,8 @@ Result<void> ReplicaTrainer::applyOuterStep(std::span<const float> averagedPseud
     const OuterOptimizer outer({s.options.outerLr, s.options.outerMomentum});
     if (Result<void> r = outer.step(spanOf(s.global), spanOf(s.momentum), averagedPseudoGradient); !r)
         return r;
+    if (s.scheduleStep >= 0)
+        s.scheduleStep += scheduleAdvance >= 0 ? scheduleAdvance : s.stepsPerRound();
     ++s.round;
     s.startRound();
     return {};
@@ -239,6 +252,7 @@ Result<void> ReplicaTrainer::loadGlobalState(const std::filesystem::path &stateF
     m_state->global = loaded->values;
     m_state->momentum = loaded->outer.momentum;
     m_state->round = loaded->outer.round;
+    m_state->scheduleStep = loaded->outer.scheduleStep;
     m_state->startRound();
     return {};
 }
@@ -251,7 +265,7 @@ Result<void> ReplicaTrainer::saveGlobalState(const std::filesystem::path &stateF
         torch::NoGradGuard noGrad;
         flat.values().copy_(m_state->global);
     }
-    const OuterState outer{m_state->round, m_state->momentum};
+    const OuterState outer{m_state->round, m_state->momentum, m_state->scheduleStep};
     return saveCheckpoint(stateFile, *model, nullptr, m_state->tokenizer, TrainingState{}, &outer);
 }
 

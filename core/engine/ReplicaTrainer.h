@@ -22,9 +22,10 @@ struct ReplicaOptions {
     int batchSize = 12;
     std::int64_t innerSteps = 50;    // H: inner steps per round (at most, where a round stops early)
     LrSchedule schedule{1e-3, 1e-4, 100, 5000}; // over inner steps counted across rounds
-    // The schedule's steps a round: inner step k of round r trains at schedule(r x this + k).
-    // 0: innerSteps. A time-budgeted round (issue 18) lets a fast peer run more steps than the
-    // swarm's nominal H, a slow one fewer; the schedule keeps the swarm's clock.
+    // The schedule's steps a round, where the state does not record its schedule step (one
+    // from before issue 18): inner step k of round r trains at schedule(r x this + k). 0:
+    // innerSteps. Otherwise the state's schedule step counts the swarm's tokens
+    // (applyOuterStep) and inner step k trains at schedule(that + k).
     std::int64_t scheduleStepsPerRound = 0;
     double beta1 = 0.9;
     double beta2 = 0.99;
@@ -78,6 +79,8 @@ public:
     ~ReplicaTrainer();
 
     std::int64_t round() const;
+    // Where the inner learning-rate schedule starts this round's steps (the state's schedule step).
+    std::int64_t scheduleStep() const;
     std::int64_t parameterCount() const;
     const GptConfig &config() const;
     const Tokenizer &tokenizer() const;
@@ -100,8 +103,10 @@ public:
     std::vector<float> pseudoGradient() const;
     // The outer step with the round's averaged pseudo-gradient; the local copy becomes the new
     // global one, the round advances and the inner optimizer starts afresh. Nothing changes
-    // when the average is rejected.
-    Result<void> applyOuterStep(std::span<const float> averagedPseudoGradient);
+    // when the average is rejected. The state's schedule step (when it records one) advances
+    // by `scheduleAdvance`, the round's share of the swarm's tokens in steps of one peer (the
+    // coordinator's, issue 18); -1: scheduleStepsPerRound.
+    Result<void> applyOuterStep(std::span<const float> averagedPseudoGradient, std::int64_t scheduleAdvance = -1);
     // Replaces global and local parameters, momentum and round by a downloaded state (a late
     // or mismatched member catching up); the inner optimizer starts afresh.
     Result<void> loadGlobalState(const std::filesystem::path &stateFile);

@@ -61,6 +61,7 @@ struct RecomputedState {
     GptConfig config;
     Tokenizer tokenizer;
     std::int64_t round = 0;
+    std::int64_t scheduleStep = -1; // OuterState::scheduleStep
     std::vector<FlatSlot> slots;
     torch::Tensor values; // flat, in FlatParameters order
     torch::Tensor momentum;
@@ -68,7 +69,7 @@ struct RecomputedState {
 
 // What ReplicaTrainer::create (readFlatState) and applyOuterStep do, without the training copy.
 Result<RecomputedState> recompute(const std::filesystem::path &previousState, std::span<const float> average,
-                                  const OuterOptimizerOptions &outer)
+                                  const OuterOptimizerOptions &outer, std::int64_t scheduleAdvance)
 {
     Result<LoadedSwarmState> loaded = loadSwarmState(previousState);
     if (!loaded)
@@ -79,8 +80,9 @@ Result<RecomputedState> recompute(const std::filesystem::path &previousState, st
     if (std::int64_t(average.size()) != flat.numel())
         return makeError("the averaged pseudo-gradient has " + std::to_string(average.size()) + " values, the model "
                          + std::to_string(flat.numel()));
-    RecomputedState state{loaded->checkpoint.config, loaded->checkpoint.tokenizer, loaded->outer.round + 1, {},
-                          flat.values(), loaded->outer.momentum};
+    const std::int64_t scheduleStep = loaded->outer.scheduleStep >= 0 ? loaded->outer.scheduleStep + scheduleAdvance : -1;
+    RecomputedState state{loaded->checkpoint.config, loaded->checkpoint.tokenizer, loaded->outer.round + 1, scheduleStep,
+                          {}, flat.values(), loaded->outer.momentum};
     for (const FlatParameters::Slot &slot : flat.slots())
         state.slots.push_back({slot.name, slot.offset, slot.parameter.sizes().vec()});
     if (Result<void> r = OuterOptimizer(outer).step(spanOf(state.values), spanOf(state.momentum), average); !r)
@@ -121,12 +123,12 @@ std::string ofValues(std::int64_t differing, std::int64_t count)
 }
 
 // Strict: the whole text is a decimal number (no blanks or trailing characters); -1 otherwise.
-std::int64_t roundOf(const TensorContainer &upload)
+std::int64_t numberOf(const TensorContainer &upload, const char *key)
 {
-    const std::string text = upload.meta("round").value_or("");
-    std::int64_t round = -1;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), round);
-    return error == std::errc() && end == text.data() + text.size() ? round : -1;
+    const std::string text = upload.meta(key).value_or("");
+    std::int64_t number = -1;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+    return error == std::errc() && end == text.data() + text.size() ? number : -1;
 }
 
 Result<void> compareHeader(const LoadedCheckpoint &upload, const RecomputedState &state)
@@ -137,12 +139,18 @@ Result<void> compareHeader(const LoadedCheckpoint &upload, const RecomputedState
     if (upload.tokenizer.kind() != state.tokenizer.kind()
         || upload.tokenizer.vocabulary() != state.tokenizer.vocabulary())
         return makeError("the uploaded state holds another tokenizer");
-    const std::int64_t round = roundOf(upload.container);
+    const std::int64_t round = numberOf(upload.container, "round");
     if (round < 0)
         return makeError("the uploaded state has no valid swarm round");
     if (round != state.round)
         return makeError("the uploaded state holds round " + std::to_string(round) + ", not "
                          + std::to_string(state.round));
+    // The inner schedule's clock travels with the state: a forged one would set every peer's
+    // learning rate that trains from it.
+    const std::int64_t scheduleStep = numberOf(upload.container, "schedule_step");
+    if (scheduleStep != state.scheduleStep)
+        return makeError("the uploaded state's schedule step is " + std::to_string(scheduleStep) + ", not "
+                         + std::to_string(state.scheduleStep));
     return {};
 }
 
@@ -203,12 +211,13 @@ Result<std::vector<float>> assembleAverage(std::span<const RangeAverage> ranges,
 Result<std::optional<std::string>> checkReproducedState(const std::filesystem::path &previousState,
                                                         std::span<const float> averagedPseudoGradient,
                                                         const OuterOptimizerOptions &outer,
-                                                        const std::filesystem::path &uploadedState)
+                                                        const std::filesystem::path &uploadedState,
+                                                        std::int64_t scheduleAdvance)
 {
     // The coordinator calls this without LibTorch's types in sight: none of its errors leaves here.
     Result<RecomputedState> state = [&]() -> Result<RecomputedState> {
         try {
-            return recompute(previousState, averagedPseudoGradient, outer);
+            return recompute(previousState, averagedPseudoGradient, outer, scheduleAdvance);
         } catch (const c10::Error &e) {
             return makeError(e.what_without_backtrace());
         }

@@ -35,8 +35,9 @@ Result<std::vector<float>> assembleAverage(std::span<const RangeAverage> ranges,
 
 // Recomputes the state after `previousState` (round r) with the outer step members apply
 // (ReplicaTrainer::applyOuterStep with `outer`), and says what differs in `uploadedState`:
-// round r + 1, the same model config and tokenizer, and parameters and outer momentum equal bit
-// for bit to the recomputed ones; nothing when it holds all of that. The error is kept for
+// round r + 1, the same model config and tokenizer, the schedule step of state r plus
+// `scheduleAdvance` (none when state r records none), and parameters and outer momentum equal
+// bit for bit to the recomputed ones; nothing when it holds all of that. The error is kept for
 // what is not the upload's fault: the state cannot be recomputed from the caller's own inputs.
 // The upload's config is compared before anything is built from it, and its tensors are
 // compared in place. Whether the file loads as a whole (its checksum aside, which is checked
@@ -44,6 +45,7 @@ Result<std::vector<float>> assembleAverage(std::span<const RangeAverage> ranges,
 Result<std::optional<std::string>> checkReproducedState(const std::filesystem::path &previousState,
                                                         std::span<const float> averagedPseudoGradient,
                                                         const OuterOptimizerOptions &outer,
-                                                        const std::filesystem::path &uploadedState);
+                                                        const std::filesystem::path &uploadedState,
+                                                        std::int64_t scheduleAdvance);
 
 } // namespace swarmtrain

@@ -16,7 +16,7 @@ Result<void> writeInitialSwarmState(const std::filesystem::path &file, const Gpt
         return makeError("the tokenizer's vocabulary size differs from the model's");
     torch::manual_seed(seed);
     Gpt model(config);
-    const OuterState outer{0, torch::zeros({config.parameterCount()}, torch::kFloat)};
+    const OuterState outer{0, torch::zeros({config.parameterCount()}, torch::kFloat), 0};
     return saveCheckpoint(file, *model, nullptr, tokenizer, TrainingState{}, &outer);
 }
 

@@ -386,6 +386,8 @@ QJsonObject RoundAnswer::toJson() const
                      {L("parameter_count"), double(parameterCount)}, {L("members"), list}};
     if (share != 1.0)
         json.insert(L("share"), share);
+    if (scheduleAdvance > 0)
+        json.insert(L("schedule_advance"), double(scheduleAdvance));
     return json;
 }
 
@@ -399,6 +401,7 @@ Result<RoundAnswer> RoundAnswer::fromJson(const QJsonObject &json)
     m.deadlineMs = r.integer(L("deadline_ms"), 0, kMaxCount);
     m.parameterCount = r.integer(L("parameter_count"), 0, kMaxCount);
     m.share = r.number(L("share"), 1e-6, 1.0, 1.0);
+    m.scheduleAdvance = r.integer(L("schedule_advance"), 0, kMaxCount, 0);
     const QJsonArray members = r.array(L("members"), kMaxMembers);
     for (qsizetype i = 0; i < members.size() && r.ok(); ++i) {
         JsonReader member = r.element(members, L("members"), i);

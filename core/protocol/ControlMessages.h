@@ -194,6 +194,8 @@ struct RoundAnswer {
     // An asynchronous round: its members' share of the swarm's work in a budget, which scales
     // the round's averages (0 < share <= 1; absent: 1).
     double share = 1.0;
+    // How far applying the round moves the inner learning-rate schedule (RoundRecord's); 0: H.
+    qint64 scheduleAdvance = 0;
 
     QJsonObject toJson() const;
     static Result<RoundAnswer> fromJson(const QJsonObject &json);

@@ -28,8 +28,9 @@ struct TrainingSettings {
     // Time-budgeted rounds (issue 18): each member trains as many inner steps as fit the
     // round's compute budget (the coordinator sends it with every heartbeat answer and adapts
     // it to the swarm), at least minInnerSteps and at most maxInnerSteps, and its
-    // pseudo-gradient counts by those steps; the inner schedule still advances innerSteps a
-    // round. Off: every member trains exactly innerSteps (fixed H).
+    // pseudo-gradient counts by those steps; the inner schedule counts the swarm's tokens (the
+    // round's steps over the swarm's peers, RoundRecord::scheduleAdvance). Off: every member
+    // trains exactly innerSteps (fixed H).
     bool timeBudgeted = false;
     int minInnerSteps = 1;
     int maxInnerSteps = 0; // 0: innerSteps

@@ -450,6 +450,16 @@ TEST(ControlMessagesTest, AsyncFieldsTravelBounded)
     RoundAnswer round{5, 0, QStringLiteral("running"), 0, 10, {}};
     round.members.push_back({QStringLiteral("a"), QByteArray(32, '\x01'), {}, true, 0, 10, false, 77, 3});
     EXPECT_EQ(RoundAnswer::fromJson(round.toJson())->members.at(0).staleness, 3);
+    round.share = 0.25;
+    round.scheduleAdvance = 140;
+    EXPECT_EQ(RoundAnswer::fromJson(round.toJson())->share, 0.25);
+    EXPECT_EQ(RoundAnswer::fromJson(round.toJson())->scheduleAdvance, 140);
+    QJsonObject bad = round.toJson();
+    bad.insert(QStringLiteral("share"), 1.5);
+    EXPECT_EQ(errorOf<RoundAnswer>(bad), "round.share must be a number from 1e-06 to 1");
+    bad = round.toJson();
+    bad.insert(QStringLiteral("schedule_advance"), -3);
+    EXPECT_EQ(errorOf<RoundAnswer>(bad), "round.schedule_advance must be an integer from 0 to 9007199254740992");
     const auto withStaleness = [&](qint64 roundNumber, double staleness) {
         RoundAnswer r = round;
         r.round = roundNumber;

@@ -315,13 +315,17 @@ TEST_F(CoordinatorServerTest, UploadedStateBecomesCurrentAndGetsAValidationLoss)
     for (Peer *peer : {&a, &b, &nat})
         ASSERT_EQ(contribute(*peer, 0, agreed, 1000).status, 200);
 
-    // State 1 with the agreed parameters: state 0 relabelled (re-encoded, so its checksum holds).
+    // State 1 with the agreed parameters: state 0 relabelled (re-encoded, so its checksum holds),
+    // its schedule step moved as far as the round says.
     Result<TensorContainer> state0 = readTensorContainer(setup->checkpointsDir() / "round-0.safetensors");
     ASSERT_TRUE(state0.ok());
+    const qint64 advanced = setup->store->round(0)->value().scheduleAdvance;
+    ASSERT_GT(advanced, 0);
+    const std::string advance = std::to_string(advanced);
     TensorContainerWriter writer;
     for (const auto &[key, value] : state0->metadata) {
         if (key != "sha256")
-            writer.setMetadata(key, key == "round" ? "1" : value);
+            writer.setMetadata(key, key == "round" ? "1" : key == "schedule_step" ? advance : value);
     }
     for (const auto &[name, tensor] : state0->tensors)
         writer.addTensor(name, tensor.dtype, tensor.shape, tensor.bytes);

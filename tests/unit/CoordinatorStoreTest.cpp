@@ -295,6 +295,7 @@ TEST_F(CoordinatorStoreTest, AVersionOneDatabaseIsUpgradedKeepingWhatItHeld)
              {"address", "offences", "banned_reason", "accepted_rounds", "verified_rounds", "quarantined", "inner_steps"})
             ASSERT_TRUE(query.exec(QStringLiteral("ALTER TABLE peers DROP COLUMN %1").arg(QLatin1StringView(column))));
         ASSERT_TRUE(query.exec(QStringLiteral("ALTER TABLE rounds DROP COLUMN share")));
+        ASSERT_TRUE(query.exec(QStringLiteral("ALTER TABLE rounds DROP COLUMN schedule_advance")));
         ASSERT_TRUE(query.exec(QStringLiteral("PRAGMA user_version = 1")));
         db.close();
     }
@@ -319,7 +320,9 @@ TEST_F(CoordinatorStoreTest, AVersionOneDatabaseIsUpgradedKeepingWhatItHeld)
         RoundRecord round;
         round.number = 3;
         round.share = 0.25;
+        round.scheduleAdvance = 37;
         ASSERT_TRUE(store->saveRound(round).ok());
         EXPECT_DOUBLE_EQ(store->round(3)->value().share, 0.25);
+        EXPECT_EQ(store->round(3)->value().scheduleAdvance, 37);
     }
 }

@@ -109,6 +109,43 @@ TEST_F(ReplicaTrainerTest, SavedGlobalStateCarriesRoundAndHash)
     EXPECT_EQ(info->parametersHash, a->globalHash());
 }
 
+// The inner schedule counts the swarm's tokens (issue 18): each outer step moves the state's
+// schedule step as far as the round says (H by default), and the step travels with the state
+// to a replica created from it and to one catching up; so a replay from that state (a spot
+// check) trains at the same learning rates.
+TEST_F(ReplicaTrainerTest, TheScheduleStepMovesAsTheRoundSaysAndTravelsWithTheState)
+{
+    auto a = replica(1, 1);
+    EXPECT_EQ(a->scheduleStep(), 0);
+    ASSERT_TRUE(a->applyOuterStep(a->pseudoGradient()).ok());
+    EXPECT_EQ(a->scheduleStep(), options(1).innerSteps) << "H by default";
+    ASSERT_TRUE(a->trainInner().ok());
+    ASSERT_TRUE(a->applyOuterStep(a->pseudoGradient(), 123).ok());
+    EXPECT_EQ(a->scheduleStep(), options(1).innerSteps + 123);
+    const std::filesystem::path saved = dir.path() / "round-2.safetensors";
+    ASSERT_TRUE(a->saveGlobalState(saved).ok());
+    auto fresh = replica(options(2), 2, saved);
+    EXPECT_EQ(fresh->scheduleStep(), options(1).innerSteps + 123);
+    auto late = replica(3, 3);
+    ASSERT_TRUE(late->loadGlobalState(saved).ok());
+    EXPECT_EQ(late->scheduleStep(), options(1).innerSteps + 123);
+    auto again = replica(options(1), 1, saved);
+    ASSERT_TRUE(again->trainInner().ok());
+    ASSERT_TRUE(a->trainInner().ok());
+    EXPECT_EQ(again->pseudoGradient(), a->pseudoGradient()) << "a replay from the state is the same";
+
+    // The learning rate follows it: the same parameters, round and data at schedule steps 0 and
+    // 10,000 (a zero average at round 0 moves nothing) train differently.
+    auto early = replica(1, 1), late2 = replica(1, 1);
+    const std::vector<float> zero(std::size_t(early->parameterCount()), 0.0f);
+    ASSERT_TRUE(early->applyOuterStep(zero, 0).ok());
+    ASSERT_TRUE(late2->applyOuterStep(zero, 10'000).ok());
+    ASSERT_EQ(early->globalHash(), late2->globalHash());
+    ASSERT_TRUE(early->trainInner().ok());
+    ASSERT_TRUE(late2->trainInner().ok());
+    EXPECT_NE(early->pseudoGradient(), late2->pseudoGradient());
+}
+
 TEST_F(ReplicaTrainerTest, ALateMemberCatchesUpByLoadingTheGlobalState)
 {
     auto a = replica(1, 1), late = replica(3, 3);

@@ -130,7 +130,8 @@ protected:
         const Result<std::vector<float>> average = assembleAverage(ranges, parameterCount());
         if (!average)
             return average.error();
-        const Result<std::optional<std::string>> difference = checkReproducedState(previous, *average, outer, file);
+        const Result<std::optional<std::string>> difference =
+            checkReproducedState(previous, *average, outer, file, ReplicaOptions{}.innerSteps);
         EXPECT_TRUE(difference.ok()) << "the coordinator's own inputs are sound: " << difference.error().message;
         if (difference && *difference)
             return makeError(**difference);
@@ -214,6 +215,24 @@ TEST_F(StateRecomputeTest, AStateOfAnotherRoundIsRefusedEvenWithTheRightValues)
     EXPECT_NE(r.error().message.find("holds round 3, not 2"), std::string::npos) << r.error().message;
 }
 
+// The inner schedule's clock travels with the state (issue 18): an uploader that moved it other
+// than the round says, by a forged advance or none, is caught.
+TEST_F(StateRecomputeTest, AStateWhoseScheduleStepIsNotTheRoundsIsRefused)
+{
+    const std::vector<RangeAverage> ranges = randomAverages(parameterCount(), 11);
+    auto m = member(previous);
+    ASSERT_EQ(m->scheduleStep(), ReplicaOptions{}.innerSteps) << "round 1 of a state that counts from 0";
+    ASSERT_TRUE(m->applyOuterStep(membersAverage(ranges, parameterCount()), 7).ok());
+    EXPECT_EQ(m->scheduleStep(), ReplicaOptions{}.innerSteps + 7);
+    ASSERT_TRUE(m->saveGlobalState(upload).ok());
+    const Result<void> r = check(ranges, upload);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("schedule step is 57, not 100"), std::string::npos) << r.error().message;
+    // The same bits applied with the round's advance are the swarm's state.
+    uploaded(ranges);
+    EXPECT_TRUE(check(ranges, upload).ok());
+}
+
 TEST_F(StateRecomputeTest, OneChangedValueOfTheOuterMomentumIsCaught)
 {
     const std::vector<RangeAverage> ranges = randomAverages(parameterCount(), 8);
@@ -238,7 +257,7 @@ TEST_F(StateRecomputeTest, AStateOfAnotherModelIsRefused)
 TEST_F(StateRecomputeTest, AnAverageOfTheWrongSizeIsRefused)
 {
     const std::vector<float> average(std::size_t(parameterCount()) - 1, 0.0f);
-    const Result<std::optional<std::string>> r = checkReproducedState(previous, average, outer, previous);
+    const Result<std::optional<std::string>> r = checkReproducedState(previous, average, outer, previous, 50);
     ASSERT_FALSE(r.ok()) << "the caller's own average is wrong, not the upload";
     EXPECT_NE(r.error().message.find("cannot recompute"), std::string::npos) << r.error().message;
 }

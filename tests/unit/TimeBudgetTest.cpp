@@ -194,6 +194,7 @@ TEST_F(BudgetedRoundsTest, EachMemberCountsByTheStepsItFittedIntoTheBudget)
     EXPECT_EQ(round.members[0].steps, 50);
     EXPECT_EQ(round.members[1].steps, 100);
     EXPECT_EQ(round.members[2].steps, 200);
+    EXPECT_EQ(round.scheduleAdvance, 117) << "the inner schedule counts the swarm's tokens: 350 steps over 3 peers";
     for (const char *name : {"slow", "mid", "fast"})
         ASSERT_TRUE(report(QString::fromLatin1(name)).ok());
     Result<std::vector<ContributionRecord>> verdicts = store->contributions(0, 0);
@@ -280,6 +281,7 @@ TEST_F(BudgetedRoundsTest, AnAsynchronousRoundWaitsForNoOneStillTraining)
     EXPECT_EQ(round.members[0].keyId, QStringLiteral("fast"));
     EXPECT_EQ(round.members[0].staleness, 0);
     EXPECT_DOUBLE_EQ(round.share, 200.0 / 300.0) << "200 steps here, H = 100 to come from the one training";
+    EXPECT_EQ(round.scheduleAdvance, 100) << "200 steps over the 2 peers of the swarm that train";
     EXPECT_DOUBLE_EQ(store->round(0)->value().share, round.share) << "kept with the round";
 }
 

@@ -26,6 +26,7 @@ HttpReply RoundEndpoints::round()
     answer.deadlineMs = round->deadlineMs;
     answer.parameterCount = m_context.setup.parameterCount;
     answer.share = round->share;
+    answer.scheduleAdvance = round->scheduleAdvance;
     for (const RoundMember &member : round->members) {
         Result<std::optional<PeerRecord>> peer = m_context.store.peer(member.keyId);
         const bool found = peer && *peer;

@@ -105,7 +105,7 @@ QString StateEndpoints::refusal(const std::filesystem::path &file, qint64 stateR
 }
 
 StateEndpoints::Verdict StateEndpoints::recomputed(const Upload &upload, std::int64_t parameterCount,
-                                                   const OuterOptimizerOptions &outer)
+                                                   const OuterOptimizerOptions &outer, std::int64_t scheduleAdvance)
 {
     // The averages were checked when they came; they are the coordinator's own file now.
     Result<std::vector<std::byte>> blob =
@@ -117,7 +117,8 @@ StateEndpoints::Verdict StateEndpoints::recomputed(const Upload &upload, std::in
     if (!average)
         return {QStringLiteral("cannot read round %1's averages: %2").arg(upload.round.number).arg(toQString(average.error()))};
     Result<std::optional<std::string>> difference =
-        checkReproducedState(upload.previousState, *average, outer, upload.file->fileName().toStdString());
+        checkReproducedState(upload.previousState, *average, outer, upload.file->fileName().toStdString(),
+                             scheduleAdvance);
     if (!difference) // the coordinator's own inputs: not the uploader's fault
         return {toQString(difference.error())};
     if (!*difference)
@@ -174,11 +175,13 @@ void StateEndpoints::upload(const HttpExchange &exchange)
     const GptConfig model = m_context.setup.model;
     const std::int64_t parameterCount = m_context.setup.parameterCount;
     const OuterOptimizerOptions outer{m_context.options.training.outerLr, m_context.options.training.outerMomentum};
+    const std::int64_t advance =
+        upload.round.scheduleAdvance > 0 ? upload.round.scheduleAdvance : m_context.options.training.innerSteps;
     // Parsing, hashing and recomputing a large state take seconds: off the event loop, the verdict queued back.
-    m_checks.start([this, upload, model, parameterCount, outer, reply = exchange.replier()] {
+    m_checks.start([this, upload, model, parameterCount, outer, advance, reply = exchange.replier()] {
         Verdict verdict{refusal(upload.file->fileName().toStdString(), upload.stateRound, upload.round, model)};
         if (verdict.why.isEmpty() && !upload.previousState.empty())
-            verdict = recomputed(upload, parameterCount, outer);
+            verdict = recomputed(upload, parameterCount, outer, advance);
         if (verdict.why.isEmpty() && ::fsync(upload.file->handle()) != 0)
             verdict.why = QStringLiteral("cannot store the upload");
         // The server outlives this job: ~StateEndpoints waits for it.

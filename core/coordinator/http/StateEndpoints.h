@@ -54,7 +54,9 @@ private:
                            const GptConfig &model);
     // Whether the file is the state recomputed from the previous one and the round's averages
     // (issue 16: the new state is fixed by computation, not by votes); a worker thread.
-    static Verdict recomputed(const Upload &upload, std::int64_t parameterCount, const OuterOptimizerOptions &outer);
+    // (`scheduleAdvance`: how far the round moves the inner schedule).
+    static Verdict recomputed(const Upload &upload, std::int64_t parameterCount, const OuterOptimizerOptions &outer,
+                              std::int64_t scheduleAdvance);
     // What the upload is checked against, on the server's thread; the status when it cannot be.
     Result<void> findInputs(Upload &upload, int &status);
     // Back on the server's thread: the checked upload becomes the current state, or is dropped.

@@ -327,6 +327,9 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
     round.state = RoundState::Running;
     round.startedMs = nowMs;
     round.share = budget.async && readySteps > 0.0 ? std::max(readySteps / (readySteps + stepsToCome), 1e-6) : 1.0;
+    // The inner schedule counts the swarm's tokens, in steps of one of its peers.
+    round.scheduleAdvance = budget.enabled ? std::max<qint64>(1, std::llround(readySteps / double(std::max<std::size_t>(online, 1))))
+                                           : budget.nominalSteps;
     round.deadlineMs = nowMs + m_settings.roundDeadlineMs;
     const std::vector<double> weights = m_ownerWeights ? m_ownerWeights(ready) : std::vector<double>();
     round.members = assignRanges(std::move(ready), m_settings.parameterCount, weights);

@@ -80,6 +80,10 @@ struct RoundRecord {
     // scales the round's update, so that a round of a few members moves the state that much.
     // 1 in other rounds.
     double share = 1.0;
+    // How far the round moves the inner learning-rate schedule (the state's schedule step): the
+    // swarm's tokens of the round in steps of one of its peers (the members and those still
+    // training), set when it starts; H in a fixed-H round. 0: H (a round from before).
+    qint64 scheduleAdvance = 0;
     std::optional<double> validationLoss; // of state number + 1
 };
 

@@ -328,7 +328,7 @@ Result<qint64> SqliteCoordinatorStore::recordOffence(const QString &keyId, const
 Result<std::vector<RoundRecord>> SqliteCoordinatorStore::selectRounds(const QString &where, qint64 value)
 {
     QSqlQuery q = query(QStringLiteral("SELECT number, attempt, state, gathering_since_ms, started_ms, deadline_ms,"
-                                       " finished_ms, members, agreed_hash, uploader, val_loss, share FROM rounds ")
+                                       " finished_ms, members, agreed_hash, uploader, val_loss, share, schedule_advance FROM rounds ")
                         + where);
     if (where.contains(QLatin1Char('?')))
         q.addBindValue(value);
@@ -352,6 +352,7 @@ Result<std::vector<RoundRecord>> SqliteCoordinatorStore::selectRounds(const QStr
         round.uploaderKeyId = q.value(9).toString();
         round.validationLoss = toOptionalDouble(q.value(10));
         round.share = q.value(11).toDouble();
+        round.scheduleAdvance = q.value(12).toLongLong();
         rounds.push_back(std::move(round));
     }
     return rounds;
@@ -381,19 +382,14 @@ Result<void> SqliteCoordinatorStore::writeRound(const RoundRecord &round)
 {
     QSqlQuery q = query(QStringLiteral("INSERT OR REPLACE INTO rounds (number, attempt, state, gathering_since_ms,"
                                        " started_ms, deadline_ms, finished_ms, members, agreed_hash, uploader, val_loss,"
-                                       " share) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
-    q.addBindValue(round.number);
-    q.addBindValue(round.attempt);
-    q.addBindValue(roundStateName(round.state));
-    q.addBindValue(round.gatheringSinceMs);
-    q.addBindValue(round.startedMs);
-    q.addBindValue(round.deadlineMs);
-    q.addBindValue(round.finishedMs);
-    q.addBindValue(membersToJson(round.members));
-    q.addBindValue(text(round.agreedHash));
-    q.addBindValue(text(round.uploaderKeyId));
-    q.addBindValue(optionalDouble(round.validationLoss));
-    q.addBindValue(round.share);
+                                       " share, schedule_advance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+    for (const QVariant &value :
+         {QVariant(round.number), QVariant(round.attempt), QVariant(roundStateName(round.state)),
+          QVariant(round.gatheringSinceMs), QVariant(round.startedMs), QVariant(round.deadlineMs),
+          QVariant(round.finishedMs), QVariant(membersToJson(round.members)), QVariant(text(round.agreedHash)),
+          QVariant(text(round.uploaderKeyId)), optionalDouble(round.validationLoss), QVariant(round.share),
+          QVariant(round.scheduleAdvance)})
+        q.addBindValue(value);
     return exec(q, "saving a round");
 }
 

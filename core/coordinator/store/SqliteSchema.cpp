@@ -87,9 +87,10 @@ const char *const kVersion7[] = {
 };
 
 // Version 8: the share of the swarm's work an asynchronous round's members hold, which scales
-// the round's update (issue 18: asynchronous rounds).
+// the round's update, and how far the round moves the inner schedule (issue 18).
 const char *const kVersion8[] = {
     "ALTER TABLE rounds ADD COLUMN share REAL NOT NULL DEFAULT 1",
+    "ALTER TABLE rounds ADD COLUMN schedule_advance INTEGER NOT NULL DEFAULT 0",
 };
 
 const std::span<const char *const> kSteps[] = {kVersion1, kVersion2, kVersion3, kVersion4,

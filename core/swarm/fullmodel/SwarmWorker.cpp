@@ -43,8 +43,8 @@ ReplicaOptions replicaOptions(const TrainingSettings &training)
 {
     ReplicaOptions o;
     o.batchSize = training.batchSize;
-    // A time-budgeted round runs up to its cap; the schedule still counts H a round, the
-    // swarm's clock, whatever steps this peer fitted in.
+    // A time-budgeted round runs up to its cap. The schedule counts the swarm's tokens as the
+    // state records them (the rounds' advances); H a round for a state from before that.
     o.innerSteps = training.stepCap();
     o.scheduleStepsPerRound = training.innerSteps;
     // Without a decay horizon (an open-ended swarm) the full rate stays after warm-up.

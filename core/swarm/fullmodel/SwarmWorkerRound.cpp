@@ -158,7 +158,9 @@ std::optional<AllReduceOutcome> SwarmWorker::averageRound(qint64 round, const Ro
             return std::nullopt;
         }
     }
-    if (Result<void> applied = m_trainer->applyOuterStep(outcome->average); !applied) {
+    // The inner schedule moves as far as the coordinator says the round's tokens take it.
+    const std::int64_t advance = info.scheduleAdvance > 0 ? info.scheduleAdvance : -1;
+    if (Result<void> applied = m_trainer->applyOuterStep(outcome->average, advance); !applied) {
         // Every member got the same average; ours is refused, so the swarm's state is needed.
         qCWarning(lcWorker).noquote() << "round" << round << ":" << toQString(applied.error());
         m_resyncAtRound = round + 1;
