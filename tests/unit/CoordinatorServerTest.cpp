@@ -739,7 +739,8 @@ protected:
         replica.outerMomentum = options.training.outerMomentum;
         auto trainer =
             ReplicaTrainer::create(setup->checkpointsDir() / setup->checkpoint.fileName.toStdString(), replica).value();
-        ASSERT_TRUE(trainer->applyOuterStep(assembleAverage(ranges, setup->parameterCount).value()).ok());
+        ASSERT_TRUE(trainer->applyOuterStep(assembleAverage(ranges, setup->parameterCount).value(), round.scheduleAdvance)
+                        .ok());
         ASSERT_TRUE(trainer->saveGlobalState(dir.path() / "state-1.safetensors").ok());
         honestState = bytesOf(readFileBytes(dir.path() / "state-1.safetensors", 1 << 30).value());
         honestHash = QString::fromStdString(trainer->globalHash());
