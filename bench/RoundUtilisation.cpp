@@ -67,8 +67,7 @@ Result<nlohmann::json> runSwarm(const std::string &mode, int rounds, int innerSt
     // Steps of some milliseconds, so resting between them is what sets a peer's speed.
     args.insert(args.end(), {"--n-layer", "2", "--n-head", "4", "--n-embd", "64", "--block-size", "64", "--inner-steps",
                              std::to_string(innerSteps), "--min-peers", mode == "async" ? "1" : "4", "--rounds", mode,
-                             "--round-deadline", "120",
-                             "--gather-timeout", "600"});
+                             "--round-deadline", "120", "--gather-timeout", "600"});
     const int port = test::startCoordinatorProcess(coordinator, SWARMTRAIN_COORDINATOR, args, dir.path());
     if (port == 0)
         return makeError("the coordinator did not start: " + coordinator.errors());

@@ -45,7 +45,6 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
-#include <numeric>
 #include <optional>
 #include <span>
 #include <unistd.h>
@@ -346,11 +345,14 @@ Result<double> runAsyncSwarm(const std::string &name, std::vector<std::unique_pt
         }
         std::vector<std::vector<float>> pieces;
         std::vector<double> weights;
-        double steps = 0.0, weighted = 0.0, others = 0.0, trainLoss = 0.0;
-        for (std::size_t p = 0; p < peers; ++p) {
-            if (std::find(members.begin(), members.end(), p) == members.end())
-                others += double(plan.steps[p]);
-        }
+        // The members' share of the swarm's work in a budget: their steps over everyone's.
+        std::int64_t memberSteps = 0, allSteps = 0;
+        for (std::size_t p = 0; p < peers; ++p)
+            allSteps += plan.steps[p];
+        for (const std::size_t p : members)
+            memberSteps += plan.steps[p];
+        const double share = double(memberSteps) / double(allSteps);
+        double steps = 0.0, weighted = 0.0, trainLoss = 0.0;
         for (const std::size_t p : members) {
             ReplicaTrainer &replica = *replicas[p];
             Result<InnerReport> inner = replica.trainInner([&] { return replica.innerStepsDone() >= plan.steps[p]; });
@@ -376,9 +378,6 @@ Result<double> runAsyncSwarm(const std::string &name, std::vector<std::unique_pt
         std::vector<float> average(n);
         if (Result<void> r = aggregate(pieces, weights, aggregation, average); !r)
             return r.error();
-        const double tokensPerStep = steps / double(std::accumulate(members.begin(), members.end(), std::int64_t(0),
-                                                                    [&](std::int64_t a, std::size_t p) { return a + plan.steps[p]; }));
-        const double share = steps / (steps + others * tokensPerStep);
         for (float &x : average)
             x = float(double(x) * share * weighted / steps);
         if (compress) {
@@ -387,9 +386,6 @@ Result<double> runAsyncSwarm(const std::string &name, std::vector<std::unique_pt
                 return q.error();
             average = dequantize(*q);
         }
-        std::int64_t memberSteps = 0;
-        for (const std::size_t p : members)
-            memberSteps += plan.steps[p];
         const std::int64_t advance =
             std::max<std::int64_t>(1, (memberSteps + std::int64_t(peers) / 2) / std::int64_t(peers));
         if (Result<void> r = global.applyOuterStep(average, advance); !r)

@@ -181,7 +181,8 @@ Result<OuterState> readOuterState(const LoadedCheckpoint &checkpoint, std::int64
         return makeError("checkpoint has no valid swarm round");
     if (const std::optional<std::string> step = checkpoint.container.meta("schedule_step")) {
         const auto [end, error] = std::from_chars(step->data(), step->data() + step->size(), outer.scheduleStep);
-        if (error != std::errc() || end != step->data() + step->size() || outer.scheduleStep < 0)
+        if (error != std::errc() || end != step->data() + step->size() || outer.scheduleStep < 0
+            || outer.scheduleStep > kMaxScheduleStep)
             return makeError("checkpoint has an invalid schedule step");
     }
     Result<torch::Tensor> momentum = floatTensor(checkpoint.container, "outer.momentum", {parameterCount});

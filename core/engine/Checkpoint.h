@@ -7,6 +7,8 @@
 #include "TensorContainer.h"
 #include "Tokenizer.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -30,6 +32,14 @@ struct OuterState {
     // from before), and the schedule counts round x H.
     std::int64_t scheduleStep = -1;
 };
+
+// The largest schedule step a state holds (2^53, the largest exact JSON integer): a file beyond
+// it is refused, and outer steps stop there, so no advance a coordinator sends overflows it.
+inline constexpr std::int64_t kMaxScheduleStep = std::int64_t(1) << 53;
+inline std::int64_t advancedScheduleStep(std::int64_t step, std::int64_t advance)
+{
+    return std::min(step + std::clamp(advance, std::int64_t(0), kMaxScheduleStep), kMaxScheduleStep);
+}
 
 struct LoadedCheckpoint {
     GptConfig config;

@@ -236,7 +236,7 @@ Result<void> ReplicaTrainer::applyOuterStep(std::span<const float> averagedPseud
     if (Result<void> r = outer.step(spanOf(s.global), spanOf(s.momentum), averagedPseudoGradient); !r)
         return r;
     if (s.scheduleStep >= 0)
-        s.scheduleStep += scheduleAdvance >= 0 ? scheduleAdvance : s.stepsPerRound();
+        s.scheduleStep = advancedScheduleStep(s.scheduleStep, scheduleAdvance >= 0 ? scheduleAdvance : s.stepsPerRound());
     ++s.round;
     s.startRound();
     return {};

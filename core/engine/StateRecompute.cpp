@@ -80,7 +80,8 @@ Result<RecomputedState> recompute(const std::filesystem::path &previousState, st
     if (std::int64_t(average.size()) != flat.numel())
         return makeError("the averaged pseudo-gradient has " + std::to_string(average.size()) + " values, the model "
                          + std::to_string(flat.numel()));
-    const std::int64_t scheduleStep = loaded->outer.scheduleStep >= 0 ? loaded->outer.scheduleStep + scheduleAdvance : -1;
+    const std::int64_t scheduleStep =
+        loaded->outer.scheduleStep >= 0 ? advancedScheduleStep(loaded->outer.scheduleStep, scheduleAdvance) : -1;
     RecomputedState state{loaded->checkpoint.config, loaded->checkpoint.tokenizer, loaded->outer.round + 1, scheduleStep,
                           {}, flat.values(), loaded->outer.momentum};
     for (const FlatParameters::Slot &slot : flat.slots())
