@@ -59,3 +59,13 @@ target_compile_definitions(swarmtrain_client_interrupt_tests PRIVATE
     SWARMTRAIN_COORDINATOR="$<TARGET_FILE:swarmtrain-coordinator>" SWARMTRAIN_CLIENT="$<TARGET_FILE:swarmtrain>")
 add_dependencies(swarmtrain_client_interrupt_tests swarmtrain-coordinator swarmtrain)
 gtest_discover_tests(swarmtrain_client_interrupt_tests PROPERTIES LABELS integration TIMEOUT 600 DISCOVERY_TIMEOUT 60)
+
+# swarmtrain-cli's control commands against a running headless client (integration).
+add_executable(swarmtrain_local_control_tests integration/LocalControlTest.cpp)
+target_link_libraries(swarmtrain_local_control_tests PRIVATE
+    swarmtrain_options swarmtrain_test_support nlohmann_json::nlohmann_json Qt6::Core GTest::gtest_main)
+target_compile_definitions(swarmtrain_local_control_tests PRIVATE
+    SWARMTRAIN_COORDINATOR="$<TARGET_FILE:swarmtrain-coordinator>" SWARMTRAIN_CLIENT="$<TARGET_FILE:swarmtrain>"
+    SWARMTRAIN_CLI="$<TARGET_FILE:swarmtrain-cli>")
+add_dependencies(swarmtrain_local_control_tests swarmtrain-coordinator swarmtrain swarmtrain-cli)
+gtest_discover_tests(swarmtrain_local_control_tests PROPERTIES LABELS integration TIMEOUT 600 DISCOVERY_TIMEOUT 60)

@@ -97,7 +97,15 @@ ClientSession::~ClientSession()
 {
     m_swarmTimer->stop();
     m_pool.waitForDone();
-    m_worker.reset(); // stops the worker and waits for it
+    // Without quit() first: stop at once, the replica saved, the goodbye given up.
+    for (WorkController *worker : {m_worker.get(), m_retiring.get()}) {
+        if (worker) {
+            disconnect(worker, nullptr, this, nullptr);
+            worker->abandon();
+        }
+    }
+    m_worker.reset(); // waits for its thread
+    m_retiring.reset();
     m_hosted.reset();
     m_pool.waitForDone();
 }
@@ -125,9 +133,12 @@ Result<void> ClientSession::join(const QString &urlOrInvite)
     preferences.swarmPin = invite->pin;
     preferences.swarmInviteToken = invite->token;
     setPreferences(preferences);
-    stopWorker();
+    retireWorker();
     m_lastError.clear();
-    startWorker();
+    if (m_retiring)
+        m_startAfterRetiring = true;
+    else
+        startWorker();
     updateState();
     return {};
 }
@@ -139,8 +150,8 @@ void ClientSession::leave()
     preferences.swarmPin.clear();
     preferences.swarmInviteToken.clear();
     setPreferences(preferences);
-    if (m_worker)
-        m_worker->stop(); // it leaves the swarm cleanly; finished() drops it
+    m_startAfterRetiring = false;
+    retireWorker();
     updateState();
 }
 
@@ -179,22 +190,8 @@ void ClientSession::startWorker()
         refreshContributions();
         checkDiskUse();
     });
-    connect(worker, &WorkController::finished, this, [this, worker](bool ok, const QString &message) {
-        if (!ok) {
-            m_lastError = message;
-            qCWarning(lcSession).noquote() << "the worker stopped:" << message;
-        }
-        // Not destroyed inside its own signal: later, when it has returned.
-        if (m_worker.get() == worker)
-            m_worker.release()->deleteLater();
-        else
-            worker->deleteLater();
-        m_state.work = {};
-        m_state.work.state = ok ? WorkState::Stopped : WorkState::Failed;
-        updateState();
-        if (m_quitting)
-            Q_EMIT readyToQuit();
-    });
+    connect(worker, &WorkController::finished, this,
+            [this, worker](bool ok, const QString &message) { workerGone(worker, ok, message); });
     m_worker->start();
     applyDecision(m_throttle->decision());
     checkDiskUse();
@@ -202,14 +199,41 @@ void ClientSession::startWorker()
     pollSwarm();
 }
 
-void ClientSession::stopWorker()
+void ClientSession::retireWorker()
 {
     if (!m_worker)
         return;
-    // Destroying it stops it and waits; the replica is saved on the way out.
-    disconnect(m_worker.get(), nullptr, this, nullptr);
-    m_worker.reset();
+    // Only one leaves at a time: the next worker starts after it, so a second retirement finds
+    // the first gone or finds no worker.
+    Q_ASSERT(!m_retiring);
+    WorkController *worker = m_worker.get();
+    disconnect(worker, &WorkController::statusChanged, this, nullptr);
+    disconnect(worker, &WorkController::roundFinished, this, nullptr);
+    worker->stop();
+    m_retiring = std::move(m_worker);
     m_state.work = {};
+    m_state.work.state = WorkState::Stopping;
+    m_state.work.detail = tr("Saving this PC's copy of the model and telling the coordinator");
+}
+
+void ClientSession::workerGone(WorkController *worker, bool ok, const QString &message)
+{
+    const bool retired = m_retiring.get() == worker;
+    if (!ok && !retired) {
+        m_lastError = message;
+        qCWarning(lcSession).noquote() << "the worker stopped:" << message;
+    }
+    // Not destroyed inside its own signal: later, when it has returned.
+    (retired ? m_retiring : m_worker).release()->deleteLater();
+    if (!retired || !m_worker) {
+        m_state.work = {};
+        m_state.work.state = ok || retired ? WorkState::Stopped : WorkState::Failed;
+    }
+    if (retired && std::exchange(m_startAfterRetiring, false) && joined() && !m_quitting)
+        startWorker();
+    updateState();
+    if (m_quitting && !m_worker && !m_retiring)
+        Q_EMIT readyToQuit();
 }
 
 void ClientSession::applyDecision(const ThrottleDecision &decision)
@@ -222,7 +246,8 @@ void ClientSession::applyDecision(const ThrottleDecision &decision)
             m_worker->resume();
             break;
         case ThrottleAction::Pause:
-            m_worker->pause(ThrottleMonitor::describe(decision));
+            m_worker->pause(ThrottleMonitor::describe(decision),
+                            /*release=*/m_manualRelease && decision.reason == PauseReason::Manual);
             break;
         case ThrottleAction::Release:
             m_worker->pause(ThrottleMonitor::describe(decision), /*release=*/true);
@@ -238,7 +263,11 @@ void ClientSession::updateState()
     s.joined = joined();
     s.decision = m_throttle->decision();
     s.detail = s.work.detail;
-    if (!s.joined) {
+    if (m_retiring && !m_worker) {
+        // The worker leaves on its own thread; the window says so until it has.
+        s.icon = SessionIcon::Paused;
+        s.headline = s.joined ? tr("Leaving the previous swarm") : tr("Leaving the swarm");
+    } else if (!s.joined) {
         s.icon = SessionIcon::Paused;
         s.headline = tr("Not in a swarm");
         s.detail = tr("Join a swarm on the Swarm page, or host one on this PC.");
@@ -283,19 +312,45 @@ void ClientSession::updateState()
     Q_EMIT stateChanged(s);
 }
 
-void ClientSession::pause(std::optional<std::chrono::seconds> duration) { m_throttle->pauseManually(duration); }
+void ClientSession::pause(std::optional<std::chrono::seconds> duration)
+{
+    m_manualRelease = false;
+    m_throttle->pauseManually(duration);
+    applyDecision(m_throttle->decision());
+}
 
-void ClientSession::resume() { m_throttle->resumeManually(); }
+void ClientSession::release()
+{
+    m_manualRelease = true;
+    m_throttle->pauseManually();
+    applyDecision(m_throttle->decision());
+}
+
+void ClientSession::resume()
+{
+    m_manualRelease = false;
+    m_throttle->resumeManually();
+}
 
 void ClientSession::quit()
 {
     m_quitting = true;
     m_swarmTimer->stop();
-    if (!m_worker) {
+    m_startAfterRetiring = false;
+    // A leave already under way when the person quits gets no more time.
+    if (m_retiring)
+        m_retiring->abandon();
+    retireWorker();
+    if (!m_retiring) {
         QMetaObject::invokeMethod(this, &ClientSession::readyToQuit, Qt::QueuedConnection);
         return;
     }
-    m_worker->stop();
+    updateState();
+    // The goodbye has kQuitGrace; then the worker gives it up (the replica is saved either way).
+    QTimer::singleShot(kQuitGrace, this, [this] {
+        if (m_retiring)
+            m_retiring->abandon();
+    });
 }
 
 void ClientSession::setPreferences(const Preferences &preferences)
@@ -347,7 +402,6 @@ void ClientSession::stopHosting()
                                m_preferences.swarmUrl == m_hosted->url();
     if (wasJoinedHere)
         leave();
-    stopWorker();
     m_hosted.reset();
     m_inviteLink.clear();
     Q_EMIT hostingChanged(false, {}, {});

@@ -113,8 +113,13 @@ public:
     // The tray and the dashboard. nullopt: until resume().
     void pause(std::optional<std::chrono::seconds> duration = std::nullopt);
     void resume();
-    // Leaves the swarm cleanly (saving the replica), then emits readyToQuit().
+    // Pauses and gives the GPU's memory back, until resume() (swarmtrain-cli release).
+    void release();
+    bool released() const { return m_manualRelease; }
+    // Leaves the swarm (saving the replica), then emits readyToQuit(). A coordinator that does not
+    // answer is given kQuitGrace to hear the goodbye, then given up with a log line.
     void quit();
+    static constexpr std::chrono::milliseconds kQuitGrace{600};
 
     const SessionState &state() const { return m_state; }
     Preferences preferences() const { return m_preferences; }
@@ -146,7 +151,10 @@ Q_SIGNALS:
 
 private:
     void startWorker();
-    void stopWorker();
+    // Tells the worker to leave and lets it finish on its own thread (never waited for here);
+    // a worker for the next swarm starts once it has gone.
+    void retireWorker();
+    void workerGone(WorkController *worker, bool ok, const QString &message);
     void applyDecision(const ThrottleDecision &decision);
     void updateState();
     void pollSwarm();
@@ -157,6 +165,9 @@ private:
     Preferences m_preferences;
     std::unique_ptr<ThrottleMonitor> m_throttle;
     std::unique_ptr<WorkController> m_worker;
+    std::unique_ptr<WorkController> m_retiring; // leaving the previous swarm
+    bool m_startAfterRetiring = false;
+    bool m_manualRelease = false;
     std::unique_ptr<EmbeddedCoordinator> m_hosted;
     QString m_inviteLink;
     SessionState m_state;

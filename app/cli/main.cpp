@@ -1,6 +1,7 @@
 // swarmtrain-cli: drives the engine directly (reference training, sampling, device benchmark, GPUs)
 // and the scheduler (placing devices on a pipeline grid).
 #include "CliFlags.h"
+#include "ControlCommands.h"
 #include "DeviceBench.h"
 #include "FileIo.h"
 #include "GpuProbe.h"
@@ -211,6 +212,8 @@ int main(int argc, char **argv)
     app.add_subcommand("bench", "measure this machine's device: FLOP/s, copy bandwidth, training speed");
     app.add_subcommand("gpus", "list this machine's GPUs");
     app.add_subcommand("schedule", "place devices on a pipeline grid from a scenario (the DT-FM scheduler)");
+    for (const auto &[name, what] : controlCommands())
+        app.add_subcommand(name, what + " (a running client)");
 
     if (argc < 2) {
         std::cerr << app.help();
@@ -229,6 +232,8 @@ int main(int argc, char **argv)
             return runGpus(args, "/proc/self/exe");
         if (command == "schedule")
             return runSchedule(args);
+        if (std::optional<int> controlled = runControlCommand(command, args))
+            return *controlled;
         if (command == "gpu-probe-child") // hidden: the probe's child process
             return runGpuProbeChild(argc - 2, argv + 2);
         if (command == "--help" || command == "-h" || command == "help") {

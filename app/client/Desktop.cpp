@@ -5,8 +5,10 @@
 #include "ClientSession.h"
 #include "CoordinatorConfig.h"
 #include "GpuSampler.h"
+#include "LocalControlServer.h"
 #include "LogCapture.h"
 #include "MainWindow.h"
+#include "SessionControl.h"
 #include "SignalQuit.h"
 #include "Translations.h"
 #include "TrayIcon.h"
@@ -98,6 +100,13 @@ int runDesktop(int argc, char **argv)
     if (!command->demo)
         options.autostart = makeAutostart();
     ClientSession session(std::move(options));
+    // swarmtrain-cli's socket; a second client on the same state folder stops here.
+    SessionControl control(session);
+    LocalControlServer controlServer({stateDir, &control, &log});
+    if (Result<void> listening = controlServer.listen(); !listening) {
+        std::cerr << "swarmtrain: error: " << listening.error().message << std::endl;
+        return 2;
+    }
 
     QString language = session.preferences().language;
     applyLanguage(language);

@@ -55,6 +55,8 @@ void WorkController::resume() { m_gate->resume(); }
 
 void WorkController::stop() { m_gate->stop(); }
 
+void WorkController::abandon() { m_gate->abandon(); }
+
 bool WorkController::isPaused() const { return m_gate->paused(); }
 
 bool WorkController::isRunning() const { return m_thread != nullptr; }

@@ -37,6 +37,8 @@ public:
     void setDuty(double duty);
     void resume();
     void stop();
+    // stop(), without waiting for the coordinator to hear that this peer leaves (WorkGate::abandon).
+    void abandon();
     bool isPaused() const;
     bool isRunning() const;
 

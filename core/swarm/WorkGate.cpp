@@ -45,6 +45,21 @@ void WorkGate::setStopHook(std::function<void()> hook)
     m_stopHook = std::move(hook);
 }
 
+void WorkGate::abandon()
+{
+    stop();
+    m_abandon = true;
+    std::lock_guard lock(m_mutex);
+    if (m_abandonHook)
+        m_abandonHook();
+}
+
+void WorkGate::setAbandonHook(std::function<void()> hook)
+{
+    std::lock_guard lock(m_mutex);
+    m_abandonHook = std::move(hook);
+}
+
 QString WorkGate::pauseReason() const
 {
     std::lock_guard lock(m_mutex);

@@ -20,6 +20,11 @@ public:
     void stop();
     // Runs on stop() (from the stopping thread), e.g. to cancel a transfer in flight.
     void setStopHook(std::function<void()> hook);
+    // Stops, and gives up what stopping still waits for on the network (telling the coordinator
+    // that this peer leaves), so a program that quits ends at once. The replica is still saved.
+    void abandon();
+    void setAbandonHook(std::function<void()> hook);
+    bool abandoned() const { return m_abandon.load(); }
 
     bool interrupted() const { return m_paused.load() || m_stop.load(); }
     bool paused() const { return m_paused.load(); }
@@ -38,12 +43,14 @@ private:
 
     std::atomic<bool> m_paused{false};
     std::atomic<bool> m_stop{false};
+    std::atomic<bool> m_abandon{false};
     std::atomic<bool> m_release{false};
     std::atomic<double> m_duty{1.0};
     mutable std::mutex m_mutex;
     std::condition_variable m_wake;
     QString m_reason;      // guarded by m_mutex
     std::function<void()> m_stopHook; // guarded by m_mutex
+    std::function<void()> m_abandonHook; // guarded by m_mutex
     quint64 m_changes = 0; // guarded by m_mutex
 };
 

@@ -19,6 +19,24 @@ enum class WorkState {
     Failed,
 };
 
+// The state in one lowercase word, for scripts (swarmtrain-cli status --json).
+inline const char *workStateKey(WorkState state)
+{
+    switch (state) {
+    case WorkState::Starting: return "starting";
+    case WorkState::Joining: return "joining";
+    case WorkState::Downloading: return "downloading";
+    case WorkState::Training: return "training";
+    case WorkState::Waiting: return "waiting";
+    case WorkState::Averaging: return "averaging";
+    case WorkState::Paused: return "paused";
+    case WorkState::Stopping: return "stopping";
+    case WorkState::Stopped: return "stopped";
+    case WorkState::Failed: return "failed";
+    }
+    return "unknown";
+}
+
 struct WorkStatus {
     WorkState state = WorkState::Starting;
     QString detail;            // why, in words for the person (translated)

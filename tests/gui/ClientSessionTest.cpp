@@ -1,8 +1,12 @@
-// ClientSession below the widgets: what it decides from the person's preferences.
+// ClientSession below the widgets: what it decides from the person's preferences, and that its
+// slow work (leaving a swarm, quitting) never holds the GUI thread.
 #include "ClientSession.h"
 #include "GuiTest.h"
 
+#include <QElapsedTimer>
+#include <QSignalSpy>
 #include <QTest>
+#include <QTimer>
 
 #include <gtest/gtest.h>
 
@@ -38,6 +42,66 @@ TEST_F(ClientSessionTest, PausesWhileTheStateFolderIsOverTheDiskLimit)
     preferences.diskLimitGiB = 2;
     s.setPreferences(preferences);
     ASSERT_TRUE(QTest::qWaitFor([&] { return s.state().decision.running(); }, 10'000));
+}
+
+// A state folder it cannot use (a folder, closed to others, stands where the identity's key file
+// goes; root cannot get past that either) stops the worker with the reason in the window, never
+// a crash (issue 19). ClientProcessTest runs the client on a folder it may not write in.
+TEST_F(ClientSessionTest, AStateFolderItCannotUseSaysWhyInTheWindow)
+{
+    const std::filesystem::path key = stateDir() / "identity.pem";
+    std::filesystem::create_directories(key);
+    std::filesystem::permissions(key, std::filesystem::perms::owner_all);
+    ClientSession &s = session();
+    ASSERT_TRUE(s.join(QStringLiteral("http://127.0.0.1:9")).ok());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return s.state().icon == SessionIcon::Error; }, 60'000))
+        << s.state().headline.toStdString();
+    EXPECT_EQ(s.state().headline, QStringLiteral("Stopped: %1 is not a regular file").arg(QString::fromStdString(key.string())));
+}
+
+// Leaving a swarm whose coordinator stopped answering runs off the GUI thread: a timer on that
+// thread keeps firing all along (it would be late by the leave's whole timeout were the thread
+// blocked), the window says it is leaving, and quitting during the slow leave ends at once
+// (issue 19). bench/desktop-latency.sh measures the same stalls as figures.
+TEST_F(ClientSessionTest, LeavingASwarmThatStoppedAnsweringNeverBlocksTheWindow)
+{
+    test::TestSwarm swarm(dir().path());
+    ASSERT_TRUE(swarm.start(2000)) << swarm.errors();
+    ClientSession &s = session();
+    ASSERT_TRUE(s.join(swarm.url()).ok());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return s.state().work.state == WorkState::Training; }, 120'000))
+        << s.state().detail.toStdString() << "\n" << swarm.errors();
+    swarm.stopAnswering();
+
+    // The longest the GUI thread went without running its event loop, from here on.
+    QElapsedTimer sinceTick;
+    qint64 longestStallMs = 0;
+    QTimer ticker;
+    ticker.setInterval(20);
+    QObject::connect(&ticker, &QTimer::timeout, &ticker, [&] {
+        longestStallMs = std::max(longestStallMs, sinceTick.restart());
+    });
+    sinceTick.start();
+    ticker.start();
+
+    s.leave();
+    EXPECT_FALSE(s.joined());
+    EXPECT_EQ(s.state().headline, QStringLiteral("Leaving the swarm"));
+    // The worker stops training and says goodbye to a coordinator that never answers: give it
+    // some of its 5 s leave timeout, so the quit below interrupts a leave under way.
+    QTest::qWait(1500);
+    EXPECT_EQ(s.state().headline, QStringLiteral("Leaving the swarm"));
+
+    QSignalSpy ready(&s, &ClientSession::readyToQuit);
+    QElapsedTimer quitting;
+    quitting.start();
+    s.quit();
+    ASSERT_TRUE(ready.wait(30'000));
+    const qint64 quitMs = quitting.elapsed();
+    ticker.stop();
+    EXPECT_LT(quitMs, 2000) << "quitting during a slow leave must not wait for it";
+    EXPECT_LT(longestStallMs, 1000) << "the GUI thread stalled for " << longestStallMs << " ms";
+    std::cout << "[ figures ] quit took " << quitMs << " ms; longest GUI stall " << longestStallMs << " ms\n";
 }
 
 } // namespace

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <unistd.h>
 
 using namespace std::chrono_literals;
 
@@ -45,15 +47,45 @@ TEST_F(ClientProcessTest, AStateFolderThatCannotBeMadeEndsTheWindowedClientWithA
     EXPECT_NE(errors.find("Not a directory"), std::string::npos) << errors; // the OS's reason
 }
 
-// A URL nothing answers: the folder fails before any connection is tried.
+// A URL nothing answers: the folder fails before any connection is tried, with the windowed
+// client's exit code for "cannot start".
 TEST_F(ClientProcessTest, AStateFolderThatCannotBeMadeEndsTheHeadlessClientWithAnError)
 {
-    EXPECT_EQ(run({"--headless", "--swarm", "http://127.0.0.1:9", "--state-dir", stateDir}), 1) << client.errors();
+    EXPECT_EQ(run({"--headless", "--swarm", "http://127.0.0.1:9", "--state-dir", stateDir}), 2) << client.errors();
     const std::string errors = client.errors();
     EXPECT_NE(errors.find("swarmtrain: error: cannot create the state directory " + stateDir + ": "),
               std::string::npos)
         << errors;
     EXPECT_NE(errors.find("Not a directory"), std::string::npos) << errors;
+}
+
+// A state folder it may not write in: the error on stderr and exit code 1, never a crash. Root
+// writes anywhere, so as root the client runs as nobody (setpriv) on a folder root owns.
+TEST_F(ClientProcessTest, AStateFolderItMayNotWriteInEndsTheHeadlessClientWithAnError)
+{
+    const std::filesystem::path state = dir.path() / "state";
+    std::filesystem::create_directories(state);
+    std::vector<std::string> args = {SWARMTRAIN_CLIENT, "--headless", "--swarm", "http://127.0.0.1:9", "--state-dir",
+                                     state.string()};
+    ::unsetenv("XDG_RUNTIME_DIR"); // root's; the control socket goes to nobody's own folder in /tmp
+    if (::geteuid() == 0) {
+        // nobody must reach the folder (and the binary) to be refused writing in it.
+        std::filesystem::permissions(dir.path(), std::filesystem::perms::others_exec, std::filesystem::perm_options::add);
+        std::filesystem::permissions(state, std::filesystem::perms::others_read | std::filesystem::perms::others_exec,
+                                     std::filesystem::perm_options::add);
+        args.insert(args.begin(), {"--reuid=65534", "--regid=65534", "--clear-groups"});
+        EXPECT_TRUE(client.start("/usr/bin/setpriv", args, dir.path() / "out", dir.path() / "err"));
+    } else {
+        std::filesystem::permissions(state, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+        args.erase(args.begin());
+        EXPECT_TRUE(client.start(SWARMTRAIN_CLIENT, args, dir.path() / "out", dir.path() / "err"));
+    }
+    EXPECT_EQ(client.waitForExit(60s), 1) << client.errors();
+    const std::string errors = client.errors();
+    EXPECT_NE(errors.find("swarmtrain: error: "), std::string::npos) << errors;
+    EXPECT_NE(errors.find(state.string()), std::string::npos) << errors;
+    EXPECT_NE(errors.find("Permission denied"), std::string::npos) << errors; // the OS's reason
+    EXPECT_EQ(errors.find("terminate"), std::string::npos) << errors;
 }
 
 } // namespace

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <memory>
 #include <regex>
@@ -140,6 +141,9 @@ public:
     }
 
     QString url() const { return m_url; }
+    // Freezes the coordinator (SIGSTOP): the kernel still accepts connections, nothing answers,
+    // as with a coordinator whose machine hangs. The process is killed at the end all the same.
+    void stopAnswering() { ::kill(m_process.pid(), SIGSTOP); }
     std::string errors() const { return m_process.output() + m_process.errors(); }
 
 private:

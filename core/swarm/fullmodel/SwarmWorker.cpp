@@ -486,8 +486,17 @@ Result<void> SwarmWorker::leave()
     once.connectTimeoutMs = kLeaveTimeoutMs;
     once.requestTimeoutMs = kLeaveTimeoutMs;
     CoordinatorClient client(*m_identity, once);
+    // A program that quits does not wait for it (WorkGate::abandon).
+    m_gate->setAbandonHook([&client] { client.cancel(); });
+    if (m_gate->abandoned())
+        client.cancel();
     CoordinatorSession session(client, *m_gate, [](std::optional<int>) {});
-    if (Result<void> told = session.leave(m_trainer ? m_trainer->round() : m_releasedRound); !told)
+    Result<void> told = session.leave(m_trainer ? m_trainer->round() : m_releasedRound);
+    m_gate->setAbandonHook({});
+    if (!told && m_gate->abandoned())
+        qCInfo(lcWorker) << "gave up telling the coordinator we leave, to quit at once; it drops this peer when its"
+                            " heartbeats stop";
+    else if (!told)
         qCWarning(lcWorker).noquote() << "could not tell the coordinator we leave:" << toQString(told.error());
     return saved;
 }

@@ -1,0 +1,10 @@
+// The engine-only build: no Qt, so no local control socket to talk to.
+#include "ControlCommands.h"
+
+namespace swarmtrain {
+
+std::optional<int> runControlCommand(const std::string &, const std::vector<std::string> &) { return std::nullopt; }
+
+std::vector<std::pair<std::string, std::string>> controlCommands() { return {}; }
+
+} // namespace swarmtrain
