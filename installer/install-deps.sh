@@ -11,12 +11,18 @@ packages=(
     # Qt 6: widgets, charts, translations, HTTP server
     qt6-base-dev qt6-charts-dev libqt6opengl6-dev libxkbcommon-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
     qt6-httpserver-dev qt6-websockets-dev libqt6sql6-sqlite
+    # desktop idle time: Qt D-Bus (in qt6-base-dev), the ext-idle-notify-v1 Wayland protocol
+    libwayland-dev libwayland-bin wayland-protocols
     # networking, crypto, storage, wire format
     libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libsqlite3-dev libprotobuf-dev protobuf-compiler
     # command-line parsing (header-only)
     libcli11-dev
     # tests and benchmarks
     libgtest-dev libgmock-dev libbenchmark-dev xvfb xauth xdotool
+    # idle tests: a private D-Bus session bus, and a headless Wayland compositor (weston)
+    dbus weston
+    # the coordinator's status page, loaded in a real browser (and the fonts its screenshot shows)
+    chromium fonts-dejavu-core
     # Windows sources of core/platform: cross-built with mingw-w64, tested under Wine (tests/windows)
     g++-mingw-w64-x86-64-posix wine wine64 googletest
     # libFuzzer targets (SWARMTRAIN_FUZZ)

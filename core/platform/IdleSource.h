@@ -7,7 +7,9 @@ namespace swarmtrain {
 
 // How long the person has not touched the keyboard or mouse. One implementation per OS (X11's
 // XScreenSaver extension on Linux, GetLastInputInfo on Windows, the HID system's idle time on
-// macOS), each in a header of its own; makeIdleSource() picks it.
+// macOS), each in a header of its own; makeIdleSource() picks it. On a Linux desktop the client
+// uses makeDesktopIdleSource() (DesktopIdleSourceFactory.h) instead, which tells Wayland sessions
+// (ext-idle-notify-v1, GNOME's and freedesktop's D-Bus services) from X11 ones.
 class IdleSource {
 public:
     virtual ~IdleSource() = default;

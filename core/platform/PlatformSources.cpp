@@ -58,8 +58,8 @@ public:
 std::unique_ptr<PowerSource> makePowerSource() { return std::make_unique<SysfsPowerSource>(); }
 std::unique_ptr<ProcessList> makeProcessList() { return std::make_unique<ProcfsProcessList>(); }
 std::unique_ptr<Autostart> makeAutostart() { return std::make_unique<XdgAutostart>(XdgAutostart::defaultConfigDir()); }
-// Wayland without XWayland has no idle source we can read without a compositor protocol:
-// X11IdleSource then answers unknown, and the person's "when idle is unknown" setting decides.
+// XScreenSaver, unknown without an X server. The desktop client reads Wayland sessions through
+// makeDesktopIdleSource() (DesktopIdleSourceFactory.h, Qt) instead, since here it would read XWayland.
 std::unique_ptr<IdleSource> makeIdleSource() { return std::make_unique<X11IdleSource>(); }
 #elif defined(_WIN32)
 std::unique_ptr<PowerSource> makePowerSource() { return std::make_unique<WinPowerSource>(); }

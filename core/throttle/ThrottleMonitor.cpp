@@ -1,5 +1,6 @@
 #include "ThrottleMonitor.h"
 
+#include "DesktopIdleSourceFactory.h"
 #include "IdleSource.h"
 #include "PowerSource.h"
 #include "ProcessList.h"
@@ -12,7 +13,7 @@ namespace swarmtrain {
 ThrottleSources makePlatformThrottleSources()
 {
     ThrottleSources sources;
-    sources.idle = makeIdleSource();
+    sources.idle = makeDesktopIdleSource(); // on Linux it tells Wayland sessions from X11 ones
     sources.power = makePowerSource();
     sources.processes = makeProcessList();
     return sources;
