@@ -16,3 +16,21 @@ target_compile_definitions(swarmtrain_coordinator_process_tests PRIVATE
     SWARMTRAIN_COORDINATOR="$<TARGET_FILE:swarmtrain-coordinator>")
 add_dependencies(swarmtrain_coordinator_process_tests swarmtrain-coordinator)
 gtest_discover_tests(swarmtrain_coordinator_process_tests PROPERTIES LABELS integration DISCOVERY_TIMEOUT 60)
+
+# The public status page (GET /): its headers, its self-containedness and the figures it reads
+# from /v1/status, in-process (unit).
+add_executable(swarmtrain_status_page_tests unit/StatusPageEndpointTest.cpp)
+target_link_libraries(swarmtrain_status_page_tests PRIVATE
+    swarmtrain_coordinator swarmtrain_test_support Qt6::Network GTest::gtest_main)
+gtest_discover_tests(swarmtrain_status_page_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)
+
+# The status page in Debian's headless Chromium against a real coordinator and a headless client;
+# it skips without chromium. The screenshot goes next to the GUI tests' ones (integration).
+add_executable(swarmtrain_status_page_browser_tests integration/StatusPageTest.cpp)
+target_link_libraries(swarmtrain_status_page_browser_tests PRIVATE
+    swarmtrain_coordinator swarmtrain_test_support GTest::gtest_main)
+target_compile_definitions(swarmtrain_status_page_browser_tests PRIVATE
+    SWARMTRAIN_COORDINATOR="$<TARGET_FILE:swarmtrain-coordinator>" SWARMTRAIN_CLIENT="$<TARGET_FILE:swarmtrain>"
+    SWARMTRAIN_SCREENSHOT_DIR="${CMAKE_BINARY_DIR}/screenshots")
+add_dependencies(swarmtrain_status_page_browser_tests swarmtrain-coordinator swarmtrain)
+gtest_discover_tests(swarmtrain_status_page_browser_tests PROPERTIES LABELS integration TIMEOUT 900 DISCOVERY_TIMEOUT 60)

@@ -523,6 +523,8 @@ QJsonObject StatusAnswer::toJson() const
                      {L("peers_total"), double(peersTotal)},
                      {L("checkpoint_round"), double(checkpointRound)},
                      {L("model"), modelToJson(model)},
+                     {L("parameter_count"), double(parameterCount)},
+                     {L("tokens_per_second"), tokensPerSecond},
                      {L("val_loss_history"), history},
                      {L("leaderboard"), leaders}};
     if (pipeline)
@@ -540,6 +542,8 @@ Result<StatusAnswer> StatusAnswer::fromJson(const QJsonObject &json)
     m.peersTotal = r.integer(L("peers_total"), 0, kMaxCount);
     m.checkpointRound = r.integer(L("checkpoint_round"), 0, kMaxCount);
     m.model = readModel(r.object(L("model")));
+    m.parameterCount = r.integer(L("parameter_count"), 0, kMaxCount, 0);
+    m.tokensPerSecond = r.number(L("tokens_per_second"), 0.0, kMaxFigure, 0.0);
     const QJsonArray history = r.array(L("val_loss_history"), kMaxListedRounds);
     for (qsizetype i = 0; i < history.size() && r.ok(); ++i) {
         JsonReader point = r.element(history, L("val_loss_history"), i);

@@ -265,6 +265,8 @@ struct StatusAnswer {
     qint64 peersTotal = 0;
     qint64 checkpointRound = 0;
     GptConfig model;
+    qint64 parameterCount = 0;   // the model's; 0 from a coordinator that does not say
+    double tokensPerSecond = 0.0; // the online peers' training speeds, as their heartbeats report
     std::vector<LossPoint> validationLossHistory;
     std::vector<Leader> leaderboard;
     std::optional<PipelineStatus> pipeline{}; // a pipeline-stage swarm's stages and steps

@@ -175,6 +175,24 @@ TEST(ControlMessagesTest, ListsAreBoundedAndRangesStayInsideTheVector)
     status.insert(QStringLiteral("leaderboard"), leaders);
     EXPECT_NE(errorOf<StatusAnswer>(status).find("status.leaderboard must be an array of at most 1000 items"),
               std::string::npos);
+
+    // The status page's figures: bounded, and absent from an older coordinator's answer.
+    valid.tokensPerSecond = 7.5e4;
+    valid.parameterCount = 14'112;
+    status = valid.toJson();
+    const StatusAnswer back = StatusAnswer::fromJson(status).value();
+    EXPECT_DOUBLE_EQ(back.tokensPerSecond, 7.5e4);
+    EXPECT_EQ(back.parameterCount, 14'112);
+    status.insert(QStringLiteral("tokens_per_second"), -1.0);
+    EXPECT_NE(errorOf<StatusAnswer>(status).find("status.tokens_per_second must be"), std::string::npos);
+    status.insert(QStringLiteral("tokens_per_second"), 1.0);
+    status.insert(QStringLiteral("parameter_count"), 0.5);
+    EXPECT_NE(errorOf<StatusAnswer>(status).find("status.parameter_count must be an integer"), std::string::npos);
+    status.remove(QStringLiteral("tokens_per_second"));
+    status.remove(QStringLiteral("parameter_count"));
+    const StatusAnswer older = StatusAnswer::fromJson(status).value();
+    EXPECT_EQ(older.tokensPerSecond, 0.0);
+    EXPECT_EQ(older.parameterCount, 0);
 }
 
 TEST(ControlMessagesTest, AJoinNeedsAnEd25519KeyAndCutsFreeText)

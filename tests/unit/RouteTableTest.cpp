@@ -44,6 +44,21 @@ TEST(RouteTableTest, APrefixRouteHandsOnWhatFollowsAndNeedsSomething)
     EXPECT_EQ(routes.match(QHttpServerRequest::Method::Delete, QStringLiteral("/v1/shards/1")).status, 405);
 }
 
+// The status page's "/" is the root alone: were it a prefix, it would answer every path after it.
+TEST(RouteTableTest, TheRootPathIsExactNotAPrefixOfEveryPath)
+{
+    RouteTable routes;
+    routes.add(route(QHttpServerRequest::Method::Get, "/"));
+    routes.add(route(QHttpServerRequest::Method::Get, "/v1/round/commitments"));
+    const RouteTable::Match root = routes.match(QHttpServerRequest::Method::Get, QStringLiteral("/"));
+    ASSERT_NE(root.route, nullptr);
+    EXPECT_EQ(root.route->path, QStringLiteral("/"));
+    const RouteTable::Match commitments = routes.match(QHttpServerRequest::Method::Get, QStringLiteral("/v1/round/commitments"));
+    ASSERT_NE(commitments.route, nullptr);
+    EXPECT_EQ(commitments.route->path, QStringLiteral("/v1/round/commitments"));
+    EXPECT_EQ(routes.match(QHttpServerRequest::Method::Get, QStringLiteral("/index.html")).status, 404);
+}
+
 TEST(FileDownloadTest, ByteRangesAreReadStrictly)
 {
     qint64 begin = 0, end = 0;

@@ -10,6 +10,7 @@
 #include "AverageEndpoints.h"
 #include "StateEndpoints.h"
 #include "StatusEndpoint.h"
+#include "StatusPage.h"
 #include "VerificationEndpoints.h"
 
 #include <QDateTime>
@@ -120,6 +121,7 @@ CoordinatorServer::CoordinatorServer(CoordinatorSetup &setup, CoordinatorServerO
     m_endpoints.push_back(std::make_unique<StateEndpoints>(m_context));
     m_endpoints.push_back(std::make_unique<AverageEndpoints>(m_context));
     m_endpoints.push_back(std::make_unique<StatusEndpoint>(m_context));
+    m_endpoints.push_back(std::make_unique<StatusPage>(m_context));
     m_endpoints.push_back(std::make_unique<ScheduleEndpoint>(m_context));
     m_endpoints.push_back(std::make_unique<VerificationEndpoints>(m_context));
     m_endpoints.push_back(std::make_unique<PipelineEndpoint>(m_context));

@@ -8,7 +8,8 @@ RouteTable::Match RouteTable::match(QHttpServerRequest::Method method, const QSt
 {
     Match found{nullptr, 404, {}};
     for (const Route &route : m_routes) {
-        const bool prefix = route.path.endsWith(QLatin1Char('/'));
+        // "/" alone is the root page, not a prefix of every path.
+        const bool prefix = route.path.size() > 1 && route.path.endsWith(QLatin1Char('/'));
         const bool matches = prefix ? path.startsWith(route.path) && path.size() > route.path.size()
                                     : path == route.path;
         if (!matches)

@@ -47,7 +47,7 @@ enum class RouteBody { None, Json, Bytes };
 
 struct Route {
     QHttpServerRequest::Method method;
-    QString path;        // exact, or a prefix when it ends with '/'
+    QString path;        // exact, or a prefix when it ends with '/' ("/" itself is exact)
     RouteAccess access;
     RouteBody body;
     // The largest body accepted; asked per request, since a state's size is the swarm's.

@@ -25,11 +25,16 @@ HttpReply StatusEndpoint::status()
     StatusAnswer answer;
     answer.round = round->number;
     answer.roundState = roundStateName(round->state);
-    answer.peers = std::count_if(peers->begin(), peers->end(),
-                                 [&](const PeerRecord &peer) { return m_context.rounds.isOnline(peer); });
+    for (const PeerRecord &peer : *peers) {
+        if (m_context.rounds.isOnline(peer)) {
+            ++answer.peers;
+            answer.tokensPerSecond += peer.tokensPerSecond;
+        }
+    }
     answer.peersTotal = qint64(peers->size());
     answer.checkpointRound = m_context.setup.checkpoint.round;
     answer.model = m_context.setup.model;
+    answer.parameterCount = m_context.setup.parameterCount;
     for (const CheckpointRecord &checkpoint : *checkpoints) {
         if (checkpoint.validationLoss)
             answer.validationLossHistory.push_back({checkpoint.round, *checkpoint.validationLoss});
