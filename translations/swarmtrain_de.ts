@@ -150,6 +150,69 @@
         <source>Pipeline stage %1 of %2</source>
         <translation>Pipeline-Stufe %1 von %2</translation>
     </message>
+    <message>
+        <source>Saving this PC&apos;s copy of the model and telling the coordinator</source>
+        <translation>Die Modellkopie dieses PCs wird gespeichert und der Koordinator benachrichtigt</translation>
+    </message>
+    <message>
+        <source>Leaving the previous swarm</source>
+        <translation>Der vorherige Schwarm wird verlassen</translation>
+    </message>
+    <message>
+        <source>Leaving the swarm</source>
+        <translation>Schwarm wird verlassen</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::ControlCommands</name>
+    <message>
+        <source>swarm: %1</source>
+        <translation>Schwarm: %1</translation>
+    </message>
+    <message>
+        <source>mode: %1</source>
+        <translation>Modus: %1</translation>
+    </message>
+    <message>
+        <source>round %1, %2 of %3 steps</source>
+        <translation>Runde %1, %2 von %3 Schritten</translation>
+    </message>
+    <message>
+        <source>paused (%1) until %2</source>
+        <translation>pausiert (%1) bis %2</translation>
+    </message>
+    <message>
+        <source>paused (%1)</source>
+        <translation>pausiert (%1)</translation>
+    </message>
+    <message>
+        <source>, GPU memory released</source>
+        <translation>, GPU-Speicher freigegeben</translation>
+    </message>
+    <message>
+        <source>%1 rounds contributed, %2 accepted, %3 not accepted</source>
+        <translation>%1 Runden beigetragen, %2 angenommen, %3 nicht angenommen</translation>
+    </message>
+    <message>
+        <source>%L1 tokens, %2 compute hours, credit %3</source>
+        <translation>%L1 Token, %2 Rechenstunden, Punkte %3</translation>
+    </message>
+    <message>
+        <source>%1 min, %L2 tokens, credit %3</source>
+        <translation>%1 Min., %L2 Token, Punkte %3</translation>
+    </message>
+    <message>
+        <source>--for needs a duration from 1s to 30d, such as 90s, 15m, 2h or 1d</source>
+        <translation>--for braucht eine Dauer von 1s bis 30d, etwa 90s, 15m, 2h oder 1d</translation>
+    </message>
+    <message>
+        <source>swarm join needs the swarm&apos;s URL or invite link</source>
+        <translation>swarm join braucht die URL oder den Einladungslink des Schwarms</translation>
+    </message>
+    <message>
+        <source>swarm leave takes no URL</source>
+        <translation>swarm leave nimmt keine URL</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::DashboardPage</name>
@@ -417,6 +480,49 @@
     </message>
 </context>
 <context>
+    <name>swarmtrain::HeadlessClient</name>
+    <message>
+        <source>Full model</source>
+        <translation>Vollständiges Modell</translation>
+    </message>
+    <message>
+        <source>Pipeline stage: not placed yet</source>
+        <translation>Pipeline-Stufe: noch nicht zugeteilt</translation>
+    </message>
+    <message>
+        <source>Pipeline stage %1 of %2</source>
+        <translation>Pipeline-Stufe %1 von %2</translation>
+    </message>
+    <message>
+        <source>Not in a swarm</source>
+        <translation>In keinem Schwarm</translation>
+    </message>
+    <message>
+        <source>Paused by you until %1</source>
+        <translation>Von Ihnen pausiert bis %1</translation>
+    </message>
+    <message>
+        <source>Paused by you</source>
+        <translation>Von Ihnen pausiert</translation>
+    </message>
+    <message>
+        <source>Stopped by an error</source>
+        <translation>Durch einen Fehler angehalten</translation>
+    </message>
+    <message>
+        <source>Contributing</source>
+        <translation>Trägt bei</translation>
+    </message>
+    <message>
+        <source>Waiting for the next round</source>
+        <translation>Warten auf die nächste Runde</translation>
+    </message>
+    <message>
+        <source>Getting ready</source>
+        <translation>Wird vorbereitet</translation>
+    </message>
+</context>
+<context>
     <name>swarmtrain::Invite</name>
     <message>
         <source>Paste a swarm&apos;s address or an invite link.</source>
@@ -433,6 +539,33 @@
     <message>
         <source>&quot;%1&quot; is neither an invite link nor an http(s) address.</source>
         <translation>„%1“ ist weder ein Einladungslink noch eine http(s)-Adresse.</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::LocalControlServer</name>
+    <message>
+        <source>a request is one JSON object on one line, at most %1 bytes</source>
+        <translation>eine Anfrage ist ein JSON-Objekt auf einer Zeile, höchstens %1 Bytes</translation>
+    </message>
+    <message>
+        <source>a pause lasts from 1 second to %1 days</source>
+        <translation>eine Pause dauert von 1 Sekunde bis %1 Tage</translation>
+    </message>
+    <message>
+        <source>join needs the swarm&apos;s URL or invite link</source>
+        <translation>join braucht die URL oder den Einladungslink des Schwarms</translation>
+    </message>
+    <message>
+        <source>stats covers from 1 to %1 days</source>
+        <translation>stats umfasst 1 bis %1 Tage</translation>
+    </message>
+    <message>
+        <source>log shows from 0 to %1 lines</source>
+        <translation>log zeigt 0 bis %1 Zeilen</translation>
+    </message>
+    <message>
+        <source>unknown command &quot;%1&quot;</source>
+        <translation>unbekannter Befehl „%1“</translation>
     </message>
 </context>
 <context>

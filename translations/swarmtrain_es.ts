@@ -150,6 +150,69 @@
         <source>Pipeline stage %1 of %2</source>
         <translation>Etapa %1 de %2 del pipeline</translation>
     </message>
+    <message>
+        <source>Saving this PC&apos;s copy of the model and telling the coordinator</source>
+        <translation>Guardando la copia del modelo de este PC y avisando al coordinador</translation>
+    </message>
+    <message>
+        <source>Leaving the previous swarm</source>
+        <translation>Saliendo del enjambre anterior</translation>
+    </message>
+    <message>
+        <source>Leaving the swarm</source>
+        <translation>Saliendo del enjambre</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::ControlCommands</name>
+    <message>
+        <source>swarm: %1</source>
+        <translation>enjambre: %1</translation>
+    </message>
+    <message>
+        <source>mode: %1</source>
+        <translation>modo: %1</translation>
+    </message>
+    <message>
+        <source>round %1, %2 of %3 steps</source>
+        <translation>ronda %1, %2 de %3 pasos</translation>
+    </message>
+    <message>
+        <source>paused (%1) until %2</source>
+        <translation>en pausa (%1) hasta %2</translation>
+    </message>
+    <message>
+        <source>paused (%1)</source>
+        <translation>en pausa (%1)</translation>
+    </message>
+    <message>
+        <source>, GPU memory released</source>
+        <translation>, memoria de la GPU liberada</translation>
+    </message>
+    <message>
+        <source>%1 rounds contributed, %2 accepted, %3 not accepted</source>
+        <translation>%1 rondas aportadas, %2 aceptadas, %3 no aceptadas</translation>
+    </message>
+    <message>
+        <source>%L1 tokens, %2 compute hours, credit %3</source>
+        <translation>%L1 tokens, %2 horas de cómputo, crédito %3</translation>
+    </message>
+    <message>
+        <source>%1 min, %L2 tokens, credit %3</source>
+        <translation>%1 min, %L2 tokens, crédito %3</translation>
+    </message>
+    <message>
+        <source>--for needs a duration from 1s to 30d, such as 90s, 15m, 2h or 1d</source>
+        <translation>--for necesita una duración de 1s a 30d, como 90s, 15m, 2h o 1d</translation>
+    </message>
+    <message>
+        <source>swarm join needs the swarm&apos;s URL or invite link</source>
+        <translation>swarm join necesita la URL o el enlace de invitación del enjambre</translation>
+    </message>
+    <message>
+        <source>swarm leave takes no URL</source>
+        <translation>swarm leave no admite URL</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::DashboardPage</name>
@@ -417,6 +480,49 @@
     </message>
 </context>
 <context>
+    <name>swarmtrain::HeadlessClient</name>
+    <message>
+        <source>Full model</source>
+        <translation>Modelo completo</translation>
+    </message>
+    <message>
+        <source>Pipeline stage: not placed yet</source>
+        <translation>Etapa del pipeline: aún sin asignar</translation>
+    </message>
+    <message>
+        <source>Pipeline stage %1 of %2</source>
+        <translation>Etapa %1 de %2 del pipeline</translation>
+    </message>
+    <message>
+        <source>Not in a swarm</source>
+        <translation>Sin enjambre</translation>
+    </message>
+    <message>
+        <source>Paused by you until %1</source>
+        <translation>Pausado por ti hasta las %1</translation>
+    </message>
+    <message>
+        <source>Paused by you</source>
+        <translation>Pausado por ti</translation>
+    </message>
+    <message>
+        <source>Stopped by an error</source>
+        <translation>Detenido por un error</translation>
+    </message>
+    <message>
+        <source>Contributing</source>
+        <translation>Contribuyendo</translation>
+    </message>
+    <message>
+        <source>Waiting for the next round</source>
+        <translation>Esperando la siguiente ronda</translation>
+    </message>
+    <message>
+        <source>Getting ready</source>
+        <translation>Preparando</translation>
+    </message>
+</context>
+<context>
     <name>swarmtrain::Invite</name>
     <message>
         <source>Paste a swarm&apos;s address or an invite link.</source>
@@ -433,6 +539,33 @@
     <message>
         <source>&quot;%1&quot; is neither an invite link nor an http(s) address.</source>
         <translation>«%1» no es un enlace de invitación ni una dirección http(s).</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::LocalControlServer</name>
+    <message>
+        <source>a request is one JSON object on one line, at most %1 bytes</source>
+        <translation>una petición es un objeto JSON en una línea, de %1 bytes como máximo</translation>
+    </message>
+    <message>
+        <source>a pause lasts from 1 second to %1 days</source>
+        <translation>una pausa dura de 1 segundo a %1 días</translation>
+    </message>
+    <message>
+        <source>join needs the swarm&apos;s URL or invite link</source>
+        <translation>join necesita la URL o el enlace de invitación del enjambre</translation>
+    </message>
+    <message>
+        <source>stats covers from 1 to %1 days</source>
+        <translation>stats abarca de 1 a %1 días</translation>
+    </message>
+    <message>
+        <source>log shows from 0 to %1 lines</source>
+        <translation>log muestra de 0 a %1 líneas</translation>
+    </message>
+    <message>
+        <source>unknown command &quot;%1&quot;</source>
+        <translation>orden desconocida «%1»</translation>
     </message>
 </context>
 <context>

@@ -150,6 +150,69 @@
         <source>Pipeline stage %1 of %2</source>
         <translation>Étage %1 sur %2 du pipeline</translation>
     </message>
+    <message>
+        <source>Saving this PC&apos;s copy of the model and telling the coordinator</source>
+        <translation>Enregistrement de la copie du modèle de ce PC et information du coordinateur</translation>
+    </message>
+    <message>
+        <source>Leaving the previous swarm</source>
+        <translation>Départ de l&apos;essaim précédent</translation>
+    </message>
+    <message>
+        <source>Leaving the swarm</source>
+        <translation>Départ de l&apos;essaim</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::ControlCommands</name>
+    <message>
+        <source>swarm: %1</source>
+        <translation>essaim : %1</translation>
+    </message>
+    <message>
+        <source>mode: %1</source>
+        <translation>mode : %1</translation>
+    </message>
+    <message>
+        <source>round %1, %2 of %3 steps</source>
+        <translation>tour %1, %2 étapes sur %3</translation>
+    </message>
+    <message>
+        <source>paused (%1) until %2</source>
+        <translation>en pause (%1) jusqu&apos;à %2</translation>
+    </message>
+    <message>
+        <source>paused (%1)</source>
+        <translation>en pause (%1)</translation>
+    </message>
+    <message>
+        <source>, GPU memory released</source>
+        <translation>, mémoire du GPU libérée</translation>
+    </message>
+    <message>
+        <source>%1 rounds contributed, %2 accepted, %3 not accepted</source>
+        <translation>%1 tours contribués, %2 acceptés, %3 non acceptés</translation>
+    </message>
+    <message>
+        <source>%L1 tokens, %2 compute hours, credit %3</source>
+        <translation>%L1 jetons, %2 heures de calcul, crédit %3</translation>
+    </message>
+    <message>
+        <source>%1 min, %L2 tokens, credit %3</source>
+        <translation>%1 min, %L2 jetons, crédit %3</translation>
+    </message>
+    <message>
+        <source>--for needs a duration from 1s to 30d, such as 90s, 15m, 2h or 1d</source>
+        <translation>--for attend une durée de 1s à 30d, comme 90s, 15m, 2h ou 1d</translation>
+    </message>
+    <message>
+        <source>swarm join needs the swarm&apos;s URL or invite link</source>
+        <translation>swarm join attend l&apos;URL ou le lien d&apos;invitation de l&apos;essaim</translation>
+    </message>
+    <message>
+        <source>swarm leave takes no URL</source>
+        <translation>swarm leave ne prend pas d&apos;URL</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::DashboardPage</name>
@@ -417,6 +480,49 @@
     </message>
 </context>
 <context>
+    <name>swarmtrain::HeadlessClient</name>
+    <message>
+        <source>Full model</source>
+        <translation>Modèle complet</translation>
+    </message>
+    <message>
+        <source>Pipeline stage: not placed yet</source>
+        <translation>Étage du pipeline : pas encore attribué</translation>
+    </message>
+    <message>
+        <source>Pipeline stage %1 of %2</source>
+        <translation>Étage %1 sur %2 du pipeline</translation>
+    </message>
+    <message>
+        <source>Not in a swarm</source>
+        <translation>Dans aucun essaim</translation>
+    </message>
+    <message>
+        <source>Paused by you until %1</source>
+        <translation>Mis en pause par vous jusqu&apos;à %1</translation>
+    </message>
+    <message>
+        <source>Paused by you</source>
+        <translation>Mis en pause par vous</translation>
+    </message>
+    <message>
+        <source>Stopped by an error</source>
+        <translation>Arrêté par une erreur</translation>
+    </message>
+    <message>
+        <source>Contributing</source>
+        <translation>Contribution en cours</translation>
+    </message>
+    <message>
+        <source>Waiting for the next round</source>
+        <translation>En attente du prochain tour</translation>
+    </message>
+    <message>
+        <source>Getting ready</source>
+        <translation>Préparation</translation>
+    </message>
+</context>
+<context>
     <name>swarmtrain::Invite</name>
     <message>
         <source>Paste a swarm&apos;s address or an invite link.</source>
@@ -433,6 +539,33 @@
     <message>
         <source>&quot;%1&quot; is neither an invite link nor an http(s) address.</source>
         <translation>« %1 » n&apos;est ni un lien d&apos;invitation ni une adresse http(s).</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::LocalControlServer</name>
+    <message>
+        <source>a request is one JSON object on one line, at most %1 bytes</source>
+        <translation>une requête est un objet JSON sur une ligne, d&apos;au plus %1 octets</translation>
+    </message>
+    <message>
+        <source>a pause lasts from 1 second to %1 days</source>
+        <translation>une pause dure de 1 seconde à %1 jours</translation>
+    </message>
+    <message>
+        <source>join needs the swarm&apos;s URL or invite link</source>
+        <translation>join attend l&apos;URL ou le lien d&apos;invitation de l&apos;essaim</translation>
+    </message>
+    <message>
+        <source>stats covers from 1 to %1 days</source>
+        <translation>stats couvre de 1 à %1 jours</translation>
+    </message>
+    <message>
+        <source>log shows from 0 to %1 lines</source>
+        <translation>log affiche de 0 à %1 lignes</translation>
+    </message>
+    <message>
+        <source>unknown command &quot;%1&quot;</source>
+        <translation>commande inconnue « %1 »</translation>
     </message>
 </context>
 <context>

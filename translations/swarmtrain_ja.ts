@@ -149,6 +149,69 @@
         <source>Pipeline stage %1 of %2</source>
         <translation>パイプライン段 %1 / %2</translation>
     </message>
+    <message>
+        <source>Saving this PC&apos;s copy of the model and telling the coordinator</source>
+        <translation>このPCのモデルのコピーを保存し、コーディネーターに知らせています</translation>
+    </message>
+    <message>
+        <source>Leaving the previous swarm</source>
+        <translation>以前のスウォームから離脱しています</translation>
+    </message>
+    <message>
+        <source>Leaving the swarm</source>
+        <translation>スウォームから離脱しています</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::ControlCommands</name>
+    <message>
+        <source>swarm: %1</source>
+        <translation>スウォーム: %1</translation>
+    </message>
+    <message>
+        <source>mode: %1</source>
+        <translation>モード: %1</translation>
+    </message>
+    <message>
+        <source>round %1, %2 of %3 steps</source>
+        <translation>ラウンド %1、%3 ステップ中 %2</translation>
+    </message>
+    <message>
+        <source>paused (%1) until %2</source>
+        <translation>%2 まで一時停止中 (%1)</translation>
+    </message>
+    <message>
+        <source>paused (%1)</source>
+        <translation>一時停止中 (%1)</translation>
+    </message>
+    <message>
+        <source>, GPU memory released</source>
+        <translation>、GPUメモリを解放済み</translation>
+    </message>
+    <message>
+        <source>%1 rounds contributed, %2 accepted, %3 not accepted</source>
+        <translation>%1 ラウンドに貢献、%2 件承認、%3 件不承認</translation>
+    </message>
+    <message>
+        <source>%L1 tokens, %2 compute hours, credit %3</source>
+        <translation>%L1 トークン、計算時間 %2 時間、クレジット %3</translation>
+    </message>
+    <message>
+        <source>%1 min, %L2 tokens, credit %3</source>
+        <translation>%1 分、%L2 トークン、クレジット %3</translation>
+    </message>
+    <message>
+        <source>--for needs a duration from 1s to 30d, such as 90s, 15m, 2h or 1d</source>
+        <translation>--for には 1s から 30d までの時間を指定してください (例: 90s、15m、2h、1d)</translation>
+    </message>
+    <message>
+        <source>swarm join needs the swarm&apos;s URL or invite link</source>
+        <translation>swarm join にはスウォームのURLまたは招待リンクが必要です</translation>
+    </message>
+    <message>
+        <source>swarm leave takes no URL</source>
+        <translation>swarm leave にURLは指定できません</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::DashboardPage</name>
@@ -416,6 +479,49 @@
     </message>
 </context>
 <context>
+    <name>swarmtrain::HeadlessClient</name>
+    <message>
+        <source>Full model</source>
+        <translation>フルモデル</translation>
+    </message>
+    <message>
+        <source>Pipeline stage: not placed yet</source>
+        <translation>パイプライン段: まだ割り当てられていません</translation>
+    </message>
+    <message>
+        <source>Pipeline stage %1 of %2</source>
+        <translation>パイプライン段 %1 / %2</translation>
+    </message>
+    <message>
+        <source>Not in a swarm</source>
+        <translation>スウォームに未参加</translation>
+    </message>
+    <message>
+        <source>Paused by you until %1</source>
+        <translation>%1 まで一時停止中（手動）</translation>
+    </message>
+    <message>
+        <source>Paused by you</source>
+        <translation>手動で一時停止中</translation>
+    </message>
+    <message>
+        <source>Stopped by an error</source>
+        <translation>エラーにより停止</translation>
+    </message>
+    <message>
+        <source>Contributing</source>
+        <translation>貢献中</translation>
+    </message>
+    <message>
+        <source>Waiting for the next round</source>
+        <translation>次のラウンドを待っています</translation>
+    </message>
+    <message>
+        <source>Getting ready</source>
+        <translation>準備中</translation>
+    </message>
+</context>
+<context>
     <name>swarmtrain::Invite</name>
     <message>
         <source>Paste a swarm&apos;s address or an invite link.</source>
@@ -432,6 +538,33 @@
     <message>
         <source>&quot;%1&quot; is neither an invite link nor an http(s) address.</source>
         <translation>「%1」は招待リンクでも http(s) アドレスでもありません。</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::LocalControlServer</name>
+    <message>
+        <source>a request is one JSON object on one line, at most %1 bytes</source>
+        <translation>リクエストは1行の JSON オブジェクトで、最大 %1 バイトです</translation>
+    </message>
+    <message>
+        <source>a pause lasts from 1 second to %1 days</source>
+        <translation>一時停止は1秒から%1日までです</translation>
+    </message>
+    <message>
+        <source>join needs the swarm&apos;s URL or invite link</source>
+        <translation>join にはスウォームのURLまたは招待リンクが必要です</translation>
+    </message>
+    <message>
+        <source>stats covers from 1 to %1 days</source>
+        <translation>stats の期間は1日から%1日までです</translation>
+    </message>
+    <message>
+        <source>log shows from 0 to %1 lines</source>
+        <translation>log は0行から%1行まで表示します</translation>
+    </message>
+    <message>
+        <source>unknown command &quot;%1&quot;</source>
+        <translation>不明なコマンド「%1」</translation>
     </message>
 </context>
 <context>

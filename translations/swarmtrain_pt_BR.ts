@@ -150,6 +150,69 @@
         <source>Pipeline stage %1 of %2</source>
         <translation>Estágio %1 de %2 do pipeline</translation>
     </message>
+    <message>
+        <source>Saving this PC&apos;s copy of the model and telling the coordinator</source>
+        <translation>Salvando a cópia do modelo deste PC e avisando o coordenador</translation>
+    </message>
+    <message>
+        <source>Leaving the previous swarm</source>
+        <translation>Saindo do enxame anterior</translation>
+    </message>
+    <message>
+        <source>Leaving the swarm</source>
+        <translation>Saindo do enxame</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::ControlCommands</name>
+    <message>
+        <source>swarm: %1</source>
+        <translation>enxame: %1</translation>
+    </message>
+    <message>
+        <source>mode: %1</source>
+        <translation>modo: %1</translation>
+    </message>
+    <message>
+        <source>round %1, %2 of %3 steps</source>
+        <translation>rodada %1, %2 de %3 passos</translation>
+    </message>
+    <message>
+        <source>paused (%1) until %2</source>
+        <translation>pausado (%1) até %2</translation>
+    </message>
+    <message>
+        <source>paused (%1)</source>
+        <translation>pausado (%1)</translation>
+    </message>
+    <message>
+        <source>, GPU memory released</source>
+        <translation>, memória da GPU liberada</translation>
+    </message>
+    <message>
+        <source>%1 rounds contributed, %2 accepted, %3 not accepted</source>
+        <translation>%1 rodadas contribuídas, %2 aceitas, %3 não aceitas</translation>
+    </message>
+    <message>
+        <source>%L1 tokens, %2 compute hours, credit %3</source>
+        <translation>%L1 tokens, %2 horas de computação, crédito %3</translation>
+    </message>
+    <message>
+        <source>%1 min, %L2 tokens, credit %3</source>
+        <translation>%1 min, %L2 tokens, crédito %3</translation>
+    </message>
+    <message>
+        <source>--for needs a duration from 1s to 30d, such as 90s, 15m, 2h or 1d</source>
+        <translation>--for precisa de uma duração de 1s a 30d, como 90s, 15m, 2h ou 1d</translation>
+    </message>
+    <message>
+        <source>swarm join needs the swarm&apos;s URL or invite link</source>
+        <translation>swarm join precisa da URL ou do link de convite do enxame</translation>
+    </message>
+    <message>
+        <source>swarm leave takes no URL</source>
+        <translation>swarm leave não aceita URL</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::DashboardPage</name>
@@ -417,6 +480,49 @@
     </message>
 </context>
 <context>
+    <name>swarmtrain::HeadlessClient</name>
+    <message>
+        <source>Full model</source>
+        <translation>Modelo completo</translation>
+    </message>
+    <message>
+        <source>Pipeline stage: not placed yet</source>
+        <translation>Estágio do pipeline: ainda não atribuído</translation>
+    </message>
+    <message>
+        <source>Pipeline stage %1 of %2</source>
+        <translation>Estágio %1 de %2 do pipeline</translation>
+    </message>
+    <message>
+        <source>Not in a swarm</source>
+        <translation>Fora de um enxame</translation>
+    </message>
+    <message>
+        <source>Paused by you until %1</source>
+        <translation>Pausado por você até %1</translation>
+    </message>
+    <message>
+        <source>Paused by you</source>
+        <translation>Pausado por você</translation>
+    </message>
+    <message>
+        <source>Stopped by an error</source>
+        <translation>Parado por um erro</translation>
+    </message>
+    <message>
+        <source>Contributing</source>
+        <translation>Contribuindo</translation>
+    </message>
+    <message>
+        <source>Waiting for the next round</source>
+        <translation>Aguardando a próxima rodada</translation>
+    </message>
+    <message>
+        <source>Getting ready</source>
+        <translation>Preparando</translation>
+    </message>
+</context>
+<context>
     <name>swarmtrain::Invite</name>
     <message>
         <source>Paste a swarm&apos;s address or an invite link.</source>
@@ -433,6 +539,33 @@
     <message>
         <source>&quot;%1&quot; is neither an invite link nor an http(s) address.</source>
         <translation>“%1” não é um link de convite nem um endereço http(s).</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::LocalControlServer</name>
+    <message>
+        <source>a request is one JSON object on one line, at most %1 bytes</source>
+        <translation>uma requisição é um objeto JSON em uma linha, com no máximo %1 bytes</translation>
+    </message>
+    <message>
+        <source>a pause lasts from 1 second to %1 days</source>
+        <translation>uma pausa dura de 1 segundo a %1 dias</translation>
+    </message>
+    <message>
+        <source>join needs the swarm&apos;s URL or invite link</source>
+        <translation>join precisa da URL ou do link de convite do enxame</translation>
+    </message>
+    <message>
+        <source>stats covers from 1 to %1 days</source>
+        <translation>stats abrange de 1 a %1 dias</translation>
+    </message>
+    <message>
+        <source>log shows from 0 to %1 lines</source>
+        <translation>log mostra de 0 a %1 linhas</translation>
+    </message>
+    <message>
+        <source>unknown command &quot;%1&quot;</source>
+        <translation>comando desconhecido &quot;%1&quot;</translation>
     </message>
 </context>
 <context>

@@ -149,6 +149,69 @@
         <source>Pipeline stage %1 of %2</source>
         <translation>流水线阶段 %1 / %2</translation>
     </message>
+    <message>
+        <source>Saving this PC&apos;s copy of the model and telling the coordinator</source>
+        <translation>正在保存本机的模型副本并通知协调器</translation>
+    </message>
+    <message>
+        <source>Leaving the previous swarm</source>
+        <translation>正在离开之前的集群</translation>
+    </message>
+    <message>
+        <source>Leaving the swarm</source>
+        <translation>正在离开集群</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::ControlCommands</name>
+    <message>
+        <source>swarm: %1</source>
+        <translation>集群：%1</translation>
+    </message>
+    <message>
+        <source>mode: %1</source>
+        <translation>模式：%1</translation>
+    </message>
+    <message>
+        <source>round %1, %2 of %3 steps</source>
+        <translation>第 %1 轮，%3 步中的第 %2 步</translation>
+    </message>
+    <message>
+        <source>paused (%1) until %2</source>
+        <translation>已暂停（%1），直到 %2</translation>
+    </message>
+    <message>
+        <source>paused (%1)</source>
+        <translation>已暂停（%1）</translation>
+    </message>
+    <message>
+        <source>, GPU memory released</source>
+        <translation>，已释放 GPU 显存</translation>
+    </message>
+    <message>
+        <source>%1 rounds contributed, %2 accepted, %3 not accepted</source>
+        <translation>贡献了 %1 轮，%2 轮被接受，%3 轮未被接受</translation>
+    </message>
+    <message>
+        <source>%L1 tokens, %2 compute hours, credit %3</source>
+        <translation>%L1 个词元，%2 计算小时，积分 %3</translation>
+    </message>
+    <message>
+        <source>%1 min, %L2 tokens, credit %3</source>
+        <translation>%1 分钟，%L2 个词元，积分 %3</translation>
+    </message>
+    <message>
+        <source>--for needs a duration from 1s to 30d, such as 90s, 15m, 2h or 1d</source>
+        <translation>--for 需要 1s 到 30d 之间的时长，例如 90s、15m、2h 或 1d</translation>
+    </message>
+    <message>
+        <source>swarm join needs the swarm&apos;s URL or invite link</source>
+        <translation>swarm join 需要集群的 URL 或邀请链接</translation>
+    </message>
+    <message>
+        <source>swarm leave takes no URL</source>
+        <translation>swarm leave 不接受 URL</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::DashboardPage</name>
@@ -416,6 +479,49 @@
     </message>
 </context>
 <context>
+    <name>swarmtrain::HeadlessClient</name>
+    <message>
+        <source>Full model</source>
+        <translation>完整模型</translation>
+    </message>
+    <message>
+        <source>Pipeline stage: not placed yet</source>
+        <translation>流水线阶段：尚未分配</translation>
+    </message>
+    <message>
+        <source>Pipeline stage %1 of %2</source>
+        <translation>流水线阶段 %1 / %2</translation>
+    </message>
+    <message>
+        <source>Not in a swarm</source>
+        <translation>未加入集群</translation>
+    </message>
+    <message>
+        <source>Paused by you until %1</source>
+        <translation>已由你暂停，直到 %1</translation>
+    </message>
+    <message>
+        <source>Paused by you</source>
+        <translation>已由你暂停</translation>
+    </message>
+    <message>
+        <source>Stopped by an error</source>
+        <translation>因错误而停止</translation>
+    </message>
+    <message>
+        <source>Contributing</source>
+        <translation>正在贡献</translation>
+    </message>
+    <message>
+        <source>Waiting for the next round</source>
+        <translation>正在等待下一轮</translation>
+    </message>
+    <message>
+        <source>Getting ready</source>
+        <translation>正在准备</translation>
+    </message>
+</context>
+<context>
     <name>swarmtrain::Invite</name>
     <message>
         <source>Paste a swarm&apos;s address or an invite link.</source>
@@ -432,6 +538,33 @@
     <message>
         <source>&quot;%1&quot; is neither an invite link nor an http(s) address.</source>
         <translation>“%1”既不是邀请链接，也不是 http(s) 地址。</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::LocalControlServer</name>
+    <message>
+        <source>a request is one JSON object on one line, at most %1 bytes</source>
+        <translation>请求必须是单行的一个 JSON 对象，最多 %1 字节</translation>
+    </message>
+    <message>
+        <source>a pause lasts from 1 second to %1 days</source>
+        <translation>暂停时长为 1 秒到 %1 天</translation>
+    </message>
+    <message>
+        <source>join needs the swarm&apos;s URL or invite link</source>
+        <translation>join 需要集群的 URL 或邀请链接</translation>
+    </message>
+    <message>
+        <source>stats covers from 1 to %1 days</source>
+        <translation>stats 涵盖 1 到 %1 天</translation>
+    </message>
+    <message>
+        <source>log shows from 0 to %1 lines</source>
+        <translation>log 显示 0 到 %1 行</translation>
+    </message>
+    <message>
+        <source>unknown command &quot;%1&quot;</source>
+        <translation>未知命令“%1”</translation>
     </message>
 </context>
 <context>
