@@ -12,6 +12,8 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
+#include <filesystem>
 #include <regex>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -45,7 +47,8 @@ std::optional<std::string> rawExchange(const std::string &path, const std::strin
         ::close(fd);
         return std::nullopt;
     }
-    (void)!::write(fd, request.data(), request.size());
+    // MSG_NOSIGNAL: a server that already closed the connection must not kill us with SIGPIPE.
+    (void)!::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
     std::string answer;
     char buffer[4096];
     for (ssize_t n; answer.find('\n') == std::string::npos && (n = ::read(fd, buffer, sizeof buffer)) > 0;)
@@ -59,6 +62,11 @@ protected:
     void SetUp() override
     {
         dir.write("data.txt", test::generatedText(120'000));
+        // A runtime folder of this test's own, so that its clients' sockets (and the test that
+        // opens their folder to others) meet no other test's.
+        std::filesystem::create_directories(runtimeDir());
+        std::filesystem::permissions(runtimeDir(), std::filesystem::perms::owner_all);
+        ::setenv("XDG_RUNTIME_DIR", runtimeDir().c_str(), 1);
         const int port = test::startCoordinatorProcess(
             coordinator, SWARMTRAIN_COORDINATOR, test::smallSwarmFlags(dir.path() / "coordinator", dir.path() / "data.txt"),
             dir.path());
@@ -73,6 +81,7 @@ protected:
     }
 
     std::filesystem::path stateDir() const { return dir.path() / "client"; }
+    std::filesystem::path runtimeDir() const { return dir.path() / "runtime"; }
 
     // The client prints where its socket is.
     std::string socketPath() const
@@ -271,6 +280,8 @@ TEST_F(LocalControlTest, AnotherUserIsRefused)
         return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
     };
     EXPECT_EQ(asNobody(), 2);
+    for (const std::filesystem::path &above : {dir.path(), runtimeDir()})
+        std::filesystem::permissions(above, std::filesystem::perms::others_exec, std::filesystem::perm_options::add);
     ASSERT_EQ(::chmod(folder.c_str(), 0755), 0);
     ASSERT_EQ(::chmod(path.c_str(), 0777), 0);
     EXPECT_EQ(asNobody(), 3);
