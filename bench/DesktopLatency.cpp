@@ -1,6 +1,8 @@
 // How fast the desktop client gets out of the way, under a real X server (Xvfb) with a local
 // swarm training: the time from simulated input (xdotool) to the worker having stopped
-// computing, and the GUI event loop's latency while it trains. Run it with
+// computing, the GUI event loop's latency while it trains, and its longest stall while the
+// client leaves a swarm whose coordinator stopped answering (a swarmtrain-coordinator process
+// frozen with SIGSTOP), then how long quitting takes during such a leave. Run it with
 // bench/desktop-latency.sh, which starts Xvfb. Prints JSON lines.
 #include "ClientSession.h"
 #include "CoordinatorConfig.h"
@@ -19,7 +21,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <csignal>
 #include <iostream>
+#include <regex>
 #include <vector>
 
 using namespace swarmtrain;
@@ -42,6 +46,68 @@ int fail(const std::string &message)
     return 1;
 }
 
+// The longest the event loop went without running a 10 ms timer, while it lives.
+class StallWatch {
+public:
+    StallWatch()
+    {
+        m_since.start();
+        m_tick.setTimerType(Qt::PreciseTimer);
+        m_tick.setInterval(10);
+        QObject::connect(&m_tick, &QTimer::timeout, &m_tick, [this] { m_longestMs = std::max(m_longestMs, m_since.restart()); });
+        m_tick.start();
+    }
+    qint64 longestMs() const { return std::max(m_longestMs, m_since.elapsed()); }
+
+private:
+    QElapsedTimer m_since;
+    QTimer m_tick;
+    qint64 m_longestMs = 0;
+};
+
+// swarmtrain-coordinator as a child process, so that it can be frozen (SIGSTOP) while the
+// client leaves: the kernel still accepts connections, nothing answers.
+class CoordinatorProcess {
+public:
+    ~CoordinatorProcess()
+    {
+        if (m_process.state() != QProcess::NotRunning) {
+            ::kill(pid_t(m_process.processId()), SIGCONT);
+            m_process.kill();
+            m_process.waitForFinished(10'000);
+        }
+    }
+
+    // Its URL once it listens; "" when it did not start.
+    QString start(const QString &stateDir, const QString &data)
+    {
+        m_process.setProcessChannelMode(QProcess::MergedChannels);
+        m_process.start(QStringLiteral(SWARMTRAIN_COORDINATOR),
+                        {QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"), QStringLiteral("--state-dir"), stateDir,
+                         QStringLiteral("--data"), data, QStringLiteral("--plain-http"), QStringLiteral("--rounds"),
+                         QStringLiteral("fixed"), QStringLiteral("--n-layer"), QStringLiteral("1"), QStringLiteral("--n-head"),
+                         QStringLiteral("2"), QStringLiteral("--n-embd"), QStringLiteral("32"), QStringLiteral("--block-size"),
+                         QStringLiteral("32"), QStringLiteral("--inner-steps"), QStringLiteral("100000"),
+                         QStringLiteral("--heartbeat-interval"), QStringLiteral("1"), QStringLiteral("--eval-iters"),
+                         QStringLiteral("2")});
+        std::string output; // the match points into it
+        const std::regex listening("listening on (http://127\\.0\\.0\\.1:\\d+)");
+        std::smatch match;
+        waitFor(
+            [&] {
+                output += m_process.readAll().toStdString();
+                return std::regex_search(output, match, listening) || m_process.state() == QProcess::NotRunning;
+            },
+            60'000);
+        return match.empty() ? QString() : QString::fromStdString(match[1].str());
+    }
+    void freeze() { ::kill(pid_t(m_process.processId()), SIGSTOP); }
+    void thaw() { ::kill(pid_t(m_process.processId()), SIGCONT); }
+
+private:
+    QProcess m_process;
+};
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -55,8 +121,11 @@ int main(int argc, char **argv)
     const QCommandLineOption secondsOption(QStringLiteral("loop-seconds"),
                                            QStringLiteral("How long to sample the event loop while training."),
                                            QStringLiteral("S"), QStringLiteral("15"));
+    const QCommandLineOption leavesOption(QStringLiteral("leave-trials"),
+                                          QStringLiteral("Leaves of a frozen coordinator's swarm to time."),
+                                          QStringLiteral("N"), QStringLiteral("3"));
     parser.addHelpOption();
-    parser.addOptions({trialsOption, dataOption, secondsOption});
+    parser.addOptions({trialsOption, dataOption, secondsOption, leavesOption});
     parser.process(app);
     if (qEnvironmentVariableIsEmpty("DISPLAY"))
         return fail("needs an X display (run bench/desktop-latency.sh, which starts Xvfb)");
@@ -160,6 +229,55 @@ int main(int argc, char **argv)
                                 {"event_loop_lateness_ms_max", percentile(lateness, 1.0)}}
                      .dump()
               << std::endl;
-    session.quit();
+
+    // Leaving a swarm whose coordinator froze mid-round: the GUI thread's longest stall from
+    // the leave until the worker has gone, then, on the last trial, quitting during the leave.
+    session.stopHosting();
+    CoordinatorProcess frozen;
+    const QString url = frozen.start(dir.filePath(QStringLiteral("frozen")), parser.value(dataOption));
+    if (url.isEmpty())
+        return fail("swarmtrain-coordinator did not start");
+    prefs.idleMinutes = 0; // set again after each join, which saves the preferences
+    const int leaves = parser.value(leavesOption).toInt();
+    std::vector<double> stalls;
+    for (int trial = 0; trial < leaves; ++trial) {
+        frozen.thaw();
+        if (!session.join(url).ok())
+            return fail("cannot join " + url.toStdString());
+        session.throttle().setPrefs(prefs);
+        if (!waitFor(training, 120'000))
+            return fail("the frozen-coordinator swarm did not start training: " + session.state().headline.toStdString());
+        frozen.freeze();
+        QTest::qWait(1500); // a heartbeat or two now hang
+        StallWatch watch;
+        QElapsedTimer leaving;
+        leaving.start();
+        session.leave();
+        const bool last = trial + 1 == leaves;
+        double quitMs = -1;
+        if (last) {
+            QTest::qWait(1000); // the worker is saying goodbye to a coordinator that never answers
+            QElapsedTimer quitting;
+            quitting.start();
+            bool ready = false;
+            QObject::connect(&session, &ClientSession::readyToQuit, &app, [&] { ready = true; });
+            session.quit();
+            if (!waitFor([&] { return ready; }, 60'000))
+                return fail("quitting during the leave never ended");
+            quitMs = double(quitting.nsecsElapsed()) / 1e6;
+        } else if (!waitFor([&] { return session.state().work.state != WorkState::Stopping; }, 60'000)) {
+            return fail("the leave never ended");
+        }
+        stalls.push_back(double(watch.longestMs()));
+        nlohmann::json line{{"bench", "desktop_leave"}, {"trial", trial}, {"leave_ms", double(leaving.nsecsElapsed()) / 1e6},
+                            {"gui_longest_stall_ms", stalls.back()}};
+        if (last)
+            line["quit_during_leave_ms"] = quitMs;
+        std::cout << line.dump() << std::endl;
+    }
+    std::cout << nlohmann::json{{"bench", "desktop_leave"}, {"trials", leaves},
+                                {"gui_longest_stall_ms_max", percentile(stalls, 1.0)}}
+                     .dump()
+              << std::endl;
     return 0;
 }
