@@ -39,3 +39,7 @@ swarmtrain_adversary_test(swarmtrain_owner_dispute_tests adversary/OwnerDisputeT
 
 # A range owner that lies about its range's average, against the range's second owner (checker).
 swarmtrain_adversary_test(swarmtrain_lying_owner_tests adversary/LyingOwnerTest.cpp)
+
+# Hostile display names at the join: too long, control characters, bidi overrides, only spaces,
+# not a string; markup kept as text (issue 19).
+swarmtrain_adversary_test(swarmtrain_display_name_attack_tests adversary/DisplayNameAttackTest.cpp)

@@ -819,6 +819,38 @@
         <source>For downloaded training data, checkpoints and this PC&apos;s copy of the model.</source>
         <translation>Für heruntergeladene Trainingsdaten, Checkpoints und die Kopie des Modells auf diesem PC.</translation>
     </message>
+    <message>
+        <source>Display &amp;name:</source>
+        <translation>Anzeige&amp;name:</translation>
+    </message>
+    <message>
+        <source>None: the leaderboard shows this PC&apos;s key id</source>
+        <translation>Keiner: Die Bestenliste zeigt die Schlüssel-ID dieses PCs</translation>
+    </message>
+    <message>
+        <source>Shown beside this PC&apos;s credit on the swarm&apos;s leaderboard, from the next time it joins a swarm. Anyone can read it, and other PCs may use the same name.</source>
+        <translation>Wird ab dem nächsten Beitritt zu einem Schwarm neben dem Guthaben dieses PCs in der Bestenliste des Schwarms angezeigt. Jeder kann ihn lesen, und andere PCs dürfen denselben Namen verwenden.</translation>
+    </message>
+    <message>
+        <source>The name is longer than %1 characters.</source>
+        <translation>Der Name ist länger als %1 Zeichen.</translation>
+    </message>
+    <message>
+        <source>The name may not contain line breaks or control characters.</source>
+        <translation>Der Name darf keine Zeilenumbrüche oder Steuerzeichen enthalten.</translation>
+    </message>
+    <message>
+        <source>The name may not contain characters that change the direction of the text.</source>
+        <translation>Der Name darf keine Zeichen enthalten, die die Schreibrichtung ändern.</translation>
+    </message>
+    <message>
+        <source>The name may not contain invisible (zero-width) characters.</source>
+        <translation>Der Name darf keine unsichtbaren Zeichen (Nullbreite) enthalten.</translation>
+    </message>
+    <message>
+        <source>The name may not be only spaces.</source>
+        <translation>Der Name darf nicht nur aus Leerzeichen bestehen.</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::SwarmPage</name>
@@ -1028,6 +1060,46 @@
     <message>
         <source> (the slowest)</source>
         <translation> (die langsamste)</translation>
+    </message>
+    <message>
+        <source>Leaderboard</source>
+        <translation>Bestenliste</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>Rang</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Credit</source>
+        <translation>Guthaben</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>Tokens</translation>
+    </message>
+    <message>
+        <source>%1 (This PC)</source>
+        <translation>%1 (dieser PC)</translation>
+    </message>
+    <message>
+        <source>Join a swarm to see who contributes most.</source>
+        <translation>Treten Sie einem Schwarm bei, um zu sehen, wer am meisten beiträgt.</translation>
+    </message>
+    <message>
+        <source>No one is on this swarm&apos;s leaderboard yet.</source>
+        <translation>Noch niemand steht in der Bestenliste dieses Schwarms.</translation>
+    </message>
+    <message>
+        <source>This PC is not on the leaderboard yet.</source>
+        <translation>Dieser PC steht noch nicht in der Bestenliste.</translation>
+    </message>
+    <message>
+        <source>This PC&apos;s row is in bold.</source>
+        <translation>Die Zeile dieses PCs ist fett gedruckt.</translation>
     </message>
 </context>
 <context>

@@ -819,6 +819,38 @@
         <source>For downloaded training data, checkpoints and this PC&apos;s copy of the model.</source>
         <translation>Para los datos de entrenamiento descargados, los puntos de control y la copia del modelo de este PC.</translation>
     </message>
+    <message>
+        <source>Display &amp;name:</source>
+        <translation>&amp;Nombre visible:</translation>
+    </message>
+    <message>
+        <source>None: the leaderboard shows this PC&apos;s key id</source>
+        <translation>Ninguno: la clasificación muestra el ID de clave de este PC</translation>
+    </message>
+    <message>
+        <source>Shown beside this PC&apos;s credit on the swarm&apos;s leaderboard, from the next time it joins a swarm. Anyone can read it, and other PCs may use the same name.</source>
+        <translation>Se muestra junto al crédito de este PC en la clasificación del enjambre a partir de la próxima vez que se una a un enjambre. Cualquiera puede leerlo, y otros PC pueden usar el mismo nombre.</translation>
+    </message>
+    <message>
+        <source>The name is longer than %1 characters.</source>
+        <translation>El nombre tiene más de %1 caracteres.</translation>
+    </message>
+    <message>
+        <source>The name may not contain line breaks or control characters.</source>
+        <translation>El nombre no puede contener saltos de línea ni caracteres de control.</translation>
+    </message>
+    <message>
+        <source>The name may not contain characters that change the direction of the text.</source>
+        <translation>El nombre no puede contener caracteres que cambien la dirección del texto.</translation>
+    </message>
+    <message>
+        <source>The name may not contain invisible (zero-width) characters.</source>
+        <translation>El nombre no puede contener caracteres invisibles (de ancho cero).</translation>
+    </message>
+    <message>
+        <source>The name may not be only spaces.</source>
+        <translation>El nombre no puede estar formado solo por espacios.</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::SwarmPage</name>
@@ -1028,6 +1060,46 @@
     <message>
         <source> (the slowest)</source>
         <translation> (la más lenta)</translation>
+    </message>
+    <message>
+        <source>Leaderboard</source>
+        <translation>Clasificación</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>Puesto</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Nombre</translation>
+    </message>
+    <message>
+        <source>Credit</source>
+        <translation>Crédito</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>Tokens</translation>
+    </message>
+    <message>
+        <source>%1 (This PC)</source>
+        <translation>%1 (este PC)</translation>
+    </message>
+    <message>
+        <source>Join a swarm to see who contributes most.</source>
+        <translation>Únete a un enjambre para ver quién contribuye más.</translation>
+    </message>
+    <message>
+        <source>No one is on this swarm&apos;s leaderboard yet.</source>
+        <translation>Todavía no hay nadie en la clasificación de este enjambre.</translation>
+    </message>
+    <message>
+        <source>This PC is not on the leaderboard yet.</source>
+        <translation>Este PC todavía no está en la clasificación.</translation>
+    </message>
+    <message>
+        <source>This PC&apos;s row is in bold.</source>
+        <translation>La fila de este PC aparece en negrita.</translation>
     </message>
 </context>
 <context>

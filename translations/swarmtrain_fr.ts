@@ -819,6 +819,38 @@
         <source>For downloaded training data, checkpoints and this PC&apos;s copy of the model.</source>
         <translation>Pour les données d&apos;entraînement téléchargées, les points de contrôle et la copie du modèle sur ce PC.</translation>
     </message>
+    <message>
+        <source>Display &amp;name:</source>
+        <translation>&amp;Nom affiché :</translation>
+    </message>
+    <message>
+        <source>None: the leaderboard shows this PC&apos;s key id</source>
+        <translation>Aucun : le classement affiche l&apos;identifiant de clé de ce PC</translation>
+    </message>
+    <message>
+        <source>Shown beside this PC&apos;s credit on the swarm&apos;s leaderboard, from the next time it joins a swarm. Anyone can read it, and other PCs may use the same name.</source>
+        <translation>Affiché à côté du crédit de ce PC dans le classement de l&apos;essaim, à partir de la prochaine fois qu&apos;il rejoint un essaim. Tout le monde peut le lire, et d&apos;autres PC peuvent porter le même nom.</translation>
+    </message>
+    <message>
+        <source>The name is longer than %1 characters.</source>
+        <translation>Le nom dépasse %1 caractères.</translation>
+    </message>
+    <message>
+        <source>The name may not contain line breaks or control characters.</source>
+        <translation>Le nom ne peut pas contenir de sauts de ligne ni de caractères de contrôle.</translation>
+    </message>
+    <message>
+        <source>The name may not contain characters that change the direction of the text.</source>
+        <translation>Le nom ne peut pas contenir de caractères qui changent le sens du texte.</translation>
+    </message>
+    <message>
+        <source>The name may not contain invisible (zero-width) characters.</source>
+        <translation>Le nom ne peut pas contenir de caractères invisibles (de largeur nulle).</translation>
+    </message>
+    <message>
+        <source>The name may not be only spaces.</source>
+        <translation>Le nom ne peut pas être composé uniquement d&apos;espaces.</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::SwarmPage</name>
@@ -1028,6 +1060,46 @@
     <message>
         <source> (the slowest)</source>
         <translation> (le plus lent)</translation>
+    </message>
+    <message>
+        <source>Leaderboard</source>
+        <translation>Classement</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>Rang</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Nom</translation>
+    </message>
+    <message>
+        <source>Credit</source>
+        <translation>Crédit</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>Jetons</translation>
+    </message>
+    <message>
+        <source>%1 (This PC)</source>
+        <translation>%1 (ce PC)</translation>
+    </message>
+    <message>
+        <source>Join a swarm to see who contributes most.</source>
+        <translation>Rejoignez un essaim pour voir qui contribue le plus.</translation>
+    </message>
+    <message>
+        <source>No one is on this swarm&apos;s leaderboard yet.</source>
+        <translation>Personne ne figure encore au classement de cet essaim.</translation>
+    </message>
+    <message>
+        <source>This PC is not on the leaderboard yet.</source>
+        <translation>Ce PC ne figure pas encore au classement.</translation>
+    </message>
+    <message>
+        <source>This PC&apos;s row is in bold.</source>
+        <translation>La ligne de ce PC est en gras.</translation>
     </message>
 </context>
 <context>

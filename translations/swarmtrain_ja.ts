@@ -818,6 +818,38 @@
         <source>For downloaded training data, checkpoints and this PC&apos;s copy of the model.</source>
         <translation>ダウンロードした学習データ、チェックポイント、この PC 上のモデルのコピーに使われます。</translation>
     </message>
+    <message>
+        <source>Display &amp;name:</source>
+        <translation>表示名(&amp;N):</translation>
+    </message>
+    <message>
+        <source>None: the leaderboard shows this PC&apos;s key id</source>
+        <translation>なし: ランキングにはこの PC のキー ID が表示されます</translation>
+    </message>
+    <message>
+        <source>Shown beside this PC&apos;s credit on the swarm&apos;s leaderboard, from the next time it joins a swarm. Anyone can read it, and other PCs may use the same name.</source>
+        <translation>次にスウォームに参加したときから、スウォームのランキングでこの PC のクレジットの横に表示されます。誰でも読むことができ、他の PC が同じ名前を使うこともあります。</translation>
+    </message>
+    <message>
+        <source>The name is longer than %1 characters.</source>
+        <translation>名前が %1 文字を超えています。</translation>
+    </message>
+    <message>
+        <source>The name may not contain line breaks or control characters.</source>
+        <translation>名前に改行や制御文字は使えません。</translation>
+    </message>
+    <message>
+        <source>The name may not contain characters that change the direction of the text.</source>
+        <translation>名前に文字の向きを変える文字は使えません。</translation>
+    </message>
+    <message>
+        <source>The name may not contain invisible (zero-width) characters.</source>
+        <translation>名前に見えない文字（ゼロ幅文字）は使えません。</translation>
+    </message>
+    <message>
+        <source>The name may not be only spaces.</source>
+        <translation>名前を空白だけにすることはできません。</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::SwarmPage</name>
@@ -1026,6 +1058,46 @@
     <message>
         <source> (the slowest)</source>
         <translation>（最も遅い）</translation>
+    </message>
+    <message>
+        <source>Leaderboard</source>
+        <translation>ランキング</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>順位</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名前</translation>
+    </message>
+    <message>
+        <source>Credit</source>
+        <translation>クレジット</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>トークン数</translation>
+    </message>
+    <message>
+        <source>%1 (This PC)</source>
+        <translation>%1（この PC）</translation>
+    </message>
+    <message>
+        <source>Join a swarm to see who contributes most.</source>
+        <translation>スウォームに参加すると、誰が最も貢献しているかを確認できます。</translation>
+    </message>
+    <message>
+        <source>No one is on this swarm&apos;s leaderboard yet.</source>
+        <translation>このスウォームのランキングにはまだ誰もいません。</translation>
+    </message>
+    <message>
+        <source>This PC is not on the leaderboard yet.</source>
+        <translation>この PC はまだランキングに載っていません。</translation>
+    </message>
+    <message>
+        <source>This PC&apos;s row is in bold.</source>
+        <translation>この PC の行は太字で表示されます。</translation>
     </message>
 </context>
 <context>

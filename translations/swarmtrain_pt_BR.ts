@@ -819,6 +819,38 @@
         <source>For downloaded training data, checkpoints and this PC&apos;s copy of the model.</source>
         <translation>Para dados de treinamento baixados, checkpoints e a cópia do modelo neste PC.</translation>
     </message>
+    <message>
+        <source>Display &amp;name:</source>
+        <translation>&amp;Nome de exibição:</translation>
+    </message>
+    <message>
+        <source>None: the leaderboard shows this PC&apos;s key id</source>
+        <translation>Nenhum: o placar mostra o ID da chave deste PC</translation>
+    </message>
+    <message>
+        <source>Shown beside this PC&apos;s credit on the swarm&apos;s leaderboard, from the next time it joins a swarm. Anyone can read it, and other PCs may use the same name.</source>
+        <translation>Exibido ao lado do crédito deste PC no placar do enxame, a partir da próxima vez que ele entrar em um enxame. Qualquer pessoa pode lê-lo, e outros PCs podem usar o mesmo nome.</translation>
+    </message>
+    <message>
+        <source>The name is longer than %1 characters.</source>
+        <translation>O nome tem mais de %1 caracteres.</translation>
+    </message>
+    <message>
+        <source>The name may not contain line breaks or control characters.</source>
+        <translation>O nome não pode conter quebras de linha nem caracteres de controle.</translation>
+    </message>
+    <message>
+        <source>The name may not contain characters that change the direction of the text.</source>
+        <translation>O nome não pode conter caracteres que mudam a direção do texto.</translation>
+    </message>
+    <message>
+        <source>The name may not contain invisible (zero-width) characters.</source>
+        <translation>O nome não pode conter caracteres invisíveis (de largura zero).</translation>
+    </message>
+    <message>
+        <source>The name may not be only spaces.</source>
+        <translation>O nome não pode ser composto apenas por espaços.</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::SwarmPage</name>
@@ -1028,6 +1060,46 @@
     <message>
         <source> (the slowest)</source>
         <translation> (o mais lento)</translation>
+    </message>
+    <message>
+        <source>Leaderboard</source>
+        <translation>Placar</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>Posição</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Nome</translation>
+    </message>
+    <message>
+        <source>Credit</source>
+        <translation>Crédito</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>Tokens</translation>
+    </message>
+    <message>
+        <source>%1 (This PC)</source>
+        <translation>%1 (este PC)</translation>
+    </message>
+    <message>
+        <source>Join a swarm to see who contributes most.</source>
+        <translation>Entre em um enxame para ver quem mais contribui.</translation>
+    </message>
+    <message>
+        <source>No one is on this swarm&apos;s leaderboard yet.</source>
+        <translation>Ainda não há ninguém no placar deste enxame.</translation>
+    </message>
+    <message>
+        <source>This PC is not on the leaderboard yet.</source>
+        <translation>Este PC ainda não está no placar.</translation>
+    </message>
+    <message>
+        <source>This PC&apos;s row is in bold.</source>
+        <translation>A linha deste PC aparece em negrito.</translation>
     </message>
 </context>
 <context>

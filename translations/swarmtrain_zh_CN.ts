@@ -818,6 +818,38 @@
         <source>For downloaded training data, checkpoints and this PC&apos;s copy of the model.</source>
         <translation>用于下载的训练数据、检查点以及本机的模型副本。</translation>
     </message>
+    <message>
+        <source>Display &amp;name:</source>
+        <translation>显示名称(&amp;N):</translation>
+    </message>
+    <message>
+        <source>None: the leaderboard shows this PC&apos;s key id</source>
+        <translation>无：排行榜显示本机的密钥 ID</translation>
+    </message>
+    <message>
+        <source>Shown beside this PC&apos;s credit on the swarm&apos;s leaderboard, from the next time it joins a swarm. Anyone can read it, and other PCs may use the same name.</source>
+        <translation>从下次加入集群起，显示在集群排行榜上本机积分的旁边。任何人都能看到它，其他电脑也可能使用相同的名称。</translation>
+    </message>
+    <message>
+        <source>The name is longer than %1 characters.</source>
+        <translation>名称超过 %1 个字符。</translation>
+    </message>
+    <message>
+        <source>The name may not contain line breaks or control characters.</source>
+        <translation>名称不能包含换行符或控制字符。</translation>
+    </message>
+    <message>
+        <source>The name may not contain characters that change the direction of the text.</source>
+        <translation>名称不能包含改变文字方向的字符。</translation>
+    </message>
+    <message>
+        <source>The name may not contain invisible (zero-width) characters.</source>
+        <translation>名称不能包含不可见（零宽度）字符。</translation>
+    </message>
+    <message>
+        <source>The name may not be only spaces.</source>
+        <translation>名称不能只包含空格。</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::SwarmPage</name>
@@ -1026,6 +1058,46 @@
     <message>
         <source> (the slowest)</source>
         <translation>（最慢）</translation>
+    </message>
+    <message>
+        <source>Leaderboard</source>
+        <translation>排行榜</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>排名</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Credit</source>
+        <translation>积分</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>token 数</translation>
+    </message>
+    <message>
+        <source>%1 (This PC)</source>
+        <translation>%1（本机）</translation>
+    </message>
+    <message>
+        <source>Join a swarm to see who contributes most.</source>
+        <translation>加入集群后即可查看谁贡献最多。</translation>
+    </message>
+    <message>
+        <source>No one is on this swarm&apos;s leaderboard yet.</source>
+        <translation>此集群的排行榜上还没有人。</translation>
+    </message>
+    <message>
+        <source>This PC is not on the leaderboard yet.</source>
+        <translation>本机尚未进入排行榜。</translation>
+    </message>
+    <message>
+        <source>This PC&apos;s row is in bold.</source>
+        <translation>本机所在行以粗体显示。</translation>
     </message>
 </context>
 <context>

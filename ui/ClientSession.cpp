@@ -173,6 +173,8 @@ void ClientSession::startWorker()
     options.swarmUrl = m_preferences.swarmUrl;
     options.pinnedPublicKey = m_preferences.swarmPin;
     options.inviteToken = m_preferences.swarmInviteToken;
+    if (!m_preferences.displayName.isEmpty()) // else --display-name's, if any
+        options.displayName = m_preferences.displayName;
     options.allowPlainHttp = plainHttpAllowed();
     options.stateDir = m_options.stateDir;
     options.deviceMemoryBudget = std::int64_t(m_preferences.maxGpuMemoryMiB) << 20;
@@ -433,8 +435,16 @@ void ClientSession::pollSwarm()
         m_statusIdentity = std::make_shared<const Identity>(std::move(identity).value());
     }
     const QPointer<ClientSession> self(this);
-    m_pool.start([self, options, identity = m_statusIdentity] {
+    const std::filesystem::path keyFile = m_options.stateDir / "identity.pem";
+    m_pool.start([self, options, identity = m_statusIdentity, keyFile, ownPeerId = m_ownPeerId] {
         SwarmSnapshot snapshot;
+        snapshot.ownPeerId = ownPeerId;
+        // The worker makes the key when it first starts; only read here, never made (that would race it).
+        std::error_code error;
+        if (ownPeerId.isEmpty() && std::filesystem::exists(keyFile, error)) {
+            if (Result<Identity> own = Identity::loadOrCreate(keyFile))
+                snapshot.ownPeerId = own->keyId();
+        }
         Result<QJsonObject> answer = CoordinatorClient(*identity, options).getJson(QStringLiteral("/v1/status"));
         Result<StatusAnswer> status = answer ? StatusAnswer::fromJson(*answer) : Result<StatusAnswer>(answer.error());
         if (!status) {
@@ -444,6 +454,7 @@ void ClientSession::pollSwarm()
             snapshot.round = status->round;
             snapshot.peers = int(status->peers);
             snapshot.model = describeModel(status->model);
+            snapshot.leaderboard = status->leaderboard;
             for (const StatusAnswer::LossPoint &point : status->validationLossHistory)
                 snapshot.validationLoss.append(QPointF(double(point.round), point.validationLoss));
             if (status->pipeline) {
@@ -461,6 +472,7 @@ void ClientSession::pollSwarm()
             if (!self)
                 return;
             self->m_swarmPollRunning = false;
+            self->m_ownPeerId = snapshot.ownPeerId;
             Q_EMIT self->swarmUpdated(snapshot);
         });
     });

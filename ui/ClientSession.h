@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ControlMessages.h"
 #include "GpuProbe.h"
 #include "Invite.h"
 #include "Preferences.h"
@@ -63,6 +64,9 @@ struct SwarmSnapshot {
     };
     QVector<Stage> stages;
     int bottleneck = -1;
+    // The peers with most credit, highest first, as the coordinator ranks them (rank = index + 1).
+    std::vector<StatusAnswer::Leader> leaderboard;
+    QString ownPeerId; // this PC's key id, to find its row; "" before its identity exists
 };
 
 // What this PC has contributed (StatsStore), for the dashboard.
@@ -177,6 +181,7 @@ private:
     QString m_lastError;
     QThreadPool m_pool; // probing, the benchmark, stats and swarm status; waited for on destruction
     bool m_swarmPollRunning = false;
+    QString m_ownPeerId; // read from the worker's identity file once it exists
     std::shared_ptr<const Identity> m_statusIdentity; // signs nothing; CoordinatorClient wants one
 };
 

@@ -1,5 +1,7 @@
 #include "Preferences.h"
 
+#include "DisplayName.h"
+
 #include <QSettings>
 #include <QVariant>
 
@@ -118,7 +120,8 @@ constexpr auto kSettings = std::make_tuple(
     Setting<QString>{"swarm/url", &Preferences::swarmUrl},
     Setting<QString>{"swarm/pin", &Preferences::swarmPin},
     Setting<QString>{"swarm/invite_token", &Preferences::swarmInviteToken},
-    Setting<bool>{"swarm/allowPlainHttp", &Preferences::allowPlainHttp});
+    Setting<bool>{"swarm/allowPlainHttp", &Preferences::allowPlainHttp},
+    Setting<QString>{"swarm/displayName", &Preferences::displayName});
 
 template <typename F>
 void forEachSetting(F &&f)
@@ -153,6 +156,9 @@ Preferences loadPreferences(const QSettings &settings)
 {
     Preferences preferences;
     forEachSetting([&](const auto &setting) { load(settings, setting, preferences); });
+    // A name edited by hand into one the coordinator would refuse is no name, not a failed join.
+    const DisplayNameCheck name = validateDisplayName(preferences.displayName);
+    preferences.displayName = name.ok() ? name.name : QString();
     return preferences;
 }
 

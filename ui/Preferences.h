@@ -34,6 +34,7 @@ struct Preferences {
     QString swarmInviteToken;      // "" or an invite-only swarm's token
     QString swarmPin;              // "" or "sha256//BASE64" from an invite
     bool allowPlainHttp = false;   // plain http:// to a coordinator on another computer (forgeable answers)
+    QString displayName;           // "" or this PC's name on swarms' leaderboards (validateDisplayName), sent at join
 
     bool operator==(const Preferences &) const = default;
 };

@@ -218,6 +218,23 @@ SettingsPage::SettingsPage(ClientSession &session, QWidget *parent) : QWidget(pa
     QWidget *const appCard = appSection.card;
     auto *app = makeForm();
     appSection.layout->addLayout(app);
+    m_displayNameLabel = new QLabel(appCard);
+    m_displayName = new QLineEdit(appCard);
+    m_displayName->setObjectName(QStringLiteral("displayName"));
+    m_displayName->setClearButtonEnabled(true);
+    m_displayName->setMinimumWidth(240);
+    m_displayNameLabel->setBuddy(m_displayName);
+    app->addRow(m_displayNameLabel, m_displayName);
+    m_displayNameError = makeLabel("", appCard);
+    m_displayNameError->setObjectName(QStringLiteral("displayNameError"));
+    m_displayNameError->setWordWrap(true);
+    QPalette errorPalette = m_displayNameError->palette();
+    errorPalette.setColor(QPalette::WindowText, QColor(0xe0, 0x31, 0x31));
+    m_displayNameError->setPalette(errorPalette);
+    m_displayNameError->hide();
+    app->addRow(m_displayNameError);
+    m_displayNameHint = makeHint(appCard);
+    app->addRow(m_displayNameHint);
     m_startAtLogin = new QCheckBox(appCard);
     m_startAtLogin->setObjectName(QStringLiteral("startAtLogin"));
     app->addRow(m_startAtLogin);
@@ -276,6 +293,8 @@ SettingsPage::SettingsPage(ClientSession &session, QWidget *parent) : QWidget(pa
         const QString code = m_language->itemData(index).toString();
         change([code](Preferences &p) { p.language = code; });
     });
+    connect(m_displayName, &QLineEdit::textChanged, this, &SettingsPage::showDisplayNameCheck);
+    connect(m_displayName, &QLineEdit::editingFinished, this, &SettingsPage::applyDisplayName);
     connect(m_diskLimit, &QSpinBox::valueChanged, this,
             [this](int value) { change([value](Preferences &p) { p.diskLimitGiB = value; }); });
 
@@ -325,6 +344,11 @@ void SettingsPage::retranslate()
                           "Training resumes when the GPU has cooled 5 °C below the limit."));
 
     m_appTitle->setText(tr("Application"));
+    m_displayNameLabel->setText(tr("Display &name:"));
+    m_displayName->setPlaceholderText(tr("None: the leaderboard shows this PC's key id"));
+    m_displayNameHint->setText(tr("Shown beside this PC's credit on the swarm's leaderboard, from the next time it "
+                                  "joins a swarm. Anyone can read it, and other PCs may use the same name."));
+    showDisplayNameCheck();
     m_startAtLogin->setText(tr("&Start SwarmTrain when I log in"));
     m_languageLabel->setText(tr("&Language:"));
     m_language->setItemText(0, tr("System default"));
@@ -353,6 +377,7 @@ void SettingsPage::load()
     m_memory->setValue(p.maxGpuMemoryMiB);
     m_temperature->setValue(p.gpuTemperatureLimit);
     m_startAtLogin->setChecked(p.startAtLogin);
+    m_displayName->setText(p.displayName);
     int language = m_language->findData(p.language);
     if (language < 0) { // a language this version does not know: keep it, named by its code
         m_language->addItem(p.language, p.language);
@@ -417,6 +442,42 @@ void SettingsPage::appsEdited()
     }
     change([&names](Preferences &p) { p.exclusiveApps = names; });
     updateEnabled();
+}
+
+DisplayNameCheck SettingsPage::showDisplayNameCheck()
+{
+    const DisplayNameCheck check = validateDisplayName(m_displayName->text());
+    QString why;
+    if (check.fault) {
+        switch (*check.fault) {
+        case DisplayNameFault::TooLong:
+            why = tr("The name is longer than %1 characters.").arg(protocol::kMaxDisplayNameChars);
+            break;
+        case DisplayNameFault::ControlCharacter:
+            why = tr("The name may not contain line breaks or control characters.");
+            break;
+        case DisplayNameFault::BidiControl:
+            why = tr("The name may not contain characters that change the direction of the text.");
+            break;
+        case DisplayNameFault::ZeroWidth:
+            why = tr("The name may not contain invisible (zero-width) characters.");
+            break;
+        case DisplayNameFault::OnlyWhitespace:
+            why = tr("The name may not be only spaces.");
+            break;
+        }
+    }
+    m_displayNameError->setText(why);
+    m_displayNameError->setVisible(!why.isEmpty());
+    return check;
+}
+
+void SettingsPage::applyDisplayName()
+{
+    const DisplayNameCheck check = showDisplayNameCheck();
+    if (!check.ok())
+        return; // kept as typed, with the reason beside it, until it is fixed
+    change([&check](Preferences &p) { p.displayName = check.name; });
 }
 
 void SettingsPage::updateEnabled()

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "DisplayName.h"
 #include "Preferences.h"
 
 #include <QWidget>
@@ -40,6 +41,9 @@ private:
     void removeApps();
     void appsEdited();
     void updateEnabled();
+    // Shows why the typed display name is refused, if it is; the check, for applying it.
+    DisplayNameCheck showDisplayNameCheck();
+    void applyDisplayName();
 
     ClientSession &m_session;
     bool m_loading = false;
@@ -72,6 +76,10 @@ private:
     QLabel *m_gpuHint = nullptr;
 
     QLabel *m_appTitle = nullptr;
+    QLabel *m_displayNameLabel = nullptr;
+    QLineEdit *m_displayName = nullptr;
+    QLabel *m_displayNameError = nullptr;
+    QLabel *m_displayNameHint = nullptr;
     QCheckBox *m_startAtLogin = nullptr;
     QLabel *m_languageLabel = nullptr;
     QComboBox *m_language = nullptr;

@@ -14,12 +14,16 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QTableWidget>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace swarmtrain {
 
@@ -34,6 +38,9 @@ struct ModelSize {
 constexpr ModelSize kModelSizes[] = {{2, 64, 64}, {4, 128, 128}, {6, 256, 128}};
 constexpr int kDefaultModelSize = 1;
 constexpr int kDefaultPort = 8470;
+constexpr int kLeaderboardRows = 20;     // the top; this PC's row comes below when it ranks lower
+constexpr qsizetype kShortPeerIdChars = 12; // enough to tell peers apart at a glance
+enum LeaderboardColumn { RankColumn, NameColumn, CreditColumn, TokensColumn, LeaderboardColumns };
 
 QFormLayout *makeForm()
 {
@@ -74,6 +81,7 @@ SwarmPage::SwarmPage(ClientSession &session, QWidget *parent) : QWidget(parent),
 
     QVBoxLayout *layout = makeScrollingColumn(this);
     layout->addWidget(buildCurrentCard());
+    layout->addWidget(buildLeaderboardCard());
     auto *lower = new QHBoxLayout;
     lower->setSpacing(12);
     lower->addWidget(buildJoinCard(), 1);
@@ -96,8 +104,10 @@ SwarmPage::SwarmPage(ClientSession &session, QWidget *parent) : QWidget(parent),
     connect(m_leave, &QPushButton::clicked, this, [this] {
         m_session.leave();
         m_haveSnapshot = false;
+        m_leaders.clear();
         m_joinMessage->hide();
         showCurrent();
+        showLeaderboard();
     });
     connect(m_browse, &QPushButton::clicked, this, &SwarmPage::chooseData);
     connect(m_startHosting, &QPushButton::clicked, this, &SwarmPage::startHosting);
@@ -157,6 +167,35 @@ QWidget *SwarmPage::buildCurrentCard()
     bottom->addWidget(m_reach, 1);
     bottom->addWidget(m_leave, 0, Qt::AlignRight | Qt::AlignBottom);
     layout->addLayout(bottom);
+    return card;
+}
+
+QWidget *SwarmPage::buildLeaderboardCard()
+{
+    QFrame *card = makeCard(this);
+    auto *layout = new QVBoxLayout(card);
+    layout->setContentsMargins(18, 14, 18, 14);
+    layout->setSpacing(10);
+    m_leaderboardTitle = makeLabel("title", card);
+    layout->addWidget(m_leaderboardTitle);
+    m_leaderboardNote = makeLabel("caption", card);
+    m_leaderboardNote->setObjectName(QStringLiteral("leaderboardNote"));
+    m_leaderboardNote->setWordWrap(true);
+    layout->addWidget(m_leaderboardNote);
+
+    m_leaderboard = new QTableWidget(0, LeaderboardColumns, card);
+    m_leaderboard->setObjectName(QStringLiteral("leaderboardTable"));
+    m_leaderboard->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_leaderboard->setSelectionMode(QAbstractItemView::NoSelection);
+    m_leaderboard->setFocusPolicy(Qt::NoFocus);
+    m_leaderboard->setAlternatingRowColors(true);
+    m_leaderboard->setShowGrid(false);
+    m_leaderboard->verticalHeader()->hide();
+    QHeaderView *header = m_leaderboard->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(NameColumn, QHeaderView::Stretch);
+    m_leaderboard->setMinimumHeight(260);
+    layout->addWidget(m_leaderboard);
     return card;
 }
 
@@ -280,6 +319,9 @@ void SwarmPage::retranslate()
     setRowLabel(m_currentForm, m_pin, tr("Certificate"));
     m_leave->setText(tr("Leave the swarm"));
 
+    m_leaderboardTitle->setText(tr("Leaderboard"));
+    m_leaderboard->setHorizontalHeaderLabels({tr("Rank"), tr("Name"), tr("Credit"), tr("Tokens")});
+
     m_joinTitle->setText(tr("Join a swarm"));
     m_joinHelp->setText(tr("Paste the swarm's address (https://…) or an invite link a friend sent you "
                            "(swarmtrain://join?…). An invite also pins the swarm's certificate, so no one "
@@ -310,6 +352,7 @@ void SwarmPage::retranslate()
     m_copyInvite->setText(tr("Copy"));
 
     showCurrent();
+    showLeaderboard();
     showHosting(m_session.hosting(), m_session.inviteLink(), m_hostError);
 }
 
@@ -326,8 +369,52 @@ void SwarmPage::showSwarm(const SwarmSnapshot &snapshot)
         m_model = snapshot.model;
         m_stages = snapshot.stages;
         m_bottleneck = snapshot.bottleneck;
+        m_leaders = snapshot.leaderboard;
     }
+    m_ownPeerId = snapshot.ownPeerId;
     showCurrent();
+    showLeaderboard();
+}
+
+void SwarmPage::showLeaderboard()
+{
+    std::vector<qsizetype> shown; // indexes into m_leaders, rank - 1
+    for (qsizetype i = 0; i < qsizetype(m_leaders.size()) && i < kLeaderboardRows; ++i)
+        shown.push_back(i);
+    const auto own = std::find_if(m_leaders.begin(), m_leaders.end(), [this](const StatusAnswer::Leader &leader) {
+        return !m_ownPeerId.isEmpty() && leader.peerId == m_ownPeerId;
+    });
+    if (own != m_leaders.end() && own - m_leaders.begin() >= kLeaderboardRows)
+        shown.push_back(own - m_leaders.begin());
+
+    m_leaderboard->setRowCount(int(shown.size()));
+    const QLocale locale;
+    for (int row = 0; row < int(shown.size()); ++row) {
+        const StatusAnswer::Leader &leader = m_leaders[std::size_t(shown[std::size_t(row)])];
+        const bool thisPc = own != m_leaders.end() && &leader == &*own;
+        QString name = leader.displayName.isEmpty() ? leader.peerId.left(kShortPeerIdChars) : leader.displayName;
+        if (thisPc)
+            name = tr("%1 (This PC)").arg(name);
+        const QString cells[LeaderboardColumns] = {locale.toString(shown[std::size_t(row)] + 1), name,
+                                                   locale.toString(leader.credit, 'f', 1), locale.toString(leader.tokens)};
+        for (int column = 0; column < LeaderboardColumns; ++column) {
+            auto *item = new QTableWidgetItem(cells[column]);
+            item->setTextAlignment(Qt::AlignVCenter | (column == NameColumn ? Qt::AlignLeft : Qt::AlignRight));
+            item->setToolTip(leader.peerId); // names are not unique: the key id tells peers apart
+            if (thisPc) {
+                QFont font = item->font();
+                font.setBold(true);
+                item->setFont(font);
+            }
+            m_leaderboard->setItem(row, column, item);
+        }
+    }
+    const bool joined = m_session.joined();
+    m_leaderboard->setVisible(!shown.empty());
+    m_leaderboardNote->setText(!joined && shown.empty() ? tr("Join a swarm to see who contributes most.")
+                               : shown.empty()          ? tr("No one is on this swarm's leaderboard yet.")
+                               : own == m_leaders.end() ? tr("This PC is not on the leaderboard yet.")
+                                                        : tr("This PC's row is in bold."));
 }
 
 void SwarmPage::showCurrent()
@@ -384,7 +471,9 @@ void SwarmPage::join()
     }
     setMessage(m_joinMessage, tr("Joining the swarm at %1…").arg(m_session.swarm().swarmUrl), false);
     m_haveSnapshot = false;
+    m_leaders.clear();
     showCurrent();
+    showLeaderboard();
 }
 
 CoordinatorConfig SwarmPage::hostedConfig() const

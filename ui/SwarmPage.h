@@ -11,6 +11,7 @@ class QLabel;
 class QLineEdit;
 class QPushButton;
 class QSpinBox;
+class QTableWidget;
 
 namespace swarmtrain {
 
@@ -19,8 +20,9 @@ struct CoordinatorConfig;
 struct SessionState;
 
 // Which swarm this PC trains with (its address, peers online, round, model and this PC's
-// role), joining one from an address or an invite link, leaving it, and "Host a swarm on this
-// PC": an embedded coordinator training on a text file, with the invite link to give friends.
+// role), its leaderboard with this PC's row marked, joining one from an address or an invite
+// link, leaving it, and "Host a swarm on this PC": an embedded coordinator training on a text
+// file, with the invite link to give friends.
 class SwarmPage : public QWidget {
     Q_OBJECT
 
@@ -38,11 +40,14 @@ private:
     QWidget *buildCurrentCard();
     QWidget *buildJoinCard();
     QWidget *buildHostCard();
+    QWidget *buildLeaderboardCard();
     void retranslate();
     void showState(const SessionState &state);
     void showSwarm(const SwarmSnapshot &snapshot);
     void showHosting(bool hosting, const QString &invite, const QString &error);
     void showCurrent();
+    // The top of the leaderboard, and this PC's row below it when it ranks lower.
+    void showLeaderboard();
     void showPastedPin();
     void join();
     void startHosting();
@@ -60,6 +65,8 @@ private:
     int m_bottleneck = -1;
     QString m_hostError;
     bool m_hostStarting = false;
+    std::vector<StatusAnswer::Leader> m_leaders; // as the last status ranked them
+    QString m_ownPeerId;
 
     QLabel *m_currentTitle = nullptr;
     QFormLayout *m_currentForm = nullptr;
@@ -72,6 +79,10 @@ private:
     QLabel *m_pin = nullptr;
     QLabel *m_reach = nullptr;
     QPushButton *m_leave = nullptr;
+
+    QLabel *m_leaderboardTitle = nullptr;
+    QLabel *m_leaderboardNote = nullptr; // why the table is empty
+    QTableWidget *m_leaderboard = nullptr;
 
     QLabel *m_joinTitle = nullptr;
     QLabel *m_joinHelp = nullptr;

@@ -1,5 +1,7 @@
 #include "ClientOptions.h"
 
+#include "DisplayName.h"
+
 #include <QCommandLineParser>
 #include <QDir>
 #include <QStandardPaths>
@@ -41,6 +43,10 @@ struct Parser {
                                 QStringLiteral("The HOST or HOST:PORT other peers reach this one at (default:"
                                                " the address the coordinator sees, the listening port)."),
                                 QStringLiteral("HOST[:PORT]")};
+    QCommandLineOption displayName{QStringLiteral("display-name"),
+                                   QStringLiteral("The name this PC shows on the swarm's leaderboard (at most 32"
+                                                  " characters; default none)."),
+                                   QStringLiteral("NAME")};
     QCommandLineOption threads{QStringLiteral("threads"), QStringLiteral("CPU threads (default: every core)."),
                                QStringLiteral("N"), QStringLiteral("0")};
     QCommandLineOption maxUtilization{QStringLiteral("max-utilization"),
@@ -53,7 +59,7 @@ struct Parser {
         parser.setApplicationDescription(QStringLiteral("Trains open language models with a public swarm."));
         parser.addOptions(
             {help, headless, minimized, demo, demoData, swarm, stateDir, device, pin, allowPlainHttp, listen, announce,
-             threads, maxUtilization});
+             displayName, threads, maxUtilization});
     }
 };
 
@@ -83,6 +89,10 @@ Result<ClientCommandLine> parseClientCommandLine(const QStringList &arguments)
     o.pinnedPublicKey = p.parser.value(p.pin);
     o.allowPlainHttp = p.parser.isSet(p.allowPlainHttp);
     o.device = p.parser.value(p.device).toStdString();
+    const DisplayNameCheck name = validateDisplayName(p.parser.value(p.displayName));
+    if (!name.ok())
+        return makeError("--display-name " + displayNameFaultText(*name.fault).toStdString());
+    o.displayName = name.name;
     const QString dir = p.parser.isSet(p.stateDir) ? p.parser.value(p.stateDir)
                                                    : QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
     o.stateDir = QDir(dir).absolutePath().toStdString();

@@ -19,6 +19,22 @@ constexpr double kMaxBytesPerSecond = 1e12;           // a terabyte a second, be
 constexpr double kMaxRttMs = 600'000;
 constexpr qint64 kMaxBudgetMs = 86'400'000; // a day
 
+// An optional display name ("" when absent), by the rule the client's Settings page applies too.
+QString readDisplayName(JsonReader &reader, const QJsonObject &json)
+{
+    const QJsonValue value = json.value(L("display_name"));
+    if (value.isUndefined() || value.isNull())
+        return {};
+    if (!value.isString()) {
+        reader.fail(L("display_name"), QStringLiteral("must be a string of at most %1 characters").arg(kMaxDisplayNameChars));
+        return {};
+    }
+    const DisplayNameCheck check = validateDisplayName(value.toString());
+    if (check.fault)
+        reader.fail(L("display_name"), displayNameFaultText(*check.fault));
+    return check.name;
+}
+
 QJsonValue optionalBool(const std::optional<bool> &value) { return value ? QJsonValue(*value) : QJsonValue(); }
 
 QJsonObject modelToJson(const GptConfig &model)
@@ -165,7 +181,8 @@ QJsonObject JoinRequest::toJson() const
         {L("device"), device.toJson()},
         {L("endpoint"), endpoint},
         {L("client_version"), clientVersion},
-        {L("invite"), invite}};
+        {L("invite"), invite},
+        {L("display_name"), displayName}};
 }
 
 Result<QByteArray> JoinRequest::publicKeyOf(const QJsonObject &json)
@@ -186,6 +203,7 @@ Result<JoinRequest> JoinRequest::fromJson(const QJsonObject &json)
     if (!r.has(L("client_version")))
         r.fail(L("client_version"), QStringLiteral("is missing"));
     m.invite = r.text(L("invite"), kMaxInviteChars);
+    m.displayName = readDisplayName(r, json);
     return r.finish(std::move(m));
 }
 
@@ -514,8 +532,10 @@ QJsonObject StatusAnswer::toJson() const
         history.append(QJsonObject{{L("round"), double(point.round)}, {L("val_loss"), point.validationLoss}});
     QJsonArray leaders;
     for (const Leader &leader : leaderboard) {
-        leaders.append(QJsonObject{
-            {L("peer_id"), leader.peerId}, {L("credit"), leader.credit}, {L("tokens"), double(leader.tokens)}});
+        leaders.append(QJsonObject{{L("peer_id"), leader.peerId},
+                                   {L("display_name"), leader.displayName},
+                                   {L("credit"), leader.credit},
+                                   {L("tokens"), double(leader.tokens)}});
     }
     QJsonObject json{{L("round"), double(round)},
                      {L("round_state"), roundState},
@@ -553,7 +573,7 @@ Result<StatusAnswer> StatusAnswer::fromJson(const QJsonObject &json)
     for (qsizetype i = 0; i < leaders.size() && r.ok(); ++i) {
         JsonReader leader = r.element(leaders, L("leaderboard"), i);
         m.leaderboard.push_back({leader.string(L("peer_id"), kMaxKeyIdChars), leader.number(L("credit"), -kMaxFigure, kMaxFigure),
-                                 leader.integer(L("tokens"), 0, kMaxCount)});
+                                 leader.integer(L("tokens"), 0, kMaxCount), readDisplayName(leader, leaders.at(i).toObject())});
     }
     if (r.ok() && r.has(L("pipeline"))) {
         Result<PipelineStatus> pipeline = PipelineStatus::fromJson(json.value(L("pipeline")).toObject());

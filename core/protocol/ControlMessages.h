@@ -1,5 +1,6 @@
 #pragma once
 
+#include "DisplayName.h"
 #include "GptConfig.h"
 #include "PipelineMessages.h"
 #include "Result.h"
@@ -78,6 +79,9 @@ struct JoinRequest {
     QString endpoint; // "host:port", "*:port" (the address the coordinator sees) or "" (outbound only)
     QString clientVersion;
     QString invite{}; // the invite link's token, for a swarm that admits by invite; "" otherwise
+    // The name the person chose for the leaderboard (validateDisplayName); "" for none, as from
+    // an older client that does not send it.
+    QString displayName{};
 
     QJsonObject toJson() const;
     static Result<JoinRequest> fromJson(const QJsonObject &json);
@@ -255,9 +259,10 @@ struct StatusAnswer {
         double validationLoss = 0.0;
     };
     struct Leader {
-        QString peerId;
+        QString peerId; // the key: names are neither unique nor proof of anything
         double credit = 0.0;
         qint64 tokens = 0;
+        QString displayName{}; // "" when the peer chose none
     };
     qint64 round = 0;
     QString roundState;

@@ -16,6 +16,7 @@ struct WorkerOptions {
     QString swarmUrl;        // the coordinator, http(s)://host:port
     QString pinnedPublicKey; // "" or "sha256//BASE64" (an invite's fingerprint)
     QString inviteToken;     // "" or an invite-only swarm's token, sent with the join
+    QString displayName;     // "" or the leaderboard name sent with the join (validateDisplayName)
     bool allowPlainHttp = false; // plain http:// to a coordinator off this machine (CoordinatorClientOptions)
     std::filesystem::path stateDir; // identity, replica, shards, stats.db
     std::string device = "auto";    // auto | cpu | cuda[:N]

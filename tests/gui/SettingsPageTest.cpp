@@ -4,12 +4,14 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
 #include <QSettings>
 #include <QSlider>
 #include <QSpinBox>
+#include <QTest>
 #include <QTimeEdit>
 
 #include <gtest/gtest.h>
@@ -201,6 +203,48 @@ TEST_F(SettingsPageTest, ReloadsFromTheSessionWhenShown)
     EXPECT_TRUE(session().preferences().trayNoticeShown);
     EXPECT_EQ(session().preferences().idleMinutes, 90);
     EXPECT_EQ(session().preferences().gpuTemperatureLimit, 60);
+}
+
+TEST_F(SettingsPageTest, TheDisplayNameIsCheckedByTheSwarmsRuleAndSavedWhenItPasses)
+{
+    SettingsPage page(session());
+    page.show();
+    auto *name = find<QLineEdit>(page, "displayName");
+    auto *why = find<QLabel>(page, "displayNameError");
+    ASSERT_TRUE(name && why);
+    EXPECT_TRUE(name->text().isEmpty());
+    EXPECT_FALSE(why->isVisible());
+
+    name->setText(QStringLiteral("  Ada's PC "));
+    QTest::keyClick(name, Qt::Key_Return);
+    EXPECT_FALSE(why->isVisible());
+    EXPECT_EQ(session().preferences().displayName, QStringLiteral("Ada's PC")) << "trimmed";
+    EXPECT_EQ(fromFile().displayName, QStringLiteral("Ada's PC"));
+
+    // Each refusal says why, in words, and leaves the saved name as it was.
+    const QString refused[] = {QString(33, QLatin1Char('x')), QStringLiteral("Ada‮gnp"), QStringLiteral("   "),
+                               QStringLiteral("a	b"), QStringLiteral("A​da")};
+    QStringList reasons;
+    for (const QString &text : refused) {
+        name->setText(text);
+        QTest::keyClick(name, Qt::Key_Return);
+        EXPECT_TRUE(why->isVisible()) << text.toStdString();
+        EXPECT_FALSE(why->text().isEmpty());
+        reasons.append(why->text());
+        EXPECT_EQ(session().preferences().displayName, QStringLiteral("Ada's PC")) << text.toStdString();
+    }
+    EXPECT_TRUE(reasons.first().contains(QStringLiteral("32"))) << reasons.first().toStdString();
+    reasons.removeDuplicates();
+    EXPECT_EQ(reasons.size(), 5) << "each fault has its own reason";
+
+    name->clear(); // no name
+    QTest::keyClick(name, Qt::Key_Return);
+    EXPECT_FALSE(why->isVisible());
+    EXPECT_EQ(session().preferences().displayName, QString());
+
+    // A name edited by hand in the settings file into one the swarm would refuse is none.
+    settings().setValue(QStringLiteral("swarm/displayName"), QStringLiteral("Ada‮"));
+    EXPECT_EQ(loadPreferences(settings()).displayName, QString());
 }
 
 } // namespace

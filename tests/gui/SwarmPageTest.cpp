@@ -5,6 +5,7 @@
 #include "CoordinatorConfig.h"
 #include "DashboardPage.h"
 #include "Invite.h"
+#include "SettingsPage.h"
 #include "WorkController.h"
 
 #include <QApplication>
@@ -13,9 +14,11 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTableWidget>
 #include <QTcpServer>
 #include <QTest>
 
@@ -31,6 +34,25 @@ protected:
         T *widget = page.findChild<T *>(QString::fromLatin1(name));
         EXPECT_NE(widget, nullptr) << name;
         return widget;
+    }
+
+    // The row of the leaderboard whose name cell contains `name`, -1 when none does.
+    static int rowNamed(const QTableWidget &table, const QString &name)
+    {
+        for (int row = 0; row < table.rowCount(); ++row) {
+            if (table.item(row, 1) && table.item(row, 1)->text().contains(name))
+                return row;
+        }
+        return -1;
+    }
+
+    static bool rowIsBold(const QTableWidget &table, int row)
+    {
+        for (int column = 0; column < table.columnCount(); ++column) {
+            if (!table.item(row, column) || !table.item(row, column)->font().bold())
+                return false;
+        }
+        return true;
     }
 
     // A port no one listens on now.
@@ -232,4 +254,74 @@ TEST_F(SwarmPageTest, APipelineSwarmShowsThisPCsStageAndTheStages)
         << child<QLabel>(dashboard, "speedValue")->text().toStdString();
     peer.stop();
     ASSERT_TRUE(QTest::qWaitFor([&] { return !peer.isRunning(); }, 60'000));
+}
+
+// The leaderboard (issue 19) from a real coordinator: after a round this PC is on it, named with
+// the display name set on the Settings page, in bold and marked as this PC.
+TEST_F(SwarmPageTest, TheLeaderboardShowsThisPCInBoldWithTheNameFromSettings)
+{
+    test::TestSwarm swarm(dir().path());
+    ASSERT_TRUE(swarm.start()) << swarm.errors();
+    SettingsPage settingsPage(session());
+    settingsPage.show();
+    auto *name = child<QLineEdit>(settingsPage, "displayName");
+    name->setText(QStringLiteral("Ada's <b>PC</b>"));
+    QTest::keyClick(name, Qt::Key_Return);
+    ASSERT_EQ(session().preferences().displayName, QStringLiteral("Ada's <b>PC</b>"));
+
+    SwarmPage page(session());
+    page.show();
+    auto *table = child<QTableWidget>(page, "leaderboardTable");
+    ASSERT_NE(table, nullptr);
+    EXPECT_EQ(table->rowCount(), 0);
+    QSignalSpy rounds(&session(), &ClientSession::roundFinished);
+    ASSERT_TRUE(session().join(swarm.url()).ok());
+    ASSERT_TRUE(rounds.wait(120'000)) << session().state().detail.toStdString() << "\n" << swarm.errors();
+
+    // The credit comes with the round's close; the table with the next poll of /v1/status.
+    const auto credited = [&] {
+        const int row = rowNamed(*table, QStringLiteral("Ada's <b>PC</b>"));
+        return row >= 0 && table->item(row, 2)->text() != QLocale().toString(0.0, 'f', 1);
+    };
+    ASSERT_TRUE(QTest::qWaitFor(credited, 30'000)) << swarm.errors();
+    const int row = rowNamed(*table, QStringLiteral("Ada's <b>PC</b>"));
+    EXPECT_EQ(table->rowCount(), 1) << "a lone peer";
+    EXPECT_EQ(table->item(row, 0)->text(), QStringLiteral("1"));
+    EXPECT_EQ(table->item(row, 1)->text(), QStringLiteral("Ada's <b>PC</b> (This PC)")) << "plain text, marked";
+    EXPECT_TRUE(rowIsBold(*table, row));
+    EXPECT_EQ(table->item(row, 1)->toolTip().size(), 32) << "the key id, which names the peer";
+}
+
+// Below the top 20, this PC's row comes last with its own rank; other rows are not bold, and a
+// peer without a name shows the start of its key id.
+TEST_F(SwarmPageTest, ThisPCBelowTheTopTwentyComesLastWithItsRank)
+{
+    SwarmPage page(session());
+    page.show();
+    SwarmSnapshot snapshot;
+    snapshot.reachable = true;
+    for (int i = 0; i < 30; ++i) {
+        const QString id = QStringLiteral("%1").arg(i, 32, 16, QLatin1Char('0'));
+        snapshot.leaderboard.push_back({id, 100.0 - i, 1000 - i, i % 2 ? QStringLiteral("Peer %1").arg(i) : QString()});
+    }
+    snapshot.ownPeerId = snapshot.leaderboard[24].peerId;
+    Q_EMIT session().swarmUpdated(snapshot);
+
+    auto *table = child<QTableWidget>(page, "leaderboardTable");
+    ASSERT_EQ(table->rowCount(), 21);
+    EXPECT_EQ(table->item(0, 1)->text(), snapshot.leaderboard[0].peerId.left(12)) << "no name: a short key id";
+    EXPECT_EQ(table->item(1, 1)->text(), QStringLiteral("Peer 1"));
+    EXPECT_EQ(table->item(19, 0)->text(), QStringLiteral("20"));
+    EXPECT_FALSE(rowIsBold(*table, 19));
+    EXPECT_EQ(table->item(20, 0)->text(), QStringLiteral("25"));
+    EXPECT_EQ(table->item(20, 1)->text(), QStringLiteral("%1 (This PC)").arg(snapshot.leaderboard[24].peerId.left(12)));
+    EXPECT_TRUE(rowIsBold(*table, 20));
+
+    // In the top 20 it is marked where it ranks, and no row is added.
+    snapshot.ownPeerId = snapshot.leaderboard[3].peerId;
+    Q_EMIT session().swarmUpdated(snapshot);
+    ASSERT_EQ(table->rowCount(), 20);
+    EXPECT_EQ(table->item(3, 1)->text(), QStringLiteral("Peer 3 (This PC)"));
+    EXPECT_TRUE(rowIsBold(*table, 3));
+    EXPECT_FALSE(rowIsBold(*table, 2));
 }

@@ -505,3 +505,56 @@ TEST(ControlMessagesTest, AsyncFieldsTravelBounded)
     json.insert(QStringLiteral("staleness"), 10);
     EXPECT_EQ(errorOf<SpotCheckTask>(json), "spot check.staleness must be an integer from 0 to 9");
 }
+
+TEST(ControlMessagesTest, AJoinsDisplayNameIsOptionalNormalisedAndRefusedByNameAndBound)
+{
+    JoinRequest request{QByteArray(32, '\x07'), {QStringLiteral("cpu"), 4}, QString(), QStringLiteral("swarmtrain 0.1.0")};
+    request.displayName = QStringLiteral("Ada's PC");
+    EXPECT_EQ(JoinRequest::fromJson(request.toJson())->displayName, QStringLiteral("Ada's PC"));
+
+    QJsonObject json = request.toJson();
+    json.remove(QStringLiteral("display_name"));
+    EXPECT_EQ(JoinRequest::fromJson(json)->displayName, QString()) << "an older client names nobody";
+    json.insert(QStringLiteral("display_name"), QStringLiteral("  Zoe\u0308  "));
+    EXPECT_EQ(JoinRequest::fromJson(json)->displayName, QStringLiteral("Zo\u00EB"));
+
+    json.insert(QStringLiteral("display_name"), QString(33, QLatin1Char('x')));
+    EXPECT_EQ(errorOf<JoinRequest>(json), "join.display_name must be at most 32 characters after trimming");
+    json.insert(QStringLiteral("display_name"), QStringLiteral("a\nb"));
+    EXPECT_EQ(errorOf<JoinRequest>(json), "join.display_name must not contain control characters or line breaks");
+    json.insert(QStringLiteral("display_name"), QStringLiteral("evil\u202Egnp.exe"));
+    EXPECT_NE(errorOf<JoinRequest>(json).find("join.display_name must not contain bidirectional overrides"),
+              std::string::npos);
+    json.insert(QStringLiteral("display_name"), QStringLiteral("ad\u200Bmin"));
+    EXPECT_EQ(errorOf<JoinRequest>(json), "join.display_name must not contain zero-width characters");
+    json.insert(QStringLiteral("display_name"), QStringLiteral("   "));
+    EXPECT_EQ(errorOf<JoinRequest>(json), "join.display_name must not be only whitespace");
+    json.insert(QStringLiteral("display_name"), 42);
+    EXPECT_EQ(errorOf<JoinRequest>(json), "join.display_name must be a string of at most 32 characters");
+}
+
+TEST(ControlMessagesTest, TheLeaderboardCarriesDisplayNamesBesidePeerIds)
+{
+    StatusAnswer status;
+    status.roundState = QStringLiteral("done");
+    status.model.vocabSize = 65;
+    status.leaderboard = {{QStringLiteral("a"), 2.0, 10, QStringLiteral("<b>x</b>")}, {QStringLiteral("b"), 1.0, 5}};
+    QJsonObject json = status.toJson();
+    const StatusAnswer back = StatusAnswer::fromJson(json).value();
+    ASSERT_EQ(back.leaderboard.size(), 2u);
+    EXPECT_EQ(back.leaderboard[0].peerId, QStringLiteral("a"));
+    EXPECT_EQ(back.leaderboard[0].displayName, QStringLiteral("<b>x</b>"));
+    EXPECT_EQ(back.leaderboard[1].displayName, QString());
+
+    QJsonArray leaders = json.value(QStringLiteral("leaderboard")).toArray();
+    QJsonObject second = leaders.at(1).toObject();
+    second.remove(QStringLiteral("display_name"));
+    leaders.replace(1, second);
+    json.insert(QStringLiteral("leaderboard"), leaders);
+    EXPECT_EQ(StatusAnswer::fromJson(json)->leaderboard[1].displayName, QString()) << "an older coordinator's board";
+    second.insert(QStringLiteral("display_name"), QStringLiteral("x\u2066y"));
+    leaders.replace(1, second);
+    json.insert(QStringLiteral("leaderboard"), leaders);
+    EXPECT_NE(errorOf<StatusAnswer>(json).find("status.leaderboard[1].display_name must not contain bidirectional"),
+              std::string::npos);
+}

@@ -61,7 +61,9 @@ TEST_F(CoordinatorStoreTest, PeerRoundTripsAndSurvivesReopen)
 {
     {
         auto store = open();
-        ASSERT_TRUE(store->savePeer(samplePeer(QStringLiteral("aa"), 0)).ok());
+        PeerRecord named = samplePeer(QStringLiteral("aa"), 0);
+        named.displayName = QStringLiteral("<b>Ada</b> ë");
+        ASSERT_TRUE(store->savePeer(named).ok());
         ASSERT_TRUE(store->savePeer(samplePeer(QStringLiteral("bb"), 1)).ok());
         ASSERT_TRUE(store->recordHeartbeat(QStringLiteral("bb"), QStringLiteral("paused"), QStringLiteral("on battery"),
                                            123.5, 4, 37, 9000)
@@ -82,6 +84,7 @@ TEST_F(CoordinatorStoreTest, PeerRoundTripsAndSurvivesReopen)
     EXPECT_TRUE(a.reachable);
     EXPECT_EQ(a.assignedShards, expected.assignedShards);
     EXPECT_EQ(a.joinedMs, 1000);
+    EXPECT_EQ(a.displayName, QStringLiteral("<b>Ada</b> ë")) << "stored as text";
     const PeerRecord &b = peers->at(1);
     EXPECT_EQ(b.state, QStringLiteral("paused"));
     EXPECT_EQ(b.pauseReason, QStringLiteral("on battery"));
@@ -291,8 +294,8 @@ TEST_F(CoordinatorStoreTest, AVersionOneDatabaseIsUpgradedKeepingWhatItHeld)
         ASSERT_TRUE(query.exec(QStringLiteral("DROP TABLE offences")));
         for (const char *table : {"commitments", "update_reports", "spot_checks", "average_reports"})
             ASSERT_TRUE(query.exec(QStringLiteral("DROP TABLE %1").arg(QLatin1StringView(table))));
-        for (const char *column :
-             {"address", "offences", "banned_reason", "accepted_rounds", "verified_rounds", "quarantined", "inner_steps"})
+        for (const char *column : {"address", "offences", "banned_reason", "accepted_rounds", "verified_rounds",
+                                   "quarantined", "inner_steps", "display_name"})
             ASSERT_TRUE(query.exec(QStringLiteral("ALTER TABLE peers DROP COLUMN %1").arg(QLatin1StringView(column))));
         ASSERT_TRUE(query.exec(QStringLiteral("ALTER TABLE rounds DROP COLUMN share")));
         ASSERT_TRUE(query.exec(QStringLiteral("ALTER TABLE rounds DROP COLUMN schedule_advance")));
@@ -324,5 +327,12 @@ TEST_F(CoordinatorStoreTest, AVersionOneDatabaseIsUpgradedKeepingWhatItHeld)
         ASSERT_TRUE(store->saveRound(round).ok());
         EXPECT_DOUBLE_EQ(store->round(3)->value().share, 0.25);
         EXPECT_EQ(store->round(3)->value().scheduleAdvance, 37);
+        // A display name (version 9): none for a peer stored before, kept once a join gives one.
+        EXPECT_EQ(store->peer(QStringLiteral("a"))->value().displayName, QString());
+        a = store->peer(QStringLiteral("a"))->value();
+        a.displayName = QStringLiteral("Ada");
+        ASSERT_TRUE(store->savePeer(a).ok());
+        EXPECT_EQ(store->peer(QStringLiteral("a"))->value().displayName, QStringLiteral("Ada"));
+        EXPECT_EQ(store->leaderboard(20)->at(0).displayName, QStringLiteral("Ada"));
     }
 }

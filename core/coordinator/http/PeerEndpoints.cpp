@@ -99,6 +99,7 @@ void PeerEndpoints::join(HttpExchange &exchange, const JoinRequest &request)
     peer.deviceJson = QJsonDocument(request.device.toJson()).toJson(QJsonDocument::Compact);
     peer.endpoint = endpoint;
     peer.clientVersion = request.clientVersion;
+    peer.displayName = request.displayName; // decoding validated it; a later join may change it
     peer.lastSeenMs = m_context.clock();
 
     // The answer waits for the reachability probe; the peer is stored only then.

@@ -5,7 +5,8 @@
 namespace swarmtrain {
 
 namespace {
-constexpr int kLeaderboardSize = 20;
+// Beyond the client's top 20, so a PC ranked lower still finds its own row and rank.
+constexpr int kLeaderboardSize = 100;
 }
 
 void StatusEndpoint::addRoutes(RouteTable &routes)
@@ -40,7 +41,7 @@ HttpReply StatusEndpoint::status()
             answer.validationLossHistory.push_back({checkpoint.round, *checkpoint.validationLoss});
     }
     for (const PeerRecord &peer : *leaders)
-        answer.leaderboard.push_back({peer.keyId, peer.credit, peer.tokens});
+        answer.leaderboard.push_back({peer.keyId, peer.credit, peer.tokens, peer.displayName});
     if (m_context.pipeline.enabled())
         answer.pipeline = m_context.pipeline.status();
     return HttpReply::json(answer.toJson());

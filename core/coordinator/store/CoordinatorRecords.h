@@ -37,6 +37,9 @@ struct PeerRecord {
     // The owners left its pieces out of their averages: on probation, uncredited, until a spot
     // check agrees with one of its rounds (whatever --probation-rounds and the check rates say).
     bool quarantined = false;
+    // The name its latest join gave for the leaderboard ("" for none); validated at decoding,
+    // never unique and never used to find a peer.
+    QString displayName;
 
     bool banned() const { return !bannedReason.isEmpty(); }
 };

@@ -57,7 +57,7 @@ std::optional<double> toOptionalDouble(const QVariant &value)
 const char kPeerColumns[] =
     "key_id, public_key, device, endpoint, reachable, client_version, ordinal, assigned_shards, joined_ms,"
     " last_seen_ms, state, pause_reason, tokens_per_s, base_round, rejected_requests, credit, tokens, address, offences,"
-    " banned_reason, accepted_rounds, verified_rounds, quarantined, inner_steps";
+    " banned_reason, accepted_rounds, verified_rounds, quarantined, inner_steps, display_name";
 
 const char kContributionColumns[] = "round, attempt, key_id, tokens, flops, seconds, loss, params_hash, bytes_up,"
                                     " bytes_down, accepted, credit, received_ms";
@@ -90,6 +90,7 @@ PeerRecord peerFromQuery(const QSqlQuery &query)
     peer.verifiedRounds = query.value(21).toLongLong();
     peer.quarantined = query.value(22).toBool();
     peer.innerSteps = query.value(23).toLongLong();
+    peer.displayName = query.value(24).toString();
     return peer;
 }
 
@@ -206,7 +207,7 @@ Result<void> SqliteCoordinatorStore::setMeta(const QString &key, const QString &
 Result<void> SqliteCoordinatorStore::savePeer(const PeerRecord &peer)
 {
     QSqlQuery q = query(QStringLiteral("INSERT OR REPLACE INTO peers (%1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                                       "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                                       "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                             .arg(QLatin1StringView(kPeerColumns)));
     q.addBindValue(text(peer.keyId));
     q.addBindValue(peer.publicKey.isNull() ? QByteArray("") : peer.publicKey);
@@ -232,6 +233,7 @@ Result<void> SqliteCoordinatorStore::savePeer(const PeerRecord &peer)
     q.addBindValue(peer.verifiedRounds);
     q.addBindValue(peer.quarantined);
     q.addBindValue(peer.innerSteps);
+    q.addBindValue(text(peer.displayName));
     return exec(q, "saving a peer");
 }
 

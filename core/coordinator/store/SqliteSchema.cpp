@@ -93,8 +93,13 @@ const char *const kVersion8[] = {
     "ALTER TABLE rounds ADD COLUMN schedule_advance INTEGER NOT NULL DEFAULT 0",
 };
 
-const std::span<const char *const> kSteps[] = {kVersion1, kVersion2, kVersion3, kVersion4,
-                                               kVersion5, kVersion6, kVersion7, kVersion8};
+// Version 9: the display name a peer chose for the leaderboard (issue 19).
+const char *const kVersion9[] = {
+    "ALTER TABLE peers ADD COLUMN display_name TEXT NOT NULL DEFAULT ''",
+};
+
+const std::span<const char *const> kSteps[] = {kVersion1, kVersion2, kVersion3, kVersion4, kVersion5,
+                                               kVersion6, kVersion7, kVersion8, kVersion9};
 static_assert(std::size(kSteps) == kSqliteSchemaVersion);
 
 Result<void> run(QSqlDatabase &db, const QString &sql, const char *what)

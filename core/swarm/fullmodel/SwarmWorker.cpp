@@ -212,6 +212,7 @@ Result<void> SwarmWorker::join()
     request.device = *device;
     request.endpoint = m_endpoint;
     request.invite = m_options.inviteToken;
+    request.displayName = m_options.displayName;
     request.clientVersion = QStringLiteral("swarmtrain " SWARMTRAIN_VERSION);
     Result<JoinAnswer> answer = m_session->join(request);
     if (!answer)
