@@ -29,6 +29,8 @@ packages=(
     clang libclang-rt-dev
     # the demo corpus
     fortunes fortunes-min
+    # packaging: the Debian packages' checks and their install test (ctest -L package)
+    lintian appstream desktop-file-utils debootstrap
 )
 
 missing=()
