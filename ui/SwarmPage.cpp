@@ -82,11 +82,10 @@ SwarmPage::SwarmPage(ClientSession &session, QWidget *parent) : QWidget(parent),
     QVBoxLayout *layout = makeScrollingColumn(this);
     layout->addWidget(buildCurrentCard());
     layout->addWidget(buildLeaderboardCard());
-    auto *lower = new QHBoxLayout;
-    lower->setSpacing(12);
-    lower->addWidget(buildJoinCard(), 1);
-    lower->addWidget(buildHostCard(), 1);
-    layout->addLayout(lower);
+    // One column, as the other pages: side by side, the two forms needed more than a laptop's
+    // window and the page scrolled sideways.
+    layout->addWidget(buildJoinCard());
+    layout->addWidget(buildHostCard());
     layout->addStretch(1);
 
     connect(&m_session, &ClientSession::stateChanged, this, &SwarmPage::showState);
