@@ -16,10 +16,6 @@
         <translation>%1 GFLOP/s</translation>
     </message>
     <message>
-        <source>Full model</source>
-        <translation>Modèle complet</translation>
-    </message>
-    <message>
         <source>Not in a swarm</source>
         <translation>Dans aucun essaim</translation>
     </message>
@@ -141,14 +137,6 @@
     <message>
         <source>%1 is plain http:// to another computer: anyone on the way could forge the swarm&apos;s answers. Ask for its https:// invite link, or allow plain HTTP.</source>
         <translation>%1 est du http:// non chiffré vers un autre ordinateur : n’importe qui sur le chemin pourrait falsifier les réponses de l’essaim. Demandez son lien d’invitation https:// ou autorisez le HTTP non chiffré.</translation>
-    </message>
-    <message>
-        <source>Pipeline stage: not placed yet</source>
-        <translation>Étage du pipeline : pas encore attribué</translation>
-    </message>
-    <message>
-        <source>Pipeline stage %1 of %2</source>
-        <translation>Étage %1 sur %2 du pipeline</translation>
     </message>
     <message>
         <source>Saving this PC&apos;s copy of the model and telling the coordinator</source>
@@ -481,18 +469,6 @@
 </context>
 <context>
     <name>swarmtrain::HeadlessClient</name>
-    <message>
-        <source>Full model</source>
-        <translation>Modèle complet</translation>
-    </message>
-    <message>
-        <source>Pipeline stage: not placed yet</source>
-        <translation>Étage du pipeline : pas encore attribué</translation>
-    </message>
-    <message>
-        <source>Pipeline stage %1 of %2</source>
-        <translation>Étage %1 sur %2 du pipeline</translation>
-    </message>
     <message>
         <source>Not in a swarm</source>
         <translation>Dans aucun essaim</translation>
@@ -1237,6 +1213,21 @@
     <message>
         <source>SwarmTrain — %1</source>
         <translation>SwarmTrain — %1</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::WorkStatus</name>
+    <message>
+        <source>Full model</source>
+        <translation>Modèle complet</translation>
+    </message>
+    <message>
+        <source>Pipeline stage: not placed yet</source>
+        <translation>Étage du pipeline : pas encore attribué</translation>
+    </message>
+    <message>
+        <source>Pipeline stage %1 of %2</source>
+        <translation>Étage %1 sur %2 du pipeline</translation>
     </message>
 </context>
 </TS>

@@ -16,10 +16,6 @@
         <translation>%1 GFLOP/s</translation>
     </message>
     <message>
-        <source>Full model</source>
-        <translation>フルモデル</translation>
-    </message>
-    <message>
         <source>Not in a swarm</source>
         <translation>スウォームに未参加</translation>
     </message>
@@ -140,14 +136,6 @@
     <message>
         <source>%1 is plain http:// to another computer: anyone on the way could forge the swarm&apos;s answers. Ask for its https:// invite link, or allow plain HTTP.</source>
         <translation>%1 は別のコンピューターへの暗号化されていない http:// です。経路上の誰でもスウォームの応答を偽造できます。https:// の招待リンクを依頼するか、暗号化されていない HTTP を許可してください。</translation>
-    </message>
-    <message>
-        <source>Pipeline stage: not placed yet</source>
-        <translation>パイプライン段: まだ割り当てられていません</translation>
-    </message>
-    <message>
-        <source>Pipeline stage %1 of %2</source>
-        <translation>パイプライン段 %1 / %2</translation>
     </message>
     <message>
         <source>Saving this PC&apos;s copy of the model and telling the coordinator</source>
@@ -480,18 +468,6 @@
 </context>
 <context>
     <name>swarmtrain::HeadlessClient</name>
-    <message>
-        <source>Full model</source>
-        <translation>フルモデル</translation>
-    </message>
-    <message>
-        <source>Pipeline stage: not placed yet</source>
-        <translation>パイプライン段: まだ割り当てられていません</translation>
-    </message>
-    <message>
-        <source>Pipeline stage %1 of %2</source>
-        <translation>パイプライン段 %1 / %2</translation>
-    </message>
     <message>
         <source>Not in a swarm</source>
         <translation>スウォームに未参加</translation>
@@ -1235,6 +1211,21 @@
     <message>
         <source>SwarmTrain — %1</source>
         <translation>SwarmTrain — %1</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::WorkStatus</name>
+    <message>
+        <source>Full model</source>
+        <translation>フルモデル</translation>
+    </message>
+    <message>
+        <source>Pipeline stage: not placed yet</source>
+        <translation>パイプライン段: まだ割り当てられていません</translation>
+    </message>
+    <message>
+        <source>Pipeline stage %1 of %2</source>
+        <translation>パイプライン段 %1 / %2</translation>
     </message>
 </context>
 </TS>

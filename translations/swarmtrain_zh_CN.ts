@@ -16,10 +16,6 @@
         <translation>%1 GFLOP/s</translation>
     </message>
     <message>
-        <source>Full model</source>
-        <translation>完整模型</translation>
-    </message>
-    <message>
         <source>Not in a swarm</source>
         <translation>未加入集群</translation>
     </message>
@@ -140,14 +136,6 @@
     <message>
         <source>%1 is plain http:// to another computer: anyone on the way could forge the swarm&apos;s answers. Ask for its https:// invite link, or allow plain HTTP.</source>
         <translation>%1 是发往另一台计算机的未加密 http://：路径上的任何人都可以伪造集群的应答。请索取它的 https:// 邀请链接，或允许未加密的 HTTP。</translation>
-    </message>
-    <message>
-        <source>Pipeline stage: not placed yet</source>
-        <translation>流水线阶段：尚未分配</translation>
-    </message>
-    <message>
-        <source>Pipeline stage %1 of %2</source>
-        <translation>流水线阶段 %1 / %2</translation>
     </message>
     <message>
         <source>Saving this PC&apos;s copy of the model and telling the coordinator</source>
@@ -480,18 +468,6 @@
 </context>
 <context>
     <name>swarmtrain::HeadlessClient</name>
-    <message>
-        <source>Full model</source>
-        <translation>完整模型</translation>
-    </message>
-    <message>
-        <source>Pipeline stage: not placed yet</source>
-        <translation>流水线阶段：尚未分配</translation>
-    </message>
-    <message>
-        <source>Pipeline stage %1 of %2</source>
-        <translation>流水线阶段 %1 / %2</translation>
-    </message>
     <message>
         <source>Not in a swarm</source>
         <translation>未加入集群</translation>
@@ -1235,6 +1211,21 @@
     <message>
         <source>SwarmTrain — %1</source>
         <translation>SwarmTrain — %1</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::WorkStatus</name>
+    <message>
+        <source>Full model</source>
+        <translation>完整模型</translation>
+    </message>
+    <message>
+        <source>Pipeline stage: not placed yet</source>
+        <translation>流水线阶段：尚未分配</translation>
+    </message>
+    <message>
+        <source>Pipeline stage %1 of %2</source>
+        <translation>流水线阶段 %1 / %2</translation>
     </message>
 </context>
 </TS>

@@ -90,7 +90,7 @@ ClientSession::ClientSession(Options options, QObject *parent)
     m_swarmTimer = new QTimer(this);
     m_swarmTimer->setInterval(m_options.swarmPollInterval);
     connect(m_swarmTimer, &QTimer::timeout, this, &ClientSession::pollSwarm);
-    m_state.mode = tr("Full model");
+    m_state.mode = describeMode(WorkStatus{});
 }
 
 ClientSession::~ClientSession()
@@ -182,9 +182,7 @@ void ClientSession::startWorker()
     WorkController *worker = m_worker.get();
     connect(worker, &WorkController::statusChanged, this, [this](const WorkStatus &status) {
         m_state.work = status;
-        m_state.mode = status.pipelineStages == 0 ? tr("Full model")
-                       : status.pipelineStage < 0 ? tr("Pipeline stage: not placed yet")
-                                                  : tr("Pipeline stage %1 of %2").arg(status.pipelineStage + 1).arg(status.pipelineStages);
+        m_state.mode = describeMode(status);
         updateState();
     });
     connect(worker, &WorkController::roundFinished, this, [this](const RoundReport &report) {

@@ -89,9 +89,7 @@ ControlStatus HeadlessClient::status() const
     s.stepsDone = m_status.innerStepsDone;
     s.steps = m_status.innerSteps;
     s.tokensPerSecond = m_status.tokensPerSecond;
-    s.mode = m_status.pipelineStages == 0 ? tr("Full model")
-             : m_status.pipelineStage < 0 ? tr("Pipeline stage: not placed yet")
-                                          : tr("Pipeline stage %1 of %2").arg(m_status.pipelineStage + 1).arg(m_status.pipelineStages);
+    s.mode = describeMode(m_status);
     s.paused = m_paused;
     s.pauseReason = m_paused ? QStringLiteral("manual") : QString();
     s.pausedUntil = m_pausedUntil;

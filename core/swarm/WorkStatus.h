@@ -59,6 +59,10 @@ struct WorkStatus {
     double bottleneckThroughput = 0.0;
 };
 
+// What this PC trains, in words for the person (translated): "Full model", "Pipeline stage 2 of
+// 4", or not placed yet. The window's dashboard and swarmtrain-cli status say the same.
+QString describeMode(const WorkStatus &status);
+
 // One finished round, as this peer saw it.
 struct RoundReport {
     qint64 round = 0;

@@ -1,0 +1,18 @@
+#include "WorkStatus.h"
+
+#include <QCoreApplication>
+
+namespace swarmtrain {
+
+QString describeMode(const WorkStatus &status)
+{
+    if (status.pipelineStages == 0)
+        return QCoreApplication::translate("swarmtrain::WorkStatus", "Full model");
+    if (status.pipelineStage < 0)
+        return QCoreApplication::translate("swarmtrain::WorkStatus", "Pipeline stage: not placed yet");
+    return QCoreApplication::translate("swarmtrain::WorkStatus", "Pipeline stage %1 of %2")
+        .arg(status.pipelineStage + 1)
+        .arg(status.pipelineStages);
+}
+
+} // namespace swarmtrain
