@@ -2,7 +2,7 @@
 # figures sampled from a fake NVML, invite links, the embedded coordinator.
 add_executable(swarmtrain_session_tests
     unit/DeviceProfileTest.cpp unit/EmbeddedCoordinatorTest.cpp unit/GpuSamplerTest.cpp unit/InviteTest.cpp
-    unit/ThrottleMonitorTest.cpp)
+    unit/ThrottleMonitorTest.cpp unit/WorkerGroupTest.cpp)
 target_link_libraries(swarmtrain_session_tests PRIVATE
     swarmtrain_coordinator swarmtrain_swarm swarmtrain_throttle_monitor swarmtrain_test_support Qt6::Test GTest::gtest_main)
 target_compile_definitions(swarmtrain_session_tests PRIVATE

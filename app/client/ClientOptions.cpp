@@ -4,7 +4,10 @@
 
 #include <QCommandLineParser>
 #include <QDir>
+#include <QRegularExpression>
 #include <QStandardPaths>
+
+#include <algorithm>
 
 namespace swarmtrain {
 
@@ -26,7 +29,7 @@ struct Parser {
     QCommandLineOption stateDir{QStringLiteral("state-dir"),
                                 QStringLiteral("Where the identity, replica, data and statistics live."),
                                 QStringLiteral("DIR")};
-    QCommandLineOption device{QStringLiteral("device"), QStringLiteral("auto, cpu or cuda[:N] (default auto)."),
+    QCommandLineOption device{QStringLiteral("device"), QStringLiteral("auto, cpu, cuda[:N], or several GPUs as cuda:0,cuda:1 (a model copy on each; default auto)."),
                               QStringLiteral("DEVICE"), QStringLiteral("auto")};
     QCommandLineOption pin{QStringLiteral("pin"),
                            QStringLiteral("The coordinator certificate's public key, sha256//BASE64."),
@@ -71,6 +74,24 @@ QString clientUsage()
     return p.parser.helpText();
 }
 
+Result<std::vector<std::string>> parseDeviceList(const QString &value)
+{
+    const QStringList items = value.split(QLatin1Char(','));
+    if (items.size() == 1)
+        return std::vector<std::string>{value.trimmed().toStdString()};
+    static const QRegularExpression cudaIndex(QStringLiteral("^cuda:\\d{1,3}$"));
+    std::vector<std::string> devices;
+    for (const QString &item : items) {
+        const std::string device = item.trimmed().toStdString();
+        if (!cudaIndex.match(item.trimmed()).hasMatch())
+            return makeError("--device: several devices are GPUs named cuda:N, not '" + device + "'");
+        if (std::find(devices.begin(), devices.end(), device) != devices.end())
+            return makeError("--device names " + device + " twice");
+        devices.push_back(device);
+    }
+    return devices;
+}
+
 Result<ClientCommandLine> parseClientCommandLine(const QStringList &arguments)
 {
     Parser p;
@@ -88,7 +109,11 @@ Result<ClientCommandLine> parseClientCommandLine(const QStringList &arguments)
     WorkerOptions &o = c.worker;
     o.pinnedPublicKey = p.parser.value(p.pin);
     o.allowPlainHttp = p.parser.isSet(p.allowPlainHttp);
-    o.device = p.parser.value(p.device).toStdString();
+    Result<std::vector<std::string>> devices = parseDeviceList(p.parser.value(p.device));
+    if (!devices)
+        return devices.error();
+    c.devices = *devices;
+    o.device = c.devices.front();
     const DisplayNameCheck name = validateDisplayName(p.parser.value(p.displayName));
     if (!name.ok())
         return makeError("--display-name " + displayNameFaultText(*name.fault).toStdString());

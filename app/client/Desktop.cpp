@@ -96,6 +96,7 @@ int runDesktop(int argc, char **argv)
     options.sources.gpu = [gpu] { return gpu->latest(); };
     options.gpuProbeCommand = gpuOptions.probeCommand;
     options.worker = command->worker;
+    options.devices = command->devices;
     options.worker.gpuProbeCommand = gpuOptions.probeCommand;
     if (!command->demo)
         options.autostart = makeAutostart();

@@ -36,7 +36,7 @@ int runHeadless(QCoreApplication &app, const ClientCommandLine &command)
     // Kept for swarmtrain-cli log; every message still reaches stderr.
     LogCapture log;
     log.install();
-    HeadlessClient client(options, command.duty);
+    HeadlessClient client(options, command.devices, command.duty);
     LocalControlServer control({options.stateDir, &client, &log});
     if (Result<void> listening = control.listen(); !listening)
         return failHeadless(QString::fromStdString(listening.error().message));

@@ -50,8 +50,8 @@ QString roundLine(const RoundReport &r)
 
 } // namespace
 
-HeadlessClient::HeadlessClient(WorkerOptions base, double duty)
-    : m_base(std::move(base)), m_duty(duty),
+HeadlessClient::HeadlessClient(WorkerOptions base, std::vector<std::string> devices, double duty)
+    : m_base(std::move(base)), m_devices(std::move(devices)), m_duty(duty),
       m_settings(QString::fromStdString((m_base.stateDir / "headless.ini").string()), QSettings::IniFormat)
 {
     m_resumeTimer.setSingleShot(true);
@@ -184,19 +184,19 @@ void HeadlessClient::startWorker()
     options.inviteToken = invite.token;
     m_swarm = invite.swarmUrl;
     m_status = {};
-    m_worker = std::make_unique<WorkController>(options);
-    WorkController *worker = m_worker.get();
+    m_worker = std::make_unique<WorkerGroup>(options, m_devices);
+    WorkerGroup *worker = m_worker.get();
     worker->setDuty(m_duty);
     if (m_paused)
         worker->pause(tr("Paused by you"), m_released);
-    QObject::connect(worker, &WorkController::statusChanged, this, [this](const WorkStatus &status) {
+    QObject::connect(worker, &WorkerGroup::statusChanged, this, [this](const WorkStatus &status) {
         if (status.detail != m_status.detail)
             std::cout << "status: " << status.detail.toStdString() << std::endl;
         m_status = status;
     });
-    QObject::connect(worker, &WorkController::roundFinished, this,
+    QObject::connect(worker, &WorkerGroup::roundFinished, this,
                      [](const RoundReport &report) { std::cout << roundLine(report).toStdString() << std::endl; });
-    QObject::connect(worker, &WorkController::finished, this,
+    QObject::connect(worker, &WorkerGroup::finished, this,
                      [this](bool ok, const QString &message) { workerFinished(ok, message); });
     worker->start();
 }

@@ -2,7 +2,7 @@
 
 #include "Invite.h"
 #include "LocalControlServer.h"
-#include "WorkController.h"
+#include "WorkerGroup.h"
 #include "WorkerOptions.h"
 
 #include <QCoreApplication>
@@ -13,6 +13,8 @@
 
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace swarmtrain {
 
@@ -23,7 +25,8 @@ class HeadlessClient : public QObject, public ControlHandler {
     Q_DECLARE_TR_FUNCTIONS(swarmtrain::HeadlessClient)
 
 public:
-    HeadlessClient(WorkerOptions base, double duty);
+    // `devices`: a worker each (WorkerGroup); `base.device` is ignored.
+    HeadlessClient(WorkerOptions base, std::vector<std::string> devices, double duty);
     ~HeadlessClient() override;
 
     // The swarm from the command line, else the one joined last; none: wait for `swarm join`.
@@ -46,9 +49,10 @@ private:
     void workerFinished(bool ok, const QString &message);
 
     WorkerOptions m_base;
+    std::vector<std::string> m_devices;
     double m_duty = 1.0;
     QSettings m_settings;
-    std::unique_ptr<WorkController> m_worker;
+    std::unique_ptr<WorkerGroup> m_worker;
     std::optional<Invite> m_nextSwarm; // to join once the worker in hand has left
     QString m_swarm;
     WorkStatus m_status;

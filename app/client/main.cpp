@@ -36,6 +36,10 @@ bool hasFlag(int argc, char **argv, const char *flag)
 int main(int argc, char **argv)
 {
     keepCryptoUntilExit();
+    // CUDA numbers the GPUs in the order NVML (the probe, the Settings page) lists them, so a GPU
+    // chosen by its UUID trains as the right cuda:N (GpuChoice.h). Before CUDA starts.
+    if (!qEnvironmentVariableIsSet("CUDA_DEVICE_ORDER"))
+        qputenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
     // The GPU probe's child (GpuProbe.h): vendor libraries are loaded in a process that may crash.
     if (argc >= 2 && std::strcmp(argv[1], "--gpu-probe-child") == 0)
         return runGpuProbeChild(argc - 1, argv + 1);

@@ -40,6 +40,21 @@ struct StatsTotals {
     double credit = 0.0; // accepted rounds only
     std::int64_t bytesUp = 0;
     std::int64_t bytesDown = 0;
+
+    // Another stats.db's, for a client that trains on several devices (WorkerGroup).
+    StatsTotals &operator+=(const StatsTotals &other)
+    {
+        contributions += other.contributions;
+        tokens += other.tokens;
+        flops += other.flops;
+        computeHours += other.computeHours;
+        acceptedRounds += other.acceptedRounds;
+        rejectedRounds += other.rejectedRounds;
+        credit += other.credit;
+        bytesUp += other.bytesUp;
+        bytesDown += other.bytesDown;
+        return *this;
+    }
 };
 
 // One calendar day of the dashboard's chart.
@@ -48,6 +63,14 @@ struct DailyStats {
     double computeSeconds = 0.0;
     std::int64_t tokens = 0;
     double credit = 0.0; // accepted rounds only
+
+    DailyStats &operator+=(const DailyStats &other) // the same day's, from another stats.db
+    {
+        computeSeconds += other.computeSeconds;
+        tokens += other.tokens;
+        credit += other.credit;
+        return *this;
+    }
 };
 
 // Paused, resumed, errors: what the log page and the dashboard's history show.

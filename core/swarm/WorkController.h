@@ -7,6 +7,7 @@
 #include <QString>
 
 #include <memory>
+#include <string>
 
 class QThread;
 
@@ -41,6 +42,7 @@ public:
     void abandon();
     bool isPaused() const;
     bool isRunning() const;
+    const std::string &device() const { return m_options.device; }
 
 Q_SIGNALS:
     void statusChanged(const swarmtrain::WorkStatus &status);

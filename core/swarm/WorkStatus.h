@@ -43,7 +43,8 @@ struct WorkStatus {
     qint64 round = 0;          // the round the replica is in
     qint64 innerStepsDone = 0; // of this round
     qint64 innerSteps = 0;
-    double tokensPerSecond = 0.0;
+    double tokensPerSecond = 0.0; // of every device training (WorkerGroup)
+    int workers = 1;              // devices training, each a peer with a copy of its own (WorkerGroup)
     // A time-budgeted round (issue 18): its compute budget (0: H steps), and the last round's
     // steps this PC fitted in and its utilisation (RoundReport::utilisation).
     double budgetSeconds = 0.0;

@@ -88,4 +88,22 @@ TEST_F(ClientProcessTest, AStateFolderItMayNotWriteInEndsTheHeadlessClientWithAn
     EXPECT_EQ(errors.find("terminate"), std::string::npos) << errors;
 }
 
+
+// --device names one device, or several GPUs as cuda:N each once; anything else is refused
+// before the client starts, saying what was wrong.
+TEST_F(ClientProcessTest, ADeviceListOfOtherThanGpusIsRefused)
+{
+    const std::pair<const char *, const char *> refused[] = {
+        {"cuda:0,cpu", "--device: several devices are GPUs named cuda:N, not 'cpu'"},
+        {"cuda:0,cuda:0", "--device names cuda:0 twice"},
+        {"cuda:1,", "--device: several devices are GPUs named cuda:N, not ''"},
+    };
+    for (const auto &[devices, message] : refused) {
+        EXPECT_EQ(run({"--headless", "--device", devices, "--state-dir", (dir.path() / "state").string()}), 2)
+            << devices << ": " << client.errors();
+        EXPECT_NE(client.errors().find(std::string("swarmtrain: error: ") + message), std::string::npos)
+            << client.errors();
+    }
+}
+
 } // namespace
