@@ -5,6 +5,7 @@
 #include "CoordinatorClient.h"
 #include "DeviceBench.h"
 #include "EmbeddedCoordinator.h"
+#include "GpuChoice.h"
 #include "GptConfig.h"
 #include "Identity.h"
 #include "StatsStore.h"
@@ -22,6 +23,8 @@
 #include <QTimer>
 
 #include <nlohmann/json.hpp>
+
+#include <map>
 
 namespace swarmtrain {
 
@@ -98,7 +101,7 @@ ClientSession::~ClientSession()
     m_swarmTimer->stop();
     m_pool.waitForDone();
     // Without quit() first: stop at once, the replica saved, the goodbye given up.
-    for (WorkController *worker : {m_worker.get(), m_retiring.get()}) {
+    for (WorkerGroup *worker : {m_worker.get(), m_retiring.get()}) {
         if (worker) {
             disconnect(worker, nullptr, this, nullptr);
             worker->abandon();
@@ -169,6 +172,22 @@ Invite ClientSession::swarm() const
 
 void ClientSession::startWorker()
 {
+    if (m_preferences.gpuUse == GpuUse::Chosen && !m_gpuReport) {
+        if (!std::exchange(m_startAfterProbe, true))
+            probeGpus();
+        return;
+    }
+    Result<std::vector<std::string>> devices =
+        devicesForGpuChoice(m_preferences.gpuUse, m_preferences.gpuUuids, m_gpuReport ? m_gpuReport->gpus : std::vector<GpuInfo>{},
+                            m_options.devices.empty() ? std::vector<std::string>{m_options.worker.device} : m_options.devices,
+                            m_options.cudaDeviceSpec);
+    if (!devices) {
+        m_lastError = QString::fromStdString(devices.error().message);
+        m_state.work = {};
+        m_state.work.state = WorkState::Failed;
+        updateState();
+        return;
+    }
     WorkerOptions options = m_options.worker;
     options.swarmUrl = m_preferences.swarmUrl;
     options.pinnedPublicKey = m_preferences.swarmPin;
@@ -178,19 +197,19 @@ void ClientSession::startWorker()
     options.allowPlainHttp = plainHttpAllowed();
     options.stateDir = m_options.stateDir;
     options.deviceMemoryBudget = std::int64_t(m_preferences.maxGpuMemoryMiB) << 20;
-    m_worker = std::make_unique<WorkController>(options);
-    WorkController *worker = m_worker.get();
-    connect(worker, &WorkController::statusChanged, this, [this](const WorkStatus &status) {
+    m_worker = std::make_unique<WorkerGroup>(options, *devices);
+    WorkerGroup *worker = m_worker.get();
+    connect(worker, &WorkerGroup::statusChanged, this, [this](const WorkStatus &status) {
         m_state.work = status;
         m_state.mode = describeMode(status);
         updateState();
     });
-    connect(worker, &WorkController::roundFinished, this, [this](const RoundReport &report) {
+    connect(worker, &WorkerGroup::roundFinished, this, [this](const RoundReport &report) {
         Q_EMIT roundFinished(report);
         refreshContributions();
         checkDiskUse();
     });
-    connect(worker, &WorkController::finished, this,
+    connect(worker, &WorkerGroup::finished, this,
             [this, worker](bool ok, const QString &message) { workerGone(worker, ok, message); });
     m_worker->start();
     applyDecision(m_throttle->decision());
@@ -206,9 +225,9 @@ void ClientSession::retireWorker()
     // Only one leaves at a time: the next worker starts after it, so a second retirement finds
     // the first gone or finds no worker.
     Q_ASSERT(!m_retiring);
-    WorkController *worker = m_worker.get();
-    disconnect(worker, &WorkController::statusChanged, this, nullptr);
-    disconnect(worker, &WorkController::roundFinished, this, nullptr);
+    WorkerGroup *worker = m_worker.get();
+    disconnect(worker, &WorkerGroup::statusChanged, this, nullptr);
+    disconnect(worker, &WorkerGroup::roundFinished, this, nullptr);
     worker->stop();
     m_retiring = std::move(m_worker);
     m_state.work = {};
@@ -216,9 +235,11 @@ void ClientSession::retireWorker()
     m_state.work.detail = tr("Saving this PC's copy of the model and telling the coordinator");
 }
 
-void ClientSession::workerGone(WorkController *worker, bool ok, const QString &message)
+void ClientSession::workerGone(WorkerGroup *worker, bool ok, const QString &message)
 {
     const bool retired = m_retiring.get() == worker;
+    if (retired)
+        m_movingDevices = false;
     if (!ok && !retired) {
         m_lastError = message;
         qCWarning(lcSession).noquote() << "the worker stopped:" << message;
@@ -266,7 +287,9 @@ void ClientSession::updateState()
     if (m_retiring && !m_worker) {
         // The worker leaves on its own thread; the window says so until it has.
         s.icon = SessionIcon::Paused;
-        s.headline = s.joined ? tr("Leaving the previous swarm") : tr("Leaving the swarm");
+        s.headline = !s.joined       ? tr("Leaving the swarm")
+                     : m_movingDevices ? tr("Moving training to the devices chosen")
+                                       : tr("Leaving the previous swarm");
     } else if (!s.joined) {
         s.icon = SessionIcon::Paused;
         s.headline = tr("Not in a swarm");
@@ -362,6 +385,21 @@ void ClientSession::setPreferences(const Preferences &preferences)
         m_options.settings->sync();
     }
     m_throttle->setPrefs(throttlePrefs(m_preferences));
+    const bool otherDevices = before.gpuUse != m_preferences.gpuUse ||
+                              (m_preferences.gpuUse == GpuUse::Chosen && before.gpuUuids != m_preferences.gpuUuids);
+    if (otherDevices && joined() && !m_quitting) {
+        // Training moves to the devices now chosen: the workers leave (the replica saved) and
+        // the new ones start once they have gone.
+        if (m_worker) {
+            retireWorker();
+            m_startAfterRetiring = true;
+            m_movingDevices = true;
+        } else if (!m_retiring) {
+            m_lastError.clear();
+            startWorker();
+        }
+        updateState();
+    }
     if (before.diskLimitGiB != m_preferences.diskLimitGiB)
         checkDiskUse();
     if (m_options.autostart && before.startAtLogin != m_preferences.startAtLogin) {
@@ -480,12 +518,12 @@ void ClientSession::probeGpus()
 {
     const QPointer<ClientSession> self(this);
     const std::vector<std::string> command = m_options.gpuProbeCommand;
-    m_pool.start([self, command] {
+    m_pool.start([self, command, cudaDevices = m_options.cudaDevices] {
         Result<GpuReport> report = swarmtrain::probeGpus(command, GpuProbeOptions{});
         GpuReport answer = report ? *report : GpuReport{};
         if (!report)
             answer.warnings.push_back(report.error().message);
-        markGpusUsable(answer.gpus, torchCudaDeviceCount());
+        markGpusUsable(answer.gpus, cudaDevices >= 0 ? cudaDevices : torchCudaDeviceCount());
         const auto tr = [](const char *text) { return QCoreApplication::translate("swarmtrain::ClientSession", text); };
         for (GpuInfo &gpu : answer.gpus) {
             const QString name = QString::fromStdString(gpu.name);
@@ -507,8 +545,13 @@ void ClientSession::probeGpus()
             gpu.unusableReason = why.toStdString();
         }
         QMetaObject::invokeMethod(self.get(), [self, answer] {
-            if (self)
-                Q_EMIT self->gpusProbed(answer);
+            if (!self)
+                return;
+            self->m_gpuReport = answer;
+            if (std::exchange(self->m_startAfterProbe, false) && self->joined() && !self->m_worker &&
+                !self->m_retiring && !self->m_quitting)
+                self->startWorker();
+            Q_EMIT self->gpusProbed(answer);
         });
     });
 }
@@ -599,27 +642,30 @@ void ClientSession::checkDiskUse()
 void ClientSession::refreshContributions()
 {
     const QPointer<ClientSession> self(this);
-    const std::filesystem::path file = m_options.stateDir / "stats.db";
-    m_pool.start([self, file] {
-        if (!std::filesystem::exists(file)) {
-            QMetaObject::invokeMethod(self.get(), [self] {
-                if (self)
-                    Q_EMIT self->contributionsUpdated(ContributionSummary{{}, {}});
-            });
-            return;
-        }
+    m_pool.start([self, folders = WorkerGroup::statsFolders(m_options.stateDir)] {
+        // Every device's worker keeps its own stats.db (WorkerGroup); the dashboard shows their sum.
         ContributionSummary summary;
-        // Its own connection, on this thread, closed before the task ends.
-        Result<std::unique_ptr<StatsStore>> stats = StatsStore::open(file);
-        if (stats) {
+        std::map<QDate, DailyStats> days;
+        for (const std::filesystem::path &folder : folders) {
+            const std::filesystem::path file = folder / "stats.db";
+            if (!std::filesystem::exists(file))
+                continue;
+            // Its own connection, on this thread, closed before the task ends.
+            Result<std::unique_ptr<StatsStore>> stats = StatsStore::open(file);
+            if (!stats) {
+                qCWarning(lcSession).noquote() << "cannot read" << QString::fromStdString(file.string()) << ":"
+                                               << QString::fromStdString(stats.error().message);
+                continue;
+            }
             if (Result<StatsTotals> totals = (*stats)->totals())
-                summary.totals = *totals;
-            if (Result<std::vector<DailyStats>> days = (*stats)->daily(30, QDateTime::currentDateTime()))
-                summary.days = *days;
-        } else {
-            qCWarning(lcSession).noquote() << "cannot read" << QString::fromStdString(file.string()) << ":"
-                                           << QString::fromStdString(stats.error().message);
+                summary.totals += *totals;
+            if (Result<std::vector<DailyStats>> daily = (*stats)->daily(30, QDateTime::currentDateTime())) {
+                for (const DailyStats &day : *daily)
+                    days.try_emplace(day.day, DailyStats{day.day}).first->second += day;
+            }
         }
+        for (const auto &[day, stats] : days)
+            summary.days.push_back(stats);
         QMetaObject::invokeMethod(self.get(), [self, summary] {
             if (self)
                 Q_EMIT self->contributionsUpdated(summary);

@@ -7,7 +7,7 @@
 #include "Result.h"
 #include "StatsRecords.h"
 #include "ThrottleMonitor.h"
-#include "WorkController.h"
+#include "WorkerGroup.h"
 #include "WorkStatus.h"
 
 #include <QList>
@@ -89,8 +89,13 @@ public:
         ThrottleSources sources;                     // makePlatformThrottleSources(), or a test's fakes
         std::vector<std::string> gpuProbeCommand;    // a child that runs runGpuProbeChild (swarmtrain --gpu-probe-child)
         WorkerOptions worker;                        // device, listen address, threads; swarm and state dir are set here
+        std::vector<std::string> devices;            // the GPU choice "Automatic": --device's list; empty: worker.device
         std::chrono::milliseconds swarmPollInterval{10000};
         std::shared_ptr<Autostart> autostart;        // makeAutostart(); null: "start at login" is only remembered (tests)
+        // Stand-ins for a PC with CUDA GPUs (tests): how many GPUs CUDA sees (-1: ask LibTorch), and
+        // the device a worker on CUDA's N-th GPU trains on (%1: N; tests give "cpu").
+        int cudaDevices = -1;
+        QString cudaDeviceSpec = QStringLiteral("cuda:%1");
     };
 
     explicit ClientSession(Options options, QObject *parent = nullptr);
@@ -154,11 +159,12 @@ Q_SIGNALS:
     void preferencesChanged(const swarmtrain::Preferences &preferences);
 
 private:
+    // Starts a worker per device the GPU choice names (GpuChoice.h), after a probe if it needs one.
     void startWorker();
     // Tells the worker to leave and lets it finish on its own thread (never waited for here);
     // a worker for the next swarm starts once it has gone.
     void retireWorker();
-    void workerGone(WorkController *worker, bool ok, const QString &message);
+    void workerGone(WorkerGroup *worker, bool ok, const QString &message);
     void applyDecision(const ThrottleDecision &decision);
     void updateState();
     void pollSwarm();
@@ -168,15 +174,18 @@ private:
     Options m_options;
     Preferences m_preferences;
     std::unique_ptr<ThrottleMonitor> m_throttle;
-    std::unique_ptr<WorkController> m_worker;
-    std::unique_ptr<WorkController> m_retiring; // leaving the previous swarm
+    std::unique_ptr<WorkerGroup> m_worker;
+    std::unique_ptr<WorkerGroup> m_retiring; // leaving the previous swarm, or training on other GPUs
     bool m_startAfterRetiring = false;
+    bool m_movingDevices = false; // retiring the workers to start them on other devices
     bool m_manualRelease = false;
     std::unique_ptr<EmbeddedCoordinator> m_hosted;
     QString m_inviteLink;
     SessionState m_state;
     QTimer *m_swarmTimer = nullptr;
     bool m_benchmarkRunning = false;
+    std::optional<GpuReport> m_gpuReport; // the last probe's
+    bool m_startAfterProbe = false;       // the GPU choice needs a probe before the worker starts
     bool m_quitting = false;
     QString m_lastError;
     QThreadPool m_pool; // probing, the benchmark, stats and swarm status; waited for on destruction

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <optional>
 #include <tuple>
+#include <utility>
 
 namespace swarmtrain {
 
@@ -92,6 +93,29 @@ struct Codec<QTime> {
     static QVariant encode(const QTime &value) { return value.toString(QStringLiteral("HH:mm")); }
 };
 
+template <>
+struct Codec<GpuUse> {
+    static constexpr std::pair<GpuUse, const char *> kNames[] = {
+        {GpuUse::Automatic, "automatic"}, {GpuUse::Chosen, "chosen"}, {GpuUse::None, "none"}};
+    static std::optional<GpuUse> decode(const QVariant &value)
+    {
+        const QString text = value.toString().trimmed().toLower();
+        for (const auto &[use, name] : kNames) {
+            if (text == QLatin1StringView(name))
+                return use;
+        }
+        return std::nullopt;
+    }
+    static QVariant encode(GpuUse value)
+    {
+        for (const auto &[use, name] : kNames) {
+            if (use == value)
+                return QString::fromLatin1(name);
+        }
+        return QString();
+    }
+};
+
 // One row of the settings table: the key and the member it fills. The default is the member's
 // initializer in Preferences.h, so it is written down once. Integers also carry their range.
 template <typename T>
@@ -110,6 +134,8 @@ constexpr auto kSettings = std::make_tuple(
     Setting<int>{"throttle/maxGpuUtilization", &Preferences::maxGpuUtilization, 10, 100},
     Setting<int>{"throttle/maxGpuMemoryMiB", &Preferences::maxGpuMemoryMiB, 0, 1048576},
     Setting<int>{"throttle/gpuTemperatureLimit", &Preferences::gpuTemperatureLimit, 50, 100},
+    Setting<GpuUse>{"device/gpuUse", &Preferences::gpuUse},
+    Setting<QStringList>{"device/gpuUuids", &Preferences::gpuUuids},
     Setting<bool>{"throttle/scheduleEnabled", &Preferences::scheduleEnabled},
     Setting<QTime>{"throttle/scheduleStart", &Preferences::scheduleStart},
     Setting<QTime>{"throttle/scheduleEnd", &Preferences::scheduleEnd},

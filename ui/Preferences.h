@@ -10,6 +10,14 @@ class QSettings;
 
 namespace swarmtrain {
 
+// Which GPUs train (Settings): as F@H and BOINC let a person keep one GPU for games and give
+// another to the swarm. Each GPU chosen trains a model copy of its own (GpuChoice.h).
+enum class GpuUse {
+    Automatic, // the --device the client started with: by default the first usable GPU, else the processor
+    Chosen,    // the GPUs in Preferences::gpuUuids that are present and usable, one worker each
+    None,      // no GPU: the processor trains
+};
+
 // The person's settings (Settings page), stored with QSettings through one typed table
 // (Preferences.cpp): each entry has its key, its type and its default, so loading a missing or
 // malformed value gives the default and saving writes every entry.
@@ -21,6 +29,8 @@ struct Preferences {
     int maxGpuUtilization = 100;   // percent of the time the GPU may work (duty cycle), 10..100
     int maxGpuMemoryMiB = 0;       // 0: automatic
     int gpuTemperatureLimit = 85;  // degrees Celsius
+    GpuUse gpuUse = GpuUse::Automatic;
+    QStringList gpuUuids;          // with GpuUse::Chosen: the GPUs' GpuInfo::uuid, as the probe reports them
     bool scheduleEnabled = false;  // compute only between scheduleStart and scheduleEnd (may wrap midnight)
     QTime scheduleStart{22, 0};
     QTime scheduleEnd{8, 0};

@@ -104,4 +104,63 @@ TEST_F(ClientSessionTest, LeavingASwarmThatStoppedAnsweringNeverBlocksTheWindow)
     std::cout << "[ figures ] quit took " << quitMs << " ms; longest GUI stall " << longestStallMs << " ms\n";
 }
 
+// The GPUs chosen in Settings each train a model copy of their own: a peer each in the swarm,
+// their contributions summed on the dashboard; another choice moves training at once; a choice
+// of GPUs none of which is here stops with the reason (issue 19). The fake NVML reports two
+// NVIDIA GPUs; the stand-in for CUDA makes both usable and trains "on" them on the processor.
+TEST_F(ClientSessionTest, EachGpuChosenTrainsAModelCopyOfItsOwn)
+{
+    test::TestSwarm swarm(dir().path());
+    ASSERT_TRUE(swarm.start(20)) << swarm.errors();
+    Preferences preferences;
+    preferences.gpuUse = GpuUse::Chosen;
+    preferences.gpuUuids = {QStringLiteral("GPU-fake-0"), QStringLiteral("GPU-fake-1")};
+    savePreferences(settings(), preferences);
+
+    ClientSession::Options options = sessionOptions();
+    const std::string script = "exec '" + std::string(GPU_PROBE_CHILD) + "' --nvml '" + FAKE_NVML +
+                               "' --drm /nonexistent/drm --rocm-smi /nonexistent/librocm_smi64.so.1";
+    options.gpuProbeCommand = {"/bin/sh", "-c", script, "gpu-probe-child"};
+    options.cudaDevices = 2;
+    options.cudaDeviceSpec = QStringLiteral("cpu");
+    ClientSession s(std::move(options));
+    SwarmSnapshot snapshot;
+    QObject::connect(&s, &ClientSession::swarmUpdated, &s, [&](const SwarmSnapshot &latest) { snapshot = latest; });
+    ContributionSummary contributions;
+    QObject::connect(&s, &ClientSession::contributionsUpdated, &s,
+                     [&](const ContributionSummary &latest) { contributions = latest; });
+    s.start();
+    ASSERT_TRUE(s.join(swarm.url()).ok());
+
+    ASSERT_TRUE(QTest::qWaitFor([&] { return snapshot.peers == 2 && s.state().work.workers == 2; }, 120'000))
+        << s.state().headline.toStdString() << "\n" << swarm.errors();
+    EXPECT_EQ(s.state().mode, QStringLiteral("Full model, on 2 GPUs"));
+    // A round each: one contribution in STATE/stats.db, one in STATE/gpu-2/stats.db, summed.
+    ASSERT_TRUE(QTest::qWaitFor([&] { return contributions.totals.contributions >= 2; }, 120'000))
+        << s.state().headline.toStdString() << "\n" << swarm.errors();
+    EXPECT_TRUE(std::filesystem::exists(stateDir() / "gpu-2" / "stats.db"));
+    EXPECT_TRUE(std::filesystem::exists(stateDir() / "gpu-2" / "identity.pem"));
+
+    preferences = s.preferences();
+    preferences.gpuUuids = {QStringLiteral("GPU-fake-1")};
+    s.setPreferences(preferences);
+    EXPECT_EQ(s.state().headline, QStringLiteral("Moving training to the devices chosen"));
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return s.state().work.workers == 1 && s.state().work.state == WorkState::Training && snapshot.peers == 1; },
+        120'000))
+        << s.state().headline.toStdString() << "\n" << swarm.errors();
+    EXPECT_EQ(s.state().mode, QStringLiteral("Full model"));
+
+    preferences.gpuUuids = {QStringLiteral("GPU-unplugged")};
+    s.setPreferences(preferences);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return s.state().icon == SessionIcon::Error; }, 120'000))
+        << s.state().headline.toStdString();
+    EXPECT_EQ(s.state().headline, QStringLiteral("Stopped: none of the GPUs chosen in Settings is here and usable"));
+
+    preferences.gpuUse = GpuUse::Automatic; // the processor here (--device cpu), trains again
+    s.setPreferences(preferences);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return s.state().work.state == WorkState::Training; }, 120'000))
+        << s.state().headline.toStdString();
+}
+
 } // namespace

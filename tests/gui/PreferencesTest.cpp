@@ -39,6 +39,8 @@ Preferences everythingChanged()
     p.maxGpuUtilization = 55;
     p.maxGpuMemoryMiB = 6144;
     p.gpuTemperatureLimit = 72;
+    p.gpuUse = GpuUse::Chosen;
+    p.gpuUuids = {QStringLiteral("GPU-4f1c"), QStringLiteral("GPU-90ab")};
     p.scheduleEnabled = true;
     p.scheduleStart = QTime(23, 30);
     p.scheduleEnd = QTime(6, 15);
@@ -66,6 +68,8 @@ TEST_F(PreferencesTest, EveryFieldRoundTripsThroughAnIniFile)
     EXPECT_EQ(loaded.maxGpuUtilization, saved.maxGpuUtilization);
     EXPECT_EQ(loaded.maxGpuMemoryMiB, saved.maxGpuMemoryMiB);
     EXPECT_EQ(loaded.gpuTemperatureLimit, saved.gpuTemperatureLimit);
+    EXPECT_EQ(loaded.gpuUse, saved.gpuUse);
+    EXPECT_EQ(loaded.gpuUuids, saved.gpuUuids);
     EXPECT_EQ(loaded.scheduleEnabled, saved.scheduleEnabled);
     EXPECT_EQ(loaded.scheduleStart, saved.scheduleStart);
     EXPECT_EQ(loaded.scheduleEnd, saved.scheduleEnd);
@@ -113,7 +117,9 @@ TEST_F(PreferencesTest, SavingWritesTheGroupedKeys)
     EXPECT_EQ(settings->value(QStringLiteral("throttle/scheduleStart")).toString(), QStringLiteral("23:30"));
     EXPECT_EQ(settings->value(QStringLiteral("app/language")).toString(), QStringLiteral("pt_BR"));
     EXPECT_EQ(settings->value(QStringLiteral("swarm/url")).toString(), QStringLiteral("https://swarm.example.org:8443"));
-    EXPECT_EQ(settings->childGroups(), (QStringList{QStringLiteral("app"), QStringLiteral("swarm"), QStringLiteral("throttle")}));
+    EXPECT_EQ(settings->value(QStringLiteral("device/gpuUse")).toString(), QStringLiteral("chosen"));
+    EXPECT_EQ(settings->childGroups(), (QStringList{QStringLiteral("app"), QStringLiteral("device"), QStringLiteral("swarm"),
+                                                    QStringLiteral("throttle")}));
 }
 
 TEST_F(PreferencesTest, MalformedValuesGiveTheDefaults)
@@ -128,7 +134,8 @@ TEST_F(PreferencesTest, MalformedValuesGiveTheDefaults)
                                     {"throttle/scheduleEnd", QStringLiteral("noon")},
                                     {"app/startAtLogin", QStringLiteral("2")},
                                     {"app/diskLimitGiB", QStringLiteral("ten")},
-                                    {"app/trayNoticeShown", QStringLiteral("")}});
+                                    {"app/trayNoticeShown", QStringLiteral("")},
+                                    {"device/gpuUse", QStringLiteral("some of them")}});
     EXPECT_EQ(p, Preferences{});
 }
 
@@ -168,6 +175,7 @@ TEST_F(PreferencesTest, HandWrittenValuesAreRead)
     EXPECT_TRUE(p.scheduleEnabled);
     EXPECT_EQ(p.idleMinutes, 12);
     EXPECT_EQ(p.exclusiveApps, QStringList{QStringLiteral("game.exe")}); // trimmed, no blanks, no repeats
+    EXPECT_EQ(loadWith({{"device/gpuUse", QStringLiteral(" None ")}}).gpuUse, GpuUse::None);
 }
 
 TEST_F(PreferencesTest, ThrottlePrefsMapping)
