@@ -12,8 +12,12 @@ target_compile_definitions(swarmtrain_gui_tests PRIVATE
     SWARMTRAIN_COORDINATOR="$<TARGET_FILE:swarmtrain-coordinator>")
 add_dependencies(swarmtrain_gui_tests swarmtrain_gpu_probe_child swarmtrain-coordinator)
 gtest_discover_tests(swarmtrain_gui_tests PROPERTIES LABELS gui ENVIRONMENT QT_QPA_PLATFORM=offscreen TIMEOUT 180 DISCOVERY_TIMEOUT 60)
-# DevicePageTest probes a fake NVML library through the probe child.
-set_source_files_properties(gui/DevicePageTest.cpp PROPERTIES
+# DevicePageTest and SettingsPageTest probe a fake NVML library through the probe child.
+set_source_files_properties(gui/DevicePageTest.cpp gui/SettingsPageTest.cpp PROPERTIES
     COMPILE_DEFINITIONS FAKE_NVML="$<TARGET_FILE:swarmtrain_fake_nvml>")
 add_dependencies(swarmtrain_gui_tests swarmtrain_fake_nvml)
 target_sources(swarmtrain_gui_tests PRIVATE gui/LogCaptureTest.cpp)
+# The GPU choice in Settings: ClientSessionTest probes the fake NVML for the GPUs it chooses.
+target_sources(swarmtrain_gui_tests PRIVATE gui/GpuChoiceTest.cpp)
+set_source_files_properties(gui/ClientSessionTest.cpp PROPERTIES
+    COMPILE_DEFINITIONS FAKE_NVML="$<TARGET_FILE:swarmtrain_fake_nvml>")

@@ -12,6 +12,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QLocale>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSlider>
@@ -19,6 +20,9 @@
 #include <QStringListModel>
 #include <QTimeEdit>
 #include <QVBoxLayout>
+
+#include <algorithm>
+#include <utility>
 
 namespace swarmtrain {
 
@@ -176,6 +180,25 @@ SettingsPage::SettingsPage(ClientSession &session, QWidget *parent) : QWidget(pa
     apps->addLayout(appButtons);
     column->addWidget(appsSection.card);
 
+    // Which GPUs train
+    const Section gpusSection = makeSection(content);
+    m_gpusTitle = gpusSection.title;
+    auto *gpus = makeForm();
+    gpusSection.layout->addLayout(gpus);
+    m_gpuUseLabel = new QLabel(gpusSection.card);
+    m_gpuUse = new QComboBox(gpusSection.card);
+    m_gpuUse->setObjectName(QStringLiteral("gpuUse"));
+    m_gpuUse->addItems(QStringList(3, QString())); // in GpuUse's order: Automatic, Chosen, None
+    m_gpuUseLabel->setBuddy(m_gpuUse);
+    gpus->addRow(m_gpuUseLabel, m_gpuUse);
+    m_gpuChoiceLayout = gpusSection.layout; // the GPUs' checkboxes go between the form and the status
+    m_gpuChoiceStatus = makeHint(gpusSection.card);
+    m_gpuChoiceStatus->setObjectName(QStringLiteral("gpuChoiceStatus"));
+    m_gpuChoiceLayout->addWidget(m_gpuChoiceStatus);
+    m_gpuChoiceHint = makeHint(gpusSection.card);
+    m_gpuChoiceLayout->addWidget(m_gpuChoiceHint);
+    column->addWidget(gpusSection.card);
+
     // How hard the GPU may work
     const Section gpuSection = makeSection(content);
     m_gpuTitle = gpuSection.title;
@@ -277,6 +300,9 @@ SettingsPage::SettingsPage(ClientSession &session, QWidget *parent) : QWidget(pa
     connect(m_apps, &QListWidget::itemChanged, this, &SettingsPage::appsEdited);
     connect(m_apps, &QListWidget::itemSelectionChanged, this, &SettingsPage::updateEnabled);
 
+    connect(m_gpuUse, &QComboBox::currentIndexChanged, this, &SettingsPage::gpuUseEdited);
+    connect(&m_session, &ClientSession::gpusProbed, this, &SettingsPage::showGpusFound);
+
     connect(m_utilizationSlider, &QSlider::valueChanged, m_utilization, &QSpinBox::setValue);
     connect(m_utilization, &QSpinBox::valueChanged, this, [this](int value) {
         m_utilizationSlider->setValue(value);
@@ -305,6 +331,8 @@ SettingsPage::SettingsPage(ClientSession &session, QWidget *parent) : QWidget(pa
 void SettingsPage::showEvent(QShowEvent *event)
 {
     load();
+    if (!m_gpus && !std::exchange(m_probing, true)) // the first time it is seen; the Device page's Refresh probes again
+        m_session.probeGpus();
     QWidget::showEvent(event);
 }
 
@@ -333,6 +361,14 @@ void SettingsPage::retranslate()
     m_appName->setPlaceholderText(tr("Program name, e.g. game.exe"));
     m_addApp->setText(tr("&Add"));
     m_removeApp->setText(tr("&Remove"));
+
+    m_gpusTitle->setText(tr("GPUs"));
+    m_gpuUseLabel->setText(tr("Train &with:"));
+    m_gpuUse->setItemText(0, tr("Automatic: the best GPU found, else the processor"));
+    m_gpuUse->setItemText(1, tr("Only the GPUs ticked below"));
+    m_gpuUse->setItemText(2, tr("None: train on the processor only"));
+    m_gpuChoiceHint->setText(tr("Each GPU ticked trains a model copy of its own. Changing this restarts training."));
+    showGpuChoices();
 
     m_gpuTitle->setText(tr("GPU limits"));
     m_utilizationLabel->setText(tr("Maximum GPU &utilization:"));
@@ -376,6 +412,7 @@ void SettingsPage::load()
     m_utilization->setValue(p.maxGpuUtilization);
     m_memory->setValue(p.maxGpuMemoryMiB);
     m_temperature->setValue(p.gpuTemperatureLimit);
+    m_gpuUse->setCurrentIndex(int(p.gpuUse));
     m_startAtLogin->setChecked(p.startAtLogin);
     m_displayName->setText(p.displayName);
     int language = m_language->findData(p.language);
@@ -395,6 +432,7 @@ void SettingsPage::load()
     running.sort(Qt::CaseInsensitive);
     static_cast<QStringListModel *>(m_appName->completer()->model())->setStringList(running);
     updateEnabled();
+    showGpuChoices();
 }
 
 void SettingsPage::addApp()
@@ -478,6 +516,75 @@ void SettingsPage::applyDisplayName()
     if (!check.ok())
         return; // kept as typed, with the reason beside it, until it is fixed
     change([&check](Preferences &p) { p.displayName = check.name; });
+}
+
+void SettingsPage::showGpusFound(const GpuReport &report)
+{
+    m_probing = false; // whoever asked: the Device page's answers are as good
+    m_gpus = report;
+    qDeleteAll(m_gpuChoices);
+    m_gpuChoices.clear();
+    for (const GpuInfo &gpu : report.gpus) {
+        const QString uuid = QString::fromStdString(gpu.uuid);
+        auto *box = new QCheckBox;
+        box->setObjectName(QStringLiteral("gpuChoice"));
+        box->setProperty("uuid", uuid);
+        box->setToolTip(gpu.usable ? QString() : QString::fromStdString(gpu.unusableReason));
+        m_gpuChoiceLayout->insertWidget(m_gpuChoiceLayout->indexOf(m_gpuChoiceStatus), box);
+        m_gpuChoices.append(box);
+        connect(box, &QCheckBox::toggled, this, [this, uuid](bool ticked) {
+            change([&uuid, ticked](Preferences &p) { // this GPU's only: one unplugged for a while stays chosen
+                p.gpuUuids.removeAll(uuid);
+                if (ticked)
+                    p.gpuUuids.append(uuid);
+            });
+        });
+    }
+    if (m_tickWhenProbed) // still on "Only the GPUs ticked below": any other choice clears it
+        gpuUseEdited(m_gpuUse->currentIndex()); // ticks the usable GPUs now found
+    showGpuChoices();
+}
+
+void SettingsPage::showGpuChoices()
+{
+    const QStringList chosenUuids = m_session.preferences().gpuUuids;
+    const bool chosen = GpuUse(m_gpuUse->currentIndex()) == GpuUse::Chosen;
+    for (qsizetype i = 0; i < m_gpuChoices.size(); ++i) {
+        const GpuInfo &gpu = m_gpus->gpus[std::size_t(i)];
+        QCheckBox *box = m_gpuChoices[i];
+        const QString name = QString::fromStdString(gpu.name);
+        const QString gib = QLocale().toString(double(gpu.memoryTotalBytes) / double(1ull << 30), 'f', 1); // as the Device page
+        box->setText(gpu.memoryTotalBytes == 0 ? name : tr("%1, %2 GiB").arg(name, gib));
+        const QSignalBlocker blocker(box);
+        box->setChecked(gpu.usable && chosenUuids.contains(box->property("uuid").toString()));
+        box->setEnabled(gpu.usable && chosen);
+    }
+    QString status;
+    if (!m_gpus || m_gpus->gpus.empty())
+        status = m_gpus ? tr("No GPU found: the processor trains.") : tr("Looking for GPUs…");
+    else if (chosen && std::none_of(m_gpus->gpus.begin(), m_gpus->gpus.end(), [](const GpuInfo &gpu) { return gpu.usable; }))
+        status = tr("None of the GPUs found can train with this build.");
+    m_gpuChoiceStatus->setText(status);
+    m_gpuChoiceStatus->setVisible(!status.isEmpty());
+}
+
+void SettingsPage::gpuUseEdited(int index)
+{
+    const auto use = GpuUse(index);
+    m_tickWhenProbed = !m_loading && use == GpuUse::Chosen && !m_gpus;
+    change([this, use](Preferences &p) {
+        p.gpuUse = use;
+        if (use != GpuUse::Chosen || !m_gpus)
+            return;
+        // With none of the GPUs found ticked yet: every usable one, so the choice is never empty by accident.
+        QStringList usable;
+        for (const GpuInfo &gpu : m_gpus->gpus)
+            if (gpu.usable)
+                usable.append(QString::fromStdString(gpu.uuid));
+        if (std::none_of(usable.begin(), usable.end(), [&p](const QString &uuid) { return p.gpuUuids.contains(uuid); }))
+            p.gpuUuids.append(usable);
+    });
+    showGpuChoices();
 }
 
 void SettingsPage::updateEnabled()

@@ -1,9 +1,13 @@
 #pragma once
 
 #include "DisplayName.h"
+#include "GpuProbe.h"
 #include "Preferences.h"
 
+#include <QList>
 #include <QWidget>
+
+#include <optional>
 
 class QCheckBox;
 class QComboBox;
@@ -14,6 +18,7 @@ class QPushButton;
 class QSlider;
 class QSpinBox;
 class QTimeEdit;
+class QVBoxLayout;
 
 namespace swarmtrain {
 
@@ -44,9 +49,16 @@ private:
     // Shows why the typed display name is refused, if it is; the check, for applying it.
     DisplayNameCheck showDisplayNameCheck();
     void applyDisplayName();
+    // Which GPUs train: one checkbox per GPU the probe reports, ticked as the preferences say.
+    void showGpusFound(const GpuReport &report);
+    void showGpuChoices(); // the ticks, which boxes may change, and what the list lacks
+    void gpuUseEdited(int index);
 
     ClientSession &m_session;
     bool m_loading = false;
+    std::optional<GpuReport> m_gpus; // nullopt: no probe has answered yet
+    bool m_probing = false;
+    bool m_tickWhenProbed = false; // "Only the GPUs ticked below" was chosen before the probe answered
 
     QLabel *m_whenTitle = nullptr;
     QLabel *m_idleLabel = nullptr;
@@ -64,6 +76,14 @@ private:
     QLineEdit *m_appName = nullptr;
     QPushButton *m_addApp = nullptr;
     QPushButton *m_removeApp = nullptr;
+
+    QLabel *m_gpusTitle = nullptr;
+    QLabel *m_gpuUseLabel = nullptr;
+    QComboBox *m_gpuUse = nullptr;
+    QVBoxLayout *m_gpuChoiceLayout = nullptr; // the section's: title, form, checkboxes, status, hint
+    QList<QCheckBox *> m_gpuChoices; // in the probe's order, as m_gpus->gpus
+    QLabel *m_gpuChoiceStatus = nullptr;
+    QLabel *m_gpuChoiceHint = nullptr;
 
     QLabel *m_gpuTitle = nullptr;
     QLabel *m_utilizationLabel = nullptr;

@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QLocale>
 #include <QPushButton>
 #include <QSettings>
 #include <QSlider>
@@ -16,11 +17,111 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+
 namespace swarmtrain {
 namespace {
 
+constexpr int kProbeWaitMs = 20000;
+
+GpuInfo makeGpu(const char *vendor, const char *name, const char *uuid, int gib, bool usable)
+{
+    GpuInfo gpu;
+    gpu.vendor = vendor;
+    gpu.name = name;
+    gpu.uuid = uuid;
+    gpu.memoryTotalBytes = std::uint64_t(gib) << 30;
+    gpu.usable = usable;
+    gpu.unusable = usable ? GpuInfo::Unusable::No : GpuInfo::Unusable::NotNvidia;
+    if (!usable)
+        gpu.unusableReason = std::string(name) + " found, but this build of SwarmTrain trains on NVIDIA GPUs only";
+    return gpu;
+}
+
+// A probe's answer on a PC whose LibTorch has CUDA: two NVIDIA GPUs it trains on and an AMD one
+// it cannot. A real probe cannot say so here (this LibTorch has no CUDA), so the tests emit it.
+GpuReport pcWithCuda()
+{
+    GpuReport report;
+    report.gpus = {makeGpu("nvidia", "NVIDIA GeForce RTX 4090", "GPU-a", 24, true),
+                   makeGpu("nvidia", "NVIDIA GeForce RTX 3060", "GPU-b", 12, true),
+                   makeGpu("amd", "AMD Radeon RX 7900 XTX", "GPU-c", 24, false)};
+    return report;
+}
+
 class SettingsPageTest : public test::GuiTest {
 protected:
+    // The GPUs' figures are checked as an English-speaking person sees them ("24.0 GiB").
+    void SetUp() override
+    {
+        m_locale = QLocale();
+        QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
+    }
+
+    void TearDown() override
+    {
+        ::unsetenv("FAKE_NVML_MODE");
+        GuiTest::TearDown();
+        QLocale::setDefault(m_locale);
+    }
+
+    // ClientSession appends the real library paths to the probe command; a shell in between
+    // runs the test child with the fake NVML instead and drops those arguments (as DevicePageTest).
+    ClientSession::Options optionsProbing(const std::string &nvml)
+    {
+        ClientSession::Options options = sessionOptions();
+        const std::string script = "exec '" + std::string(GPU_PROBE_CHILD) + "' --nvml '" + nvml
+                                   + "' --drm /nonexistent/drm --rocm-smi /nonexistent/librocm_smi64.so.1";
+        options.gpuProbeCommand = {"/bin/sh", "-c", script, "gpu-probe-child"};
+        return options;
+    }
+
+    // The page of session() with `report` as the probe's answer, given before the page is shown
+    // so that it asks for no probe of its own (whose answer would come later and replace it).
+    std::unique_ptr<SettingsPage> pageWithGpus(const GpuReport &report)
+    {
+        auto page = std::make_unique<SettingsPage>(session());
+        Q_EMIT session().gpusProbed(report);
+        page->show();
+        return page;
+    }
+
+    static QList<QCheckBox *> gpuChoices(const QWidget &page)
+    {
+        return page.findChildren<QCheckBox *>(QStringLiteral("gpuChoice"));
+    }
+
+    static QCheckBox *gpuChoice(const QWidget &page, const char *uuid)
+    {
+        for (QCheckBox *box : gpuChoices(page))
+            if (box->property("uuid").toString() == QLatin1StringView(uuid))
+                return box;
+        ADD_FAILURE() << "no checkbox for " << uuid;
+        return nullptr;
+    }
+
+    // The uuids of the GPUs ticked, in the page's order.
+    static QStringList ticked(const QWidget &page)
+    {
+        QStringList uuids;
+        for (const QCheckBox *box : gpuChoices(page))
+            if (box->isChecked())
+                uuids.append(box->property("uuid").toString());
+        return uuids;
+    }
+
+    // A key as another process would read it from the same file.
+    QVariant inFile(const char *key)
+    {
+        settings().sync();
+        QSettings fresh(settings().fileName(), QSettings::IniFormat);
+        return fresh.value(QLatin1StringView(key));
+    }
+
     template <typename T>
     T *find(const QWidget &page, const char *name)
     {
@@ -44,6 +145,9 @@ protected:
             names.append(list.item(row)->text());
         return names;
     }
+
+private:
+    QLocale m_locale;
 };
 
 TEST_F(SettingsPageTest, ShowsThePreferencesItLoads)
@@ -245,6 +349,223 @@ TEST_F(SettingsPageTest, TheDisplayNameIsCheckedByTheSwarmsRuleAndSavedWhenItPas
     // A name edited by hand in the settings file into one the swarm would refuse is none.
     settings().setValue(QStringLiteral("swarm/displayName"), QStringLiteral("Ada‮"));
     EXPECT_EQ(loadPreferences(settings()).displayName, QString());
+}
+
+TEST_F(SettingsPageTest, ListsTheGpusTheProbeFindsAndWhyOneCannotTrain)
+{
+    ::setenv("FAKE_NVML_MODE", "ok", 1);
+    ClientSession session(optionsProbing(FAKE_NVML));
+    SettingsPage page(session);
+    std::optional<GpuReport> probed;
+    QObject::connect(&session, &ClientSession::gpusProbed, &page, [&](const GpuReport &report) { probed = report; });
+    page.show(); // probes when first shown
+    auto *status = find<QLabel>(page, "gpuChoiceStatus");
+    ASSERT_TRUE(status);
+    EXPECT_TRUE(status->isVisible());
+    EXPECT_EQ(status->text(), QStringLiteral("Looking for GPUs…"));
+    EXPECT_TRUE(gpuChoices(page).isEmpty());
+
+    ASSERT_TRUE(QTest::qWaitFor([&] { return gpuChoices(page).size() == 2; }, kProbeWaitMs));
+    ASSERT_TRUE(probed);
+    QCheckBox *first = gpuChoice(page, "GPU-fake-0");
+    QCheckBox *second = gpuChoice(page, "GPU-fake-1");
+    ASSERT_TRUE(first && second);
+    EXPECT_EQ(first->text(), QStringLiteral("NVIDIA GeForce RTX 3080, 10.0 GiB"));
+    EXPECT_EQ(second->text(), QStringLiteral("NVIDIA GeForce RTX 4090, 24.0 GiB"));
+    EXPECT_FALSE(first->isEnabled()) << "Automatic: nothing to tick";
+    EXPECT_FALSE(second->isEnabled());
+    EXPECT_FALSE(status->isVisible());
+
+    // Whether each box may be ticked is the probe's word. This LibTorch has no CUDA, so here the
+    // probe marks both GPUs unusable: "Only…" ticks nothing and the page says so.
+    find<QComboBox>(page, "gpuUse")->setCurrentIndex(1);
+    bool anyUsable = false;
+    for (const GpuInfo &gpu : probed->gpus) {
+        const QCheckBox *box = gpuChoice(page, gpu.uuid.c_str());
+        ASSERT_TRUE(box);
+        EXPECT_EQ(box->isEnabled(), gpu.usable) << gpu.uuid;
+        EXPECT_EQ(box->isChecked(), gpu.usable) << gpu.uuid;
+        if (!gpu.usable) {
+            EXPECT_FALSE(gpu.unusableReason.empty());
+            EXPECT_EQ(box->toolTip(), QString::fromStdString(gpu.unusableReason));
+        }
+        anyUsable = anyUsable || gpu.usable;
+    }
+    EXPECT_EQ(status->isVisible(), !anyUsable);
+    if (!anyUsable) {
+        EXPECT_EQ(status->text(), QStringLiteral("None of the GPUs found can train with this build."));
+    }
+    EXPECT_EQ(session.preferences().gpuUse, GpuUse::Chosen);
+}
+
+TEST_F(SettingsPageTest, SaysTheProcessorTrainsWhenNoGpuIsFound)
+{
+    ClientSession session(optionsProbing("/nonexistent/libnvidia-ml.so.1"));
+    SettingsPage page(session);
+    page.show();
+    auto *status = find<QLabel>(page, "gpuChoiceStatus");
+    ASSERT_TRUE(status);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return status->text() != QStringLiteral("Looking for GPUs…"); }, kProbeWaitMs));
+    EXPECT_EQ(status->text(), QStringLiteral("No GPU found: the processor trains."));
+    EXPECT_TRUE(status->isVisible());
+    EXPECT_TRUE(gpuChoices(page).isEmpty());
+}
+
+TEST_F(SettingsPageTest, OnlyTheTickedGpusTicksEveryUsableOneAndUntickingRemovesOnlyIt)
+{
+    const std::unique_ptr<SettingsPage> page = pageWithGpus(pcWithCuda());
+    auto *use = find<QComboBox>(*page, "gpuUse");
+    ASSERT_TRUE(use);
+    ASSERT_EQ(use->count(), 3);
+    EXPECT_EQ(use->itemText(0), QStringLiteral("Automatic: the best GPU found, else the processor"));
+    EXPECT_EQ(use->itemText(1), QStringLiteral("Only the GPUs ticked below"));
+    EXPECT_EQ(use->itemText(2), QStringLiteral("None: train on the processor only"));
+    EXPECT_EQ(use->currentIndex(), 0);
+    ASSERT_EQ(gpuChoices(*page).size(), 3);
+    EXPECT_EQ(gpuChoice(*page, "GPU-a")->text(), QStringLiteral("NVIDIA GeForce RTX 4090, 24.0 GiB"));
+    EXPECT_EQ(gpuChoice(*page, "GPU-b")->text(), QStringLiteral("NVIDIA GeForce RTX 3060, 12.0 GiB"));
+    for (const QCheckBox *box : gpuChoices(*page))
+        EXPECT_FALSE(box->isEnabled()) << box->text().toStdString();
+    EXPECT_TRUE(ticked(*page).isEmpty());
+
+    use->setCurrentIndex(1);
+    const QStringList usable = {QStringLiteral("GPU-a"), QStringLiteral("GPU-b")};
+    EXPECT_EQ(ticked(*page), usable);
+    EXPECT_TRUE(gpuChoice(*page, "GPU-a")->isEnabled());
+    EXPECT_TRUE(gpuChoice(*page, "GPU-b")->isEnabled());
+    QCheckBox *amd = gpuChoice(*page, "GPU-c");
+    EXPECT_FALSE(amd->isEnabled());
+    EXPECT_FALSE(amd->isChecked());
+    EXPECT_EQ(amd->toolTip(), QStringLiteral("AMD Radeon RX 7900 XTX found, but this build of SwarmTrain trains on NVIDIA GPUs only"));
+    EXPECT_FALSE(find<QLabel>(*page, "gpuChoiceStatus")->isVisible());
+    EXPECT_EQ(session().preferences().gpuUse, GpuUse::Chosen);
+    EXPECT_EQ(session().preferences().gpuUuids, usable);
+    EXPECT_EQ(inFile("device/gpuUse").toString(), QStringLiteral("chosen"));
+    EXPECT_EQ(inFile("device/gpuUuids").toStringList(), usable);
+
+    gpuChoice(*page, "GPU-b")->click();
+    EXPECT_EQ(ticked(*page), QStringList{QStringLiteral("GPU-a")});
+    EXPECT_EQ(session().preferences().gpuUuids, QStringList{QStringLiteral("GPU-a")});
+    EXPECT_EQ(inFile("device/gpuUuids").toStringList(), QStringList{QStringLiteral("GPU-a")});
+    EXPECT_EQ(fromFile(), session().preferences());
+}
+
+TEST_F(SettingsPageTest, NoneSavesNoneAndDisablesTheBoxesKeepingTheTicks)
+{
+    Preferences p;
+    p.gpuUse = GpuUse::Chosen;
+    p.gpuUuids = {QStringLiteral("GPU-b")};
+    savePreferences(settings(), p);
+    const std::unique_ptr<SettingsPage> page = pageWithGpus(pcWithCuda());
+    auto *use = find<QComboBox>(*page, "gpuUse");
+    EXPECT_TRUE(gpuChoice(*page, "GPU-a")->isEnabled());
+
+    use->setCurrentIndex(2);
+    EXPECT_EQ(session().preferences().gpuUse, GpuUse::None);
+    EXPECT_EQ(inFile("device/gpuUse").toString(), QStringLiteral("none"));
+    for (const QCheckBox *box : gpuChoices(*page))
+        EXPECT_FALSE(box->isEnabled()) << box->text().toStdString();
+    EXPECT_EQ(session().preferences().gpuUuids, p.gpuUuids) << "remembered for the next time";
+    EXPECT_EQ(ticked(*page), p.gpuUuids);
+
+    // Back to "Only…" with a GPU ticked: the choice is as it was, not every usable GPU.
+    use->setCurrentIndex(1);
+    EXPECT_EQ(session().preferences().gpuUuids, p.gpuUuids);
+    EXPECT_EQ(ticked(*page), p.gpuUuids);
+    EXPECT_TRUE(gpuChoice(*page, "GPU-a")->isEnabled());
+    EXPECT_EQ(inFile("device/gpuUse").toString(), QStringLiteral("chosen"));
+}
+
+TEST_F(SettingsPageTest, AChosenGpuTheProbeDoesNotReportNowStaysChosen)
+{
+    Preferences p;
+    p.gpuUse = GpuUse::Chosen;
+    p.gpuUuids = {QStringLiteral("GPU-unplugged"), QStringLiteral("GPU-a")};
+    savePreferences(settings(), p);
+    const std::unique_ptr<SettingsPage> page = pageWithGpus(pcWithCuda());
+    EXPECT_EQ(ticked(*page), QStringList{QStringLiteral("GPU-a")});
+
+    gpuChoice(*page, "GPU-b")->click();
+    EXPECT_EQ(session().preferences().gpuUuids,
+              (QStringList{QStringLiteral("GPU-unplugged"), QStringLiteral("GPU-a"), QStringLiteral("GPU-b")}));
+    gpuChoice(*page, "GPU-a")->click();
+    const QStringList expected = {QStringLiteral("GPU-unplugged"), QStringLiteral("GPU-b")};
+    EXPECT_EQ(session().preferences().gpuUuids, expected);
+    EXPECT_EQ(inFile("device/gpuUuids").toStringList(), expected);
+    find<QComboBox>(*page, "gpuUse")->setCurrentIndex(2);
+    find<QComboBox>(*page, "gpuUse")->setCurrentIndex(1);
+    EXPECT_EQ(session().preferences().gpuUuids, expected);
+}
+
+TEST_F(SettingsPageTest, ShowsTheChosenGpusItLoads)
+{
+    Preferences p;
+    p.gpuUse = GpuUse::Chosen;
+    p.gpuUuids = {QStringLiteral("GPU-b"), QStringLiteral("GPU-c")}; // GPU-c cannot train now
+    savePreferences(settings(), p);
+    const std::unique_ptr<SettingsPage> page = pageWithGpus(pcWithCuda());
+    EXPECT_EQ(find<QComboBox>(*page, "gpuUse")->currentIndex(), 1);
+    EXPECT_EQ(ticked(*page), QStringList{QStringLiteral("GPU-b")});
+    EXPECT_FALSE(gpuChoice(*page, "GPU-c")->isEnabled());
+    EXPECT_EQ(session().preferences(), p) << "loading must not write anything back";
+
+    // Changed elsewhere (swarmtrain-cli, another window): shown when the page is shown again.
+    page->hide();
+    p.gpuUuids = {QStringLiteral("GPU-a")};
+    session().setPreferences(p);
+    page->show();
+    EXPECT_EQ(ticked(*page), QStringList{QStringLiteral("GPU-a")});
+    p.gpuUse = GpuUse::Automatic;
+    page->hide();
+    session().setPreferences(p);
+    page->show();
+    EXPECT_EQ(find<QComboBox>(*page, "gpuUse")->currentIndex(), 0);
+    EXPECT_FALSE(gpuChoice(*page, "GPU-a")->isEnabled());
+    EXPECT_EQ(session().preferences(), p);
+}
+
+TEST_F(SettingsPageTest, OnlyWithNoUsableGpuTicksNothingAndSaysSo)
+{
+    GpuReport report;
+    report.gpus = {makeGpu("amd", "AMD Radeon RX 6800", "GPU-amd", 16, false)};
+    const std::unique_ptr<SettingsPage> page = pageWithGpus(report);
+    auto *status = find<QLabel>(*page, "gpuChoiceStatus");
+    EXPECT_FALSE(status->isVisible());
+
+    find<QComboBox>(*page, "gpuUse")->setCurrentIndex(1);
+    EXPECT_EQ(session().preferences().gpuUse, GpuUse::Chosen);
+    EXPECT_TRUE(session().preferences().gpuUuids.isEmpty());
+    EXPECT_TRUE(ticked(*page).isEmpty());
+    QCheckBox *box = gpuChoice(*page, "GPU-amd");
+    EXPECT_FALSE(box->isEnabled());
+    EXPECT_EQ(box->toolTip(), QStringLiteral("AMD Radeon RX 6800 found, but this build of SwarmTrain trains on NVIDIA GPUs only"));
+    EXPECT_TRUE(status->isVisible());
+    EXPECT_EQ(status->text(), QStringLiteral("None of the GPUs found can train with this build."));
+}
+
+TEST_F(SettingsPageTest, OnlyChosenBeforeTheProbeAnswersTicksTheUsableGpusWhenItDoes)
+{
+    SettingsPage page(session()); // not shown: no probe runs, the test gives the answer
+    EXPECT_EQ(find<QLabel>(page, "gpuChoiceStatus")->text(), QStringLiteral("Looking for GPUs…"));
+    find<QComboBox>(page, "gpuUse")->setCurrentIndex(1);
+    EXPECT_EQ(session().preferences().gpuUse, GpuUse::Chosen);
+    EXPECT_TRUE(session().preferences().gpuUuids.isEmpty());
+
+    Q_EMIT session().gpusProbed(pcWithCuda());
+    const QStringList usable = {QStringLiteral("GPU-a"), QStringLiteral("GPU-b")};
+    EXPECT_EQ(ticked(page), usable);
+    EXPECT_EQ(session().preferences().gpuUuids, usable);
+    EXPECT_EQ(inFile("device/gpuUuids").toStringList(), usable);
+}
+
+TEST_F(SettingsPageTest, AChoiceLoadedEmptyIsNotFilledInWithoutThePerson)
+{
+    Preferences p;
+    p.gpuUse = GpuUse::Chosen; // with no GPU: chosen so elsewhere, not on this page
+    savePreferences(settings(), p);
+    const std::unique_ptr<SettingsPage> page = pageWithGpus(pcWithCuda());
+    EXPECT_TRUE(ticked(*page).isEmpty());
+    EXPECT_EQ(session().preferences(), p);
 }
 
 } // namespace
