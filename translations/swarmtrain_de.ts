@@ -150,6 +150,10 @@
         <source>Leaving the swarm</source>
         <translation>Schwarm wird verlassen</translation>
     </message>
+    <message>
+        <source>Moving training to the devices chosen</source>
+        <translation>Training wird auf die gewählten Geräte verlegt</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::ControlCommands</name>
@@ -465,6 +469,13 @@
     <message>
         <source>Cannot listen on &quot;%1&quot;: not an IP address.</source>
         <translation>Kann nicht auf „%1“ lauschen: keine IP-Adresse.</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::GpuChoice</name>
+    <message>
+        <source>none of the GPUs chosen in Settings is here and usable</source>
+        <translation>keine der in den Einstellungen gewählten GPUs ist vorhanden und nutzbar</translation>
     </message>
 </context>
 <context>
@@ -826,6 +837,46 @@
     <message>
         <source>The name may not be only spaces.</source>
         <translation>Der Name darf nicht nur aus Leerzeichen bestehen.</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPUs</translation>
+    </message>
+    <message>
+        <source>Train &amp;with:</source>
+        <translation>Trainieren &amp;mit:</translation>
+    </message>
+    <message>
+        <source>Automatic: the best GPU found, else the processor</source>
+        <translation>Automatisch: die beste gefundene GPU, sonst der Prozessor</translation>
+    </message>
+    <message>
+        <source>Only the GPUs ticked below</source>
+        <translation>Nur die unten angehakten GPUs</translation>
+    </message>
+    <message>
+        <source>None: train on the processor only</source>
+        <translation>Keine: nur auf dem Prozessor trainieren</translation>
+    </message>
+    <message>
+        <source>Each GPU ticked trains a model copy of its own. Changing this restarts training.</source>
+        <translation>Jede angehakte GPU trainiert eine eigene Kopie des Modells. Eine Änderung startet das Training neu.</translation>
+    </message>
+    <message>
+        <source>%1, %2 GiB</source>
+        <translation>%1, %2 GiB</translation>
+    </message>
+    <message>
+        <source>No GPU found: the processor trains.</source>
+        <translation>Keine GPU gefunden: der Prozessor trainiert.</translation>
+    </message>
+    <message>
+        <source>Looking for GPUs…</source>
+        <translation>Suche nach GPUs…</translation>
+    </message>
+    <message>
+        <source>None of the GPUs found can train with this build.</source>
+        <translation>Keine der gefundenen GPUs kann mit diesem Build trainieren.</translation>
     </message>
 </context>
 <context>
@@ -1228,6 +1279,10 @@
     <message>
         <source>Pipeline stage %1 of %2</source>
         <translation>Pipeline-Stufe %1 von %2</translation>
+    </message>
+    <message>
+        <source>%1, on %2 GPUs</source>
+        <translation>%1, auf %2 GPUs</translation>
     </message>
 </context>
 </TS>

@@ -150,6 +150,10 @@
         <source>Leaving the swarm</source>
         <translation>Saliendo del enjambre</translation>
     </message>
+    <message>
+        <source>Moving training to the devices chosen</source>
+        <translation>Moviendo el entrenamiento a los dispositivos elegidos</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::ControlCommands</name>
@@ -465,6 +469,13 @@
     <message>
         <source>Cannot listen on &quot;%1&quot;: not an IP address.</source>
         <translation>No se puede escuchar en «%1»: no es una dirección IP.</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::GpuChoice</name>
+    <message>
+        <source>none of the GPUs chosen in Settings is here and usable</source>
+        <translation>ninguna de las GPU elegidas en Ajustes está presente y es utilizable</translation>
     </message>
 </context>
 <context>
@@ -826,6 +837,46 @@
     <message>
         <source>The name may not be only spaces.</source>
         <translation>El nombre no puede estar formado solo por espacios.</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Train &amp;with:</source>
+        <translation>Entrenar &amp;con:</translation>
+    </message>
+    <message>
+        <source>Automatic: the best GPU found, else the processor</source>
+        <translation>Automático: la mejor GPU encontrada, si no el procesador</translation>
+    </message>
+    <message>
+        <source>Only the GPUs ticked below</source>
+        <translation>Solo las GPU marcadas abajo</translation>
+    </message>
+    <message>
+        <source>None: train on the processor only</source>
+        <translation>Ninguna: entrenar solo en el procesador</translation>
+    </message>
+    <message>
+        <source>Each GPU ticked trains a model copy of its own. Changing this restarts training.</source>
+        <translation>Cada GPU marcada entrena su propia copia del modelo. Cambiar esto reinicia el entrenamiento.</translation>
+    </message>
+    <message>
+        <source>%1, %2 GiB</source>
+        <translation>%1, %2 GiB</translation>
+    </message>
+    <message>
+        <source>No GPU found: the processor trains.</source>
+        <translation>No se encontró ninguna GPU: entrena el procesador.</translation>
+    </message>
+    <message>
+        <source>Looking for GPUs…</source>
+        <translation>Buscando GPU…</translation>
+    </message>
+    <message>
+        <source>None of the GPUs found can train with this build.</source>
+        <translation>Ninguna de las GPU encontradas puede entrenar con esta compilación.</translation>
     </message>
 </context>
 <context>
@@ -1228,6 +1279,10 @@
     <message>
         <source>Pipeline stage %1 of %2</source>
         <translation>Etapa %1 de %2 del pipeline</translation>
+    </message>
+    <message>
+        <source>%1, on %2 GPUs</source>
+        <translation>%1, en %2 GPU</translation>
     </message>
 </context>
 </TS>

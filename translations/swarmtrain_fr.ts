@@ -150,6 +150,10 @@
         <source>Leaving the swarm</source>
         <translation>Départ de l&apos;essaim</translation>
     </message>
+    <message>
+        <source>Moving training to the devices chosen</source>
+        <translation>Déplacement de l’entraînement vers les appareils choisis</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::ControlCommands</name>
@@ -465,6 +469,13 @@
     <message>
         <source>Cannot listen on &quot;%1&quot;: not an IP address.</source>
         <translation>Impossible d&apos;écouter sur « %1 » : ce n&apos;est pas une adresse IP.</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::GpuChoice</name>
+    <message>
+        <source>none of the GPUs chosen in Settings is here and usable</source>
+        <translation>aucun des GPU choisis dans les paramètres n’est présent et utilisable</translation>
     </message>
 </context>
 <context>
@@ -826,6 +837,46 @@
     <message>
         <source>The name may not be only spaces.</source>
         <translation>Le nom ne peut pas être composé uniquement d&apos;espaces.</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Train &amp;with:</source>
+        <translation>Entraîner &amp;avec :</translation>
+    </message>
+    <message>
+        <source>Automatic: the best GPU found, else the processor</source>
+        <translation>Automatique : le meilleur GPU trouvé, sinon le processeur</translation>
+    </message>
+    <message>
+        <source>Only the GPUs ticked below</source>
+        <translation>Seulement les GPU cochés ci-dessous</translation>
+    </message>
+    <message>
+        <source>None: train on the processor only</source>
+        <translation>Aucun : entraîner sur le processeur seulement</translation>
+    </message>
+    <message>
+        <source>Each GPU ticked trains a model copy of its own. Changing this restarts training.</source>
+        <translation>Chaque GPU coché entraîne sa propre copie du modèle. Modifier ce choix redémarre l’entraînement.</translation>
+    </message>
+    <message>
+        <source>%1, %2 GiB</source>
+        <translation>%1, %2 Gio</translation>
+    </message>
+    <message>
+        <source>No GPU found: the processor trains.</source>
+        <translation>Aucun GPU trouvé : le processeur entraîne.</translation>
+    </message>
+    <message>
+        <source>Looking for GPUs…</source>
+        <translation>Recherche des GPU…</translation>
+    </message>
+    <message>
+        <source>None of the GPUs found can train with this build.</source>
+        <translation>Aucun des GPU trouvés ne peut entraîner avec cette version.</translation>
     </message>
 </context>
 <context>
@@ -1228,6 +1279,10 @@
     <message>
         <source>Pipeline stage %1 of %2</source>
         <translation>Étage %1 sur %2 du pipeline</translation>
+    </message>
+    <message>
+        <source>%1, on %2 GPUs</source>
+        <translation>%1, sur %2 GPU</translation>
     </message>
 </context>
 </TS>

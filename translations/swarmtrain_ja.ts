@@ -149,6 +149,10 @@
         <source>Leaving the swarm</source>
         <translation>スウォームから離脱しています</translation>
     </message>
+    <message>
+        <source>Moving training to the devices chosen</source>
+        <translation>選んだデバイスに学習を移しています</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::ControlCommands</name>
@@ -464,6 +468,13 @@
     <message>
         <source>Cannot listen on &quot;%1&quot;: not an IP address.</source>
         <translation>「%1」で待ち受けできません: IP アドレスではありません。</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::GpuChoice</name>
+    <message>
+        <source>none of the GPUs chosen in Settings is here and usable</source>
+        <translation>設定で選んだ GPU はどれも見つからないか使用できません</translation>
     </message>
 </context>
 <context>
@@ -825,6 +836,46 @@
     <message>
         <source>The name may not be only spaces.</source>
         <translation>名前を空白だけにすることはできません。</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Train &amp;with:</source>
+        <translation>学習に使うもの(&amp;W):</translation>
+    </message>
+    <message>
+        <source>Automatic: the best GPU found, else the processor</source>
+        <translation>自動: 見つかった最良の GPU、なければプロセッサ</translation>
+    </message>
+    <message>
+        <source>Only the GPUs ticked below</source>
+        <translation>下でチェックした GPU のみ</translation>
+    </message>
+    <message>
+        <source>None: train on the processor only</source>
+        <translation>なし: プロセッサだけで学習</translation>
+    </message>
+    <message>
+        <source>Each GPU ticked trains a model copy of its own. Changing this restarts training.</source>
+        <translation>チェックした GPU はそれぞれモデルのコピーを 1 つずつ学習します。変更すると学習をやり直します。</translation>
+    </message>
+    <message>
+        <source>%1, %2 GiB</source>
+        <translation>%1、%2 GiB</translation>
+    </message>
+    <message>
+        <source>No GPU found: the processor trains.</source>
+        <translation>GPU が見つかりません: プロセッサで学習します。</translation>
+    </message>
+    <message>
+        <source>Looking for GPUs…</source>
+        <translation>GPU を探しています…</translation>
+    </message>
+    <message>
+        <source>None of the GPUs found can train with this build.</source>
+        <translation>見つかった GPU はどれもこのビルドでは学習できません。</translation>
     </message>
 </context>
 <context>
@@ -1226,6 +1277,10 @@
     <message>
         <source>Pipeline stage %1 of %2</source>
         <translation>パイプライン段 %1 / %2</translation>
+    </message>
+    <message>
+        <source>%1, on %2 GPUs</source>
+        <translation>%1、%2 台の GPU で</translation>
     </message>
 </context>
 </TS>

@@ -150,6 +150,10 @@
         <source>Leaving the swarm</source>
         <translation>Saindo do enxame</translation>
     </message>
+    <message>
+        <source>Moving training to the devices chosen</source>
+        <translation>Movendo o treinamento para os dispositivos escolhidos</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::ControlCommands</name>
@@ -465,6 +469,13 @@
     <message>
         <source>Cannot listen on &quot;%1&quot;: not an IP address.</source>
         <translation>Não é possível escutar em “%1”: não é um endereço IP.</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::GpuChoice</name>
+    <message>
+        <source>none of the GPUs chosen in Settings is here and usable</source>
+        <translation>nenhuma das GPUs escolhidas nas Configurações está presente e utilizável</translation>
     </message>
 </context>
 <context>
@@ -826,6 +837,46 @@
     <message>
         <source>The name may not be only spaces.</source>
         <translation>O nome não pode ser composto apenas por espaços.</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPUs</translation>
+    </message>
+    <message>
+        <source>Train &amp;with:</source>
+        <translation>Treinar &amp;com:</translation>
+    </message>
+    <message>
+        <source>Automatic: the best GPU found, else the processor</source>
+        <translation>Automático: a melhor GPU encontrada, senão o processador</translation>
+    </message>
+    <message>
+        <source>Only the GPUs ticked below</source>
+        <translation>Somente as GPUs marcadas abaixo</translation>
+    </message>
+    <message>
+        <source>None: train on the processor only</source>
+        <translation>Nenhuma: treinar somente no processador</translation>
+    </message>
+    <message>
+        <source>Each GPU ticked trains a model copy of its own. Changing this restarts training.</source>
+        <translation>Cada GPU marcada treina a própria cópia do modelo. Alterar isto reinicia o treinamento.</translation>
+    </message>
+    <message>
+        <source>%1, %2 GiB</source>
+        <translation>%1, %2 GiB</translation>
+    </message>
+    <message>
+        <source>No GPU found: the processor trains.</source>
+        <translation>Nenhuma GPU encontrada: o processador treina.</translation>
+    </message>
+    <message>
+        <source>Looking for GPUs…</source>
+        <translation>Procurando GPUs…</translation>
+    </message>
+    <message>
+        <source>None of the GPUs found can train with this build.</source>
+        <translation>Nenhuma das GPUs encontradas pode treinar com esta versão.</translation>
     </message>
 </context>
 <context>
@@ -1228,6 +1279,10 @@
     <message>
         <source>Pipeline stage %1 of %2</source>
         <translation>Estágio %1 de %2 do pipeline</translation>
+    </message>
+    <message>
+        <source>%1, on %2 GPUs</source>
+        <translation>%1, em %2 GPUs</translation>
     </message>
 </context>
 </TS>

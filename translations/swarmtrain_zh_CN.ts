@@ -149,6 +149,10 @@
         <source>Leaving the swarm</source>
         <translation>正在离开集群</translation>
     </message>
+    <message>
+        <source>Moving training to the devices chosen</source>
+        <translation>正在将训练移到所选设备</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::ControlCommands</name>
@@ -464,6 +468,13 @@
     <message>
         <source>Cannot listen on &quot;%1&quot;: not an IP address.</source>
         <translation>无法在“%1”上监听：不是 IP 地址。</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::GpuChoice</name>
+    <message>
+        <source>none of the GPUs chosen in Settings is here and usable</source>
+        <translation>设置中所选的 GPU 均不存在或不可用</translation>
     </message>
 </context>
 <context>
@@ -825,6 +836,46 @@
     <message>
         <source>The name may not be only spaces.</source>
         <translation>名称不能只包含空格。</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Train &amp;with:</source>
+        <translation>训练使用(&amp;W)：</translation>
+    </message>
+    <message>
+        <source>Automatic: the best GPU found, else the processor</source>
+        <translation>自动：找到的最佳 GPU，否则使用处理器</translation>
+    </message>
+    <message>
+        <source>Only the GPUs ticked below</source>
+        <translation>仅下方勾选的 GPU</translation>
+    </message>
+    <message>
+        <source>None: train on the processor only</source>
+        <translation>无：仅用处理器训练</translation>
+    </message>
+    <message>
+        <source>Each GPU ticked trains a model copy of its own. Changing this restarts training.</source>
+        <translation>每个勾选的 GPU 训练一份自己的模型副本。更改此项会重新开始训练。</translation>
+    </message>
+    <message>
+        <source>%1, %2 GiB</source>
+        <translation>%1，%2 GiB</translation>
+    </message>
+    <message>
+        <source>No GPU found: the processor trains.</source>
+        <translation>未找到 GPU：由处理器训练。</translation>
+    </message>
+    <message>
+        <source>Looking for GPUs…</source>
+        <translation>正在查找 GPU…</translation>
+    </message>
+    <message>
+        <source>None of the GPUs found can train with this build.</source>
+        <translation>找到的 GPU 均无法用此版本训练。</translation>
     </message>
 </context>
 <context>
@@ -1226,6 +1277,10 @@
     <message>
         <source>Pipeline stage %1 of %2</source>
         <translation>流水线阶段 %1 / %2</translation>
+    </message>
+    <message>
+        <source>%1, on %2 GPUs</source>
+        <translation>%1，在 %2 个 GPU 上</translation>
     </message>
 </context>
 </TS>
