@@ -290,6 +290,9 @@ TEST_F(CoordinatorStoreTest, AVersionOneDatabaseIsUpgradedKeepingWhatItHeld)
         db.setDatabaseName(QString::fromStdString((dir.path() / "c.db").string()));
         ASSERT_TRUE(db.open());
         QSqlQuery query(db);
+        for (const char *index : {"peers_by_ordinal", "peers_by_address", "peers_by_subnet", "peers_by_credit"})
+            ASSERT_TRUE(query.exec(QStringLiteral("DROP INDEX %1").arg(QLatin1StringView(index))));
+        ASSERT_TRUE(query.exec(QStringLiteral("ALTER TABLE peers DROP COLUMN subnet")));
         ASSERT_TRUE(query.exec(QStringLiteral("DROP TABLE links")));
         ASSERT_TRUE(query.exec(QStringLiteral("DROP TABLE offences")));
         for (const char *table : {"commitments", "update_reports", "spot_checks", "average_reports"})
@@ -335,4 +338,68 @@ TEST_F(CoordinatorStoreTest, AVersionOneDatabaseIsUpgradedKeepingWhatItHeld)
         EXPECT_EQ(store->peer(QStringLiteral("a"))->value().displayName, QStringLiteral("Ada"));
         EXPECT_EQ(store->leaderboard(20)->at(0).displayName, QStringLiteral("Ada"));
     }
+}
+
+// A join counts the peers online near its address without reading every peer (issue 20).
+TEST_F(CoordinatorStoreTest, OnlinePeersNearAnAddressAreCountedByAddressAndSubnet)
+{
+    auto store = open();
+    ASSERT_TRUE(store);
+    EXPECT_EQ(*store->nextOrdinal(), 0);
+    const auto savePeerAt = [&](const char *keyId, qint64 ordinal, const char *address, qint64 lastSeenMs) {
+        PeerRecord peer = samplePeer(QString::fromLatin1(keyId), ordinal);
+        peer.address = QString::fromLatin1(address);
+        peer.lastSeenMs = lastSeenMs;
+        ASSERT_TRUE(store->savePeer(peer).ok());
+    };
+    savePeerAt("same-1", 0, "198.51.100.9", 5000);
+    savePeerAt("same-2", 7, "198.51.100.9", 6000);
+    savePeerAt("subnet", 3, "198.51.100.200", 5000);
+    savePeerAt("stale", 4, "198.51.100.9", 4999);   // offline at 5000
+    savePeerAt("elsewhere", 5, "198.51.101.9", 9000);
+    savePeerAt("v6", 6, "2001:db8:1:2::5", 5000);
+    savePeerAt("banned", 2, "198.51.100.9", 9000);
+    ASSERT_TRUE(store->banPeer(QStringLiteral("banned"), QStringLiteral("lied")).ok());
+    EXPECT_EQ(*store->nextOrdinal(), 8);
+
+    NearbyPeers near = *store->onlinePeersNear(QStringLiteral("198.51.100.9"), 5000, QString());
+    EXPECT_EQ(near.sameAddress, 2);
+    EXPECT_EQ(near.sameSubnet, 3);
+    near = *store->onlinePeersNear(QStringLiteral("::ffff:198.51.100.9"), 5000, QStringLiteral("same-1"));
+    EXPECT_EQ(near.sameAddress, 1) << "the joining peer itself is not counted; a mapped address is IPv4";
+    EXPECT_EQ(near.sameSubnet, 2);
+    near = *store->onlinePeersNear(QStringLiteral("2001:db8:1:2:ffff::1"), 0, QString());
+    EXPECT_EQ(near.sameAddress, 0);
+    EXPECT_EQ(near.sameSubnet, 1);
+    near = *store->onlinePeersNear(QStringLiteral("not an address"), 0, QString());
+    EXPECT_EQ(near.sameAddress + near.sameSubnet, 0);
+}
+
+// Peers stored before version 10 have no subnet column; opening fills it from their address.
+TEST_F(CoordinatorStoreTest, AVersionNineDatabaseGetsItsPeersSubnets)
+{
+    {
+        auto store = open();
+        ASSERT_TRUE(store);
+        PeerRecord peer = samplePeer(QStringLiteral("a"), 0);
+        peer.address = QStringLiteral("203.0.113.7");
+        ASSERT_TRUE(store->savePeer(peer).ok());
+    }
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("version9"));
+        db.setDatabaseName(QString::fromStdString((dir.path() / "c.db").string()));
+        ASSERT_TRUE(db.open());
+        QSqlQuery query(db);
+        for (const char *index : {"peers_by_ordinal", "peers_by_address", "peers_by_subnet", "peers_by_credit"})
+            ASSERT_TRUE(query.exec(QStringLiteral("DROP INDEX %1").arg(QLatin1StringView(index))));
+        ASSERT_TRUE(query.exec(QStringLiteral("ALTER TABLE peers DROP COLUMN subnet")));
+        ASSERT_TRUE(query.exec(QStringLiteral("PRAGMA user_version = 9")));
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("version9"));
+    auto store = open();
+    ASSERT_TRUE(store);
+    const NearbyPeers near = *store->onlinePeersNear(QStringLiteral("203.0.113.99"), 0, QString());
+    EXPECT_EQ(near.sameSubnet, 1);
+    EXPECT_EQ(near.sameAddress, 0);
 }

@@ -52,7 +52,7 @@ void PeerEndpoints::addRoutes(RouteTable &routes)
 }
 
 Result<void> PeerEndpoints::admit(const PeerRecord &peer, const JoinRequest &request, const QString &endpointHost,
-                                  const QHostAddress &from, const std::vector<PeerRecord> &all, int &status)
+                                  const QHostAddress &from, int &status)
 {
     status = 403;
     if (Result<void> admitted = admission::checkAdmission(m_context.options.trust, peer.keyId, request.invite); !admitted)
@@ -62,13 +62,13 @@ Result<void> PeerEndpoints::admit(const PeerRecord &peer, const JoinRequest &req
         if (Result<void> own = admission::checkEndpointHost(endpointHost, from); !own)
             return own;
     }
-    std::vector<PeerRecord> others;
-    for (const PeerRecord &other : all) {
-        if (other.keyId != peer.keyId && !other.banned() && m_context.rounds.isOnline(other))
-            others.push_back(other);
-    }
+    status = 500;
+    Result<NearbyPeers> nearby =
+        m_context.store.onlinePeersNear(from.toString(), m_context.rounds.onlineSinceMs(), peer.keyId);
+    if (!nearby)
+        return nearby.error();
     status = 429;
-    return admission::checkAddressLimits(m_context.options.trust, from, others);
+    return admission::checkAddressLimits(m_context.options.trust, from, *nearby);
 }
 
 void PeerEndpoints::join(HttpExchange &exchange, const JoinRequest &request)
@@ -79,19 +79,19 @@ void PeerEndpoints::join(HttpExchange &exchange, const JoinRequest &request)
     quint16 port = 0;
     if (!endpoint.isEmpty() && !splitEndpoint(endpoint, host, port))
         return exchange.respond(HttpReply::error(400, QStringLiteral("endpoint must be \"host:port\", \"*:port\" or \"\"")));
-    Result<std::vector<PeerRecord>> all = m_context.store.peers();
-    if (!all)
-        return exchange.respond(HttpReply::error(500, toQString(all.error())));
-    const QHostAddress from = admission::normalized(exchange.request.remoteAddress());
+    const QHostAddress from = normalizedAddress(exchange.request.remoteAddress());
     int status = 0;
-    if (Result<void> admitted = admit(peer, request, host, from, *all, status); !admitted) {
+    if (Result<void> admitted = admit(peer, request, host, from, status); !admitted) {
         qCWarning(lcCoordinator) << "refused the join of" << peer.keyId << "from" << from.toString() << ":"
                                  << admitted.error().message.c_str();
         return exchange.respond(HttpReply::error(status, toQString(admitted.error())));
     }
     peer.address = from.toString();
     if (peer.joinedMs == 0) {
-        peer.ordinal = all->empty() ? 0 : all->back().ordinal + 1;
+        Result<qint64> ordinal = m_context.store.nextOrdinal();
+        if (!ordinal)
+            return exchange.respond(HttpReply::error(500, toQString(ordinal.error())));
+        peer.ordinal = *ordinal;
         for (const std::string &id : dealShards(peer.ordinal, m_context.setup.manifest->shards()))
             peer.assignedShards.append(QString::fromStdString(id));
         peer.joinedMs = m_context.clock();

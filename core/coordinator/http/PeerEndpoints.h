@@ -20,7 +20,7 @@ private:
     void join(HttpExchange &exchange, const JoinRequest &request);
     // Admission, the endpoint's host, identities per address; `status` is the answer's on refusal.
     Result<void> admit(const PeerRecord &peer, const JoinRequest &request, const QString &endpointHost,
-                       const QHostAddress &from, const std::vector<PeerRecord> &all, int &status);
+                       const QHostAddress &from, int &status);
     HttpReply heartbeat(const PeerRecord &peer, const HeartbeatRequest &request);
     HttpReply joinAnswer(const PeerRecord &peer);
 };

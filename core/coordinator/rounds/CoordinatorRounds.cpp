@@ -116,9 +116,11 @@ std::optional<QString> CoordinatorRounds::agreedHash(const std::vector<Contribut
     return established.empty() ? majorityHash(everyone) : weightedMajority(established);
 }
 
-bool CoordinatorRounds::isOnline(const PeerRecord &peer) const
+bool CoordinatorRounds::isOnline(const PeerRecord &peer) const { return peer.lastSeenMs >= onlineSinceMs(); }
+
+qint64 CoordinatorRounds::onlineSinceMs() const
 {
-    return m_clock() - peer.lastSeenMs <= m_settings.missedHeartbeats * m_settings.heartbeatIntervalMs;
+    return m_clock() - qint64(m_settings.missedHeartbeats) * m_settings.heartbeatIntervalMs;
 }
 
 Result<RoundRecord> CoordinatorRounds::initialize(qint64 firstRound)

@@ -61,6 +61,8 @@ public:
     Result<std::optional<std::pair<ContributionRecord, ContributionVerdict>>> lastVerdict(const QString &keyId);
 
     bool isOnline(const PeerRecord &peer) const;
+    // The peers seen at or after this moment are online.
+    qint64 onlineSinceMs() const;
     const RoundSettings &settings() const { return m_settings; }
     // A time-budgeted swarm: the compute budget of the round its members train for now (set
     // when the round before it starts, from the online peers' speeds); 0: H steps.

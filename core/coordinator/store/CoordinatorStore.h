@@ -10,6 +10,12 @@
 
 namespace swarmtrain {
 
+// The unbanned peers seen since a moment from one address and from its subnet (PeerAddress.h).
+struct NearbyPeers {
+    qint64 sameAddress = 0;
+    qint64 sameSubnet = 0;
+};
+
 // The coordinator's durable state: peers, rounds, contributions, credit and checkpoints.
 // Every call that changes something has committed it when it returns, so an HTTP answer sent
 // afterwards never promises what a kill -9 could lose. An interface because a large public
@@ -27,6 +33,11 @@ public:
     virtual Result<void> savePeer(const PeerRecord &peer) = 0;
     virtual Result<std::optional<PeerRecord>> peer(const QString &keyId) = 0;
     virtual Result<std::vector<PeerRecord>> peers() = 0; // in join order
+    // What a join needs, without reading every peer (issue 20): the ordinal after the highest
+    // given, and the peers other than `exceptKeyId` from `address` and its subnet seen at or after
+    // `seenSinceMs`. Both are index lookups.
+    virtual Result<qint64> nextOrdinal() = 0;
+    virtual Result<NearbyPeers> onlinePeersNear(const QString &address, qint64 seenSinceMs, const QString &exceptKeyId) = 0;
     virtual Result<void> recordHeartbeat(const QString &keyId, const QString &state, const QString &reason,
                                          double tokensPerSecond, qint64 baseRound, qint64 innerSteps, qint64 nowMs) = 0;
     virtual Result<void> countRejectedRequest(const QString &keyId) = 0;

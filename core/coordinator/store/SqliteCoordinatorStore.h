@@ -31,6 +31,8 @@ public:
     Result<void> savePeer(const PeerRecord &peer) override;
     Result<std::optional<PeerRecord>> peer(const QString &keyId) override;
     Result<std::vector<PeerRecord>> peers() override;
+    Result<qint64> nextOrdinal() override;
+    Result<NearbyPeers> onlinePeersNear(const QString &address, qint64 seenSinceMs, const QString &exceptKeyId) override;
     Result<void> recordHeartbeat(const QString &keyId, const QString &state, const QString &reason,
                                  double tokensPerSecond, qint64 baseRound, qint64 innerSteps, qint64 nowMs) override;
     Result<void> countRejectedRequest(const QString &keyId) override;
@@ -88,6 +90,8 @@ private:
     Result<std::vector<RoundRecord>> selectRounds(const QString &where, qint64 value);
     Result<std::vector<CheckpointRecord>> selectCheckpoints(const QString &where, qint64 value);
     Result<void> writeRound(const RoundRecord &round);
+    // Peers stored before schema version 10 get the subnet of their address.
+    Result<void> fillSubnets();
     Result<void> inTransaction(const std::function<Result<void>()> &work);
     Result<std::vector<CommitmentRecord>> selectCommitments(QSqlQuery &query);
     Result<std::vector<UpdateReportRecord>> selectUpdateReports(QSqlQuery &query);

@@ -98,8 +98,19 @@ const char *const kVersion9[] = {
     "ALTER TABLE peers ADD COLUMN display_name TEXT NOT NULL DEFAULT ''",
 };
 
+// Version 10: a join reads no more than it needs (issue 20): the peer's subnet (PeerAddress.h)
+// stored with it, and indexes for the next ordinal, the peers online per address and subnet,
+// and the leaderboard. Subnets of peers stored before are filled in when the store opens.
+const char *const kVersion10[] = {
+    "ALTER TABLE peers ADD COLUMN subnet TEXT NOT NULL DEFAULT ''",
+    "CREATE INDEX peers_by_ordinal ON peers (ordinal)",
+    "CREATE INDEX peers_by_address ON peers (address, last_seen_ms)",
+    "CREATE INDEX peers_by_subnet ON peers (subnet, last_seen_ms)",
+    "CREATE INDEX peers_by_credit ON peers (credit DESC, ordinal)",
+};
+
 const std::span<const char *const> kSteps[] = {kVersion1, kVersion2, kVersion3, kVersion4, kVersion5,
-                                               kVersion6, kVersion7, kVersion8, kVersion9};
+                                               kVersion6, kVersion7, kVersion8, kVersion9, kVersion10};
 static_assert(std::size(kSteps) == kSqliteSchemaVersion);
 
 Result<void> run(QSqlDatabase &db, const QString &sql, const char *what)

@@ -4,24 +4,6 @@
 
 namespace swarmtrain::admission {
 
-QHostAddress normalized(const QHostAddress &address)
-{
-    bool mapped = false;
-    const quint32 v4 = address.toIPv4Address(&mapped);
-    return mapped ? QHostAddress(v4) : address;
-}
-
-QString subnetOf(const QHostAddress &address)
-{
-    const QHostAddress plain = normalized(address);
-    if (plain.protocol() == QAbstractSocket::IPv4Protocol)
-        return QHostAddress(plain.toIPv4Address() & 0xffffff00u).toString() + QStringLiteral("/24");
-    Q_IPV6ADDR bytes = plain.toIPv6Address();
-    for (int i = 8; i < 16; ++i)
-        bytes[i] = 0;
-    return QHostAddress(bytes).toString() + QStringLiteral("/64");
-}
-
 Result<void> checkAdmission(const TrustSettings &settings, const QString &keyId, const QString &inviteToken)
 {
     switch (settings.admission) {
@@ -51,32 +33,21 @@ Result<void> checkEndpointHost(const QString &endpointHost, const QHostAddress &
     if (named.isNull())
         return makeError("the endpoint's host must be an IP address (or \"*\" for the address the request comes from),"
                          " not a name: " + endpointHost.toStdString());
-    if (normalized(named) != normalized(from))
+    if (normalizedAddress(named) != normalizedAddress(from))
         return makeError("the endpoint's host " + endpointHost.toStdString()
-                         + " is not the address the request comes from (" + normalized(from).toString().toStdString()
+                         + " is not the address the request comes from (" + normalizedAddress(from).toString().toStdString()
                          + "); use \"*:PORT\"");
     return {};
 }
 
-Result<void> checkAddressLimits(const TrustSettings &settings, const QHostAddress &from,
-                                const std::vector<PeerRecord> &online)
+Result<void> checkAddressLimits(const TrustSettings &settings, const QHostAddress &from, const NearbyPeers &online)
 {
-    const QHostAddress address = normalized(from);
-    const QString subnet = subnetOf(address);
-    int sameAddress = 0;
-    int sameSubnet = 0;
-    for (const PeerRecord &peer : online) {
-        const QHostAddress theirs(peer.address);
-        if (theirs.isNull())
-            continue;
-        sameAddress += normalized(theirs) == address ? 1 : 0;
-        sameSubnet += subnetOf(theirs) == subnet ? 1 : 0;
-    }
-    if (settings.maxPeersPerAddress > 0 && sameAddress >= settings.maxPeersPerAddress)
-        return makeError(std::to_string(sameAddress) + " identities from " + address.toString().toStdString()
+    const QHostAddress address = normalizedAddress(from);
+    if (settings.maxPeersPerAddress > 0 && online.sameAddress >= settings.maxPeersPerAddress)
+        return makeError(std::to_string(online.sameAddress) + " identities from " + address.toString().toStdString()
                          + " are online already, the most this swarm allows from one address");
-    if (settings.maxPeersPerSubnet > 0 && sameSubnet >= settings.maxPeersPerSubnet)
-        return makeError(std::to_string(sameSubnet) + " identities from " + subnet.toStdString()
+    if (settings.maxPeersPerSubnet > 0 && online.sameSubnet >= settings.maxPeersPerSubnet)
+        return makeError(std::to_string(online.sameSubnet) + " identities from " + subnetOf(address).toStdString()
                          + " are online already, the most this swarm allows from one subnet");
     return {};
 }
