@@ -62,6 +62,13 @@ int main(int argc, char **argv)
         return fail(config.error().message);
 
     QCoreApplication app(argc, argv);
+    if (config->migrateOnly) {
+        Result<int> version = migrateCoordinatorStore(*config);
+        if (!version)
+            return fail(version.error().message);
+        std::cout << "schema version " << *version << std::endl;
+        return 0;
+    }
     Result<CoordinatorSetup> setup = CoordinatorSetup::prepare(*config);
     if (!setup)
         return fail(setup.error().message);

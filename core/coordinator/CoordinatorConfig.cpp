@@ -241,10 +241,11 @@ void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText
         ->type_name("DIR")
         ->required()
         ->check(flags::nonEmpty());
-    app.add_option("--data", text.data, "text file, or folder of .txt files, the swarm trains on")
+    app.add_option("--data", text.data, "text file, or folder of .txt files, the swarm trains on (not with --migrate-only)")
         ->type_name("FILE|DIR")
-        ->required()
         ->check(flags::nonEmpty());
+    app.add_flag("--migrate-only", c.migrateOnly,
+                 "bring the database's schema to this version, print it, and exit (before an upgrade's first start)");
     app.add_option("--tokenizer", text.tokenizer, "characters of the corpus, or bytes")
         ->check(flags::oneOf({"char", "byte"}));
 
@@ -335,6 +336,8 @@ Result<CoordinatorConfig> parseCoordinatorArguments(const std::vector<std::strin
     c.tokenizer = text.tokenizer == "byte" ? TokenizerKind::Byte : TokenizerKind::Char;
     c.stateDir = text.stateDir;
     c.data = text.data;
+    if (c.data.empty() && !c.migrateOnly)
+        return makeError("--data is required");
     if (c.model.nEmbd % c.model.nHead != 0)
         return makeError("--n-embd must be divisible by --n-head");
     if (c.training.minLr > c.training.lr)

@@ -60,6 +60,7 @@ struct CoordinatorConfig {
     bool tlsSelfSigned = false;
     TrustSettings trust; // admission, limits per address, probation, bans
     bool plainHttp = false;
+    bool migrateOnly = false; // migrate the store's schema and exit
 
     bool tls() const { return tlsSelfSigned || !tlsCert.empty(); }
 };

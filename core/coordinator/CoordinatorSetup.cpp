@@ -2,6 +2,7 @@
 
 #include "Sha256.h"
 #include "SqliteCoordinatorStore.h"
+#include "SqliteSchema.h"
 #include "SwarmState.h"
 #include "TextDataset.h"
 
@@ -81,6 +82,18 @@ Result<void> CoordinatorSetup::writeInitialState()
         return added.error();
     checkpoint = initial;
     return {};
+}
+
+Result<int> migrateCoordinatorStore(const CoordinatorConfig &config)
+{
+    std::error_code ec;
+    std::filesystem::create_directories(config.stateDir, ec);
+    if (ec)
+        return makeError("cannot create " + config.stateDir.string() + ": " + ec.message());
+    Result<std::unique_ptr<SqliteCoordinatorStore>> store = SqliteCoordinatorStore::open(config.stateDir / "coordinator.db");
+    if (!store)
+        return store.error();
+    return kSqliteSchemaVersion;
 }
 
 Result<CoordinatorSetup> CoordinatorSetup::prepare(const CoordinatorConfig &config)

@@ -41,4 +41,8 @@ struct CoordinatorSetup {
     static Result<CoordinatorSetup> prepare(const CoordinatorConfig &config);
 };
 
+// swarmtrain-coordinator --migrate-only: opens the swarm's store, which brings its schema to
+// this coordinator's version, and closes it. The version it is at.
+Result<int> migrateCoordinatorStore(const CoordinatorConfig &config);
+
 } // namespace swarmtrain

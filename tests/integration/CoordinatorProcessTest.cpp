@@ -16,6 +16,8 @@
 #include <QJsonObject>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTimer>
 
 #include <csignal>
@@ -240,4 +242,57 @@ TEST_F(CoordinatorProcessTest, HelpListsTheFlagsAndExitsZero)
     EXPECT_NE(out.find("Usage: swarmtrain-coordinator [OPTIONS]"), std::string::npos) << out;
     EXPECT_NE(out.find("--round-deadline X in [1, 604800]"), std::string::npos) << out;
     EXPECT_NE(out.find("(default: 600)"), std::string::npos) << out;
+}
+
+// --migrate-only brings an existing database to this version's schema and exits without serving
+// (issue 20): an operator runs it before an upgraded coordinator's first start.
+TEST_F(CoordinatorProcessTest, MigrateOnlyUpgradesTheDatabaseAndExits)
+{
+    ASSERT_NO_FATAL_FAILURE(startCoordinator());
+    process.stop(SIGTERM);
+    const std::filesystem::path file = dir.path() / "state" / "coordinator.db";
+    {
+        // What version 9 left: no subnet column, none of version 10's indexes.
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("version9"));
+        db.setDatabaseName(QString::fromStdString(file.string()));
+        ASSERT_TRUE(db.open());
+        QSqlQuery query(db);
+        for (const char *index : {"peers_by_ordinal", "peers_by_address", "peers_by_subnet", "peers_by_credit"})
+            ASSERT_TRUE(query.exec(QStringLiteral("DROP INDEX %1").arg(QLatin1StringView(index))));
+        ASSERT_TRUE(query.exec(QStringLiteral("ALTER TABLE peers DROP COLUMN subnet")));
+        ASSERT_TRUE(query.exec(QStringLiteral("PRAGMA user_version = 9")));
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("version9"));
+
+    const std::string line =
+        process.start({"--state-dir", (dir.path() / "state").string(), "--migrate-only"}, dir.path() / "err");
+    EXPECT_EQ(line, "schema version 10") << test::readWholeFile(dir.path() / "err");
+    EXPECT_EQ(process.wait(), 0);
+    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("check"));
+    db.setDatabaseName(QString::fromStdString(file.string()));
+    ASSERT_TRUE(db.open());
+    QSqlQuery query(db);
+    ASSERT_TRUE(query.exec(QStringLiteral("PRAGMA user_version")) && query.next());
+    EXPECT_EQ(query.value(0).toInt(), 10);
+    query.finish();
+    db.close();
+    db = QSqlDatabase();
+    QSqlDatabase::removeDatabase(QStringLiteral("check"));
+
+    // Without --migrate-only the data stays required.
+    process.start({"--state-dir", (dir.path() / "state").string()}, dir.path() / "err");
+    EXPECT_EQ(process.wait(), 1);
+    EXPECT_EQ(test::readWholeFile(dir.path() / "err"), "swarmtrain-coordinator: error: --data is required\n");
+}
+
+// GET /v1/health of a running coordinator, timer and all: what HAProxy's check reads.
+TEST_F(CoordinatorProcessTest, HealthAnswersWhileItRuns)
+{
+    ASSERT_NO_FATAL_FAILURE(startCoordinator());
+    const auto [code, health] = request("GET", "/v1/health", {}, false);
+    EXPECT_EQ(code, 200);
+    EXPECT_EQ(health.value(QLatin1StringView("status")).toString(), QStringLiteral("ok"));
+    EXPECT_EQ(health.value(QLatin1StringView("role")).toString(), QStringLiteral("leader"));
+    EXPECT_GE(health.value(QLatin1StringView("timed_work_lag_ms")).toInteger(-1), 0);
 }

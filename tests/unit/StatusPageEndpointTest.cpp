@@ -1,5 +1,5 @@
-// GET / (the public status page) and the figures it reads from GET /v1/status, against an
-// in-process coordinator over real HTTP on loopback.
+// GET / (the public status page), the figures it reads from GET /v1/status, and GET /v1/health
+// for load balancers, against an in-process coordinator over real HTTP on loopback.
 #include "ControlMessages.h"
 #include "CoordinatorFixture.h"
 #include "CoordinatorServer.h"
@@ -12,6 +12,8 @@
 #include <QEventLoop>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QRegularExpression>
@@ -203,6 +205,39 @@ TEST_F(StatusPageEndpointTest, StatusThroughputIsZeroWithNobodyOnline)
     const QJsonObject status = QJsonDocument::fromJson(send("GET", QStringLiteral("/v1/status")).body).object();
     ASSERT_TRUE(status.value(QLatin1StringView("tokens_per_second")).isDouble());
     EXPECT_EQ(status.value(QLatin1StringView("tokens_per_second")).toDouble(-1), 0.0);
+}
+
+// A load balancer's health check: 200 with the instance's role while its store answers.
+TEST_F(StatusPageEndpointTest, HealthSaysTheStoreAnswersAndThisInstanceLeads)
+{
+    const Answer answer = send("GET", QStringLiteral("/v1/health"));
+    ASSERT_EQ(answer.status, 200) << answer.body.constData();
+    const QJsonObject health = QJsonDocument::fromJson(answer.body).object();
+    EXPECT_EQ(health.value(QLatin1StringView("status")).toString(), QStringLiteral("ok"));
+    EXPECT_EQ(health.value(QLatin1StringView("store")).toString(), QStringLiteral("reachable"));
+    EXPECT_EQ(health.value(QLatin1StringView("role")).toString(), QStringLiteral("leader"));
+    EXPECT_EQ(health.value(QLatin1StringView("round")).toInteger(-1), 0);
+    EXPECT_EQ(health.value(QLatin1StringView("timed_work_lag_ms")).toInteger(-1), 0) << "no timer in this test";
+    EXPECT_EQ(send("POST", QStringLiteral("/v1/health")).status, 405);
+}
+
+// A store that fails its reads takes the instance out of the balancer's rotation (503), saying why.
+TEST_F(StatusPageEndpointTest, HealthIs503WhenTheStoreFails)
+{
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("break-it"));
+        db.setDatabaseName(QString::fromStdString((config.stateDir / "coordinator.db").string()));
+        ASSERT_TRUE(db.open());
+        ASSERT_TRUE(QSqlQuery(db).exec(QStringLiteral("DROP TABLE rounds")));
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("break-it"));
+    const Answer answer = send("GET", QStringLiteral("/v1/health"));
+    EXPECT_EQ(answer.status, 503);
+    const QJsonObject health = QJsonDocument::fromJson(answer.body).object();
+    EXPECT_EQ(health.value(QLatin1StringView("store")).toString(), QStringLiteral("unreachable"));
+    EXPECT_TRUE(health.value(QLatin1StringView("error")).toString().contains(QLatin1StringView("rounds")))
+        << answer.body.constData();
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 #include "CoordinatorServer.h"
 
 #include "CoordinatorLog.h"
+#include "HealthEndpoint.h"
 #include "PeerEndpoints.h"
 #include "PipelineEndpoint.h"
 #include "StagePartition.h"
@@ -121,6 +122,7 @@ CoordinatorServer::CoordinatorServer(CoordinatorSetup &setup, CoordinatorServerO
     m_endpoints.push_back(std::make_unique<StateEndpoints>(m_context));
     m_endpoints.push_back(std::make_unique<AverageEndpoints>(m_context));
     m_endpoints.push_back(std::make_unique<StatusEndpoint>(m_context));
+    m_endpoints.push_back(std::make_unique<HealthEndpoint>(m_context, [this] { return m_lastTickMs; }));
     m_endpoints.push_back(std::make_unique<StatusPage>(m_context));
     m_endpoints.push_back(std::make_unique<ScheduleEndpoint>(m_context));
     m_endpoints.push_back(std::make_unique<VerificationEndpoints>(m_context));
@@ -181,8 +183,10 @@ Result<quint16> CoordinatorServer::start(const QHostAddress &address, quint16 po
     Result<quint16> bound = m_http.listen(address, port, std::move(ssl));
     if (!bound)
         return bound.error();
-    if (m_options.tickMs > 0)
+    if (m_options.tickMs > 0) {
+        m_lastTickMs = m_clock();
         m_ticker.start(m_options.tickMs);
+    }
     if (m_setup.hasState() && !m_setup.checkpoint.validationLoss)
         m_validation.validate(m_setup.checkpoint);
     return *bound;
@@ -263,6 +267,7 @@ Result<void> CoordinatorServer::startPipeline()
 
 void CoordinatorServer::tick()
 {
+    m_lastTickMs = m_clock();
     if (m_pipeline.enabled()) {
         if (Result<void> advanced = m_pipeline.advance(); !advanced)
             qCWarning(lcCoordinator) << "cannot advance the pipeline:" << advanced.error().message.c_str();

@@ -94,6 +94,7 @@ private:
     BoundedHttpServer m_http;
     QTimer m_ticker;
     qint64 m_peersRefreshedMs = 0;
+    qint64 m_lastTickMs = 0; // when the timed work last ran (GET /v1/health)
 };
 
 } // namespace swarmtrain
