@@ -362,17 +362,21 @@ TEST_F(CoordinatorStoreTest, OnlinePeersNearAnAddressAreCountedByAddressAndSubne
     ASSERT_TRUE(store->banPeer(QStringLiteral("banned"), QStringLiteral("lied")).ok());
     EXPECT_EQ(*store->nextOrdinal(), 8);
 
-    NearbyPeers near = *store->onlinePeersNear(QStringLiteral("198.51.100.9"), 5000, QString());
+    NearbyPeers near = *store->onlinePeersNear(QStringLiteral("198.51.100.9"), 5000, QString(), 100);
     EXPECT_EQ(near.sameAddress, 2);
     EXPECT_EQ(near.sameSubnet, 3);
-    near = *store->onlinePeersNear(QStringLiteral("::ffff:198.51.100.9"), 5000, QStringLiteral("same-1"));
+    near = *store->onlinePeersNear(QStringLiteral("::ffff:198.51.100.9"), 5000, QStringLiteral("same-1"), 100);
     EXPECT_EQ(near.sameAddress, 1) << "the joining peer itself is not counted; a mapped address is IPv4";
     EXPECT_EQ(near.sameSubnet, 2);
-    near = *store->onlinePeersNear(QStringLiteral("2001:db8:1:2:ffff::1"), 0, QString());
+    near = *store->onlinePeersNear(QStringLiteral("2001:db8:1:2:ffff::1"), 0, QString(), 100);
     EXPECT_EQ(near.sameAddress, 0);
     EXPECT_EQ(near.sameSubnet, 1);
-    near = *store->onlinePeersNear(QStringLiteral("not an address"), 0, QString());
+    near = *store->onlinePeersNear(QStringLiteral("not an address"), 0, QString(), 100);
     EXPECT_EQ(near.sameAddress + near.sameSubnet, 0);
+    // Counting stops at the limit it is checked against: a swarm of one address reads no more.
+    near = *store->onlinePeersNear(QStringLiteral("198.51.100.9"), 5000, QString(), 1);
+    EXPECT_EQ(near.sameAddress, 1);
+    EXPECT_EQ(near.sameSubnet, 1);
 }
 
 // Peers stored before version 10 have no subnet column; opening fills it from their address.
@@ -399,7 +403,7 @@ TEST_F(CoordinatorStoreTest, AVersionNineDatabaseGetsItsPeersSubnets)
     QSqlDatabase::removeDatabase(QStringLiteral("version9"));
     auto store = open();
     ASSERT_TRUE(store);
-    const NearbyPeers near = *store->onlinePeersNear(QStringLiteral("203.0.113.99"), 0, QString());
+    const NearbyPeers near = *store->onlinePeersNear(QStringLiteral("203.0.113.99"), 0, QString(), 100);
     EXPECT_EQ(near.sameSubnet, 1);
     EXPECT_EQ(near.sameAddress, 0);
 }

@@ -8,6 +8,8 @@
 #include <QHostAddress>
 #include <QJsonDocument>
 
+#include <algorithm>
+
 namespace swarmtrain {
 
 namespace {
@@ -62,13 +64,17 @@ Result<void> PeerEndpoints::admit(const PeerRecord &peer, const JoinRequest &req
         if (Result<void> own = admission::checkEndpointHost(endpointHost, from); !own)
             return own;
     }
+    const TrustSettings &trust = m_context.options.trust;
+    const qint64 limit = std::max(trust.maxPeersPerAddress, trust.maxPeersPerSubnet);
+    if (limit <= 0)
+        return {}; // no limits: nothing to count
     status = 500;
     Result<NearbyPeers> nearby =
-        m_context.store.onlinePeersNear(from.toString(), m_context.rounds.onlineSinceMs(), peer.keyId);
+        m_context.store.onlinePeersNear(from.toString(), m_context.rounds.onlineSinceMs(), peer.keyId, limit);
     if (!nearby)
         return nearby.error();
     status = 429;
-    return admission::checkAddressLimits(m_context.options.trust, from, *nearby);
+    return admission::checkAddressLimits(trust, from, *nearby);
 }
 
 void PeerEndpoints::join(HttpExchange &exchange, const JoinRequest &request)

@@ -35,9 +35,11 @@ public:
     virtual Result<std::vector<PeerRecord>> peers() = 0; // in join order
     // What a join needs, without reading every peer (issue 20): the ordinal after the highest
     // given, and the peers other than `exceptKeyId` from `address` and its subnet seen at or after
-    // `seenSinceMs`. Both are index lookups.
+    // `seenSinceMs`, each count stopping at `atMost` (the limit it is checked against). Both are
+    // index lookups reading at most `atMost` rows.
     virtual Result<qint64> nextOrdinal() = 0;
-    virtual Result<NearbyPeers> onlinePeersNear(const QString &address, qint64 seenSinceMs, const QString &exceptKeyId) = 0;
+    virtual Result<NearbyPeers> onlinePeersNear(const QString &address, qint64 seenSinceMs, const QString &exceptKeyId,
+                                                qint64 atMost) = 0;
     virtual Result<void> recordHeartbeat(const QString &keyId, const QString &state, const QString &reason,
                                          double tokensPerSecond, qint64 baseRound, qint64 innerSteps, qint64 nowMs) = 0;
     virtual Result<void> countRejectedRequest(const QString &keyId) = 0;

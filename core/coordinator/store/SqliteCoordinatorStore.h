@@ -32,7 +32,8 @@ public:
     Result<std::optional<PeerRecord>> peer(const QString &keyId) override;
     Result<std::vector<PeerRecord>> peers() override;
     Result<qint64> nextOrdinal() override;
-    Result<NearbyPeers> onlinePeersNear(const QString &address, qint64 seenSinceMs, const QString &exceptKeyId) override;
+    Result<NearbyPeers> onlinePeersNear(const QString &address, qint64 seenSinceMs, const QString &exceptKeyId,
+                                        qint64 atMost) override;
     Result<void> recordHeartbeat(const QString &keyId, const QString &state, const QString &reason,
                                  double tokensPerSecond, qint64 baseRound, qint64 innerSteps, qint64 nowMs) override;
     Result<void> countRejectedRequest(const QString &keyId) override;

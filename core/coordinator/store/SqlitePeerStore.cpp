@@ -122,7 +122,7 @@ Result<qint64> SqliteCoordinatorStore::nextOrdinal()
 }
 
 Result<NearbyPeers> SqliteCoordinatorStore::onlinePeersNear(const QString &address, qint64 seenSinceMs,
-                                                            const QString &exceptKeyId)
+                                                            const QString &exceptKeyId, qint64 atMost)
 {
     NearbyPeers nearby;
     const QHostAddress parsed(address);
@@ -132,12 +132,13 @@ Result<NearbyPeers> SqliteCoordinatorStore::onlinePeersNear(const QString &addre
     const QString value[] = {normalizedAddress(parsed).toString(), subnetOf(parsed)};
     qint64 *count[] = {&nearby.sameAddress, &nearby.sameSubnet};
     for (int i = 0; i < 2; ++i) {
-        QSqlQuery q = query(QStringLiteral("SELECT COUNT(*) FROM peers WHERE %1 = ? AND last_seen_ms >= ?"
-                                           " AND key_id != ? AND banned_reason = ''")
+        QSqlQuery q = query(QStringLiteral("SELECT COUNT(*) FROM (SELECT 1 FROM peers WHERE %1 = ? AND last_seen_ms >= ?"
+                                           " AND key_id != ? AND banned_reason = '' LIMIT ?)")
                                 .arg(column[i]));
         q.addBindValue(value[i]);
         q.addBindValue(seenSinceMs);
         q.addBindValue(text(exceptKeyId));
+        q.addBindValue(atMost);
         if (Result<void> done = exec(q, "counting the peers near an address"); !done)
             return done.error();
         *count[i] = q.next() ? q.value(0).toLongLong() : 0;
