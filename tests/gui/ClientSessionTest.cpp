@@ -117,10 +117,7 @@ TEST_F(ClientSessionTest, EachGpuChosenTrainsAModelCopyOfItsOwn)
     preferences.gpuUuids = {QStringLiteral("GPU-fake-0"), QStringLiteral("GPU-fake-1")};
     savePreferences(settings(), preferences);
 
-    ClientSession::Options options = sessionOptions();
-    const std::string script = "exec '" + std::string(GPU_PROBE_CHILD) + "' --nvml '" + FAKE_NVML +
-                               "' --drm /nonexistent/drm --rocm-smi /nonexistent/librocm_smi64.so.1";
-    options.gpuProbeCommand = {"/bin/sh", "-c", script, "gpu-probe-child"};
+    ClientSession::Options options = sessionOptionsProbing(FAKE_NVML);
     options.cudaDevices = 2;
     options.cudaDeviceSpec = QStringLiteral("cpu");
     ClientSession s(std::move(options));

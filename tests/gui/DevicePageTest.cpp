@@ -22,17 +22,6 @@ constexpr int kBenchmarkWaitMs = 150000; // the real benchmark on one CPU thread
 
 class DevicePageTest : public test::GuiTest {
 protected:
-    // ClientSession appends the real library paths to the probe command; a shell in between
-    // runs the test child with the fake NVML instead and drops those arguments ($1...).
-    ClientSession::Options optionsProbing(const std::string &nvml)
-    {
-        ClientSession::Options options = sessionOptions();
-        const std::string script = "exec '" + std::string(GPU_PROBE_CHILD) + "' --nvml '" + nvml
-                                   + "' --drm /nonexistent/drm --rocm-smi /nonexistent/librocm_smi64.so.1";
-        options.gpuProbeCommand = {"/bin/sh", "-c", script, "gpu-probe-child"};
-        return options;
-    }
-
     static QList<QFrame *> cards(const DevicePage &page)
     {
         return page.findChildren<QFrame *>(QStringLiteral("gpuCard"));
@@ -48,28 +37,14 @@ protected:
         return all;
     }
 
-    // The figures are checked as an English-speaking person sees them ("9.0 GiB").
-    void SetUp() override
-    {
-        m_locale = QLocale();
-        QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
-    }
-
-    void TearDown() override
-    {
-        ::unsetenv("FAKE_NVML_MODE");
-        GuiTest::TearDown();
-        QLocale::setDefault(m_locale);
-    }
-
 private:
-    QLocale m_locale;
+    test::EnglishFigures m_english; // "24.0 GiB"; also forgets FAKE_NVML_MODE
 };
 
 TEST_F(DevicePageTest, ListsTheGpusTheProbeFinds)
 {
     ::setenv("FAKE_NVML_MODE", "ok", 1);
-    ClientSession session(optionsProbing(FAKE_NVML));
+    ClientSession session(sessionOptionsProbing(FAKE_NVML));
     DevicePage page(session);
     page.resize(900, 700);
     page.show(); // probes when first shown
@@ -93,7 +68,7 @@ TEST_F(DevicePageTest, ListsTheGpusTheProbeFinds)
 
 TEST_F(DevicePageTest, SaysSoWhenThereIsNoGpu)
 {
-    ClientSession session(optionsProbing("/nonexistent/libnvidia-ml.so.1"));
+    ClientSession session(sessionOptionsProbing("/nonexistent/libnvidia-ml.so.1"));
     DevicePage page(session);
     page.show();
     const auto none = [&] { return page.findChild<QLabel *>(QStringLiteral("noGpuLabel")); };
@@ -105,7 +80,7 @@ TEST_F(DevicePageTest, SaysSoWhenThereIsNoGpu)
 TEST_F(DevicePageTest, RefreshProbesAgainAndShowsWarnings)
 {
     ::setenv("FAKE_NVML_MODE", "ok", 1);
-    ClientSession session(optionsProbing(FAKE_NVML));
+    ClientSession session(sessionOptionsProbing(FAKE_NVML));
     DevicePage page(session);
     page.show();
     ASSERT_TRUE(QTest::qWaitFor([&] { return cards(page).size() == 2; }, kProbeWaitMs));

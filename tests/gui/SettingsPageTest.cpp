@@ -55,31 +55,6 @@ GpuReport pcWithCuda()
 
 class SettingsPageTest : public test::GuiTest {
 protected:
-    // The GPUs' figures are checked as an English-speaking person sees them ("24.0 GiB").
-    void SetUp() override
-    {
-        m_locale = QLocale();
-        QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
-    }
-
-    void TearDown() override
-    {
-        ::unsetenv("FAKE_NVML_MODE");
-        GuiTest::TearDown();
-        QLocale::setDefault(m_locale);
-    }
-
-    // ClientSession appends the real library paths to the probe command; a shell in between
-    // runs the test child with the fake NVML instead and drops those arguments (as DevicePageTest).
-    ClientSession::Options optionsProbing(const std::string &nvml)
-    {
-        ClientSession::Options options = sessionOptions();
-        const std::string script = "exec '" + std::string(GPU_PROBE_CHILD) + "' --nvml '" + nvml
-                                   + "' --drm /nonexistent/drm --rocm-smi /nonexistent/librocm_smi64.so.1";
-        options.gpuProbeCommand = {"/bin/sh", "-c", script, "gpu-probe-child"};
-        return options;
-    }
-
     // The page of session() with `report` as the probe's answer, given before the page is shown
     // so that it asks for no probe of its own (whose answer would come later and replace it).
     std::unique_ptr<SettingsPage> pageWithGpus(const GpuReport &report)
@@ -147,7 +122,7 @@ protected:
     }
 
 private:
-    QLocale m_locale;
+    test::EnglishFigures m_english; // "24.0 GiB"; also forgets FAKE_NVML_MODE
 };
 
 TEST_F(SettingsPageTest, ShowsThePreferencesItLoads)
@@ -354,7 +329,7 @@ TEST_F(SettingsPageTest, TheDisplayNameIsCheckedByTheSwarmsRuleAndSavedWhenItPas
 TEST_F(SettingsPageTest, ListsTheGpusTheProbeFindsAndWhyOneCannotTrain)
 {
     ::setenv("FAKE_NVML_MODE", "ok", 1);
-    ClientSession session(optionsProbing(FAKE_NVML));
+    ClientSession session(sessionOptionsProbing(FAKE_NVML));
     SettingsPage page(session);
     std::optional<GpuReport> probed;
     QObject::connect(&session, &ClientSession::gpusProbed, &page, [&](const GpuReport &report) { probed = report; });
@@ -400,7 +375,7 @@ TEST_F(SettingsPageTest, ListsTheGpusTheProbeFindsAndWhyOneCannotTrain)
 
 TEST_F(SettingsPageTest, SaysTheProcessorTrainsWhenNoGpuIsFound)
 {
-    ClientSession session(optionsProbing("/nonexistent/libnvidia-ml.so.1"));
+    ClientSession session(sessionOptionsProbing("/nonexistent/libnvidia-ml.so.1"));
     SettingsPage page(session);
     page.show();
     auto *status = find<QLabel>(page, "gpuChoiceStatus");

@@ -5,6 +5,7 @@
 #include "TestApplication.h"
 #include "Identity.h"
 #include "Invite.h"
+#include "OlderCoordinatorDatabase.h"
 #include "RequestSignature.h"
 #include "TempDir.h"
 
@@ -16,8 +17,6 @@
 #include <QJsonObject>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
-#include <QSqlDatabase>
-#include <QSqlQuery>
 #include <QTimer>
 
 #include <csignal>
@@ -251,34 +250,16 @@ TEST_F(CoordinatorProcessTest, MigrateOnlyUpgradesTheDatabaseAndExits)
     ASSERT_NO_FATAL_FAILURE(startCoordinator());
     process.stop(SIGTERM);
     const std::filesystem::path file = dir.path() / "state" / "coordinator.db";
-    {
-        // What version 9 left: no subnet column, none of version 10's indexes.
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("version9"));
-        db.setDatabaseName(QString::fromStdString(file.string()));
-        ASSERT_TRUE(db.open());
-        QSqlQuery query(db);
-        for (const char *index : {"peers_by_ordinal", "peers_by_address", "peers_by_subnet", "peers_by_credit"})
-            ASSERT_TRUE(query.exec(QStringLiteral("DROP INDEX %1").arg(QLatin1StringView(index))));
-        ASSERT_TRUE(query.exec(QStringLiteral("ALTER TABLE peers DROP COLUMN subnet")));
-        ASSERT_TRUE(query.exec(QStringLiteral("PRAGMA user_version = 9")));
-        db.close();
-    }
-    QSqlDatabase::removeDatabase(QStringLiteral("version9"));
+    ASSERT_NO_FATAL_FAILURE(test::makeVersion9(file));
 
     const std::string line =
         process.start({"--state-dir", (dir.path() / "state").string(), "--migrate-only"}, dir.path() / "err");
     EXPECT_EQ(line, "schema version 10") << test::readWholeFile(dir.path() / "err");
     EXPECT_EQ(process.wait(), 0);
-    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("check"));
-    db.setDatabaseName(QString::fromStdString(file.string()));
-    ASSERT_TRUE(db.open());
-    QSqlQuery query(db);
-    ASSERT_TRUE(query.exec(QStringLiteral("PRAGMA user_version")) && query.next());
-    EXPECT_EQ(query.value(0).toInt(), 10);
-    query.finish();
-    db.close();
-    db = QSqlDatabase();
-    QSqlDatabase::removeDatabase(QStringLiteral("check"));
+    test::editDatabase(file, [](QSqlQuery &query) {
+        ASSERT_TRUE(query.exec(QStringLiteral("PRAGMA user_version")) && query.next());
+        EXPECT_EQ(query.value(0).toInt(), 10);
+    });
 
     // Without --migrate-only the data stays required.
     process.start({"--state-dir", (dir.path() / "state").string()}, dir.path() / "err");

@@ -7,12 +7,14 @@
 #include "TempDir.h"
 
 #include <QDateTime>
+#include <QLocale>
 #include <QSettings>
 #include <QString>
 
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <csignal>
 #include <filesystem>
 #include <memory>
@@ -58,6 +60,18 @@ protected:
         return options;
     }
 
+    // sessionOptions() with the GPU probe's test child reading `nvml` (the fake NVML library, or a
+    // path that does not load). ClientSession appends the real library paths to the probe
+    // command; a shell in between drops them ($1...).
+    ClientSession::Options sessionOptionsProbing(const std::string &nvml)
+    {
+        ClientSession::Options options = sessionOptions();
+        const std::string script = "exec '" + std::string(GPU_PROBE_CHILD) + "' --nvml '" + nvml
+                                   + "' --drm /nonexistent/drm --rocm-smi /nonexistent/librocm_smi64.so.1";
+        options.gpuProbeCommand = {"/bin/sh", "-c", script, "gpu-probe-child"};
+        return options;
+    }
+
     std::filesystem::path stateDir() const { return m_dir.path() / "state"; }
     const TempDir &dir() const { return m_dir; }
     QSettings &settings() { return m_settings; }
@@ -71,6 +85,23 @@ private:
     QSettings m_settings;
     std::shared_ptr<FakePc> m_pc = std::make_shared<FakePc>();
     std::unique_ptr<ClientSession> m_session;
+};
+
+// Figures as an English-speaking person sees them ("24.0 GiB") while it lives; the fake NVML's
+// mode is forgotten when it goes.
+class EnglishFigures {
+public:
+    EnglishFigures() { QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates)); }
+    ~EnglishFigures()
+    {
+        ::unsetenv("FAKE_NVML_MODE");
+        QLocale::setDefault(m_before);
+    }
+    EnglishFigures(const EnglishFigures &) = delete;
+    EnglishFigures &operator=(const EnglishFigures &) = delete;
+
+private:
+    QLocale m_before;
 };
 
 // `days` days of contributions in the session's stats.db, one accepted round a day ending

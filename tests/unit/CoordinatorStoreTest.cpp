@@ -1,3 +1,4 @@
+#include "OlderCoordinatorDatabase.h"
 #include "SqliteCoordinatorStore.h"
 #include "TempDir.h"
 
@@ -290,9 +291,7 @@ TEST_F(CoordinatorStoreTest, AVersionOneDatabaseIsUpgradedKeepingWhatItHeld)
         db.setDatabaseName(QString::fromStdString((dir.path() / "c.db").string()));
         ASSERT_TRUE(db.open());
         QSqlQuery query(db);
-        for (const char *index : {"peers_by_ordinal", "peers_by_address", "peers_by_subnet", "peers_by_credit"})
-            ASSERT_TRUE(query.exec(QStringLiteral("DROP INDEX %1").arg(QLatin1StringView(index))));
-        ASSERT_TRUE(query.exec(QStringLiteral("ALTER TABLE peers DROP COLUMN subnet")));
+        ASSERT_NO_FATAL_FAILURE(test::undoSchemaVersion10(query));
         ASSERT_TRUE(query.exec(QStringLiteral("DROP TABLE links")));
         ASSERT_TRUE(query.exec(QStringLiteral("DROP TABLE offences")));
         for (const char *table : {"commitments", "update_reports", "spot_checks", "average_reports"})
@@ -389,18 +388,7 @@ TEST_F(CoordinatorStoreTest, AVersionNineDatabaseGetsItsPeersSubnets)
         peer.address = QStringLiteral("203.0.113.7");
         ASSERT_TRUE(store->savePeer(peer).ok());
     }
-    {
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("version9"));
-        db.setDatabaseName(QString::fromStdString((dir.path() / "c.db").string()));
-        ASSERT_TRUE(db.open());
-        QSqlQuery query(db);
-        for (const char *index : {"peers_by_ordinal", "peers_by_address", "peers_by_subnet", "peers_by_credit"})
-            ASSERT_TRUE(query.exec(QStringLiteral("DROP INDEX %1").arg(QLatin1StringView(index))));
-        ASSERT_TRUE(query.exec(QStringLiteral("ALTER TABLE peers DROP COLUMN subnet")));
-        ASSERT_TRUE(query.exec(QStringLiteral("PRAGMA user_version = 9")));
-        db.close();
-    }
-    QSqlDatabase::removeDatabase(QStringLiteral("version9"));
+    ASSERT_NO_FATAL_FAILURE(test::makeVersion9(dir.path() / "c.db"));
     auto store = open();
     ASSERT_TRUE(store);
     const NearbyPeers near = *store->onlinePeersNear(QStringLiteral("203.0.113.99"), 0, QString(), 100);

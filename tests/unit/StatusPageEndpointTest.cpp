@@ -4,6 +4,7 @@
 #include "CoordinatorFixture.h"
 #include "CoordinatorServer.h"
 #include "CoordinatorSetup.h"
+#include "OlderCoordinatorDatabase.h"
 #include "TempDir.h"
 #include "TestApplication.h"
 
@@ -12,8 +13,6 @@
 #include <QEventLoop>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSqlDatabase>
-#include <QSqlQuery>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QRegularExpression>
@@ -224,14 +223,9 @@ TEST_F(StatusPageEndpointTest, HealthSaysTheStoreAnswersAndThisInstanceLeads)
 // A store that fails its reads takes the instance out of the balancer's rotation (503), saying why.
 TEST_F(StatusPageEndpointTest, HealthIs503WhenTheStoreFails)
 {
-    {
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("break-it"));
-        db.setDatabaseName(QString::fromStdString((config.stateDir / "coordinator.db").string()));
-        ASSERT_TRUE(db.open());
-        ASSERT_TRUE(QSqlQuery(db).exec(QStringLiteral("DROP TABLE rounds")));
-        db.close();
-    }
-    QSqlDatabase::removeDatabase(QStringLiteral("break-it"));
+    ASSERT_NO_FATAL_FAILURE(test::editDatabase(config.stateDir / "coordinator.db", [](QSqlQuery &query) {
+        ASSERT_TRUE(query.exec(QStringLiteral("DROP TABLE rounds")));
+    }));
     const Answer answer = send("GET", QStringLiteral("/v1/health"));
     EXPECT_EQ(answer.status, 503);
     const QJsonObject health = QJsonDocument::fromJson(answer.body).object();

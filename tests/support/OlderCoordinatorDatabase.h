@@ -1,0 +1,47 @@
+#pragma once
+
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QString>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+
+namespace swarmtrain::test {
+
+// Runs `edit` on the coordinator database `file` over a connection of its own, closed after.
+inline void editDatabase(const std::filesystem::path &file, const std::function<void(QSqlQuery &)> &edit)
+{
+    const QString name = QStringLiteral("edit-older-database");
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+        db.setDatabaseName(QString::fromStdString(file.string()));
+        ASSERT_TRUE(db.open());
+        QSqlQuery query(db);
+        edit(query);
+        query.finish();
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(name);
+}
+
+// What schema version 9 left: no peers.subnet, none of version 10's indexes.
+inline void undoSchemaVersion10(QSqlQuery &query)
+{
+    for (const char *index : {"peers_by_ordinal", "peers_by_address", "peers_by_subnet", "peers_by_credit"})
+        ASSERT_TRUE(query.exec(QStringLiteral("DROP INDEX %1").arg(QLatin1StringView(index))));
+    ASSERT_TRUE(query.exec(QStringLiteral("ALTER TABLE peers DROP COLUMN subnet")));
+}
+
+// Makes `file` a database as coordinators of schema version 9 left it.
+inline void makeVersion9(const std::filesystem::path &file)
+{
+    editDatabase(file, [](QSqlQuery &query) {
+        undoSchemaVersion10(query);
+        ASSERT_TRUE(query.exec(QStringLiteral("PRAGMA user_version = 9")));
+    });
+}
+
+} // namespace swarmtrain::test
