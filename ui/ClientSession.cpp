@@ -85,6 +85,8 @@ ClientSession::ClientSession(Options options, QObject *parent)
     qRegisterMetaType<RoundReport>();
     qRegisterMetaType<Preferences>();
     m_pool.setMaxThreadCount(3);
+    if (m_options.devices.empty())
+        m_options.devices = {m_options.worker.device};
     if (m_options.settings)
         m_preferences = loadPreferences(*m_options.settings);
     m_throttle = std::make_unique<ThrottleMonitor>(std::move(m_options.sources), throttlePrefs(m_preferences));
@@ -179,8 +181,7 @@ void ClientSession::startWorker()
     }
     Result<std::vector<std::string>> devices =
         devicesForGpuChoice(m_preferences.gpuUse, m_preferences.gpuUuids, m_gpuReport ? m_gpuReport->gpus : std::vector<GpuInfo>{},
-                            m_options.devices.empty() ? std::vector<std::string>{m_options.worker.device} : m_options.devices,
-                            m_options.cudaDeviceSpec);
+                            m_options.devices, m_options.cudaDeviceSpec);
     if (!devices) {
         m_lastError = QString::fromStdString(devices.error().message);
         m_state.work = {};
