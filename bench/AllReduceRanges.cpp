@@ -15,7 +15,7 @@
 #include "Identity.h"
 #include "Statistics.h"
 #include "LinkEmulator.h"
-#include "SqliteCoordinatorStore.h"
+#include "SqlCoordinatorStore.h"
 #include "SwarmHarness.h"
 #include "TempDir.h"
 
@@ -115,8 +115,8 @@ Result<Figures> runSwarm(const std::string &split, int rounds, test::LinkEmulato
         peer->kill(SIGINT);
     coordinator.kill(SIGINT);
     // The slow peer's share of the last round's parameter vector, from the coordinator's database.
-    Result<std::unique_ptr<SqliteCoordinatorStore>> store =
-        SqliteCoordinatorStore::open(dir.path() / "coordinator" / "coordinator.db");
+    Result<std::unique_ptr<SqlCoordinatorStore>> store =
+        SqlCoordinatorStore::openSqlite(dir.path() / "coordinator" / "coordinator.db");
     const QString slowKey = Identity::loadOrCreate(dir.path() / "peer3" / "identity.pem")->keyId();
     std::map<QString, int> index;
     for (int i = 0; i < kPeers; ++i)

@@ -17,7 +17,7 @@
 #include "CliFlags.h"
 #include "CoordinatorClient.h"
 #include "Identity.h"
-#include "SqliteCoordinatorStore.h"
+#include "SqlCoordinatorStore.h"
 #include "Statistics.h"
 #include "SwarmHarness.h"
 #include "TempDir.h"
@@ -104,8 +104,8 @@ Result<nlohmann::json> runSwarm(const std::string &mode, int rounds, int innerSt
                 << peers[std::size_t(i)]->output() << peers[std::size_t(i)]->errors();
     }
 
-    Result<std::unique_ptr<SqliteCoordinatorStore>> store =
-        SqliteCoordinatorStore::open(dir.path() / "coordinator" / "coordinator.db");
+    Result<std::unique_ptr<SqlCoordinatorStore>> store =
+        SqlCoordinatorStore::openSqlite(dir.path() / "coordinator" / "coordinator.db");
     if (!store)
         return store.error();
     qint64 tokens = 0;

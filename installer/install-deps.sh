@@ -11,6 +11,8 @@ packages=(
     # Qt 6: widgets, charts, translations, HTTP server
     qt6-base-dev qt6-charts-dev libqt6opengl6-dev libxkbcommon-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
     qt6-httpserver-dev qt6-websockets-dev libqt6sql6-sqlite
+    # the coordinator on PostgreSQL behind HAProxy (issue 20; its tests start their own server)
+    libqt6sql6-psql postgresql-15 haproxy
     # desktop idle time: Qt D-Bus (in qt6-base-dev), the ext-idle-notify-v1 Wayland protocol
     libwayland-dev libwayland-bin wayland-protocols
     # networking, crypto, storage, wire format

@@ -3,7 +3,7 @@
 add_executable(swarmtrain_coordinator_tests
     unit/AdmissionTest.cpp unit/BoundedHttpServerTest.cpp unit/CoordinatorConfigTest.cpp unit/CoordinatorRoundsTest.cpp
     unit/CoordinatorOwnerDisputesTest.cpp unit/CoordinatorServerTest.cpp unit/PipelineStepsTest.cpp
-    unit/CoordinatorStoreTest.cpp unit/LinkBookTest.cpp unit/LinkMatrixTest.cpp unit/RouteTableTest.cpp
+    unit/CoordinatorStoreTest.cpp unit/CoordinatorStoreInstancesTest.cpp unit/LinkBookTest.cpp unit/LinkMatrixTest.cpp unit/RouteTableTest.cpp
     unit/RateLimiterTest.cpp unit/ScheduleServiceTest.cpp unit/ShardManifestTest.cpp unit/TimeBudgetTest.cpp)
 target_link_libraries(swarmtrain_coordinator_tests PRIVATE
     swarmtrain_coordinator swarmtrain_test_support Qt6::Test GTest::gtest_main)
@@ -34,3 +34,15 @@ target_compile_definitions(swarmtrain_status_page_browser_tests PRIVATE
     SWARMTRAIN_SCREENSHOT_DIR="${CMAKE_BINARY_DIR}/screenshots")
 add_dependencies(swarmtrain_status_page_browser_tests swarmtrain-coordinator swarmtrain)
 gtest_discover_tests(swarmtrain_status_page_browser_tests PROPERTIES LABELS integration TIMEOUT 900 DISCOVERY_TIMEOUT 60)
+
+# Several coordinator instances on a real PostgreSQL behind the shipped HAProxy configuration, with
+# three headless clients, a leader killed and the database restarted (integration; skipped without
+# PostgreSQL or HAProxy).
+add_executable(swarmtrain_multi_instance_tests integration/MultiInstanceSwarmTest.cpp)
+target_link_libraries(swarmtrain_multi_instance_tests PRIVATE
+    swarmtrain_coordinator swarmtrain_swarm swarmtrain_test_support GTest::gtest_main)
+target_compile_definitions(swarmtrain_multi_instance_tests PRIVATE
+    SWARMTRAIN_COORDINATOR="$<TARGET_FILE:swarmtrain-coordinator>" SWARMTRAIN_CLIENT="$<TARGET_FILE:swarmtrain>"
+    SWARMTRAIN_HAPROXY_CONFIG="${CMAKE_SOURCE_DIR}/installer/coordinator/haproxy.cfg")
+add_dependencies(swarmtrain_multi_instance_tests swarmtrain-coordinator swarmtrain)
+gtest_discover_tests(swarmtrain_multi_instance_tests PROPERTIES LABELS integration TIMEOUT 1200 DISCOVERY_TIMEOUT 60)

@@ -241,6 +241,16 @@ void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText
         ->type_name("DIR")
         ->required()
         ->check(flags::nonEmpty());
+    app.add_option("--store", c.store,
+                   "sqlite (a file in the state dir), or postgresql://user@host[:port]/db for several instances")
+        ->type_name("sqlite|URL")
+        ->check(
+            [](const std::string &value) -> std::string {
+                return value == "sqlite" || value.starts_with("postgresql://") || value.starts_with("postgres://")
+                           ? std::string()
+                           : "expects sqlite or postgresql://user@host[:port]/database, got '" + value + "'";
+            },
+            "STORE");
     app.add_option("--data", text.data, "text file, or folder of .txt files, the swarm trains on (not with --migrate-only)")
         ->type_name("FILE|DIR")
         ->check(flags::nonEmpty());

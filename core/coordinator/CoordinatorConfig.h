@@ -21,6 +21,10 @@ struct CoordinatorConfig {
     std::string listenHost = "0.0.0.0";
     int listenPort = 8470;
     std::filesystem::path stateDir;
+    // Where the swarm's state is kept: "sqlite" (coordinator.db in the state dir; one instance),
+    // or postgresql://user@host/db, which several instances share (they share the state dir's
+    // checkpoints and shards too: README, "Several coordinator instances").
+    std::string store = "sqlite";
     std::filesystem::path data;
     TokenizerKind tokenizer = TokenizerKind::Char;
     GptConfig model; // vocabSize comes from the tokenizer

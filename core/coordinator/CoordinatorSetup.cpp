@@ -1,7 +1,8 @@
 #include "CoordinatorSetup.h"
 
 #include "Sha256.h"
-#include "SqliteCoordinatorStore.h"
+#include "SqlCoordinatorStore.h"
+#include "PostgresSchema.h"
 #include "SqliteSchema.h"
 #include "SwarmState.h"
 #include "TextDataset.h"
@@ -84,16 +85,23 @@ Result<void> CoordinatorSetup::writeInitialState()
     return {};
 }
 
+Result<std::unique_ptr<SqlCoordinatorStore>> openCoordinatorStore(const CoordinatorConfig &config)
+{
+    if (config.store == "sqlite")
+        return SqlCoordinatorStore::openSqlite(config.stateDir / "coordinator.db");
+    return SqlCoordinatorStore::openPostgres(QString::fromStdString(config.store));
+}
+
 Result<int> migrateCoordinatorStore(const CoordinatorConfig &config)
 {
     std::error_code ec;
     std::filesystem::create_directories(config.stateDir, ec);
     if (ec)
         return makeError("cannot create " + config.stateDir.string() + ": " + ec.message());
-    Result<std::unique_ptr<SqliteCoordinatorStore>> store = SqliteCoordinatorStore::open(config.stateDir / "coordinator.db");
+    Result<std::unique_ptr<SqlCoordinatorStore>> store = openCoordinatorStore(config);
     if (!store)
         return store.error();
-    return kSqliteSchemaVersion;
+    return (*store)->dialect() == SqlCoordinatorStore::Dialect::Sqlite ? kSqliteSchemaVersion : kPostgresSchemaVersion;
 }
 
 Result<CoordinatorSetup> CoordinatorSetup::prepare(const CoordinatorConfig &config)
@@ -105,8 +113,7 @@ Result<CoordinatorSetup> CoordinatorSetup::prepare(const CoordinatorConfig &conf
     if (ec)
         return makeError("cannot create " + setup.checkpointsDir().string() + ": " + ec.message());
 
-    Result<std::unique_ptr<SqliteCoordinatorStore>> store =
-        SqliteCoordinatorStore::open(setup.stateDir / "coordinator.db");
+    Result<std::unique_ptr<SqlCoordinatorStore>> store = openCoordinatorStore(config);
     if (!store)
         return store.error();
     setup.store = std::move(store).value();

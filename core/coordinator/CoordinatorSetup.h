@@ -5,6 +5,7 @@
 #include "CoordinatorStore.h"
 #include "GptConfig.h"
 #include "Result.h"
+#include "SqlCoordinatorStore.h"
 #include "ShardManifest.h"
 #include "Tokenizer.h"
 
@@ -40,6 +41,9 @@ struct CoordinatorSetup {
 
     static Result<CoordinatorSetup> prepare(const CoordinatorConfig &config);
 };
+
+// The store --store names: SQLite in the state dir, or a PostgreSQL database.
+Result<std::unique_ptr<SqlCoordinatorStore>> openCoordinatorStore(const CoordinatorConfig &config);
 
 // swarmtrain-coordinator --migrate-only: opens the swarm's store, which brings its schema to
 // this coordinator's version, and closes it. The version it is at.

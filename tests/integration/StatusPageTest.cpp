@@ -5,7 +5,7 @@
 // to inject markup and script; the page must show them as text.
 #include "ChildProcess.h"
 #include "RawHttpClient.h"
-#include "SqliteCoordinatorStore.h"
+#include "SqlCoordinatorStore.h"
 #include "SwarmHarness.h"
 #include "TempDir.h"
 
@@ -66,7 +66,7 @@ protected:
     void plantHostilePeers()
     {
         std::filesystem::create_directories(stateDir());
-        Result<std::unique_ptr<SqliteCoordinatorStore>> store = SqliteCoordinatorStore::open(stateDir() / "coordinator.db");
+        Result<std::unique_ptr<SqlCoordinatorStore>> store = SqlCoordinatorStore::openSqlite(stateDir() / "coordinator.db");
         ASSERT_TRUE(store.ok()) << store.error().message;
         double credit = 2e6;
         for (const std::string &name : {kImageName, kScriptName}) {

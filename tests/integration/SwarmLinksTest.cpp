@@ -7,7 +7,7 @@
 #include "CoordinatorClient.h"
 #include "Identity.h"
 #include "LinkEmulator.h"
-#include "SqliteCoordinatorStore.h"
+#include "SqlCoordinatorStore.h"
 #include "SwarmHarness.h"
 #include "TempDir.h"
 #include "TestApplication.h"
@@ -101,8 +101,8 @@ protected:
         clock.start();
         qint64 lastMeasured = -1;
         std::size_t lastStored = 0;
-        std::unique_ptr<SqliteCoordinatorStore> store =
-            SqliteCoordinatorStore::open(dir.path() / "coordinator" / "coordinator.db").value();
+        std::unique_ptr<SqlCoordinatorStore> store =
+            SqlCoordinatorStore::openSqlite(dir.path() / "coordinator" / "coordinator.db").value();
         const bool filled = joined && waitUntil(
             [&] {
                 // The coordinator's own table first: the schedule is remade only every few seconds.

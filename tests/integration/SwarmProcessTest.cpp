@@ -4,7 +4,7 @@
 #include "ChildProcess.h"
 #include "CoordinatorClient.h"
 #include "Identity.h"
-#include "SqliteCoordinatorStore.h"
+#include "SqlCoordinatorStore.h"
 #include "StatsStore.h"
 #include "SwarmHarness.h"
 #include "SwarmState.h"
@@ -296,7 +296,7 @@ TEST_F(SwarmProcessTest, ACoordinatorKilledMidRunIsRejoinedAndLosesNoRound)
     ASSERT_EQ(coordinator->kill(SIGTERM), 0);
 
     // Every round before the current one is in the database, done, with its agreed hash.
-    auto store = SqliteCoordinatorStore::open(dir.path() / "coordinator" / "coordinator.db");
+    auto store = SqlCoordinatorStore::openSqlite(dir.path() / "coordinator" / "coordinator.db");
     ASSERT_TRUE(store.ok()) << store.error().message;
     for (qint64 round = 0; round < last; ++round) {
         Result<std::optional<RoundRecord>> record = (*store)->round(round);
@@ -629,8 +629,8 @@ TEST_F(SwarmProcessTest, AnAsynchronousSwarmWaitsForNoOneAndKeepsTheWorkOfAPeerT
     std::optional<bool> accepted;
     ASSERT_TRUE(QTest::qWaitFor(
         [&] {
-            Result<std::unique_ptr<SqliteCoordinatorStore>> store =
-                SqliteCoordinatorStore::open(dir.path() / "coordinator" / "coordinator.db");
+            Result<std::unique_ptr<SqlCoordinatorStore>> store =
+                SqlCoordinatorStore::openSqlite(dir.path() / "coordinator" / "coordinator.db");
             if (!store)
                 return false;
             Result<std::optional<RoundRecord>> round = (*store)->round(report.round);

@@ -27,6 +27,15 @@ inline void editDatabase(const std::filesystem::path &file, const std::function<
     QSqlDatabase::removeDatabase(name);
 }
 
+// What schema version 10 left: no round revisions, leases, requests seen or index by last seen.
+inline void undoSchemaVersion11(QSqlQuery &query)
+{
+    ASSERT_TRUE(query.exec(QStringLiteral("ALTER TABLE rounds DROP COLUMN revision")));
+    ASSERT_TRUE(query.exec(QStringLiteral("DROP INDEX peers_by_last_seen")));
+    for (const char *table : {"leases", "seen_requests"})
+        ASSERT_TRUE(query.exec(QStringLiteral("DROP TABLE %1").arg(QLatin1StringView(table))));
+}
+
 // What schema version 9 left: no peers.subnet, none of version 10's indexes.
 inline void undoSchemaVersion10(QSqlQuery &query)
 {
@@ -39,6 +48,7 @@ inline void undoSchemaVersion10(QSqlQuery &query)
 inline void makeVersion9(const std::filesystem::path &file)
 {
     editDatabase(file, [](QSqlQuery &query) {
+        undoSchemaVersion11(query);
         undoSchemaVersion10(query);
         ASSERT_TRUE(query.exec(QStringLiteral("PRAGMA user_version = 9")));
     });

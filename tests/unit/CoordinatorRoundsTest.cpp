@@ -1,5 +1,5 @@
 #include "CoordinatorRounds.h"
-#include "SqliteCoordinatorStore.h"
+#include "SqlCoordinatorStore.h"
 #include "TempDir.h"
 
 #include <gtest/gtest.h>
@@ -30,7 +30,7 @@ protected:
     {
         rounds.reset();
         store.reset();
-        store = std::move(SqliteCoordinatorStore::open(dir.path() / "c.db")).value();
+        store = std::move(SqlCoordinatorStore::openSqlite(dir.path() / "c.db")).value();
         rounds = std::make_unique<CoordinatorRounds>(*store, settings, [this]() { return now; });
         ASSERT_TRUE(rounds->initialize(0).ok());
     }
@@ -62,7 +62,7 @@ protected:
     TempDir dir;
     qint64 now = 1'000'000;
     RoundSettings settings;
-    std::unique_ptr<SqliteCoordinatorStore> store;
+    std::unique_ptr<SqlCoordinatorStore> store;
     std::unique_ptr<CoordinatorRounds> rounds;
 };
 

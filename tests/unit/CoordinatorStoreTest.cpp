@@ -1,5 +1,6 @@
 #include "OlderCoordinatorDatabase.h"
-#include "SqliteCoordinatorStore.h"
+#include "SqlCoordinatorStore.h"
+#include "StoreBackends.h"
 #include "TempDir.h"
 
 #include <QSqlDatabase>
@@ -44,11 +45,16 @@ ContributionRecord sampleContribution(const QString &keyId, const QString &hash,
     return c;
 }
 
-class CoordinatorStoreTest : public ::testing::Test {
+// Every store: SQLite and PostgreSQL.
+class CoordinatorStoreTest : public test::StoreBackendTest {};
+SWARMTRAIN_ON_EVERY_STORE(CoordinatorStoreTest);
+
+// What only the SQLite file can have: its schema's history, damage on disk.
+class SqliteStoreTest : public ::testing::Test {
 protected:
-    std::unique_ptr<SqliteCoordinatorStore> open()
+    std::unique_ptr<SqlCoordinatorStore> open()
     {
-        Result<std::unique_ptr<SqliteCoordinatorStore>> store = SqliteCoordinatorStore::open(dir.path() / "c.db");
+        Result<std::unique_ptr<SqlCoordinatorStore>> store = SqlCoordinatorStore::openSqlite(dir.path() / "c.db");
         EXPECT_TRUE(store.ok()) << (store ? "" : store.error().message);
         return store ? std::move(store).value() : nullptr;
     }
@@ -58,7 +64,7 @@ protected:
 
 } // namespace
 
-TEST_F(CoordinatorStoreTest, PeerRoundTripsAndSurvivesReopen)
+TEST_P(CoordinatorStoreTest, PeerRoundTripsAndSurvivesReopen)
 {
     {
         auto store = open();
@@ -99,7 +105,7 @@ TEST_F(CoordinatorStoreTest, PeerRoundTripsAndSurvivesReopen)
     EXPECT_FALSE(store->peer(QStringLiteral("cc"))->has_value());
 }
 
-TEST_F(CoordinatorStoreTest, RoundAndMembersRoundTrip)
+TEST_P(CoordinatorStoreTest, RoundAndMembersRoundTrip)
 {
     auto store = open();
     EXPECT_FALSE(store->currentRound()->has_value());
@@ -125,7 +131,7 @@ TEST_F(CoordinatorStoreTest, RoundAndMembersRoundTrip)
     EXPECT_FALSE(r.validationLoss.has_value());
 }
 
-TEST_F(CoordinatorStoreTest, DuplicateContributionIsRefused)
+TEST_P(CoordinatorStoreTest, DuplicateContributionIsRefused)
 {
     auto store = open();
     const ContributionRecord c = sampleContribution(QStringLiteral("aa"), QString(64, QLatin1Char('a')), 1000);
@@ -138,7 +144,7 @@ TEST_F(CoordinatorStoreTest, DuplicateContributionIsRefused)
     EXPECT_EQ(list->front().bytesDown, 200);
 }
 
-TEST_F(CoordinatorStoreTest, CloseRoundCreditsAcceptedPeersInOneTransaction)
+TEST_P(CoordinatorStoreTest, CloseRoundCreditsAcceptedPeersInOneTransaction)
 {
     auto store = open();
     ASSERT_TRUE(store->savePeer(samplePeer(QStringLiteral("aa"), 0)).ok());
@@ -168,7 +174,7 @@ TEST_F(CoordinatorStoreTest, CloseRoundCreditsAcceptedPeersInOneTransaction)
     EXPECT_EQ(store->lastContribution(QStringLiteral("bb"))->value().accepted, std::optional<bool>(false));
 }
 
-TEST_F(CoordinatorStoreTest, ValidationLossGoesToCheckpointAndProducingRound)
+TEST_P(CoordinatorStoreTest, ValidationLossGoesToCheckpointAndProducingRound)
 {
     auto store = open();
     RoundRecord round;
@@ -182,7 +188,7 @@ TEST_F(CoordinatorStoreTest, ValidationLossGoesToCheckpointAndProducingRound)
     EXPECT_EQ(store->round(0)->value().validationLoss, std::optional<double>(2.25));
 }
 
-TEST_F(CoordinatorStoreTest, NewerSchemaIsAnError)
+TEST_F(SqliteStoreTest, NewerSchemaIsAnError)
 {
     {
         auto store = open();
@@ -195,19 +201,19 @@ TEST_F(CoordinatorStoreTest, NewerSchemaIsAnError)
         db.close();
     }
     QSqlDatabase::removeDatabase(QStringLiteral("bump"));
-    Result<std::unique_ptr<SqliteCoordinatorStore>> store = SqliteCoordinatorStore::open(dir.path() / "c.db");
+    Result<std::unique_ptr<SqlCoordinatorStore>> store = SqlCoordinatorStore::openSqlite(dir.path() / "c.db");
     ASSERT_FALSE(store.ok());
     EXPECT_NE(store.error().message.find("newer"), std::string::npos);
 }
 
-TEST_F(CoordinatorStoreTest, DamagedDatabaseIsAnError)
+TEST_F(SqliteStoreTest, DamagedDatabaseIsAnError)
 {
     dir.write("c.db", std::string(4096, 'x'));
-    Result<std::unique_ptr<SqliteCoordinatorStore>> store = SqliteCoordinatorStore::open(dir.path() / "c.db");
+    Result<std::unique_ptr<SqlCoordinatorStore>> store = SqlCoordinatorStore::openSqlite(dir.path() / "c.db");
     EXPECT_FALSE(store.ok());
 }
 
-TEST_F(CoordinatorStoreTest, LinksAreReplacedPerDirectionAndOldOnesForgotten)
+TEST_P(CoordinatorStoreTest, LinksAreReplacedPerDirectionAndOldOnesForgotten)
 {
     auto store = open();
     ASSERT_TRUE(store);
@@ -225,7 +231,7 @@ TEST_F(CoordinatorStoreTest, LinksAreReplacedPerDirectionAndOldOnesForgotten)
 }
 
 // Two owners per range (issue 16): the coordinator judges disputes over the last rounds.
-TEST_F(CoordinatorStoreTest, DisputesAreReadByRoundWindowAndSurviveReopen)
+TEST_P(CoordinatorStoreTest, DisputesAreReadByRoundWindowAndSurviveReopen)
 {
     const QString a = QStringLiteral("a"), b = QStringLiteral("b"), c = QStringLiteral("c");
     const QString disputed = QStringLiteral("disputed");
@@ -252,7 +258,7 @@ TEST_F(CoordinatorStoreTest, DisputesAreReadByRoundWindowAndSurviveReopen)
     EXPECT_EQ(early->at(1).attempt, 1);
 }
 
-TEST_F(CoordinatorStoreTest, AverageReportsAreKeptAllOrNoneByRoundAndAttempt)
+TEST_P(CoordinatorStoreTest, AverageReportsAreKeptAllOrNoneByRoundAndAttempt)
 {
     const QString a = QStringLiteral("a"), b = QStringLiteral("b");
     const QString h1(64, QLatin1Char('1')), h2(64, QLatin1Char('2'));
@@ -278,7 +284,7 @@ TEST_F(CoordinatorStoreTest, AverageReportsAreKeptAllOrNoneByRoundAndAttempt)
     EXPECT_TRUE(store->averageReports(4, 0)->empty());
 }
 
-TEST_F(CoordinatorStoreTest, AVersionOneDatabaseIsUpgradedKeepingWhatItHeld)
+TEST_F(SqliteStoreTest, AVersionOneDatabaseIsUpgradedKeepingWhatItHeld)
 {
     {
         auto store = open();
@@ -291,6 +297,7 @@ TEST_F(CoordinatorStoreTest, AVersionOneDatabaseIsUpgradedKeepingWhatItHeld)
         db.setDatabaseName(QString::fromStdString((dir.path() / "c.db").string()));
         ASSERT_TRUE(db.open());
         QSqlQuery query(db);
+        ASSERT_NO_FATAL_FAILURE(test::undoSchemaVersion11(query));
         ASSERT_NO_FATAL_FAILURE(test::undoSchemaVersion10(query));
         ASSERT_TRUE(query.exec(QStringLiteral("DROP TABLE links")));
         ASSERT_TRUE(query.exec(QStringLiteral("DROP TABLE offences")));
@@ -340,7 +347,7 @@ TEST_F(CoordinatorStoreTest, AVersionOneDatabaseIsUpgradedKeepingWhatItHeld)
 }
 
 // A join counts the peers online near its address without reading every peer (issue 20).
-TEST_F(CoordinatorStoreTest, OnlinePeersNearAnAddressAreCountedByAddressAndSubnet)
+TEST_P(CoordinatorStoreTest, OnlinePeersNearAnAddressAreCountedByAddressAndSubnet)
 {
     auto store = open();
     ASSERT_TRUE(store);
@@ -379,7 +386,7 @@ TEST_F(CoordinatorStoreTest, OnlinePeersNearAnAddressAreCountedByAddressAndSubne
 }
 
 // Peers stored before version 10 have no subnet column; opening fills it from their address.
-TEST_F(CoordinatorStoreTest, AVersionNineDatabaseGetsItsPeersSubnets)
+TEST_F(SqliteStoreTest, AVersionNineDatabaseGetsItsPeersSubnets)
 {
     {
         auto store = open();

@@ -1,5 +1,5 @@
 #include "LinkBook.h"
-#include "SqliteCoordinatorStore.h"
+#include "SqlCoordinatorStore.h"
 #include "TempDir.h"
 
 #include <gtest/gtest.h>
@@ -34,7 +34,7 @@ class LinkBookTest : public ::testing::Test {
 protected:
     void SetUp() override
     {
-        store = SqliteCoordinatorStore::open(dir.path() / "c.db").value();
+        store = SqlCoordinatorStore::openSqlite(dir.path() / "c.db").value();
         book = std::make_unique<LinkBook>(*store, options());
         book->setOnlinePeers({peer(QStringLiteral("a"), true), peer(QStringLiteral("b"), true),
                               peer(QStringLiteral("c"), false), peer(QStringLiteral("d"), false)},
@@ -51,7 +51,7 @@ protected:
     }
 
     TempDir dir;
-    std::unique_ptr<SqliteCoordinatorStore> store;
+    std::unique_ptr<SqlCoordinatorStore> store;
     std::unique_ptr<LinkBook> book;
 };
 

@@ -2,7 +2,7 @@
 // with a clock the test moves: placement, the phases of a step, agreement on hashes, resyncs,
 // offline members, reports that cannot be true, a stage left empty, and a restart mid-step.
 #include "PipelineSteps.h"
-#include "SqliteCoordinatorStore.h"
+#include "SqlCoordinatorStore.h"
 #include "TempDir.h"
 
 #include <gtest/gtest.h>
@@ -33,7 +33,7 @@ protected:
     {
         steps.reset();
         store.reset();
-        store = std::move(SqliteCoordinatorStore::open(dir.path() / "c.db")).value();
+        store = std::move(SqlCoordinatorStore::openSqlite(dir.path() / "c.db")).value();
         steps = std::make_unique<PipelineSteps>(
             *store, [this](const PeerRecord &peer) { return now - peer.lastSeenMs <= 3000; }, [this] { return now; });
         ASSERT_TRUE(steps->start(options).ok());
@@ -120,7 +120,7 @@ protected:
     TempDir dir;
     qint64 now = 1'000'000;
     PipelineStepsOptions options;
-    std::unique_ptr<SqliteCoordinatorStore> store;
+    std::unique_ptr<SqlCoordinatorStore> store;
     std::unique_ptr<PipelineSteps> steps;
 };
 

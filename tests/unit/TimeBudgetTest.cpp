@@ -3,7 +3,7 @@
 #include "ControlMessages.h"
 #include "CoordinatorConfig.h"
 #include "CoordinatorRounds.h"
-#include "SqliteCoordinatorStore.h"
+#include "SqlCoordinatorStore.h"
 #include "TempDir.h"
 
 #include <QJsonDocument>
@@ -130,7 +130,7 @@ protected:
         settings.work.tokensPerMember = 100'000;
         settings.budget = budget();
         settings.budget.pinnedMs = 20'000;
-        store = std::move(SqliteCoordinatorStore::open(dir.path() / "c.db")).value();
+        store = std::move(SqlCoordinatorStore::openSqlite(dir.path() / "c.db")).value();
         rounds = std::make_unique<CoordinatorRounds>(*store, settings, [this]() { return now; });
         ASSERT_TRUE(rounds->initialize(0).ok());
     }
@@ -171,7 +171,7 @@ protected:
 
     TempDir dir;
     RoundSettings settings;
-    std::unique_ptr<SqliteCoordinatorStore> store;
+    std::unique_ptr<SqlCoordinatorStore> store;
     std::unique_ptr<CoordinatorRounds> rounds;
     qint64 now = 1'000'000;
 };
@@ -294,7 +294,7 @@ TEST_F(BudgetedRoundsTest, AnAsynchronousRoundTakesAStaleMemberOnlyWithinTheBoun
     settings.budget.async = true;
     settings.budget.maxStaleness = 4;
     settings.minPeers = 1;
-    store = std::move(SqliteCoordinatorStore::open(dir.path() / "async.db")).value();
+    store = std::move(SqlCoordinatorStore::openSqlite(dir.path() / "async.db")).value();
     rounds = std::make_unique<CoordinatorRounds>(*store, settings, [this]() { return now; });
     ASSERT_TRUE(rounds->initialize(10).ok());
     // Rounds 7..9 are done; round 10 began gathering now. 6e6 FLOPs/s: one step a second.

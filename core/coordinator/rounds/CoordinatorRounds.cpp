@@ -133,9 +133,9 @@ Result<RoundRecord> CoordinatorRounds::initialize(qint64 firstRound)
     RoundRecord round;
     round.number = firstRound;
     round.gatheringSinceMs = m_clock();
-    if (Result<void> saved = m_store.saveRound(round); !saved)
+    if (Result<void> saved = m_store.saveRound(round); !saved && !lostRace(saved.error()))
         return saved.error();
-    return round;
+    return current(); // the one saved, or the one another instance on the same database made first
 }
 
 Result<RoundRecord> CoordinatorRounds::current()
@@ -150,6 +150,8 @@ Result<RoundRecord> CoordinatorRounds::current()
 
 Result<void> CoordinatorRounds::advance()
 {
+    if (!m_leader)
+        return {};
     // A round can finish and the next one start at the same moment.
     for (int step = 0; step < 3; ++step) {
         Result<RoundRecord> round = current();
@@ -161,12 +163,14 @@ Result<void> CoordinatorRounds::advance()
         Result<void> done = before == RoundState::Gathering ? maybeStart(*round, nowMs)
                             : before == RoundState::Running ? maybeFinish(*round, nowMs)
                                                             : Result<void>();
-        if (!done)
+        // A write that lost to another instance moving the round first is no failure: the round
+        // went on, and this instance carries on from where it is now.
+        if (!done && !lostRace(done.error()))
             return done;
         Result<RoundRecord> after = current();
         if (!after)
             return after.error();
-        if (after->state == before && after->number == number)
+        if (after->state == before && after->number == number && done)
             return {};
     }
     return {};
@@ -224,6 +228,7 @@ Result<bool> CoordinatorRounds::recoverLostState(const RoundRecord &round, const
     again.number = before.number;
     again.attempt = before.attempt + 1;
     again.gatheringSinceMs = nowMs;
+    again.revision = before.revision;
     if (Result<void> reopened = m_store.reopenRound(round.number, again); !reopened)
         return reopened.error();
     return true;
@@ -287,7 +292,8 @@ Result<CoordinatorRounds::Candidates> CoordinatorRounds::candidates(const RoundR
 
 Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
 {
-    Result<std::vector<PeerRecord>> peers = m_store.peers();
+    // Only online peers can hold the state, be waited for or start a round.
+    Result<std::vector<PeerRecord>> peers = m_store.peersSeenSince(onlineSinceMs());
     if (!peers)
         return peers.error();
     Result<bool> wentBack = recoverLostState(round, *peers, nowMs);
@@ -391,12 +397,12 @@ Result<void> CoordinatorRounds::maybeFinish(RoundRecord round, qint64 nowMs)
     for (const ContributionRecord &report : *reports)
         reported.insert(report.keyId);
     // A member that stopped sending heartbeats (killed, unplugged) is not waited for.
-    Result<std::vector<PeerRecord>> peers = m_store.peers();
+    Result<std::vector<PeerRecord>> peers = m_store.peersSeenSince(onlineSinceMs());
     if (!peers)
         return peers.error();
     std::set<QString> online;
     for (const PeerRecord &peer : *peers) {
-        if (isOnline(peer) && !peer.banned())
+        if (!peer.banned())
             online.insert(peer.keyId);
     }
     const bool everyoneReported = std::all_of(round.members.begin(), round.members.end(), [&](const RoundMember &m) {
@@ -405,7 +411,16 @@ Result<void> CoordinatorRounds::maybeFinish(RoundRecord round, qint64 nowMs)
     if (!everyoneReported && nowMs < round.deadlineMs)
         return {};
 
-    const std::optional<QString> agreed = agreedHash(*reports, *peers);
+    // The reporters, online or not: their standing weighs their votes.
+    std::vector<PeerRecord> reporters;
+    for (const ContributionRecord &report : *reports) {
+        Result<std::optional<PeerRecord>> reporter = m_store.peer(report.keyId);
+        if (!reporter)
+            return reporter.error();
+        if (*reporter)
+            reporters.push_back(std::move(**reporter));
+    }
+    const std::optional<QString> agreed = agreedHash(*reports, reporters);
     std::vector<ContributionRecord> verdicts = *reports;
     for (ContributionRecord &verdict : verdicts) {
         const bool accepted = agreed && verdict.paramsHash == *agreed;
@@ -421,6 +436,7 @@ Result<void> CoordinatorRounds::maybeFinish(RoundRecord round, qint64 nowMs)
         again.number = round.number;
         again.attempt = round.attempt + 1;
         again.gatheringSinceMs = nowMs;
+        again.revision = round.revision;
         return m_store.closeRound(again, verdicts, std::nullopt);
     }
     Result<std::optional<CheckpointRecord>> held = m_store.checkpoint(round.number + 1);
@@ -516,7 +532,7 @@ qint64 CoordinatorRounds::budgetMs()
     if (!m_settings.budget.enabled)
         return 0;
     if (!m_budgetMs) {
-        Result<std::vector<PeerRecord>> peers = m_store.peers();
+        Result<std::vector<PeerRecord>> peers = m_store.peersSeenSince(onlineSinceMs());
         if (!peers)
             return 0; // asked again next time
         updateBudget(*peers);

@@ -53,8 +53,12 @@ public:
     // Makes sure there is a current round; a new swarm starts at `firstRound`.
     Result<RoundRecord> initialize(qint64 firstRound);
     Result<RoundRecord> current();
-    // Takes the transitions that are due now.
+    // Takes the transitions that are due now; nothing on an instance that is not the leader.
     Result<void> advance();
+    // Several instances on one database (issue 20): only the one holding the timed-work lease
+    // moves rounds (its holds and budget are the ones that count); the others record reports
+    // and answer from the store. A lone coordinator is the leader.
+    void setLeader(bool leader) { m_leader = leader; }
     // Records a member's report for the running round and advances.
     Result<ContributionVerdict> contribute(ContributionRecord contribution);
     // The verdict on the peer's latest contribution (for heartbeats).
@@ -148,6 +152,7 @@ private:
     // An asynchronous swarm's ready peers: the state each trained on, and since when it waits.
     std::map<QString, std::pair<qint64, qint64>> m_readySince;
     std::optional<qint64> m_budgetMs; // unset until first asked or a round starts
+    bool m_leader = true;
 };
 
 } // namespace swarmtrain

@@ -6,6 +6,7 @@
 #include <QString>
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace swarmtrain {
@@ -16,11 +17,16 @@ struct NearbyPeers {
     qint64 sameSubnet = 0;
 };
 
+// Said by a write that lost a race with another instance on the same database: it changed
+// nothing, and reading again shows what the other one did.
+inline constexpr char kChangedMeanwhile[] = "was changed meanwhile by another coordinator instance";
+inline bool lostRace(const Error &error) { return error.message.find(kChangedMeanwhile) != std::string::npos; }
+
 // The coordinator's durable state: peers, rounds, contributions, credit and checkpoints.
 // Every call that changes something has committed it when it returns, so an HTTP answer sent
 // afterwards never promises what a kill -9 could lose. An interface because a large public
 // swarm runs several coordinators on one PostgreSQL database (DESIGN.md, "Platforms and
-// scale"); SqliteCoordinatorStore is the embedded default.
+// scale"); SqlCoordinatorStore is the embedded default.
 class CoordinatorStore {
 public:
     virtual ~CoordinatorStore() = default;
@@ -33,6 +39,11 @@ public:
     virtual Result<void> savePeer(const PeerRecord &peer) = 0;
     virtual Result<std::optional<PeerRecord>> peer(const QString &keyId) = 0;
     virtual Result<std::vector<PeerRecord>> peers() = 0; // in join order
+    // The peers seen at or after `sinceMs` (the online ones), in join order: an index range, so
+    // the timed work and the status read the swarm online, not every peer it ever had.
+    virtual Result<std::vector<PeerRecord>> peersSeenSince(qint64 sinceMs) = 0;
+    // How many peers the swarm has had, banned ones included (a count of the primary key's index).
+    virtual Result<qint64> peerCount() = 0;
     // What a join needs, without reading every peer (issue 20): the ordinal after the highest
     // given, and the peers other than `exceptKeyId` from `address` and its subnet seen at or after
     // `seenSinceMs`, each count stopping at `atMost` (the limit it is checked against). Both are
@@ -56,7 +67,9 @@ public:
     // The round with the highest number, if any.
     virtual Result<std::optional<RoundRecord>> currentRound() = 0;
     virtual Result<std::optional<RoundRecord>> round(qint64 number) = 0;
-    // Inserts the round or replaces the stored one with the same number.
+    // Inserts a new round (revision 0) or replaces the stored one of the same number and revision;
+    // fails, changing nothing, when that round was stored meanwhile (by another instance). The
+    // same holds for the rounds reopenRound and closeRound replace.
     virtual Result<void> saveRound(const RoundRecord &round) = 0;
     // Goes back a round in one transaction: drops round `abandoned` (gathering, never run) and
     // replaces the round before it with `reopened` (gathered again from the state it started on).
@@ -111,6 +124,16 @@ public:
     // none; fails when it reported for that round and attempt already.
     virtual Result<void> addAverageReports(const std::vector<AverageReportRecord> &reports) = 0;
     virtual Result<std::vector<AverageReportRecord>> averageReports(qint64 round, int attempt) = 0;
+
+    // Several instances on one database (issue 20).
+    // Takes or renews the lease `name` for `holder` until `untilMs` when it is free, expired at
+    // `nowMs` or held by `holder`; whether `holder` holds it now. Its holder hands it back with
+    // `untilMs` 0.
+    virtual Result<bool> takeLease(const QString &name, const QString &holder, qint64 nowMs, qint64 untilMs) = 0;
+    // Records a signed request by its signature: false when it was recorded before (a replay,
+    // whichever instance saw it first). Requests signed before `forgetBeforeMs` are forgotten
+    // (they are refused as stale anyway).
+    virtual Result<bool> recordRequest(const QString &signature, qint64 signedMs, qint64 forgetBeforeMs) = 0;
 };
 
 } // namespace swarmtrain

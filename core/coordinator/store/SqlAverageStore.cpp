@@ -1,12 +1,12 @@
-// SqliteCoordinatorStore's part for the range averages members applied (issue 16).
-#include "SqliteCoordinatorStore.h"
+// SqlCoordinatorStore's part for the range averages members applied (issue 16).
+#include "SqlCoordinatorStore.h"
 
 #include <QSqlQuery>
 #include <QVariant>
 
 namespace swarmtrain {
 
-Result<void> SqliteCoordinatorStore::addAverageReports(const std::vector<AverageReportRecord> &reports)
+Result<void> SqlCoordinatorStore::addAverageReports(const std::vector<AverageReportRecord> &reports)
 {
     return inTransaction([&]() -> Result<void> {
         for (const AverageReportRecord &report : reports) {
@@ -24,7 +24,7 @@ Result<void> SqliteCoordinatorStore::addAverageReports(const std::vector<Average
     });
 }
 
-Result<std::vector<AverageReportRecord>> SqliteCoordinatorStore::averageReports(qint64 round, int attempt)
+Result<std::vector<AverageReportRecord>> SqlCoordinatorStore::averageReports(qint64 round, int attempt)
 {
     QSqlQuery q = query(QStringLiteral("SELECT round, attempt, key_id, range_begin, sha256 FROM average_reports"
                                        " WHERE round = ? AND attempt = ? ORDER BY key_id, range_begin"));

@@ -1,18 +1,26 @@
-#include "SqliteCoordinatorStore.h"
+#include "SqlCoordinatorStore.h"
 
+#include "PostgresSchema.h"
 #include "SqliteSchema.h"
 
 #include <QAtomicInteger>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLoggingCategory>
 #include <QSqlError>
 #include <QSqlQuery>
+#include <QUrl>
+#include <QUrlQuery>
 #include <QVariant>
+
+#include <algorithm>
 
 namespace swarmtrain {
 
 namespace {
+
+Q_LOGGING_CATEGORY(lcStore, "swarmtrain.coordinator.store")
 
 QAtomicInteger<quint64> g_connectionCounter;
 
@@ -79,30 +87,32 @@ ContributionRecord contributionFromQuery(const QSqlQuery &query)
 
 } // namespace
 
-QVariant SqliteCoordinatorStore::text(const QString &value)
+QVariant SqlCoordinatorStore::text(const QString &value)
 {
     return value.isNull() ? QVariant(QStringLiteral("")) : QVariant(value);
 }
 
-SqliteCoordinatorStore::SqliteCoordinatorStore(QString connectionName)
+SqlCoordinatorStore::SqlCoordinatorStore(QString connectionName, Dialect dialect)
     : m_connectionName(std::move(connectionName))
-    , m_db(QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connectionName))
+    , m_dialect(dialect)
+    , m_db(QSqlDatabase::addDatabase(dialect == Dialect::Sqlite ? QStringLiteral("QSQLITE") : QStringLiteral("QPSQL"),
+                                     m_connectionName))
 {
 }
 
-SqliteCoordinatorStore::~SqliteCoordinatorStore()
+SqlCoordinatorStore::~SqlCoordinatorStore()
 {
     m_db.close();
     m_db = QSqlDatabase();
     QSqlDatabase::removeDatabase(m_connectionName);
 }
 
-Result<std::unique_ptr<SqliteCoordinatorStore>> SqliteCoordinatorStore::open(const std::filesystem::path &file)
+Result<std::unique_ptr<SqlCoordinatorStore>> SqlCoordinatorStore::openSqlite(const std::filesystem::path &file)
 {
     if (!QSqlDatabase::isDriverAvailable(QStringLiteral("QSQLITE")))
         return makeError("Qt's SQLite driver (QSQLITE) is not installed");
     const QString name = QStringLiteral("swarmtrain-coordinator-%1").arg(g_connectionCounter.fetchAndAddRelaxed(1));
-    std::unique_ptr<SqliteCoordinatorStore> store(new SqliteCoordinatorStore(name));
+    std::unique_ptr<SqlCoordinatorStore> store(new SqlCoordinatorStore(name, Dialect::Sqlite));
     store->m_db.setDatabaseName(QString::fromStdString(file.string()));
     if (!store->m_db.open())
         return makeError("cannot open " + file.string() + ": " + store->m_db.lastError().text().toStdString());
@@ -119,25 +129,104 @@ Result<std::unique_ptr<SqliteCoordinatorStore>> SqliteCoordinatorStore::open(con
     return store;
 }
 
-QSqlQuery SqliteCoordinatorStore::query(const QString &sql)
+Result<std::unique_ptr<SqlCoordinatorStore>> SqlCoordinatorStore::openPostgres(const QString &url, int schemaVersion)
 {
+    if (!QSqlDatabase::isDriverAvailable(QStringLiteral("QPSQL")))
+        return makeError("Qt's PostgreSQL driver (QPSQL) is not installed (Debian: libqt6sql6-psql)");
+    const QUrl parsed(url, QUrl::StrictMode);
+    const QString database = parsed.path().mid(1);
+    if (!parsed.isValid() || (parsed.scheme() != u"postgresql" && parsed.scheme() != u"postgres")
+        || parsed.host().isEmpty() || database.isEmpty() || database.contains(QLatin1Char('/'))) {
+        return makeError("not a PostgreSQL address: " + parsed.toDisplayString(QUrl::RemovePassword).toStdString()
+                         + " (postgresql://user@host[:port]/database)");
+    }
+    // libpq's own options, which the driver passes on; anything else in the address is refused.
+    QStringList options = {QStringLiteral("connect_timeout=5")};
+    for (const auto &[key, value] : QUrlQuery(parsed).queryItems(QUrl::FullyDecoded)) {
+        static const QStringList known = {QStringLiteral("sslmode"), QStringLiteral("sslrootcert"), QStringLiteral("sslcert"),
+                                          QStringLiteral("sslkey"), QStringLiteral("connect_timeout"),
+                                          QStringLiteral("application_name")};
+        if (!known.contains(key) || value.contains(QLatin1Char(';')))
+            return makeError("unknown or malformed PostgreSQL option in the address: " + key.toStdString());
+        options.append(key + QLatin1Char('=') + value);
+    }
+    const QString name = QStringLiteral("swarmtrain-coordinator-%1").arg(g_connectionCounter.fetchAndAddRelaxed(1));
+    std::unique_ptr<SqlCoordinatorStore> store(new SqlCoordinatorStore(name, Dialect::Postgres));
+    store->m_db.setHostName(parsed.host());
+    store->m_db.setPort(parsed.port(5432));
+    store->m_db.setDatabaseName(database);
+    store->m_db.setUserName(parsed.userName(QUrl::FullyDecoded));
+    store->m_db.setPassword(parsed.password(QUrl::FullyDecoded));
+    store->m_db.setConnectOptions(options.join(QLatin1Char(';')));
+    const std::string where = parsed.toDisplayString(QUrl::RemovePassword).toStdString();
+    if (!store->m_db.open())
+        return makeError("cannot connect to " + where + ": " + store->m_db.lastError().text().toStdString());
+    if (Result<void> migrated = migratePostgresSchema(store->m_db, schemaVersion > 0 ? schemaVersion : kPostgresSchemaVersion);
+        !migrated)
+        return makeError(where + ": " + migrated.error().message);
+    return store;
+}
+
+QString SqlCoordinatorStore::upsert(const QString &table, const QString &columns, const QString &key)
+{
+    QStringList placeholders, updates;
+    const QStringList keys = key.split(QLatin1Char(','), Qt::SkipEmptyParts);
+    for (const QString &column : columns.split(QLatin1Char(','))) {
+        placeholders.append(QStringLiteral("?"));
+        const auto same = [&](const QString &k) { return k.trimmed() == column.trimmed(); };
+        if (std::none_of(keys.begin(), keys.end(), same))
+            updates.append(QStringLiteral("%1 = excluded.%1").arg(column.trimmed()));
+    }
+    return QStringLiteral("INSERT INTO %1 (%2) VALUES (%3) ON CONFLICT (%4) DO UPDATE SET %5")
+        .arg(table, columns, placeholders.join(QStringLiteral(", ")), key, updates.join(QStringLiteral(", ")));
+}
+
+QSqlQuery SqlCoordinatorStore::query(const QString &sql)
+{
+    if (!m_db.isOpen())
+        m_db.open(); // the server was away when it was last tried; if it still is, exec says so
     QSqlQuery query(m_db);
     query.prepare(sql);
     return query;
 }
 
-Result<void> SqliteCoordinatorStore::exec(QSqlQuery &query, const char *what)
+bool SqlCoordinatorStore::reconnectIfLost()
 {
-    if (!query.exec())
-        return makeError(std::string(what) + " failed: " + query.lastError().text().toStdString());
-    return {};
+    if (m_dialect != Dialect::Postgres)
+        return false;
+    if (QSqlQuery probe(m_db); probe.exec(QStringLiteral("SELECT 1")))
+        return false; // it answers: the statement itself failed
+    m_db.close();
+    if (!m_db.open())
+        return false;
+    qCInfo(lcStore) << "connected to the database again";
+    return true;
 }
 
-Result<void> SqliteCoordinatorStore::inTransaction(const std::function<Result<void>()> &work)
+Result<void> SqlCoordinatorStore::exec(QSqlQuery &query, const char *what)
 {
-    if (!m_db.transaction())
+    if (query.exec())
+        return {};
+    const QString why = query.lastError().text();
+    if (!m_inTransaction && reconnectIfLost()) {
+        QSqlQuery again(m_db);
+        again.prepare(query.lastQuery());
+        for (const QVariant &value : query.boundValues())
+            again.addBindValue(value);
+        query = std::move(again);
+        if (query.exec())
+            return {};
+    }
+    return makeError(std::string(what) + " failed: " + why.toStdString());
+}
+
+Result<void> SqlCoordinatorStore::inTransaction(const std::function<Result<void>()> &work)
+{
+    if (!m_db.transaction() && !(reconnectIfLost() && m_db.transaction()))
         return makeError("cannot begin a transaction: " + m_db.lastError().text().toStdString());
+    m_inTransaction = true;
     Result<void> result = work();
+    m_inTransaction = false;
     if (!result) {
         m_db.rollback();
         return result;
@@ -150,7 +239,7 @@ Result<void> SqliteCoordinatorStore::inTransaction(const std::function<Result<vo
     return {};
 }
 
-Result<std::optional<QString>> SqliteCoordinatorStore::meta(const QString &key)
+Result<std::optional<QString>> SqlCoordinatorStore::meta(const QString &key)
 {
     QSqlQuery q = query(QStringLiteral("SELECT value FROM meta WHERE key = ?"));
     q.addBindValue(text(key));
@@ -161,18 +250,19 @@ Result<std::optional<QString>> SqliteCoordinatorStore::meta(const QString &key)
     return std::optional<QString>(q.value(0).toString());
 }
 
-Result<void> SqliteCoordinatorStore::setMeta(const QString &key, const QString &value)
+Result<void> SqlCoordinatorStore::setMeta(const QString &key, const QString &value)
 {
-    QSqlQuery q = query(QStringLiteral("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)"));
+    QSqlQuery q = query(upsert(QStringLiteral("meta"), QStringLiteral("key, value"), QStringLiteral("key")));
     q.addBindValue(text(key));
     q.addBindValue(text(value));
     return exec(q, "writing meta");
 }
 
-Result<std::vector<RoundRecord>> SqliteCoordinatorStore::selectRounds(const QString &where, qint64 value)
+Result<std::vector<RoundRecord>> SqlCoordinatorStore::selectRounds(const QString &where, qint64 value)
 {
     QSqlQuery q = query(QStringLiteral("SELECT number, attempt, state, gathering_since_ms, started_ms, deadline_ms,"
-                                       " finished_ms, members, agreed_hash, uploader, val_loss, share, schedule_advance FROM rounds ")
+                                       " finished_ms, members, agreed_hash, uploader, val_loss, share, schedule_advance, revision"
+                                       " FROM rounds ")
                         + where);
     if (where.contains(QLatin1Char('?')))
         q.addBindValue(value);
@@ -197,12 +287,13 @@ Result<std::vector<RoundRecord>> SqliteCoordinatorStore::selectRounds(const QStr
         round.validationLoss = toOptionalDouble(q.value(10));
         round.share = q.value(11).toDouble();
         round.scheduleAdvance = q.value(12).toLongLong();
+        round.revision = q.value(13).toLongLong();
         rounds.push_back(std::move(round));
     }
     return rounds;
 }
 
-Result<std::optional<RoundRecord>> SqliteCoordinatorStore::currentRound()
+Result<std::optional<RoundRecord>> SqlCoordinatorStore::currentRound()
 {
     Result<std::vector<RoundRecord>> rounds = selectRounds(QStringLiteral("ORDER BY number DESC LIMIT 1"), 0);
     if (!rounds)
@@ -212,7 +303,7 @@ Result<std::optional<RoundRecord>> SqliteCoordinatorStore::currentRound()
     return std::optional<RoundRecord>(rounds->front());
 }
 
-Result<std::optional<RoundRecord>> SqliteCoordinatorStore::round(qint64 number)
+Result<std::optional<RoundRecord>> SqlCoordinatorStore::round(qint64 number)
 {
     Result<std::vector<RoundRecord>> rounds = selectRounds(QStringLiteral("WHERE number = ?"), number);
     if (!rounds)
@@ -222,27 +313,41 @@ Result<std::optional<RoundRecord>> SqliteCoordinatorStore::round(qint64 number)
     return std::optional<RoundRecord>(rounds->front());
 }
 
-Result<void> SqliteCoordinatorStore::writeRound(const RoundRecord &round)
+Result<void> SqlCoordinatorStore::writeRound(const RoundRecord &round)
 {
-    QSqlQuery q = query(QStringLiteral("INSERT OR REPLACE INTO rounds (number, attempt, state, gathering_since_ms,"
-                                       " started_ms, deadline_ms, finished_ms, members, agreed_hash, uploader, val_loss,"
-                                       " share, schedule_advance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+    const bool insert = round.revision == 0;
+    QSqlQuery q = query(insert ? QStringLiteral("INSERT INTO rounds (attempt, state, gathering_since_ms, started_ms,"
+                                                " deadline_ms, finished_ms, members, agreed_hash, uploader, val_loss, share,"
+                                                " schedule_advance, number, revision)"
+                                                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING")
+                               : QStringLiteral("UPDATE rounds SET attempt = ?, state = ?, gathering_since_ms = ?,"
+                                                " started_ms = ?, deadline_ms = ?, finished_ms = ?, members = ?,"
+                                                " agreed_hash = ?, uploader = ?, val_loss = ?, share = ?,"
+                                                " schedule_advance = ?, revision = revision + 1"
+                                                " WHERE number = ? AND revision = ?"));
     for (const QVariant &value :
-         {QVariant(round.number), QVariant(round.attempt), QVariant(roundStateName(round.state)),
-          QVariant(round.gatheringSinceMs), QVariant(round.startedMs), QVariant(round.deadlineMs),
-          QVariant(round.finishedMs), QVariant(membersToJson(round.members)), QVariant(text(round.agreedHash)),
-          QVariant(text(round.uploaderKeyId)), optionalDouble(round.validationLoss), QVariant(round.share),
-          QVariant(round.scheduleAdvance)})
+         {QVariant(round.attempt), QVariant(roundStateName(round.state)), QVariant(round.gatheringSinceMs),
+          QVariant(round.startedMs), QVariant(round.deadlineMs), QVariant(round.finishedMs),
+          QVariant(membersToJson(round.members)), QVariant(text(round.agreedHash)), QVariant(text(round.uploaderKeyId)),
+          optionalDouble(round.validationLoss), QVariant(round.share), QVariant(round.scheduleAdvance),
+          QVariant(round.number)})
         q.addBindValue(value);
-    return exec(q, "saving a round");
+    if (!insert)
+        q.addBindValue(round.revision);
+    if (Result<void> done = exec(q, "saving a round"); !done)
+        return done;
+    if (q.numRowsAffected() != 1) {
+        return makeError("round " + std::to_string(round.number) + " " + kChangedMeanwhile + "; not saved");
+    }
+    return {};
 }
 
-Result<void> SqliteCoordinatorStore::saveRound(const RoundRecord &round)
+Result<void> SqlCoordinatorStore::saveRound(const RoundRecord &round)
 {
     return writeRound(round);
 }
 
-Result<void> SqliteCoordinatorStore::reopenRound(qint64 abandoned, const RoundRecord &reopened)
+Result<void> SqlCoordinatorStore::reopenRound(qint64 abandoned, const RoundRecord &reopened)
 {
     return inTransaction([&]() -> Result<void> {
         QSqlQuery drop = query(QStringLiteral("DELETE FROM rounds WHERE number = ?"));
@@ -253,7 +358,7 @@ Result<void> SqliteCoordinatorStore::reopenRound(qint64 abandoned, const RoundRe
     });
 }
 
-Result<void> SqliteCoordinatorStore::addContribution(const ContributionRecord &c)
+Result<void> SqlCoordinatorStore::addContribution(const ContributionRecord &c)
 {
     QSqlQuery q = query(QStringLiteral("INSERT INTO contributions (%1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                             .arg(QLatin1StringView(kContributionColumns)));
@@ -267,17 +372,18 @@ Result<void> SqliteCoordinatorStore::addContribution(const ContributionRecord &c
     q.addBindValue(text(c.paramsHash));
     q.addBindValue(c.bytesUp);
     q.addBindValue(c.bytesDown);
-    q.addBindValue(c.accepted ? QVariant(*c.accepted) : QVariant(QMetaType(QMetaType::Bool)));
+    q.addBindValue(c.accepted ? QVariant(int(*c.accepted)) : QVariant(QMetaType(QMetaType::Int)));
     q.addBindValue(c.credit);
     q.addBindValue(c.receivedMs);
     return exec(q, "saving a contribution");
 }
 
-Result<std::vector<ContributionRecord>> SqliteCoordinatorStore::contributions(qint64 round, int attempt)
+Result<std::vector<ContributionRecord>> SqlCoordinatorStore::contributions(qint64 round, int attempt)
 {
-    QSqlQuery q = query(QStringLiteral("SELECT %1 FROM contributions WHERE round = ? AND attempt = ? ORDER BY received_ms,"
-                                       " rowid")
-                            .arg(QLatin1StringView(kContributionColumns)));
+    // In the order they came (the first accepted is asked for the new state).
+    QSqlQuery q = query(QStringLiteral("SELECT %1 FROM contributions WHERE round = ? AND attempt = ? ORDER BY received_ms, %2")
+                            .arg(QLatin1StringView(kContributionColumns),
+                                 m_dialect == Dialect::Sqlite ? QStringLiteral("rowid") : QStringLiteral("arrival")));
     q.addBindValue(round);
     q.addBindValue(attempt);
     if (Result<void> done = exec(q, "reading contributions"); !done)
@@ -288,7 +394,7 @@ Result<std::vector<ContributionRecord>> SqliteCoordinatorStore::contributions(qi
     return list;
 }
 
-Result<std::optional<ContributionRecord>> SqliteCoordinatorStore::lastContribution(const QString &keyId)
+Result<std::optional<ContributionRecord>> SqlCoordinatorStore::lastContribution(const QString &keyId)
 {
     QSqlQuery q = query(QStringLiteral("SELECT %1 FROM contributions WHERE key_id = ? ORDER BY round DESC, attempt DESC"
                                        " LIMIT 1")
@@ -301,14 +407,17 @@ Result<std::optional<ContributionRecord>> SqliteCoordinatorStore::lastContributi
     return std::optional<ContributionRecord>(contributionFromQuery(q));
 }
 
-Result<void> SqliteCoordinatorStore::closeRound(const RoundRecord &closed, const std::vector<ContributionRecord> &verdicts,
+Result<void> SqlCoordinatorStore::closeRound(const RoundRecord &closed, const std::vector<ContributionRecord> &verdicts,
                                                 const std::optional<RoundRecord> &next)
 {
     return inTransaction([&]() -> Result<void> {
+        // The round first: of two instances closing it, the second waits here and then fails.
+        if (Result<void> done = writeRound(closed); !done)
+            return done;
         for (const ContributionRecord &verdict : verdicts) {
             QSqlQuery update = query(QStringLiteral("UPDATE contributions SET accepted = ?, credit = ? WHERE round = ? AND"
                                                     " attempt = ? AND key_id = ?"));
-            update.addBindValue(verdict.accepted.value_or(false));
+            update.addBindValue(int(verdict.accepted.value_or(false)));
             update.addBindValue(verdict.credit);
             update.addBindValue(verdict.round);
             update.addBindValue(verdict.attempt);
@@ -325,15 +434,13 @@ Result<void> SqliteCoordinatorStore::closeRound(const RoundRecord &closed, const
             if (Result<void> done = exec(credit, "crediting a peer"); !done)
                 return done;
         }
-        if (Result<void> done = writeRound(closed); !done)
-            return done;
         if (next)
             return writeRound(*next);
         return {};
     });
 }
 
-Result<std::vector<CheckpointRecord>> SqliteCoordinatorStore::selectCheckpoints(const QString &where, qint64 value)
+Result<std::vector<CheckpointRecord>> SqlCoordinatorStore::selectCheckpoints(const QString &where, qint64 value)
 {
     QSqlQuery q = query(QStringLiteral("SELECT round, file, sha256, bytes, params_hash, val_loss FROM checkpoints ")
                         + where);
@@ -349,12 +456,12 @@ Result<std::vector<CheckpointRecord>> SqliteCoordinatorStore::selectCheckpoints(
     return list;
 }
 
-Result<void> SqliteCoordinatorStore::recordLinks(const std::vector<LinkRecord> &links, qint64 forgetBeforeMs)
+Result<void> SqlCoordinatorStore::recordLinks(const std::vector<LinkRecord> &links, qint64 forgetBeforeMs)
 {
     return inTransaction([&]() -> Result<void> {
         for (const LinkRecord &link : links) {
-            QSqlQuery q = query(QStringLiteral("INSERT OR REPLACE INTO links (from_key, to_key, rtt_ms, bytes_per_s,"
-                                               " measured_ms) VALUES (?, ?, ?, ?, ?)"));
+            QSqlQuery q = query(upsert(QStringLiteral("links"), QStringLiteral("from_key, to_key, rtt_ms, bytes_per_s, measured_ms"),
+                                       QStringLiteral("from_key, to_key")));
             q.addBindValue(text(link.fromKeyId));
             q.addBindValue(text(link.toKeyId));
             q.addBindValue(link.rttMs);
@@ -369,7 +476,7 @@ Result<void> SqliteCoordinatorStore::recordLinks(const std::vector<LinkRecord> &
     });
 }
 
-Result<std::vector<LinkRecord>> SqliteCoordinatorStore::links(qint64 sinceMs)
+Result<std::vector<LinkRecord>> SqlCoordinatorStore::links(qint64 sinceMs)
 {
     QSqlQuery q = query(QStringLiteral("SELECT from_key, to_key, rtt_ms, bytes_per_s, measured_ms FROM links"
                                        " WHERE measured_ms >= ?"));
@@ -384,10 +491,10 @@ Result<std::vector<LinkRecord>> SqliteCoordinatorStore::links(qint64 sinceMs)
     return links;
 }
 
-Result<void> SqliteCoordinatorStore::addCheckpoint(const CheckpointRecord &checkpoint)
+Result<void> SqlCoordinatorStore::addCheckpoint(const CheckpointRecord &checkpoint)
 {
-    QSqlQuery q = query(QStringLiteral("INSERT OR REPLACE INTO checkpoints (round, file, sha256, bytes, params_hash,"
-                                       " val_loss) VALUES (?, ?, ?, ?, ?, ?)"));
+    QSqlQuery q = query(upsert(QStringLiteral("checkpoints"), QStringLiteral("round, file, sha256, bytes, params_hash, val_loss"),
+                               QStringLiteral("round")));
     q.addBindValue(checkpoint.round);
     q.addBindValue(text(checkpoint.fileName));
     q.addBindValue(text(checkpoint.sha256));
@@ -397,7 +504,7 @@ Result<void> SqliteCoordinatorStore::addCheckpoint(const CheckpointRecord &check
     return exec(q, "saving a checkpoint");
 }
 
-Result<std::optional<CheckpointRecord>> SqliteCoordinatorStore::latestCheckpoint()
+Result<std::optional<CheckpointRecord>> SqlCoordinatorStore::latestCheckpoint()
 {
     Result<std::vector<CheckpointRecord>> list = selectCheckpoints(QStringLiteral("ORDER BY round DESC LIMIT 1"), 0);
     if (!list)
@@ -407,7 +514,7 @@ Result<std::optional<CheckpointRecord>> SqliteCoordinatorStore::latestCheckpoint
     return std::optional<CheckpointRecord>(list->front());
 }
 
-Result<std::optional<CheckpointRecord>> SqliteCoordinatorStore::checkpoint(qint64 round)
+Result<std::optional<CheckpointRecord>> SqlCoordinatorStore::checkpoint(qint64 round)
 {
     Result<std::vector<CheckpointRecord>> list = selectCheckpoints(QStringLiteral("WHERE round = ?"), round);
     if (!list)
@@ -417,12 +524,12 @@ Result<std::optional<CheckpointRecord>> SqliteCoordinatorStore::checkpoint(qint6
     return std::optional<CheckpointRecord>(list->front());
 }
 
-Result<std::vector<CheckpointRecord>> SqliteCoordinatorStore::checkpoints()
+Result<std::vector<CheckpointRecord>> SqlCoordinatorStore::checkpoints()
 {
     return selectCheckpoints(QStringLiteral("ORDER BY round"), 0);
 }
 
-Result<void> SqliteCoordinatorStore::setValidationLoss(qint64 round, double loss)
+Result<void> SqlCoordinatorStore::setValidationLoss(qint64 round, double loss)
 {
     return inTransaction([&]() -> Result<void> {
         QSqlQuery checkpoint = query(QStringLiteral("UPDATE checkpoints SET val_loss = ? WHERE round = ?"));

@@ -14,16 +14,26 @@ class QSqlQuery;
 
 namespace swarmtrain {
 
-// CoordinatorStore on one SQLite file (Qt's QSQLITE driver) in WAL mode with synchronous=FULL:
-// a commit is on disk before the call returns, and a kill -9 or power cut at any moment leaves
-// the database readable. Used from one thread.
-class SqliteCoordinatorStore final : public CoordinatorStore {
+// CoordinatorStore in SQL through QtSql, on one of two databases that run the same statements:
+// - SQLite (QSQLITE), the embedded default: one file in WAL mode with synchronous=FULL, so a
+//   commit is on disk before the call returns and a kill -9 or power cut leaves it readable.
+// - PostgreSQL (QPSQL), for several coordinator instances on one database (issue 20). A
+//   connection lost (the server restarted) is opened again, and a statement outside a
+//   transaction that failed with it is run again once.
+// Used from one thread.
+class SqlCoordinatorStore final : public CoordinatorStore {
 public:
+    enum class Dialect { Sqlite, Postgres };
 
-    static Result<std::unique_ptr<SqliteCoordinatorStore>> open(const std::filesystem::path &file);
-    ~SqliteCoordinatorStore() override;
-    SqliteCoordinatorStore(const SqliteCoordinatorStore &) = delete;
-    SqliteCoordinatorStore &operator=(const SqliteCoordinatorStore &) = delete;
+    static Result<std::unique_ptr<SqlCoordinatorStore>> openSqlite(const std::filesystem::path &file);
+    // `url`: postgresql://user[:password]@host[:port]/database[?sslmode=...&connect_timeout=...]
+    // (a password may come from PGPASSWORD or ~/.pgpass instead). `schemaVersion`: the version
+    // to migrate to, 0 for the newest (tests of the upgrade make an older one).
+    static Result<std::unique_ptr<SqlCoordinatorStore>> openPostgres(const QString &url, int schemaVersion = 0);
+    Dialect dialect() const { return m_dialect; }
+    ~SqlCoordinatorStore() override;
+    SqlCoordinatorStore(const SqlCoordinatorStore &) = delete;
+    SqlCoordinatorStore &operator=(const SqlCoordinatorStore &) = delete;
 
     Result<std::optional<QString>> meta(const QString &key) override;
     Result<void> setMeta(const QString &key, const QString &value) override;
@@ -31,6 +41,8 @@ public:
     Result<void> savePeer(const PeerRecord &peer) override;
     Result<std::optional<PeerRecord>> peer(const QString &keyId) override;
     Result<std::vector<PeerRecord>> peers() override;
+    Result<std::vector<PeerRecord>> peersSeenSince(qint64 sinceMs) override;
+    Result<qint64> peerCount() override;
     Result<qint64> nextOrdinal() override;
     Result<NearbyPeers> onlinePeersNear(const QString &address, qint64 seenSinceMs, const QString &exceptKeyId,
                                         qint64 atMost) override;
@@ -81,15 +93,26 @@ public:
     Result<void> addAverageReports(const std::vector<AverageReportRecord> &reports) override;
     Result<std::vector<AverageReportRecord>> averageReports(qint64 round, int attempt) override;
 
+    Result<bool> takeLease(const QString &name, const QString &holder, qint64 nowMs, qint64 untilMs) override;
+    Result<bool> recordRequest(const QString &signature, qint64 signedMs, qint64 forgetBeforeMs) override;
+
 private:
-    explicit SqliteCoordinatorStore(QString connectionName);
+    SqlCoordinatorStore(QString connectionName, Dialect dialect);
+    // "INSERT ... ON CONFLICT (key) DO UPDATE" of every column: SQLite's and PostgreSQL's upsert.
+    static QString upsert(const QString &table, const QString &columns, const QString &key);
     // QtSql binds a null QString as SQL NULL; the text columns are NOT NULL, so empty means "".
     static QVariant text(const QString &value);
     QSqlQuery query(const QString &sql);
+    // Runs the prepared query; on PostgreSQL, a statement outside a transaction whose connection
+    // was lost runs again once on a new one (`query` is then that statement).
     Result<void> exec(QSqlQuery &query, const char *what);
-    Result<std::vector<PeerRecord>> selectPeers(const QString &sql, int limit);
+    // PostgreSQL: whether the connection still answers, else whether a new one opened.
+    bool reconnectIfLost();
+    // `sql` with one bound value, or none when `value` is empty.
+    Result<std::vector<PeerRecord>> selectPeers(const QString &sql, const QVariant &value);
     Result<std::vector<RoundRecord>> selectRounds(const QString &where, qint64 value);
     Result<std::vector<CheckpointRecord>> selectCheckpoints(const QString &where, qint64 value);
+    // An insert (revision 0) or an update of the revision the round names.
     Result<void> writeRound(const RoundRecord &round);
     // Peers stored before schema version 10 get the subnet of their address.
     Result<void> fillSubnets();
@@ -98,7 +121,10 @@ private:
     Result<std::vector<UpdateReportRecord>> selectUpdateReports(QSqlQuery &query);
 
     QString m_connectionName;
+    Dialect m_dialect;
     QSqlDatabase m_db;
+    bool m_inTransaction = false;
+    qint64 m_requestsForgottenMs = 0; // the last moment before which recordRequest forgot requests
 };
 
 } // namespace swarmtrain

@@ -1,6 +1,6 @@
-// SqliteCoordinatorStore's part for verifiable contributions (issue 16): commitments, owners'
+// SqlCoordinatorStore's part for verifiable contributions (issue 16): commitments, owners'
 // reports about pieces, spot checks and their consequences for credit.
-#include "SqliteCoordinatorStore.h"
+#include "SqlCoordinatorStore.h"
 
 #include <QSqlQuery>
 #include <QVariant>
@@ -42,7 +42,7 @@ SpotCheckRecord spotCheckFromQuery(const QSqlQuery &q)
 
 } // namespace
 
-Result<void> SqliteCoordinatorStore::addCommitments(const std::vector<CommitmentRecord> &pieces)
+Result<void> SqlCoordinatorStore::addCommitments(const std::vector<CommitmentRecord> &pieces)
 {
     return inTransaction([&]() -> Result<void> {
         for (const CommitmentRecord &piece : pieces) {
@@ -60,7 +60,7 @@ Result<void> SqliteCoordinatorStore::addCommitments(const std::vector<Commitment
     });
 }
 
-Result<std::vector<CommitmentRecord>> SqliteCoordinatorStore::selectCommitments(QSqlQuery &q)
+Result<std::vector<CommitmentRecord>> SqlCoordinatorStore::selectCommitments(QSqlQuery &q)
 {
     if (Result<void> done = exec(q, "reading commitments"); !done)
         return done.error();
@@ -72,7 +72,7 @@ Result<std::vector<CommitmentRecord>> SqliteCoordinatorStore::selectCommitments(
     return list;
 }
 
-Result<std::vector<CommitmentRecord>> SqliteCoordinatorStore::commitments(qint64 round, int attempt)
+Result<std::vector<CommitmentRecord>> SqlCoordinatorStore::commitments(qint64 round, int attempt)
 {
     QSqlQuery q = query(QStringLiteral("SELECT round, attempt, key_id, owner, sha256 FROM commitments"
                                        " WHERE round = ? AND attempt = ? ORDER BY key_id, owner"));
@@ -81,7 +81,7 @@ Result<std::vector<CommitmentRecord>> SqliteCoordinatorStore::commitments(qint64
     return selectCommitments(q);
 }
 
-Result<std::vector<CommitmentRecord>> SqliteCoordinatorStore::lastCommitments(const QString &keyId, qint64 beforeRound)
+Result<std::vector<CommitmentRecord>> SqlCoordinatorStore::lastCommitments(const QString &keyId, qint64 beforeRound)
 {
     QSqlQuery q = query(QStringLiteral(
         "SELECT round, attempt, key_id, owner, sha256 FROM commitments WHERE key_id = ? AND (round, attempt) ="
@@ -93,12 +93,12 @@ Result<std::vector<CommitmentRecord>> SqliteCoordinatorStore::lastCommitments(co
     return selectCommitments(q);
 }
 
-Result<void> SqliteCoordinatorStore::addUpdateReports(const std::vector<UpdateReportRecord> &reports)
+Result<void> SqlCoordinatorStore::addUpdateReports(const std::vector<UpdateReportRecord> &reports)
 {
     return inTransaction([&]() -> Result<void> {
         for (const UpdateReportRecord &report : reports) {
-            QSqlQuery q = query(QStringLiteral("INSERT OR IGNORE INTO update_reports (round, attempt, reporter, sender,"
-                                               " kind) VALUES (?, ?, ?, ?, ?)"));
+            QSqlQuery q = query(QStringLiteral("INSERT INTO update_reports (round, attempt, reporter, sender, kind)"
+                                               " VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"));
             q.addBindValue(report.round);
             q.addBindValue(report.attempt);
             q.addBindValue(text(report.reporterKeyId));
@@ -111,7 +111,7 @@ Result<void> SqliteCoordinatorStore::addUpdateReports(const std::vector<UpdateRe
     });
 }
 
-Result<std::vector<UpdateReportRecord>> SqliteCoordinatorStore::updateReports(qint64 round, int attempt)
+Result<std::vector<UpdateReportRecord>> SqlCoordinatorStore::updateReports(qint64 round, int attempt)
 {
     QSqlQuery q = query(QStringLiteral("SELECT round, attempt, reporter, sender, kind FROM update_reports"
                                        " WHERE round = ? AND attempt = ? ORDER BY sender, reporter"));
@@ -120,7 +120,7 @@ Result<std::vector<UpdateReportRecord>> SqliteCoordinatorStore::updateReports(qi
     return selectUpdateReports(q);
 }
 
-Result<std::vector<UpdateReportRecord>> SqliteCoordinatorStore::disputes(qint64 fromRound, qint64 toRound)
+Result<std::vector<UpdateReportRecord>> SqlCoordinatorStore::disputes(qint64 fromRound, qint64 toRound)
 {
     QSqlQuery q = query(QStringLiteral("SELECT round, attempt, reporter, sender, kind FROM update_reports"
                                        " WHERE round >= ? AND round <= ? AND kind = 'disputed'"
@@ -130,7 +130,7 @@ Result<std::vector<UpdateReportRecord>> SqliteCoordinatorStore::disputes(qint64 
     return selectUpdateReports(q);
 }
 
-Result<std::vector<UpdateReportRecord>> SqliteCoordinatorStore::selectUpdateReports(QSqlQuery &q)
+Result<std::vector<UpdateReportRecord>> SqlCoordinatorStore::selectUpdateReports(QSqlQuery &q)
 {
     if (Result<void> done = exec(q, "reading reports about pieces"); !done)
         return done.error();
@@ -142,10 +142,9 @@ Result<std::vector<UpdateReportRecord>> SqliteCoordinatorStore::selectUpdateRepo
     return list;
 }
 
-Result<void> SqliteCoordinatorStore::saveSpotCheck(const SpotCheckRecord &check)
+Result<void> SqlCoordinatorStore::saveSpotCheck(const SpotCheckRecord &check)
 {
-    QSqlQuery q = query(QStringLiteral("INSERT OR REPLACE INTO spot_checks (%1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-                            .arg(QLatin1StringView(kSpotCheckColumns)));
+    QSqlQuery q = query(upsert(QStringLiteral("spot_checks"), QLatin1StringView(kSpotCheckColumns), QStringLiteral("round, member")));
     q.addBindValue(check.round);
     q.addBindValue(check.attempt);
     q.addBindValue(text(check.memberKeyId));
@@ -161,7 +160,7 @@ Result<void> SqliteCoordinatorStore::saveSpotCheck(const SpotCheckRecord &check)
     return exec(q, "saving a spot check");
 }
 
-Result<std::optional<SpotCheckRecord>> SqliteCoordinatorStore::spotCheck(qint64 round, const QString &memberKeyId)
+Result<std::optional<SpotCheckRecord>> SqlCoordinatorStore::spotCheck(qint64 round, const QString &memberKeyId)
 {
     QSqlQuery q = query(QStringLiteral("SELECT %1 FROM spot_checks WHERE round = ? AND member = ?")
                             .arg(QLatin1StringView(kSpotCheckColumns)));
@@ -174,7 +173,7 @@ Result<std::optional<SpotCheckRecord>> SqliteCoordinatorStore::spotCheck(qint64 
     return std::optional<SpotCheckRecord>(spotCheckFromQuery(q));
 }
 
-Result<std::vector<SpotCheckRecord>> SqliteCoordinatorStore::openSpotChecks()
+Result<std::vector<SpotCheckRecord>> SqlCoordinatorStore::openSpotChecks()
 {
     QSqlQuery q = query(QStringLiteral("SELECT %1 FROM spot_checks WHERE state IN ('awaiting_update', 'checking')"
                                        " ORDER BY assigned_ms, round, member")
@@ -187,7 +186,7 @@ Result<std::vector<SpotCheckRecord>> SqliteCoordinatorStore::openSpotChecks()
     return list;
 }
 
-Result<void> SqliteCoordinatorStore::revokeContribution(qint64 round, int attempt, const QString &keyId)
+Result<void> SqlCoordinatorStore::revokeContribution(qint64 round, int attempt, const QString &keyId)
 {
     return inTransaction([&]() -> Result<void> {
         QSqlQuery read = query(QStringLiteral("SELECT credit, tokens, accepted FROM contributions WHERE round = ? AND"
@@ -209,16 +208,17 @@ Result<void> SqliteCoordinatorStore::revokeContribution(qint64 round, int attemp
         revoke.addBindValue(text(keyId));
         if (Result<void> done = exec(revoke, "revoking a contribution"); !done)
             return done;
-        QSqlQuery peer = query(QStringLiteral("UPDATE peers SET credit = MAX(credit - ?, 0), tokens = MAX(tokens - ?, 0),"
+        QSqlQuery peer = query(QStringLiteral("UPDATE peers SET credit = CASE WHEN credit > ? THEN credit - ? ELSE 0 END,"
+                                              " tokens = CASE WHEN tokens > ? THEN tokens - ? ELSE 0 END,"
                                               " accepted_rounds = 0, verified_rounds = 0 WHERE key_id = ?"));
-        peer.addBindValue(credit);
-        peer.addBindValue(tokens);
+        for (const QVariant &value : {QVariant(credit), QVariant(credit), QVariant(tokens), QVariant(tokens)})
+            peer.addBindValue(value);
         peer.addBindValue(text(keyId));
         return exec(peer, "taking credit back");
     });
 }
 
-Result<void> SqliteCoordinatorStore::countVerifiedRound(const QString &keyId)
+Result<void> SqlCoordinatorStore::countVerifiedRound(const QString &keyId)
 {
     QSqlQuery q = query(QStringLiteral("UPDATE peers SET verified_rounds = verified_rounds + 1, quarantined = 0"
                                        " WHERE key_id = ?"));
@@ -226,14 +226,14 @@ Result<void> SqliteCoordinatorStore::countVerifiedRound(const QString &keyId)
     return exec(q, "counting a verified round");
 }
 
-Result<void> SqliteCoordinatorStore::quarantinePeer(const QString &keyId)
+Result<void> SqlCoordinatorStore::quarantinePeer(const QString &keyId)
 {
     QSqlQuery q = query(QStringLiteral("UPDATE peers SET quarantined = 1 WHERE key_id = ?"));
     q.addBindValue(text(keyId));
     return exec(q, "quarantining a peer");
 }
 
-Result<void> SqliteCoordinatorStore::banPeer(const QString &keyId, const QString &reason)
+Result<void> SqlCoordinatorStore::banPeer(const QString &keyId, const QString &reason)
 {
     return inTransaction([&]() -> Result<void> {
         QSqlQuery peer = query(QStringLiteral("UPDATE peers SET banned_reason = ?, credit = 0, tokens = 0,"

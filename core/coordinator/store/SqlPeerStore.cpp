@@ -1,4 +1,4 @@
-#include "SqliteCoordinatorStore.h"
+#include "SqlCoordinatorStore.h"
 
 #include "PeerAddress.h"
 
@@ -50,16 +50,15 @@ PeerRecord peerFromQuery(const QSqlQuery &query)
 
 } // namespace
 
-Result<void> SqliteCoordinatorStore::savePeer(const PeerRecord &peer)
+Result<void> SqlCoordinatorStore::savePeer(const PeerRecord &peer)
 {
-    QSqlQuery q = query(QStringLiteral("INSERT OR REPLACE INTO peers (%1%2) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                                       "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-                            .arg(QLatin1StringView(kPeerColumns), QLatin1StringView(kDerivedPeerColumns)));
+    QSqlQuery q = query(upsert(QStringLiteral("peers"),
+                               QLatin1StringView(kPeerColumns) + QLatin1StringView(kDerivedPeerColumns), QStringLiteral("key_id")));
     q.addBindValue(text(peer.keyId));
     q.addBindValue(peer.publicKey.isNull() ? QByteArray("") : peer.publicKey);
     q.addBindValue(text(QString::fromUtf8(peer.deviceJson)));
     q.addBindValue(text(peer.endpoint));
-    q.addBindValue(peer.reachable);
+    q.addBindValue(int(peer.reachable));
     q.addBindValue(text(peer.clientVersion));
     q.addBindValue(peer.ordinal);
     q.addBindValue(text(peer.assignedShards.join(QLatin1Char(','))));
@@ -77,18 +76,18 @@ Result<void> SqliteCoordinatorStore::savePeer(const PeerRecord &peer)
     q.addBindValue(text(peer.bannedReason));
     q.addBindValue(peer.acceptedRounds);
     q.addBindValue(peer.verifiedRounds);
-    q.addBindValue(peer.quarantined);
+    q.addBindValue(int(peer.quarantined));
     q.addBindValue(peer.innerSteps);
     q.addBindValue(text(peer.displayName));
     q.addBindValue(text(subnetOf(QHostAddress(peer.address))));
     return exec(q, "saving a peer");
 }
 
-Result<std::vector<PeerRecord>> SqliteCoordinatorStore::selectPeers(const QString &sql, int limit)
+Result<std::vector<PeerRecord>> SqlCoordinatorStore::selectPeers(const QString &sql, const QVariant &value)
 {
     QSqlQuery q = query(sql);
-    if (limit >= 0)
-        q.addBindValue(limit);
+    if (value.isValid())
+        q.addBindValue(value);
     if (Result<void> done = exec(q, "reading peers"); !done)
         return done.error();
     std::vector<PeerRecord> peers;
@@ -97,7 +96,7 @@ Result<std::vector<PeerRecord>> SqliteCoordinatorStore::selectPeers(const QStrin
     return peers;
 }
 
-Result<std::optional<PeerRecord>> SqliteCoordinatorStore::peer(const QString &keyId)
+Result<std::optional<PeerRecord>> SqlCoordinatorStore::peer(const QString &keyId)
 {
     QSqlQuery q = query(QStringLiteral("SELECT %1 FROM peers WHERE key_id = ?").arg(QLatin1StringView(kPeerColumns)));
     q.addBindValue(text(keyId));
@@ -108,12 +107,27 @@ Result<std::optional<PeerRecord>> SqliteCoordinatorStore::peer(const QString &ke
     return std::optional<PeerRecord>(peerFromQuery(q));
 }
 
-Result<std::vector<PeerRecord>> SqliteCoordinatorStore::peers()
+Result<std::vector<PeerRecord>> SqlCoordinatorStore::peers()
 {
-    return selectPeers(QStringLiteral("SELECT %1 FROM peers ORDER BY ordinal").arg(QLatin1StringView(kPeerColumns)), -1);
+    return selectPeers(QStringLiteral("SELECT %1 FROM peers ORDER BY ordinal").arg(QLatin1StringView(kPeerColumns)), {});
 }
 
-Result<qint64> SqliteCoordinatorStore::nextOrdinal()
+Result<std::vector<PeerRecord>> SqlCoordinatorStore::peersSeenSince(qint64 sinceMs)
+{
+    return selectPeers(QStringLiteral("SELECT %1 FROM peers WHERE last_seen_ms >= ? ORDER BY ordinal")
+                           .arg(QLatin1StringView(kPeerColumns)),
+                       sinceMs);
+}
+
+Result<qint64> SqlCoordinatorStore::peerCount()
+{
+    QSqlQuery q = query(QStringLiteral("SELECT COUNT(*) FROM peers"));
+    if (Result<void> done = exec(q, "counting the peers"); !done)
+        return done.error();
+    return q.next() ? q.value(0).toLongLong() : qint64(0);
+}
+
+Result<qint64> SqlCoordinatorStore::nextOrdinal()
 {
     QSqlQuery q = query(QStringLiteral("SELECT MAX(ordinal) FROM peers"));
     if (Result<void> done = exec(q, "reading the last ordinal"); !done)
@@ -121,7 +135,7 @@ Result<qint64> SqliteCoordinatorStore::nextOrdinal()
     return q.next() && !q.value(0).isNull() ? q.value(0).toLongLong() + 1 : qint64(0);
 }
 
-Result<NearbyPeers> SqliteCoordinatorStore::onlinePeersNear(const QString &address, qint64 seenSinceMs,
+Result<NearbyPeers> SqlCoordinatorStore::onlinePeersNear(const QString &address, qint64 seenSinceMs,
                                                             const QString &exceptKeyId, qint64 atMost)
 {
     NearbyPeers nearby;
@@ -133,7 +147,7 @@ Result<NearbyPeers> SqliteCoordinatorStore::onlinePeersNear(const QString &addre
     qint64 *count[] = {&nearby.sameAddress, &nearby.sameSubnet};
     for (int i = 0; i < 2; ++i) {
         QSqlQuery q = query(QStringLiteral("SELECT COUNT(*) FROM (SELECT 1 FROM peers WHERE %1 = ? AND last_seen_ms >= ?"
-                                           " AND key_id != ? AND banned_reason = '' LIMIT ?)")
+                                           " AND key_id != ? AND banned_reason = '' LIMIT ?) AS near")
                                 .arg(column[i]));
         q.addBindValue(value[i]);
         q.addBindValue(seenSinceMs);
@@ -146,7 +160,7 @@ Result<NearbyPeers> SqliteCoordinatorStore::onlinePeersNear(const QString &addre
     return nearby;
 }
 
-Result<void> SqliteCoordinatorStore::fillSubnets()
+Result<void> SqlCoordinatorStore::fillSubnets()
 {
     QSqlQuery read = query(QStringLiteral("SELECT key_id, address FROM peers WHERE subnet = '' AND address != ''"));
     if (Result<void> done = exec(read, "reading peers without a subnet"); !done)
@@ -167,14 +181,14 @@ Result<void> SqliteCoordinatorStore::fillSubnets()
     });
 }
 
-Result<std::vector<PeerRecord>> SqliteCoordinatorStore::leaderboard(int limit)
+Result<std::vector<PeerRecord>> SqlCoordinatorStore::leaderboard(int limit)
 {
     return selectPeers(QStringLiteral("SELECT %1 FROM peers ORDER BY credit DESC, ordinal LIMIT ?")
                            .arg(QLatin1StringView(kPeerColumns)),
-                       limit);
+                       QVariant(limit));
 }
 
-Result<void> SqliteCoordinatorStore::recordHeartbeat(const QString &keyId, const QString &state, const QString &reason,
+Result<void> SqlCoordinatorStore::recordHeartbeat(const QString &keyId, const QString &state, const QString &reason,
                                                      double tokensPerSecond, qint64 baseRound, qint64 innerSteps,
                                                      qint64 nowMs)
 {
@@ -186,14 +200,14 @@ Result<void> SqliteCoordinatorStore::recordHeartbeat(const QString &keyId, const
     return exec(q, "recording a heartbeat");
 }
 
-Result<void> SqliteCoordinatorStore::countRejectedRequest(const QString &keyId)
+Result<void> SqlCoordinatorStore::countRejectedRequest(const QString &keyId)
 {
     QSqlQuery q = query(QStringLiteral("UPDATE peers SET rejected_requests = rejected_requests + 1 WHERE key_id = ?"));
     q.addBindValue(text(keyId));
     return exec(q, "counting a rejected request");
 }
 
-Result<qint64> SqliteCoordinatorStore::recordOffence(const QString &keyId, const QString &kind, const QString &detail,
+Result<qint64> SqlCoordinatorStore::recordOffence(const QString &keyId, const QString &kind, const QString &detail,
                                                     qint64 nowMs, bool once)
 {
     Result<qint64> count = makeError("no such peer");

@@ -1,0 +1,190 @@
+// Several coordinator instances on one database (issue 20): what the store guarantees when two of
+// them act at once, on SQLite (two connections to one file) and on a real PostgreSQL server.
+#include "StoreBackends.h"
+
+#include <QSqlDatabase>
+#include <QSqlQuery>
+
+#include <gtest/gtest.h>
+
+using namespace swarmtrain;
+
+namespace {
+
+class StoreInstancesTest : public test::StoreBackendTest {};
+SWARMTRAIN_ON_EVERY_STORE(StoreInstancesTest);
+
+// PostgreSQL alone: its schema's versions, its server going away.
+class PostgresStoreTest : public test::StoreBackendTest {};
+INSTANTIATE_TEST_SUITE_P(, PostgresStoreTest, ::testing::Values(test::StoreBackend::Postgres), test::storeBackendName);
+
+ContributionRecord report(const QString &keyId, qint64 tokens)
+{
+    ContributionRecord c;
+    c.keyId = keyId;
+    c.tokens = tokens;
+    c.paramsHash = QString(64, QLatin1Char('a'));
+    c.receivedMs = 5000;
+    return c;
+}
+
+PeerRecord peerNamed(const QString &keyId, qint64 ordinal)
+{
+    PeerRecord peer;
+    peer.keyId = keyId;
+    peer.publicKey = QByteArray(32, char(ordinal + 1));
+    peer.ordinal = ordinal;
+    peer.address = QStringLiteral("192.0.2.%1").arg(ordinal + 1);
+    return peer;
+}
+
+} // namespace
+
+TEST_P(StoreInstancesTest, OfTwoInstancesClosingOneRoundOnlyTheFirstDoesAndCreditIsGivenOnce)
+{
+    auto first = open();
+    auto second = open();
+    ASSERT_TRUE(first && second);
+    ASSERT_TRUE(first->savePeer(peerNamed(QStringLiteral("a"), 0)).ok());
+    RoundRecord running;
+    running.state = RoundState::Running;
+    running.members = {{QStringLiteral("a"), true, 0, 10}};
+    ASSERT_TRUE(first->saveRound(running).ok());
+    ASSERT_TRUE(first->addContribution(report(QStringLiteral("a"), 400)).ok());
+
+    // Both read the running round, both decide to close it.
+    const RoundRecord readByFirst = first->currentRound()->value();
+    const RoundRecord readBySecond = second->currentRound()->value();
+    ASSERT_EQ(readByFirst.revision, readBySecond.revision);
+    ContributionRecord verdict = report(QStringLiteral("a"), 400);
+    verdict.accepted = true;
+    verdict.credit = 0.4;
+    const auto close = [&](SqlCoordinatorStore &store, RoundRecord round, const QString &uploader) {
+        round.state = RoundState::Done;
+        round.uploaderKeyId = uploader;
+        RoundRecord next;
+        next.number = 1;
+        return store.closeRound(round, {verdict}, next);
+    };
+    ASSERT_TRUE(close(*first, readByFirst, QStringLiteral("a")).ok());
+    const Result<void> late = close(*second, readBySecond, QStringLiteral("someone else"));
+    ASSERT_FALSE(late.ok());
+    EXPECT_TRUE(lostRace(late.error())) << late.error().message;
+
+    const RoundRecord closed = second->round(0)->value();
+    EXPECT_EQ(closed.uploaderKeyId, QStringLiteral("a")) << "the second close changed nothing";
+    EXPECT_EQ(closed.revision, readByFirst.revision + 1);
+    EXPECT_DOUBLE_EQ(second->peer(QStringLiteral("a"))->value().credit, 0.4) << "credited once";
+    EXPECT_EQ(second->peer(QStringLiteral("a"))->value().acceptedRounds, 1);
+    EXPECT_EQ(second->currentRound()->value().number, 1);
+    // Two instances making the same new round: the second's is refused as a lost race too.
+    RoundRecord again;
+    again.number = 1;
+    const Result<void> made = second->saveRound(again);
+    ASSERT_FALSE(made.ok());
+    EXPECT_TRUE(lostRace(made.error()));
+}
+
+TEST_P(StoreInstancesTest, TheLeaseHasOneHolderUntilItExpires)
+{
+    auto a = open();
+    auto b = open();
+    ASSERT_TRUE(a && b);
+    const QString lease = QStringLiteral("timed-work");
+    EXPECT_TRUE(*a->takeLease(lease, QStringLiteral("instance-a"), 1000, 4000));
+    EXPECT_FALSE(*b->takeLease(lease, QStringLiteral("instance-b"), 2000, 5000)) << "held until 4000";
+    EXPECT_TRUE(*a->takeLease(lease, QStringLiteral("instance-a"), 3000, 6000)) << "the holder renews it";
+    EXPECT_FALSE(*b->takeLease(lease, QStringLiteral("instance-b"), 5999, 9000));
+    EXPECT_TRUE(*b->takeLease(lease, QStringLiteral("instance-b"), 6001, 9000)) << "expired: taken over";
+    EXPECT_FALSE(*a->takeLease(lease, QStringLiteral("instance-a"), 6002, 9000)) << "the old holder lost it";
+    EXPECT_TRUE(*a->takeLease(QStringLiteral("other"), QStringLiteral("instance-a"), 6002, 9000)) << "leases are by name";
+    // Handed back (a clean shutdown): free at once, not when it would have run out.
+    EXPECT_TRUE(*b->takeLease(lease, QStringLiteral("instance-b"), 6003, 0));
+    EXPECT_TRUE(*a->takeLease(lease, QStringLiteral("instance-a"), 6004, 9000));
+}
+
+TEST_P(StoreInstancesTest, ARequestSeenByOneInstanceIsAReplayAtAnother)
+{
+    auto a = open();
+    auto b = open();
+    ASSERT_TRUE(a && b);
+    const QString signature = QString(128, QLatin1Char('5'));
+    EXPECT_TRUE(*a->recordRequest(signature, 100'000, 40'000));
+    EXPECT_FALSE(*b->recordRequest(signature, 100'000, 40'000));
+    EXPECT_FALSE(*a->recordRequest(signature, 100'000, 40'000));
+    EXPECT_TRUE(*b->recordRequest(QString(128, QLatin1Char('6')), 100'001, 40'000));
+    // Long after, the old ones are forgotten (they would be refused as stale before this check).
+    EXPECT_TRUE(*b->recordRequest(QString(128, QLatin1Char('7')), 300'000, 200'000));
+    EXPECT_TRUE(*a->recordRequest(signature, 300'000, 200'000));
+}
+
+TEST_P(PostgresStoreTest, AVersionOneDatabaseIsUpgradedKeepingWhatItHeld)
+{
+    {
+        auto store = open(1);
+        ASSERT_TRUE(store);
+        ASSERT_TRUE(store->savePeer(peerNamed(QStringLiteral("a"), 0)).ok());
+        ASSERT_TRUE(store->setMeta(QStringLiteral("swarm"), QStringLiteral("{\"n_layer\":1}")).ok());
+        EXPECT_FALSE(store->takeLease(QStringLiteral("x"), QStringLiteral("y"), 0, 1).ok()) << "no leases in version 1";
+    }
+    auto store = open();
+    ASSERT_TRUE(store);
+    EXPECT_EQ(store->peer(QStringLiteral("a"))->value().address, QStringLiteral("192.0.2.1"));
+    EXPECT_EQ(store->meta(QStringLiteral("swarm"))->value(), QStringLiteral("{\"n_layer\":1}"));
+    EXPECT_TRUE(*store->takeLease(QStringLiteral("x"), QStringLiteral("y"), 0, 1));
+    RoundRecord round;
+    ASSERT_TRUE(store->saveRound(round).ok());
+    EXPECT_EQ(store->currentRound()->value().revision, 1);
+}
+
+TEST_P(PostgresStoreTest, ADatabaseOfANewerCoordinatorIsRefusedUntouched)
+{
+    ASSERT_TRUE(open());
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), QStringLiteral("bump"));
+        db.setHostName(QStringLiteral("127.0.0.1"));
+        db.setPort(postgres->port());
+        db.setUserName(QStringLiteral("postgres"));
+        db.setDatabaseName(QStringLiteral("swarmtrain"));
+        ASSERT_TRUE(db.open());
+        ASSERT_TRUE(QSqlQuery(db).exec(QStringLiteral("UPDATE schema_version SET version = 99")));
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("bump"));
+    Result<std::unique_ptr<SqlCoordinatorStore>> store =
+        SqlCoordinatorStore::openPostgres(QString::fromStdString(postgres->url()));
+    ASSERT_FALSE(store.ok());
+    EXPECT_NE(store.error().message.find("newer"), std::string::npos) << store.error().message;
+}
+
+TEST_P(PostgresStoreTest, TheStoreConnectsAgainAfterTheServerRestarts)
+{
+    auto store = open();
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(store->savePeer(peerNamed(QStringLiteral("a"), 0)).ok());
+    ASSERT_TRUE(postgres->restart()) << postgres->error();
+    const Result<std::optional<PeerRecord>> peer = store->peer(QStringLiteral("a"));
+    ASSERT_TRUE(peer.ok()) << peer.error().message;
+    EXPECT_TRUE(peer->has_value());
+    // With the server down, a clear error; nothing is lost, and it answers again once back.
+    postgres->stop();
+    const Result<void> saved = store->savePeer(peerNamed(QStringLiteral("b"), 1));
+    EXPECT_FALSE(saved.ok());
+    ASSERT_TRUE(postgres->start()) << postgres->error();
+    ASSERT_TRUE(store->savePeer(peerNamed(QStringLiteral("b"), 1)).ok());
+    EXPECT_EQ(store->peers()->size(), 2u);
+}
+
+TEST_P(PostgresStoreTest, AnAddressThatIsNotPostgresIsAClearError)
+{
+    for (const char *url : {"mysql://u@h/db", "postgresql://u@h/", "postgresql:///db", "postgresql://u@h/db?options=-c%20x",
+                            "postgresql://u@h/db?sslmode=require;dbname=other", "not a url"}) {
+        Result<std::unique_ptr<SqlCoordinatorStore>> store = SqlCoordinatorStore::openPostgres(QString::fromLatin1(url));
+        ASSERT_FALSE(store.ok()) << url;
+        EXPECT_TRUE(store.error().message.find("PostgreSQL") != std::string::npos) << store.error().message;
+    }
+    Result<std::unique_ptr<SqlCoordinatorStore>> withPassword =
+        SqlCoordinatorStore::openPostgres(QStringLiteral("postgresql://u:secret@127.0.0.1:1/db"));
+    ASSERT_FALSE(withPassword.ok());
+    EXPECT_EQ(withPassword.error().message.find("secret"), std::string::npos) << "no password in messages";
+}
