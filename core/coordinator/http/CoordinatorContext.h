@@ -41,6 +41,9 @@ struct CoordinatorServerOptions {
     // Generous: a peer heartbeating every second, with its round and upload calls, is far below.
     RateLimit ratePerAddress{50, 200};
     RateLimit ratePerKey{20, 80};
+    // Several instances on one database (--store postgresql://...): signed requests are checked
+    // for replays against the requests every instance saw, not only this one's.
+    bool sharedStore = false;
 
     static CoordinatorServerOptions from(const CoordinatorConfig &config, qint64 parameterCount);
 };

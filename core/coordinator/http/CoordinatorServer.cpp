@@ -29,6 +29,7 @@ namespace swarmtrain {
 namespace {
 
 constexpr qint64 kPeersRefreshMs = 2000;
+const QString kTimedWorkLease = QStringLiteral("timed-work");
 
 qint64 wallClockMs() { return QDateTime::currentMSecsSinceEpoch(); }
 
@@ -90,6 +91,7 @@ CoordinatorServerOptions CoordinatorServerOptions::from(const CoordinatorConfig 
     options.placeHints = config.placeHints;
     options.ratePerAddress = {config.rateLimitPerAddress, 4 * config.rateLimitPerAddress};
     options.ratePerKey = {config.rateLimitPerKey, 4 * config.rateLimitPerKey};
+    options.sharedStore = config.store != "sqlite";
     // A pair of peers stays partnered for a few heartbeats, so both sides hear of each other.
     options.links.pairTtlMs = std::max<qint64>(options.links.pairTtlMs, 5 * options.rounds.heartbeatIntervalMs);
     return options;
@@ -122,13 +124,17 @@ CoordinatorServer::CoordinatorServer(CoordinatorSetup &setup, CoordinatorServerO
     m_endpoints.push_back(std::make_unique<StateEndpoints>(m_context));
     m_endpoints.push_back(std::make_unique<AverageEndpoints>(m_context));
     m_endpoints.push_back(std::make_unique<StatusEndpoint>(m_context));
-    m_endpoints.push_back(std::make_unique<HealthEndpoint>(m_context, [this] { return m_lastTickMs; }));
+    m_endpoints.push_back(std::make_unique<HealthEndpoint>(m_context, [this] { return m_lastTickMs; },
+                                                           [this] { return m_leader; }));
     m_endpoints.push_back(std::make_unique<StatusPage>(m_context));
     m_endpoints.push_back(std::make_unique<ScheduleEndpoint>(m_context));
     m_endpoints.push_back(std::make_unique<VerificationEndpoints>(m_context));
     m_endpoints.push_back(std::make_unique<PipelineEndpoint>(m_context));
     for (const std::unique_ptr<EndpointGroup> &group : m_endpoints)
         group->addRoutes(m_routes);
+    unsigned char id[8];
+    RAND_bytes(id, sizeof id);
+    m_instanceId = QString::fromLatin1(QByteArray(reinterpret_cast<const char *>(id), sizeof id).toHex());
     m_rounds.setEstablished([this](const PeerRecord &peer) { return m_reputation.established(peer); });
     m_rounds.setOnClosed([this](const RoundRecord &round, const std::vector<ContributionRecord> &verdicts) {
         return m_verification.roundClosed(round, verdicts);
@@ -147,6 +153,11 @@ CoordinatorServer::~CoordinatorServer()
 {
     m_validation.waitForDone();
     m_schedule.waitForDone();
+    // Handed back at once, not when it runs out: an instance started next need not wait for it.
+    if (m_leader) {
+        if (Result<bool> released = m_setup.store->takeLease(kTimedWorkLease, m_instanceId, m_clock(), 0); !released)
+            qCWarning(lcCoordinator) << "cannot hand back the timed-work lease:" << released.error().message.c_str();
+    }
 }
 
 Result<quint16> CoordinatorServer::start(const QHostAddress &address, quint16 port,
@@ -158,6 +169,7 @@ Result<quint16> CoordinatorServer::start(const QHostAddress &address, quint16 po
     if (Result<void> token = loadInviteToken(); !token)
         return token.error();
     m_verifier.refuseSignedBefore(m_clock());
+    updateLeadership();
     if (Result<void> pipeline = startPipeline(); !pipeline)
         return pipeline.error();
     if (!m_pipeline.enabled()) {
@@ -265,9 +277,33 @@ Result<void> CoordinatorServer::startPipeline()
     return m_pipeline.start(std::move(options));
 }
 
+void CoordinatorServer::updateLeadership()
+{
+    // Renewed every tick; a leader that dies is replaced once its lease runs out.
+    const qint64 leaseMs = std::max<qint64>(kLeaseMs, 3 * qint64(m_options.tickMs));
+    const qint64 now = m_clock();
+    Result<bool> held = m_setup.store->takeLease(kTimedWorkLease, m_instanceId, now, now + leaseMs);
+    if (!held)
+        qCWarning(lcCoordinator) << "cannot renew the timed-work lease:" << held.error().message.c_str();
+    const bool leader = held && *held;
+    if (leader != m_leader) {
+        qCInfo(lcCoordinator).noquote() << "instance" << m_instanceId
+                                        << (leader ? "runs the swarm's timed work now (leader)" : "is a follower now");
+    }
+    m_leader = leader;
+    m_rounds.setLeader(leader);
+}
+
 void CoordinatorServer::tick()
 {
     m_lastTickMs = m_clock();
+    updateLeadership();
+    if (!m_leader) {
+        // Another instance moves the rounds; this one serves requests from the store.
+        if (m_clock() - m_peersRefreshedMs >= kPeersRefreshMs)
+            refreshPeers();
+        return;
+    }
     if (m_pipeline.enabled()) {
         if (Result<void> advanced = m_pipeline.advance(); !advanced)
             qCWarning(lcCoordinator) << "cannot advance the pipeline:" << advanced.error().message.c_str();
@@ -284,16 +320,12 @@ void CoordinatorServer::refreshPeers()
 {
     const qint64 now = m_clock();
     m_peersRefreshedMs = now;
-    Result<std::vector<PeerRecord>> peers = m_setup.store->peers();
+    Result<std::vector<PeerRecord>> peers = m_setup.store->peersSeenSince(m_rounds.onlineSinceMs());
     if (!peers) {
         qCWarning(lcCoordinator) << "cannot read the peers:" << peers.error().message.c_str();
         return;
     }
-    std::vector<PeerRecord> online;
-    for (PeerRecord &peer : *peers) {
-        if (m_rounds.isOnline(peer))
-            online.push_back(std::move(peer));
-    }
+    std::vector<PeerRecord> online = std::move(peers).value();
     m_schedule.update(online, [this, now](const std::vector<QString> &ids) { return m_links.matrix(ids, now); }, now);
     m_links.setOnlinePeers(std::move(online), now);
 }
@@ -451,6 +483,17 @@ Result<void> CoordinatorServer::authenticate(HttpExchange &exchange, const std::
     // Not an offence of the key's owner: anyone can forge a key id or replay its requests.
     if (!verified)
         return reject(toQString(verified.error()), stored->has_value());
+    if (m_options.sharedStore) {
+        // A request another instance accepted is a replay here too.
+        Result<bool> first = m_setup.store->recordRequest(QString::fromLatin1(signature.signature.toHex()),
+                                                          signature.timestampMs, m_clock() - m_options.maxClockSkewMs);
+        if (!first) {
+            failure = HttpReply::error(503, toQString(first.error()));
+            return first.error();
+        }
+        if (!*first)
+            return reject(QStringLiteral("this request was seen before (a replay)"), stored->has_value());
+    }
     if (peer.banned()) {
         failure = HttpReply::error(403, QStringLiteral("this key is banned from the swarm: %1").arg(peer.bannedReason));
         return makeError("banned");

@@ -45,7 +45,7 @@ public:
         m_schedule.waitForDone();
     }
     // Reads which peers are online, for link probes and the schedule: on each tick at most every
-    // two seconds (not on every heartbeat: it reads every peer), and when a caller asks.
+    // two seconds (not on every heartbeat: it reads every online peer), and when a caller asks.
     void refreshPeers();
 
 Q_SIGNALS:
@@ -68,6 +68,9 @@ private:
     // Limits, parsing and signature of `route`, then its handler.
     void dispatch(const Route &route, HttpExchange &exchange);
     void tick();
+    // Takes or renews the store's timed-work lease: only its holder moves rounds on a timer, so
+    // that of several instances on one database one does (issue 20).
+    void updateLeadership();
     // Pipeline-stage mode, when the flags ask for it or --mode auto finds that a whole copy of
     // the model does not fit the typical peer.
     Result<void> startPipeline();
@@ -95,6 +98,9 @@ private:
     QTimer m_ticker;
     qint64 m_peersRefreshedMs = 0;
     qint64 m_lastTickMs = 0; // when the timed work last ran (GET /v1/health)
+    static constexpr qint64 kLeaseMs = 5000;
+    QString m_instanceId; // random: names this process in the timed-work lease
+    bool m_leader = false;
 };
 
 } // namespace swarmtrain

@@ -27,7 +27,7 @@ HttpReply HealthEndpoint::health()
     const qint64 lag = last > 0 && interval > 0 ? std::max<qint64>(0, m_context.clock() - last - interval) : 0;
     return HttpReply::json(QJsonObject{{QStringLiteral("status"), QStringLiteral("ok")},
                                        {QStringLiteral("store"), QStringLiteral("reachable")},
-                                       {QStringLiteral("role"), QStringLiteral("leader")},
+                                       {QStringLiteral("role"), m_leader() ? QStringLiteral("leader") : QStringLiteral("follower")},
                                        {QStringLiteral("round"), double(*round ? (*round)->number : 0)},
                                        {QStringLiteral("timed_work_lag_ms"), double(lag)}});
 }

@@ -18,21 +18,21 @@ void StatusEndpoint::addRoutes(RouteTable &routes)
 HttpReply StatusEndpoint::status()
 {
     Result<RoundRecord> round = m_context.rounds.current();
-    Result<std::vector<PeerRecord>> peers = m_context.store.peers();
+    // The peers online and how many there are: no read of every peer.
+    Result<std::vector<PeerRecord>> online = m_context.store.peersSeenSince(m_context.rounds.onlineSinceMs());
+    Result<qint64> joined = m_context.store.peerCount();
     Result<std::vector<PeerRecord>> leaders = m_context.store.leaderboard(kLeaderboardSize);
     Result<std::vector<CheckpointRecord>> checkpoints = m_context.store.checkpoints();
-    if (!round || !peers || !leaders || !checkpoints)
+    if (!round || !online || !joined || !leaders || !checkpoints)
         return HttpReply::error(500, QStringLiteral("cannot read the swarm's state"));
     StatusAnswer answer;
     answer.round = round->number;
     answer.roundState = roundStateName(round->state);
-    for (const PeerRecord &peer : *peers) {
-        if (m_context.rounds.isOnline(peer)) {
-            ++answer.peers;
-            answer.tokensPerSecond += peer.tokensPerSecond;
-        }
+    for (const PeerRecord &peer : *online) {
+        ++answer.peers;
+        answer.tokensPerSecond += peer.tokensPerSecond;
     }
-    answer.peersTotal = qint64(peers->size());
+    answer.peersTotal = *joined;
     answer.checkpointRound = m_context.setup.checkpoint.round;
     answer.model = m_context.setup.model;
     answer.parameterCount = m_context.setup.parameterCount;
