@@ -38,6 +38,7 @@ protected:
         test::application();
         limits.headTimeoutMs = 300;
         limits.maxConnectionsPerAddress = 3;
+        limits.trustedProxies = {QHostAddress(QStringLiteral("127.0.0.3"))}; // a load balancer in front
         file = dir.write("file.bin", std::string(3 << 20, 'f'));
         server = std::make_unique<BoundedHttpServer>(
             limits, [this](const HttpRequest &request) { return admit(request); },
@@ -57,14 +58,15 @@ protected:
         } else if (path == QLatin1StringView("/spool")) {
             admission.maxBodyBytes = 1 << 20;
             admission.spoolDir = QString::fromStdString(dir.path().string());
-        } else if (path != QLatin1StringView("/file") && !path.startsWith(QLatin1StringView("/get"))) {
+        } else if (path != QLatin1StringView("/file") && path != QLatin1StringView("/whoami")
+                   && !path.startsWith(QLatin1StringView("/get"))) {
             admission.refusal = HttpReply::error(404, QStringLiteral("no such endpoint"));
         }
         return admission;
     }
 
     // /echo: the body back; /spool: the spooled file's size and the body's hash; /file: a
-    // streamed download; /getN: the path back.
+    // streamed download; /whoami: the client's address as the server sees it; /getN: the path back.
     void handle(const HttpRequest &request, const HttpConnection::Replier &reply)
     {
         HttpReply answer;
@@ -77,6 +79,8 @@ protected:
             auto open = std::make_shared<QFile>(QString::fromStdString(file.string()));
             EXPECT_TRUE(open->open(QIODevice::ReadOnly));
             answer.file = HttpReply::FilePart{open, 1, open->size() - 1};
+        } else if (path == QLatin1StringView("/whoami")) {
+            answer.body = request.remoteAddress().toString().toLatin1();
         } else {
             answer.body = path.toLatin1();
         }
@@ -303,4 +307,34 @@ TEST_F(BoundedHttpServerTest, OverTlsAStreamedFileArrivesWhole)
     const qsizetype bodyAt = received.indexOf("\r\n\r\n") + 4;
     EXPECT_TRUE(received.startsWith("HTTP/1.1 200 OK"));
     EXPECT_EQ(received.size() - bodyAt, (3 << 20) - 1);
+}
+
+// Behind a load balancer (--trusted-proxy) a request is from the address the balancer added last
+// to X-Forwarded-For; anyone else's X-Forwarded-For, and whatever a client put before it, is a lie
+// that changes nothing.
+TEST_F(BoundedHttpServerTest, OnlyATrustedProxyNamesTheClientsAddress)
+{
+    const auto whoami = [&](const char *from, const std::string &headers) {
+        RawHttpClient client;
+        EXPECT_TRUE(client.connect(port, from));
+        EXPECT_TRUE(client.send(get("/whoami", headers)));
+        return client.read().body;
+    };
+    withClient([&] {
+        EXPECT_EQ(whoami("127.0.0.1", "X-Forwarded-For: 203.0.113.9\r\n"), "127.0.0.1") << "not a proxy";
+        EXPECT_EQ(whoami("127.0.0.3", "X-Forwarded-For: 198.51.100.1\r\nX-Forwarded-For: 10.0.0.1, 203.0.113.9\r\n"),
+                  "203.0.113.9")
+            << "the proxy's own header comes last, and its last entry is the address it saw";
+        EXPECT_EQ(whoami("127.0.0.3", "X-Forwarded-For: 2001:db8::7\r\n"), "2001:db8::7");
+        EXPECT_EQ(whoami("127.0.0.3", "X-Forwarded-For: not-an-address\r\n"), "127.0.0.3");
+        EXPECT_EQ(whoami("127.0.0.3", "X-Forwarded-For: 10.0.0.1, \r\n"), "127.0.0.3");
+        EXPECT_EQ(whoami("127.0.0.3", ""), "127.0.0.3");
+        // The proxy carries everyone's requests: its connections are not capped per address.
+        RawHttpClient kept[5];
+        for (RawHttpClient &client : kept) {
+            ASSERT_TRUE(client.connect(port, "127.0.0.3"));
+            ASSERT_TRUE(client.send(get("/get1")));
+            EXPECT_EQ(client.read().status, 200);
+        }
+    });
 }

@@ -28,7 +28,8 @@ void BoundedHttpServer::accept(QTcpSocket *socket)
 {
     const QHostAddress address = socket->peerAddress();
     int &fromAddress = m_perAddress[address];
-    if (m_connections >= m_limits.maxConnections || fromAddress >= m_limits.maxConnectionsPerAddress) {
+    const bool overAddressLimit = fromAddress >= m_limits.maxConnectionsPerAddress && !m_limits.isTrustedProxy(address);
+    if (m_connections >= m_limits.maxConnections || overAddressLimit) {
         if (fromAddress == 0)
             m_perAddress.remove(address);
         qCDebug(lcCoordinator) << "refused a connection from" << address.toString() << ":" << m_connections

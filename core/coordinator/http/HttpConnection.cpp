@@ -150,7 +150,7 @@ bool HttpConnection::readHead()
         return false;
     }
     HttpRequest request = std::get<HttpRequest>(std::move(parsed));
-    request.setRemoteAddress(m_address);
+    request.setRemoteAddress(m_limits.clientAddress(m_address, request.lastValue("X-Forwarded-For")));
     admitHead(std::move(request));
     return true;
 }

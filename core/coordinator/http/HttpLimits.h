@@ -1,5 +1,7 @@
 #pragma once
 
+#include <QHostAddress>
+#include <QList>
 #include <QtGlobal>
 
 namespace swarmtrain {
@@ -20,6 +22,16 @@ struct HttpLimits {
     qint64 maxDiscardedBodyBytes = 16 << 20;
     qint64 readBufferBytes = 64 * 1024; // per socket: a peer that sends faster than we handle waits
     qint64 writeChunkBytes = 64 * 1024; // a download is refilled in pieces of this size
+    // Load balancers in front (--trusted-proxy): a request that comes through one is from the
+    // address it appended to X-Forwarded-For, and the proxy's own connections are not counted
+    // against maxConnectionsPerAddress (it carries everyone's requests). Anyone else's
+    // X-Forwarded-For is ignored.
+    QList<QHostAddress> trustedProxies;
+
+    bool isTrustedProxy(const QHostAddress &address) const;
+    // The client's address: `connectedFrom`, or behind a trusted proxy the last entry of the last
+    // X-Forwarded-For header, the one it added (unchanged when that is not one address).
+    QHostAddress clientAddress(const QHostAddress &connectedFrom, QByteArrayView forwardedFor) const;
 };
 
 } // namespace swarmtrain

@@ -80,6 +80,15 @@ QByteArray HttpRequest::value(QByteArrayView name) const
     return {};
 }
 
+QByteArray HttpRequest::lastValue(QByteArrayView name) const
+{
+    for (auto header = m_headers.crbegin(); header != m_headers.crend(); ++header) {
+        if (header->first.compare(name, Qt::CaseInsensitive) == 0)
+            return header->second;
+    }
+    return {};
+}
+
 void HttpRequest::setBody(QByteArray body, QByteArray sha256Hex)
 {
     m_body = std::move(body);

@@ -31,6 +31,8 @@ public:
     QUrlQuery query() const { return QUrlQuery(m_url); }
     // A header's value (names are case-insensitive); empty when absent.
     QByteArray value(QByteArrayView name) const;
+    // The last header of that name: the one a proxy added after any the client sent.
+    QByteArray lastValue(QByteArrayView name) const;
     const QList<QPair<QByteArray, QByteArray>> &headers() const { return m_headers; }
     QHostAddress remoteAddress() const { return m_remoteAddress; }
     bool keepAlive() const { return m_keepAlive; }
