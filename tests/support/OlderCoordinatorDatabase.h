@@ -27,12 +27,12 @@ inline void editDatabase(const std::filesystem::path &file, const std::function<
     QSqlDatabase::removeDatabase(name);
 }
 
-// What schema version 10 left: no round revisions, leases, requests seen or index by last seen.
+// What schema version 10 left: no round revisions, leases, requests seen, rate buckets or index by last seen.
 inline void undoSchemaVersion11(QSqlQuery &query)
 {
     ASSERT_TRUE(query.exec(QStringLiteral("ALTER TABLE rounds DROP COLUMN revision")));
     ASSERT_TRUE(query.exec(QStringLiteral("DROP INDEX peers_by_last_seen")));
-    for (const char *table : {"leases", "seen_requests"})
+    for (const char *table : {"leases", "seen_requests", "rate_buckets"})
         ASSERT_TRUE(query.exec(QStringLiteral("DROP TABLE %1").arg(QLatin1StringView(table))));
 }
 

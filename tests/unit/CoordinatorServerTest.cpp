@@ -602,6 +602,50 @@ TEST_F(CoordinatorServerTest, ARequestSignedBeforeARestartIsNotAcceptedAfterIt)
     EXPECT_EQ(heartbeat(a, QStringLiteral("idle"), 0).status, 200);
 }
 
+// Two instances on one database (issue 20): a request one accepted is a replay at the other, the
+// rate limit per key is one for both, and only the holder of the timed-work lease moves rounds.
+TEST_F(CoordinatorServerTest, TwoInstancesShareTheReplayCheckTheKeyLimitAndOneLeader)
+{
+    options.sharedStore = true;
+    options.ratePerKey = {1, 6}; // the clock stands still: six requests in all, then none
+    startServer();
+    const QString leader = base;
+    CoordinatorServer second(*setup, options, [this]() { return now; });
+    Result<quint16> port = second.start(QHostAddress(QHostAddress::LocalHost), 0, std::nullopt);
+    ASSERT_TRUE(port.ok()) << port.error().message;
+    const QString follower = QStringLiteral("http://127.0.0.1:%1").arg(*port);
+    const auto at = [this](const QString &instance) {
+        base = instance;
+        return this;
+    };
+    const auto roleAt = [&](const QString &instance) {
+        return at(instance)->send("GET", "/v1/health", {}, {}).json().value(QLatin1StringView("role")).toString();
+    };
+    EXPECT_EQ(roleAt(leader), QStringLiteral("leader"));
+    EXPECT_EQ(roleAt(follower), QStringLiteral("follower"));
+
+    ASSERT_EQ(at(leader)->join(a, QString()).status, 200); // 1
+    const QByteArray body = R"({"state":"idle","base_round":0})";
+    const auto captured = signatureHeaders(a, "POST", "/v1/heartbeat", body, now);
+    ASSERT_EQ(at(leader)->send("POST", "/v1/heartbeat", body, captured).status, 200); // 2
+    const HttpAnswer replay = at(follower)->send("POST", "/v1/heartbeat", body, captured);
+    EXPECT_EQ(replay.status, 401) << "seen by the other instance";
+    EXPECT_NE(replay.body.indexOf("seen before"), -1) << replay.body.constData();
+
+    // Ready at the follower: it records it but moves no round; the leader does.
+    ASSERT_EQ(at(follower)->heartbeat(a, QStringLiteral("ready"), 0).status, 200); // 3
+    EXPECT_EQ(at(follower)->send("GET", "/v1/status", {}, {}).json().value(QLatin1StringView("round_state")).toString(),
+              QStringLiteral("gathering"));
+    ASSERT_EQ(at(leader)->heartbeat(a, QStringLiteral("ready"), 0).status, 200); // 4
+    EXPECT_EQ(at(follower)->send("GET", "/v1/status", {}, {}).json().value(QLatin1StringView("round_state")).toString(),
+              QStringLiteral("running"));
+    ASSERT_EQ(at(follower)->heartbeat(a, QStringLiteral("training"), 0).status, 200); // 5
+    ASSERT_EQ(at(leader)->heartbeat(a, QStringLiteral("training"), 0).status, 200);   // 6
+    EXPECT_EQ(at(follower)->heartbeat(a, QStringLiteral("training"), 0).status, 429) << "one limit for both";
+    EXPECT_EQ(at(leader)->heartbeat(a, QStringLiteral("training"), 0).status, 429);
+    second.waitForBackgroundWork();
+}
+
 TEST_F(CoordinatorServerTest, ANewcomerOnProbationOwnsNoRangeAndHasNoVote)
 {
     options.trust.probationRounds = 1;

@@ -118,6 +118,29 @@ TEST_P(StoreInstancesTest, ARequestSeenByOneInstanceIsAReplayAtAnother)
     EXPECT_TRUE(*a->recordRequest(signature, 300'000, 200'000));
 }
 
+TEST_P(StoreInstancesTest, ARateLimitHoldsAcrossInstances)
+{
+    auto a = open();
+    auto b = open();
+    ASSERT_TRUE(a && b);
+    const QString key = QStringLiteral("key:abc");
+    // Bursts of 3, one a second: three requests at 0 between both instances, then a wait.
+    EXPECT_EQ(*a->takeToken(key, 1.0, 3.0, 10'000), 0);
+    EXPECT_EQ(*b->takeToken(key, 1.0, 3.0, 10'000), 0);
+    EXPECT_EQ(*a->takeToken(key, 1.0, 3.0, 10'000), 0);
+    EXPECT_EQ(*b->takeToken(key, 1.0, 3.0, 10'000), 1000) << "the fourth waits for a token";
+    EXPECT_EQ(*a->takeToken(key, 1.0, 3.0, 10'400), 600) << "a refused request takes nothing";
+    EXPECT_EQ(*a->takeToken(key, 1.0, 3.0, 11'000), 0);
+    EXPECT_EQ(*b->takeToken(key, 1.0, 3.0, 11'000), 1000);
+    EXPECT_EQ(*b->takeToken(QStringLiteral("key:other"), 1.0, 3.0, 11'000), 0) << "buckets are by key";
+    // An instance whose clock is behind does not give tokens back.
+    EXPECT_EQ(*b->takeToken(key, 1.0, 3.0, 9'000), 1000);
+    // Full again after a long pause, never beyond the burst.
+    for (int i = 0; i < 3; ++i)
+        EXPECT_EQ(*a->takeToken(key, 1.0, 3.0, 100'000), 0) << i;
+    EXPECT_GT(*b->takeToken(key, 1.0, 3.0, 100'000), 0);
+}
+
 TEST_P(PostgresStoreTest, AVersionOneDatabaseIsUpgradedKeepingWhatItHeld)
 {
     {

@@ -42,7 +42,8 @@ struct CoordinatorServerOptions {
     RateLimit ratePerAddress{50, 200};
     RateLimit ratePerKey{20, 80};
     // Several instances on one database (--store postgresql://...): signed requests are checked
-    // for replays against the requests every instance saw, not only this one's.
+    // for replays against the requests every instance saw, and counted against the rate limit
+    // per key in the database, not only this one's.
     bool sharedStore = false;
 
     static CoordinatorServerOptions from(const CoordinatorConfig &config, qint64 parameterCount);

@@ -92,6 +92,8 @@ CoordinatorServerOptions CoordinatorServerOptions::from(const CoordinatorConfig 
     options.ratePerAddress = {config.rateLimitPerAddress, 4 * config.rateLimitPerAddress};
     options.ratePerKey = {config.rateLimitPerKey, 4 * config.rateLimitPerKey};
     options.sharedStore = config.store != "sqlite";
+    for (const std::string &proxy : config.trustedProxies)
+        options.http.trustedProxies.append(QHostAddress(QString::fromStdString(proxy)));
     // A pair of peers stays partnered for a few heartbeats, so both sides hear of each other.
     options.links.pairTtlMs = std::max<qint64>(options.links.pairTtlMs, 5 * options.rounds.heartbeatIntervalMs);
     return options;
@@ -422,12 +424,24 @@ void CoordinatorServer::dispatch(const Route &route, HttpExchange &exchange)
         HttpReply failure;
         if (Result<void> signedBy = authenticate(exchange, joiningKey, failure); !signedBy)
             return exchange.respond(failure);
-        if (const qint64 waitMs = m_keyLimits.take(exchange.peer.keyId); waitMs > 0)
-            return exchange.respond(tooManyRequests(waitMs, QStringLiteral("key")));
+        Result<qint64> waitMs = takeKeyToken(exchange.peer.keyId);
+        if (!waitMs)
+            return exchange.respond(HttpReply::error(503, toQString(waitMs.error())));
+        if (*waitMs > 0)
+            return exchange.respond(tooManyRequests(*waitMs, QStringLiteral("key")));
     }
     if (route.body == RouteBody::Json && route.access != RouteAccess::Joining && !parseJson())
         return exchange.respond(notAnObject);
     route.handler(exchange);
+}
+
+Result<qint64> CoordinatorServer::takeKeyToken(const QString &keyId)
+{
+    // Several instances: the limit holds across them, counted in the database.
+    const RateLimit &limit = m_options.ratePerKey;
+    if (m_options.sharedStore && limit.perSecond > 0)
+        return m_setup.store->takeToken(QStringLiteral("key:") + keyId, limit.perSecond, limit.burst, m_clock());
+    return m_keyLimits.take(keyId);
 }
 
 Result<void> CoordinatorServer::authenticate(HttpExchange &exchange, const std::optional<QByteArray> &joiningKey,

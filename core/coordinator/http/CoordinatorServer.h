@@ -65,6 +65,9 @@ private:
     // Checks the request's signature against the peer's stored key, or for a joining peer
     // against `joiningKey`; fills in who signed it.
     Result<void> authenticate(HttpExchange &exchange, const std::optional<QByteArray> &joiningKey, HttpReply &failure);
+    // 0 when a request of `keyId` may go now (and is counted), else the milliseconds until it may:
+    // this instance's bucket, or with several instances on one database the shared one.
+    Result<qint64> takeKeyToken(const QString &keyId);
     // Limits, parsing and signature of `route`, then its handler.
     void dispatch(const Route &route, HttpExchange &exchange);
     void tick();

@@ -134,6 +134,10 @@ public:
     // whichever instance saw it first). Requests signed before `forgetBeforeMs` are forgotten
     // (they are refused as stale anyway).
     virtual Result<bool> recordRequest(const QString &signature, qint64 signedMs, qint64 forgetBeforeMs) = 0;
+    // A rate limit every instance counts against: takes a token of `bucket` (a token bucket
+    // that refills at `perSecond` up to `burst` and starts full); 0 when taken, else
+    // the milliseconds until one is there (nothing is taken then).
+    virtual Result<qint64> takeToken(const QString &bucket, double perSecond, double burst, qint64 nowMs) = 0;
 };
 
 } // namespace swarmtrain

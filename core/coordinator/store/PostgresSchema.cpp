@@ -69,6 +69,9 @@ const char *const kVersion2[] = {
     "CREATE TABLE seen_requests (signature TEXT PRIMARY KEY, signed_ms BIGINT NOT NULL)",
     "CREATE INDEX seen_requests_by_time ON seen_requests (signed_ms)",
     "CREATE INDEX peers_by_last_seen ON peers (last_seen_ms)",
+    "CREATE TABLE rate_buckets (bucket TEXT PRIMARY KEY, tokens DOUBLE PRECISION NOT NULL,"
+    " updated_ms BIGINT NOT NULL, version BIGINT NOT NULL)",
+    "CREATE INDEX rate_buckets_by_time ON rate_buckets (updated_ms)",
 };
 
 const std::span<const char *const> kSteps[] = {kVersion1, kVersion2};

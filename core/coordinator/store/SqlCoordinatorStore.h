@@ -95,6 +95,7 @@ public:
 
     Result<bool> takeLease(const QString &name, const QString &holder, qint64 nowMs, qint64 untilMs) override;
     Result<bool> recordRequest(const QString &signature, qint64 signedMs, qint64 forgetBeforeMs) override;
+    Result<qint64> takeToken(const QString &bucket, double perSecond, double burst, qint64 nowMs) override;
 
 private:
     SqlCoordinatorStore(QString connectionName, Dialect dialect);
@@ -125,6 +126,7 @@ private:
     QSqlDatabase m_db;
     bool m_inTransaction = false;
     qint64 m_requestsForgottenMs = 0; // the last moment before which recordRequest forgot requests
+    qint64 m_bucketsForgottenMs = 0;  // when takeToken last forgot full buckets
 };
 
 } // namespace swarmtrain

@@ -1,16 +1,25 @@
 // SqlCoordinatorStore's part for several coordinator instances on one database (issue 20): the
-// lease of the instance that runs the timed work, and the signed requests seen by any of them.
+// lease of the instance that runs the timed work, the signed requests seen by any of them, and the
+// rate limits they all count against.
 #include "SqlCoordinatorStore.h"
 
 #include <QSqlQuery>
 #include <QVariant>
 
+#include <algorithm>
+#include <cmath>
+
 namespace swarmtrain {
 
 namespace {
 
-// How often recordRequest forgets the requests too old to be replayed anyway.
+// How often recordRequest forgets the requests too old to be replayed anyway, and takeToken the
+// buckets untouched for long.
 constexpr qint64 kForgetRequestsEveryMs = 10'000;
+// A bucket untouched this long is dropped (full again at any rate the coordinator allows).
+constexpr qint64 kForgetBucketsAfterMs = 600'000;
+// Tries of a bucket's read and conditional write before giving up (another instance wrote it each time).
+constexpr int kBucketAttempts = 8;
 
 } // namespace
 
@@ -47,6 +56,55 @@ Result<bool> SqlCoordinatorStore::recordRequest(const QString &signature, qint64
     if (Result<void> done = exec(q, "recording a request"); !done)
         return done.error();
     return q.numRowsAffected() == 1;
+}
+
+Result<qint64> SqlCoordinatorStore::takeToken(const QString &bucket, double perSecond, double burst, qint64 nowMs)
+{
+    if (nowMs - m_bucketsForgottenMs >= kForgetRequestsEveryMs) {
+        QSqlQuery forget = query(QStringLiteral("DELETE FROM rate_buckets WHERE updated_ms < ?"));
+        forget.addBindValue(nowMs - kForgetBucketsAfterMs);
+        if (Result<void> done = exec(forget, "forgetting full rate buckets"); !done)
+            return done.error();
+        m_bucketsForgottenMs = nowMs;
+    }
+    // Read, then write only if no instance wrote it meanwhile (its version), else read again.
+    for (int attempt = 0; attempt < kBucketAttempts; ++attempt) {
+        QSqlQuery read = query(QStringLiteral("SELECT tokens, updated_ms, version FROM rate_buckets WHERE bucket = ?"));
+        read.addBindValue(text(bucket));
+        if (Result<void> done = exec(read, "reading a rate bucket"); !done)
+            return done.error();
+        if (!read.next()) {
+            QSqlQuery insert = query(QStringLiteral("INSERT INTO rate_buckets (bucket, tokens, updated_ms, version)"
+                                                    " VALUES (?, ?, ?, 0) ON CONFLICT DO NOTHING"));
+            insert.addBindValue(text(bucket));
+            insert.addBindValue(burst - 1.0);
+            insert.addBindValue(nowMs);
+            if (Result<void> done = exec(insert, "starting a rate bucket"); !done)
+                return done.error();
+            if (insert.numRowsAffected() == 1)
+                return qint64(0);
+            continue;
+        }
+        const qint64 updatedMs = read.value(1).toLongLong();
+        const qint64 version = read.value(2).toLongLong();
+        // Instances' clocks differ a little: time never runs backwards for a bucket.
+        const qint64 elapsedMs = std::max<qint64>(0, nowMs - updatedMs);
+        const double tokens = std::min(burst, read.value(0).toDouble() + double(elapsedMs) * perSecond / 1000.0);
+        read.finish();
+        if (tokens < 1.0)
+            return qint64(std::ceil((1.0 - tokens) * 1000.0 / perSecond));
+        QSqlQuery write = query(QStringLiteral("UPDATE rate_buckets SET tokens = ?, updated_ms = ?, version = version + 1"
+                                               " WHERE bucket = ? AND version = ?"));
+        write.addBindValue(tokens - 1.0);
+        write.addBindValue(std::max(nowMs, updatedMs));
+        write.addBindValue(text(bucket));
+        write.addBindValue(version);
+        if (Result<void> done = exec(write, "taking a token"); !done)
+            return done.error();
+        if (write.numRowsAffected() == 1)
+            return qint64(0);
+    }
+    return makeError("the rate limit of " + bucket.toStdString() + " is written by too many instances at once");
 }
 
 } // namespace swarmtrain

@@ -112,14 +112,18 @@ const char *const kVersion10[] = {
 // Version 11: several coordinator instances on one database (issue 20; the same tables as
 // version 2 of the PostgreSQL schema, so that both stores run the same statements): a round's
 // revision, which a write must name (two instances never both move a round), the lease of the
-// instance that runs the timed work, the signed requests seen (replay protection), and the
-// peers by when they were last seen (the timed work reads the online ones only).
+// instance that runs the timed work, the signed requests seen (replay protection), the rate
+// limits' token buckets, and the peers by when they were last seen (the timed work reads the
+// online ones only).
 const char *const kVersion11[] = {
     "ALTER TABLE rounds ADD COLUMN revision INTEGER NOT NULL DEFAULT 1",
     "CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, until_ms INTEGER NOT NULL)",
     "CREATE TABLE seen_requests (signature TEXT PRIMARY KEY, signed_ms INTEGER NOT NULL)",
     "CREATE INDEX seen_requests_by_time ON seen_requests (signed_ms)",
     "CREATE INDEX peers_by_last_seen ON peers (last_seen_ms)",
+    "CREATE TABLE rate_buckets (bucket TEXT PRIMARY KEY, tokens REAL NOT NULL, updated_ms INTEGER NOT NULL,"
+    " version INTEGER NOT NULL)",
+    "CREATE INDEX rate_buckets_by_time ON rate_buckets (updated_ms)",
 };
 
 const std::span<const char *const> kSteps[] = {kVersion1, kVersion2, kVersion3, kVersion4, kVersion5, kVersion6,
