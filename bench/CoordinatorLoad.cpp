@@ -2,6 +2,7 @@
 // signed heartbeats through CoordinatorClient, as clients do. Prints JSON lines; figures only:
 //   swarmtrain_coordinator_load [--peers 1000] [--concurrency 16] [--seconds 10 | --requests N]
 //                               [--downloads N] [--n-layer L] [--n-embd E] [--coordinator PATH]
+//                               [--store sqlite|postgresql://...] [--instances 1|2] [--haproxy]
 //                               [--coordinator-arg=ARG ...]
 // Every peer joins once (no data-plane endpoint, so no reachability probe), then C threads
 // cycle through their share of the peers sending POST /v1/heartbeat back to back. Latency is
@@ -12,12 +13,18 @@
 // CoordinatorClient::download and prints MiB/s and the coordinator's RSS before and at its peak; a bigger
 // --n-embd/--n-layer makes a bigger checkpoint. All calls come from 127.0.0.1, so the
 // coordinator's limit per address must be lifted: --coordinator-arg=--rate-limit-address=0.
+// --store runs the coordinator on that store (a PostgreSQL database must be empty: each run makes
+// a new swarm); --instances 2 runs two coordinators on it, with the same state dir, behind HAProxy
+// with the shipped installer/coordinator/haproxy.cfg (--haproxy puts it in front of one instance
+// too), and the calls go to HAProxy.
 #include "CliFlags.h"
 #include "ControlMessages.h"
 #include "CoordinatorClient.h"
 #include "Identity.h"
 
+#include <QHostAddress>
 #include <QJsonObject>
+#include <QTcpServer>
 
 #include <nlohmann/json.hpp>
 
@@ -60,6 +67,10 @@ struct Options {
     int nEmbd = 16;
     std::string coordinator = SWARMTRAIN_COORDINATOR;
     std::vector<std::string> coordinatorArgs;
+    std::string store = "sqlite";
+    int instances = 1;
+    bool haproxy = false;
+    std::string haproxyConfig = SWARMTRAIN_HAPROXY_CONFIG;
 };
 
 // Empty when --help was asked for (and printed).
@@ -83,6 +94,12 @@ Result<std::optional<Options>> parseOptions(int argc, char **argv)
         ->transform(flags::wholeNumberIn(2, 4096));
     app.add_option("--coordinator-arg", o.coordinatorArgs, "one more flag for the coordinator (repeatable)")
         ->allow_extra_args(false);
+    app.add_option("--store", o.store, "the coordinators' --store: sqlite, or an empty PostgreSQL database's URL")
+        ->check(flags::nonEmpty());
+    app.add_option("--instances", o.instances, "coordinator instances on the store, behind HAProxy when 2")
+        ->transform(flags::wholeNumberIn(1, 2));
+    app.add_flag("--haproxy", o.haproxy, "HAProxy in front of a single instance too");
+    app.add_option("--haproxy-config", o.haproxyConfig, "the HAProxy configuration")->type_name("FILE");
     app.add_option("--coordinator", o.coordinator, "the swarmtrain-coordinator binary")
         ->type_name("PATH")
         ->check(flags::nonEmpty());
@@ -93,6 +110,9 @@ Result<std::optional<Options>> parseOptions(int argc, char **argv)
     }
     if (Result<void> parsed = flags::parse(app, args); !parsed)
         return parsed.error();
+    if (o.instances > 1 && o.store == "sqlite")
+        return makeError("--instances 2 needs a shared store: --store postgresql://...");
+    o.haproxy = o.haproxy || o.instances > 1;
     return std::optional<Options>(o);
 }
 
@@ -243,6 +263,72 @@ private:
     pid_t m_pid = -1;
 };
 
+// HAProxy in front of the instances, with the shipped configuration; its addresses come from the
+// environment (installer/coordinator/haproxy.cfg). Stopped with SIGTERM when destroyed.
+class HaproxyFront {
+public:
+    HaproxyFront() = default;
+    ~HaproxyFront()
+    {
+        if (m_pid > 0) {
+            ::kill(m_pid, SIGTERM);
+            ::waitpid(m_pid, nullptr, 0);
+        }
+    }
+    HaproxyFront(const HaproxyFront &) = delete;
+    HaproxyFront &operator=(const HaproxyFront &) = delete;
+
+    // The base URL it listens on.
+    Result<std::string> start(const std::string &config, const std::vector<std::string> &instances,
+                              const std::filesystem::path &logFile)
+    {
+        const int port = freePort();
+        if (port <= 0)
+            return makeError("no free port for HAProxy");
+        std::vector<std::string> args{"SWARMTRAIN_LISTEN=127.0.0.1:" + std::to_string(port)};
+        for (std::size_t i = 0; i < 2; ++i) // the configuration names two; one instance fills both
+            args.push_back("SWARMTRAIN_INSTANCE_" + std::to_string(i + 1) + "=" + instances[std::min(i, instances.size() - 1)]);
+        args.insert(args.end(), {"haproxy", "-db", "-f", config});
+        m_pid = ::fork();
+        if (m_pid < 0)
+            return makeError("cannot start haproxy");
+        if (m_pid == 0) {
+            const int log = ::open(logFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            ::dup2(log, STDOUT_FILENO);
+            ::dup2(log, STDERR_FILENO);
+            std::vector<char *> argv{const_cast<char *>("env")};
+            for (const std::string &arg : args)
+                argv.push_back(const_cast<char *>(arg.c_str()));
+            argv.push_back(nullptr);
+            ::execvp("env", argv.data());
+            ::_exit(127);
+        }
+        const std::string url = "http://127.0.0.1:" + std::to_string(port);
+        const Clock::time_point deadline = Clock::now() + std::chrono::seconds(30);
+        while (Clock::now() < deadline) {
+            if (::waitpid(m_pid, nullptr, WNOHANG) == m_pid) {
+                m_pid = -1;
+                return makeError("haproxy exited: " + slurp(logFile));
+            }
+            // Ready when a health-checked instance answers through it.
+            CoordinatorClient probe(Identity::generate().value(), CoordinatorClientOptions{QString::fromStdString(url), {}, 1, 100, 1000});
+            if (probe.getJson(QStringLiteral("/v1/health")))
+                return url;
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        return makeError("haproxy did not pass requests on within 30 s: " + slurp(logFile));
+    }
+
+private:
+    static int freePort()
+    {
+        QTcpServer server;
+        return server.listen(QHostAddress::LocalHost, 0) ? server.serverPort() : 0;
+    }
+
+    pid_t m_pid = -1;
+};
+
 // A tiny model: the benchmark loads the control plane, not training.
 std::vector<std::string> coordinatorArguments(const std::filesystem::path &dir, const Options &options)
 {
@@ -251,7 +337,8 @@ std::vector<std::string> coordinatorArguments(const std::filesystem::path &dir, 
                                   "--n-head", "2", "--n-embd", std::to_string(options.nEmbd), "--block-size", "16",
                                   "--batch-size", "4", "--eval-iters", "2", "--shard-bytes", "65536",
                                   // Every simulated peer comes from 127.0.0.1.
-                                  "--max-peers-per-address", "0", "--max-peers-per-subnet", "0", "--plain-http"};
+                                  "--max-peers-per-address", "0", "--max-peers-per-subnet", "0", "--plain-http",
+                                  "--store", options.store, "--trusted-proxy", "127.0.0.1"};
     args.insert(args.end(), options.coordinatorArgs.begin(), options.coordinatorArgs.end());
     return args;
 }
@@ -437,11 +524,19 @@ nlohmann::json percentile(const std::vector<double> &sorted, double p)
     return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
 }
 
+// What every line says about the set-up (set once options are read).
+std::string g_storeKind = "sqlite";
+int g_instances = 1;
+bool g_haproxy = false;
+
 nlohmann::json figures(const std::string &phase, Tally &tally, int peers, int concurrency)
 {
     std::sort(tally.latenciesMs.begin(), tally.latenciesMs.end());
     nlohmann::json line{{"bench", "coordinator_load"},
                         {"phase", phase},
+                        {"store", g_storeKind},
+                        {"instances", g_instances},
+                        {"haproxy", g_haproxy},
                         {"peers", peers},
                         {"concurrency", concurrency},
                         {"requests", tally.requests},
@@ -508,17 +603,38 @@ int runMain(int argc, char **argv)
     if (!parsed->has_value())
         return 0;
     const Options *options = &**parsed;
+    g_storeKind = options->store == "sqlite" ? "sqlite" : "postgresql";
+    g_instances = options->instances;
+    g_haproxy = options->haproxy;
     ScratchDir dir;
     if (Result<void> made = dir.create(); !made)
         return fail(made.error().message);
     if (Result<void> written = writeCorpus(dir.path() / "corpus.txt", kCorpusBytes); !written)
         return fail(written.error().message);
 
-    CoordinatorProcess coordinator;
-    Result<std::string> baseUrl =
-        coordinator.start(options->coordinator, coordinatorArguments(dir.path(), *options), dir.path() / "coordinator.err");
-    if (!baseUrl)
-        return fail(baseUrl.error().message);
+    // One after the other: the first makes the swarm's state, the second finds it.
+    std::vector<std::unique_ptr<CoordinatorProcess>> coordinators;
+    std::vector<std::string> instanceUrls;
+    for (int i = 0; i < options->instances; ++i) {
+        coordinators.push_back(std::make_unique<CoordinatorProcess>());
+        Result<std::string> started = coordinators.back()->start(
+            options->coordinator, coordinatorArguments(dir.path(), *options),
+            dir.path() / ("coordinator" + std::string(i == 0 ? "" : std::to_string(i)) + ".err"));
+        if (!started)
+            return fail(started.error().message);
+        instanceUrls.push_back(*started);
+    }
+    CoordinatorProcess &coordinator = *coordinators.front();
+    HaproxyFront front;
+    Result<std::string> baseUrl = instanceUrls.front();
+    if (options->haproxy) {
+        std::vector<std::string> hostPorts;
+        for (const std::string &url : instanceUrls)
+            hostPorts.push_back(url.substr(std::string("http://").size()));
+        baseUrl = front.start(options->haproxyConfig, hostPorts, dir.path() / "haproxy.log");
+        if (!baseUrl)
+            return fail(baseUrl.error().message);
+    }
     Result<Swarm> swarm = makeSwarm(options->peers, *baseUrl);
     if (!swarm)
         return fail(swarm.error().message);
@@ -533,6 +649,8 @@ int runMain(int argc, char **argv)
     if (ok && options->downloads > 0)
         ok = downloadPhase(*swarm, *options, concurrency, dir.path(), coordinator.pid());
 
+    for (std::size_t i = 1; i < coordinators.size(); ++i)
+        (void)coordinators[i]->stop();
     Result<int> exitCode = coordinator.stop();
     if (!exitCode)
         return fail(exitCode.error().message);

@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 export LC_ALL=C
 
 files=(
+    installer/coordinator/haproxy.cfg
     installer/package.sh
     installer/packaging-hash.sh
     resources/io.github.swarmtrain.SwarmTrain.metainfo.xml

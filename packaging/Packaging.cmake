@@ -56,6 +56,8 @@ install(FILES ${packaging_out}/swarmtrain-coordinator.1.gz DESTINATION share/man
 install(FILES ${packaging_dir}/systemd/swarmtrain-coordinator.service DESTINATION lib/systemd/system
         COMPONENT coordinator)
 install(FILES ${packaging_dir}/coordinator.json DESTINATION /etc/swarmtrain COMPONENT coordinator)
+install(FILES ${CMAKE_SOURCE_DIR}/installer/coordinator/haproxy.cfg
+        DESTINATION share/doc/swarmtrain-coordinator/examples COMPONENT coordinator)
 install(FILES ${packaging_out}/swarmtrain-coordinator/copyright
               ${packaging_out}/swarmtrain-coordinator/changelog.Debian.gz
         DESTINATION share/doc/swarmtrain-coordinator COMPONENT coordinator)
@@ -110,7 +112,7 @@ engine directly.")
 set(CPACK_DEBIAN_COORDINATOR_PACKAGE_NAME swarmtrain-coordinator)
 set(CPACK_DEBIAN_COORDINATOR_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_COORDINATOR_PACKAGE_DEPENDS "adduser, libqt6sql6-sqlite")
-set(CPACK_DEBIAN_COORDINATOR_PACKAGE_SUGGESTS "libqt6sql6-psql")
+set(CPACK_DEBIAN_COORDINATOR_PACKAGE_SUGGESTS "libqt6sql6-psql, postgresql, haproxy")
 set(CPACK_DEBIAN_COORDINATOR_PACKAGE_CONTROL_EXTRA
     ${packaging_dir}/debian/coordinator/postinst ${packaging_dir}/debian/coordinator/prerm
     ${packaging_dir}/debian/coordinator/postrm ${packaging_dir}/debian/coordinator/conffiles)

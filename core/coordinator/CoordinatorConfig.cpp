@@ -3,6 +3,8 @@
 #include "CliFlags.h"
 #include "ControlMessages.h"
 
+#include <QHostAddress>
+
 #include <nlohmann/json.hpp>
 
 #include <charconv>
@@ -227,6 +229,32 @@ void definePipelineFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &t
         ->transform(flags::numberIn(0.0, 86400.0));
 }
 
+// Several instances (issue 20): the store they share and the load balancers in front of them.
+void defineScaleFlags(CLI::App &app, CoordinatorConfig &c)
+{
+    app.add_option("--store", c.store,
+                   "sqlite (a file in the state dir), or postgresql://user@host[:port]/db for several instances")
+        ->type_name("sqlite|URL")
+        ->check(
+            [](const std::string &value) -> std::string {
+                return value == "sqlite" || value.starts_with("postgresql://") || value.starts_with("postgres://")
+                           ? std::string()
+                           : "expects sqlite or postgresql://user@host[:port]/database, got '" + value + "'";
+            },
+            "STORE");
+    app.add_option("--trusted-proxy", c.trustedProxies,
+                   "address of a load balancer in front (repeatable): its requests are from the address it "
+                   "appends to X-Forwarded-For")
+        ->type_name("ADDRESS")
+        ->check(
+            [](const std::string &value) -> std::string {
+                return QHostAddress(QString::fromStdString(value)).isNull()
+                           ? "expects an IP address, got '" + value + "'"
+                           : std::string();
+            },
+            "ADDRESS");
+}
+
 void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text)
 {
     flags::configure(app);
@@ -241,16 +269,6 @@ void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText
         ->type_name("DIR")
         ->required()
         ->check(flags::nonEmpty());
-    app.add_option("--store", c.store,
-                   "sqlite (a file in the state dir), or postgresql://user@host[:port]/db for several instances")
-        ->type_name("sqlite|URL")
-        ->check(
-            [](const std::string &value) -> std::string {
-                return value == "sqlite" || value.starts_with("postgresql://") || value.starts_with("postgres://")
-                           ? std::string()
-                           : "expects sqlite or postgresql://user@host[:port]/database, got '" + value + "'";
-            },
-            "STORE");
     app.add_option("--data", text.data, "text file, or folder of .txt files, the swarm trains on (not with --migrate-only)")
         ->type_name("FILE|DIR")
         ->check(flags::nonEmpty());
@@ -315,6 +333,7 @@ void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText
     defineRoundFlags(app, c, text);
     definePipelineFlags(app, c, text);
     defineServingFlags(app, c, text);
+    defineScaleFlags(app, c);
     defineTrustFlags(app, c, text);
 }
 

@@ -56,6 +56,9 @@ struct CoordinatorConfig {
     // Requests per second per client address and per peer key (token buckets, bursts of 4 s'
     // worth); 0: no limit.
     double rateLimitPerAddress = 50;
+    // Load balancers in front (--trusted-proxy): requests through them are from the address they
+    // put last in X-Forwarded-For.
+    std::vector<std::string> trustedProxies;
     double rateLimitPerKey = 20;
     std::filesystem::path tlsCert;
     std::filesystem::path tlsKey;

@@ -254,11 +254,11 @@ TEST_F(CoordinatorProcessTest, MigrateOnlyUpgradesTheDatabaseAndExits)
 
     const std::string line =
         process.start({"--state-dir", (dir.path() / "state").string(), "--migrate-only"}, dir.path() / "err");
-    EXPECT_EQ(line, "schema version 10") << test::readWholeFile(dir.path() / "err");
+    EXPECT_EQ(line, "schema version 11") << test::readWholeFile(dir.path() / "err");
     EXPECT_EQ(process.wait(), 0);
     test::editDatabase(file, [](QSqlQuery &query) {
         ASSERT_TRUE(query.exec(QStringLiteral("PRAGMA user_version")) && query.next());
-        EXPECT_EQ(query.value(0).toInt(), 10);
+        EXPECT_EQ(query.value(0).toInt(), 11);
     });
 
     // Without --migrate-only the data stays required.

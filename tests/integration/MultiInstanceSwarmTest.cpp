@@ -54,7 +54,7 @@ protected:
     {
         instances[i] = std::make_unique<ChildProcess>();
         std::vector<std::string> args = test::smallSwarmFlags(dir.path() / "state", dir.path() / "data.txt", port);
-        args.insert(args.end(), {"--store", postgres->url(), "--min-peers", "3"});
+        args.insert(args.end(), {"--store", postgres->url(), "--min-peers", "3", "--trusted-proxy", "127.0.0.1"});
         const std::filesystem::path logs = dir.path() / ("instance" + std::to_string(i));
         std::filesystem::create_directories(logs);
         instancePorts[i] = test::startCoordinatorProcess(*instances[i], SWARMTRAIN_COORDINATOR, args, logs);
@@ -115,7 +115,14 @@ protected:
 
 TEST_F(MultiInstanceSwarmTest, ThreeClientsTrainThroughHaproxyAcrossALeaderKillAndADatabaseRestart)
 {
-    // The first instance makes the swarm's state; the second finds it in the database.
+    // The schema made ahead, as before an upgrade; then the first instance makes the swarm's state
+    // and the second finds it in the database.
+    ChildProcess migrate;
+    ASSERT_TRUE(migrate.start(SWARMTRAIN_COORDINATOR,
+                              {"--state-dir", (dir.path() / "state").string(), "--store", postgres->url(), "--migrate-only"},
+                              dir.path() / "migrate.out", dir.path() / "migrate.err"));
+    ASSERT_EQ(migrate.waitForExit(60s), 0) << migrate.errors();
+    EXPECT_EQ(migrate.output(), "schema version 2\n");
     ASSERT_NO_FATAL_FAILURE(startInstance(0));
     ASSERT_NO_FATAL_FAILURE(startInstance(1));
     const int front = test::freePort();

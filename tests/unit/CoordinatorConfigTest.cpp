@@ -144,7 +144,7 @@ TEST(CoordinatorConfigTest, EveryBadValueNamesItsFlagFromTheCommandLineOrTheFile
                              "--dropout", "--inner-steps", "--batch-size", "--lr", "--min-lr", "--warmup-iters",
                              "--lr-decay-iters", "--weight-decay", "--grad-clip", "--outer-lr", "--outer-momentum",
                              "--seed", "--round-deadline", "--gather-timeout", "--heartbeat-interval", "--min-peers",
-                             "--shard-bytes", "--eval-iters"}) {
+                             "--shard-bytes", "--eval-iters", "--store", "--trusted-proxy"}) {
         const std::string error = errorOf({"--state-dir", "s", "--data", "d", flag, "nonsense!"});
         EXPECT_EQ(error.rfind(flag, 0), 0u) << flag << ": " << error;
     }
@@ -165,6 +165,28 @@ TEST(CoordinatorConfigTest, EveryBadValueNamesItsFlagFromTheCommandLineOrTheFile
                   .find("cannot name another config file"),
               std::string::npos);
     EXPECT_NE(errorOf({"--config", (dir.path() / "missing.json").string()}).find("--config: "), std::string::npos);
+}
+
+// Several instances on PostgreSQL behind load balancers (issue 20), from flags or the file.
+TEST(CoordinatorConfigTest, TheStoreAndTrustedProxiesAreRead)
+{
+    Result<CoordinatorConfig> plain = parseCoordinatorArguments({"--state-dir", "s", "--data", "d"});
+    ASSERT_TRUE(plain.ok());
+    EXPECT_EQ(plain->store, "sqlite");
+    EXPECT_TRUE(plain->trustedProxies.empty());
+    Result<CoordinatorConfig> config = parseCoordinatorArguments(
+        {"--state-dir", "s", "--data", "d", "--store", "postgresql://swarm@db.example/swarm", "--trusted-proxy",
+         "10.0.0.2", "--trusted-proxy", "fd00::2"});
+    ASSERT_TRUE(config.ok()) << config.error().message;
+    EXPECT_EQ(config->store, "postgresql://swarm@db.example/swarm");
+    EXPECT_EQ(config->trustedProxies, (std::vector<std::string>{"10.0.0.2", "fd00::2"}));
+    TempDir dir;
+    const auto file = dir.write("swarm.json", R"({"state-dir": "s", "data": "d", "store": "postgres://u@h/db"})");
+    Result<CoordinatorConfig> fromFile = parseCoordinatorArguments({"--config", file.string()});
+    ASSERT_TRUE(fromFile.ok()) << fromFile.error().message;
+    EXPECT_EQ(fromFile->store, "postgres://u@h/db");
+    // --migrate-only needs no data, on either store.
+    EXPECT_TRUE(parseCoordinatorArguments({"--state-dir", "s", "--store", "postgresql://u@h/db", "--migrate-only"}).ok());
 }
 
 TEST(CoordinatorConfigTest, PipelineModeFlagsAreReadAndBadOnesRefused)
