@@ -102,6 +102,7 @@ SqlCoordinatorStore::SqlCoordinatorStore(QString connectionName, Dialect dialect
 
 SqlCoordinatorStore::~SqlCoordinatorStore()
 {
+    m_prepared.clear();
     m_db.close();
     m_db = QSqlDatabase();
     QSqlDatabase::removeDatabase(m_connectionName);
@@ -183,10 +184,23 @@ QString SqlCoordinatorStore::upsert(const QString &table, const QString &columns
 
 QSqlQuery SqlCoordinatorStore::query(const QString &sql)
 {
-    if (!m_db.isOpen())
+    if (!m_db.isOpen()) {
+        m_prepared.clear();
         m_db.open(); // the server was away when it was last tried; if it still is, exec says so
+    }
+    // On PostgreSQL, prepared once: a fresh statement costs a PREPARE and a DEALLOCATE round trip
+    // besides its EXECUTE, and the driver fetches each result whole, so a statement kept holds
+    // nothing open. (Not on SQLite: a statement kept unfinished would hold its read snapshot.)
+    // A copy shares the prepared statement; finish() drops the last rows.
+    const bool keep = m_dialect == Dialect::Postgres;
+    if (const auto found = m_prepared.find(sql); keep && found != m_prepared.end()) {
+        found->finish();
+        return *found;
+    }
     QSqlQuery query(m_db);
-    query.prepare(sql);
+    query.setForwardOnly(true);
+    if (query.prepare(sql) && keep && m_prepared.size() < kMaxPreparedStatements)
+        m_prepared.insert(sql, query);
     return query;
 }
 
@@ -196,6 +210,7 @@ bool SqlCoordinatorStore::reconnectIfLost()
         return false;
     if (QSqlQuery probe(m_db); probe.exec(QStringLiteral("SELECT 1")))
         return false; // it answers: the statement itself failed
+    m_prepared.clear(); // prepared on the connection that is gone
     m_db.close();
     if (!m_db.open())
         return false;

@@ -2,7 +2,9 @@
 
 #include "CoordinatorStore.h"
 
+#include <QHash>
 #include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QString>
 #include <QVariant>
 
@@ -10,7 +12,6 @@
 #include <functional>
 #include <memory>
 
-class QSqlQuery;
 
 namespace swarmtrain {
 
@@ -124,6 +125,9 @@ private:
     QString m_connectionName;
     Dialect m_dialect;
     QSqlDatabase m_db;
+    // PostgreSQL's statements prepared on this connection, by their text (a fixed set, but bounded all the same).
+    static constexpr qsizetype kMaxPreparedStatements = 256;
+    QHash<QString, QSqlQuery> m_prepared;
     bool m_inTransaction = false;
     qint64 m_requestsForgottenMs = 0; // the last moment before which recordRequest forgot requests
     qint64 m_bucketsForgottenMs = 0;  // when takeToken last forgot full buckets
