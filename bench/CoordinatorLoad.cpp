@@ -304,6 +304,8 @@ public:
             ::_exit(127);
         }
         const std::string url = "http://127.0.0.1:" + std::to_string(port);
+        const Identity prober = Identity::generate().value(); // a client keeps a reference to it
+        CoordinatorClient probe(prober, CoordinatorClientOptions{QString::fromStdString(url), {}, 1, 100, 1000});
         const Clock::time_point deadline = Clock::now() + std::chrono::seconds(30);
         while (Clock::now() < deadline) {
             if (::waitpid(m_pid, nullptr, WNOHANG) == m_pid) {
@@ -311,12 +313,12 @@ public:
                 return makeError("haproxy exited: " + slurp(logFile));
             }
             // Ready when a health-checked instance answers through it.
-            CoordinatorClient probe(Identity::generate().value(), CoordinatorClientOptions{QString::fromStdString(url), {}, 1, 100, 1000});
             if (probe.getJson(QStringLiteral("/v1/health")))
                 return url;
             std::this_thread::sleep_for(std::chrono::milliseconds(100));
         }
-        return makeError("haproxy did not pass requests on within 30 s: " + slurp(logFile));
+        const std::string log = slurp(logFile);
+        return makeError("haproxy did not pass requests on within 30 s: " + log.substr(0, 2000));
     }
 
 private:
@@ -629,8 +631,10 @@ int runMain(int argc, char **argv)
     Result<std::string> baseUrl = instanceUrls.front();
     if (options->haproxy) {
         std::vector<std::string> hostPorts;
-        for (const std::string &url : instanceUrls)
-            hostPorts.push_back(url.substr(std::string("http://").size()));
+        for (const std::string &url : instanceUrls) {
+            const std::string hostPort = url.substr(std::string("http://").size());
+            hostPorts.push_back(hostPort.substr(0, hostPort.find_first_of(" /")));
+        }
         baseUrl = front.start(options->haproxyConfig, hostPorts, dir.path() / "haproxy.log");
         if (!baseUrl)
             return fail(baseUrl.error().message);
