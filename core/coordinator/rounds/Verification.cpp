@@ -84,7 +84,7 @@ Result<CommitmentsAnswer> Verification::commitmentsTo(const PeerRecord &owner, q
         return makeError("round " + std::to_string(roundNumber) + " is not running");
     status = 500;
     Result<std::vector<CommitmentRecord>> all = m_store.commitments(round->number, round->attempt);
-    Result<std::vector<PeerRecord>> peers = m_store.peers();
+    Result<std::vector<PeerRecord>> peers = m_store.peersSeenSince(m_rounds.onlineSinceMs()); // the online ones
     if (!all || !peers)
         return makeError("cannot read the commitments");
     CommitmentsAnswer answer;
@@ -111,7 +111,7 @@ Result<CommitmentsAnswer> Verification::commitmentsTo(const PeerRecord &owner, q
     }
     std::set<QString> online;
     for (const PeerRecord &peer : *peers) {
-        if (m_rounds.isOnline(peer) && !peer.banned())
+        if (!peer.banned())
             online.insert(peer.keyId);
     }
     answer.complete = std::all_of(round->members.begin(), round->members.end(), [&](const RoundMember &m) {
@@ -161,13 +161,14 @@ Result<void> Verification::roundClosed(const RoundRecord &round, const std::vect
 
 Result<void> Verification::withholdQuarantined(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts)
 {
-    Result<std::vector<PeerRecord>> peers = m_store.peers(); // one read, not one per member
-    if (!peers)
-        return peers.error();
-    for (const PeerRecord &peer : *peers) {
-        if (!peer.quarantined)
+    // Only the round's reporters can have work to withhold: one lookup each, not a read of every peer.
+    for (const ContributionRecord &verdict : verdicts) {
+        Result<std::optional<PeerRecord>> peer = m_store.peer(verdict.keyId);
+        if (!peer)
+            return peer.error();
+        if (!*peer || !(*peer)->quarantined)
             continue;
-        if (Result<void> taken = revokeAccepted(round, verdicts, peer.keyId); !taken)
+        if (Result<void> taken = revokeAccepted(round, verdicts, verdict.keyId); !taken)
             return taken;
     }
     return {};
@@ -284,14 +285,20 @@ Result<void> Verification::drawChecks(const RoundRecord &round, const std::vecto
 {
     if (m_settings.spotCheckRate <= 0.0 && m_settings.spotCheckRateNew <= 0.0)
         return {};
-    Result<std::vector<PeerRecord>> peers = m_store.peers();
+    // Verifiers come from the peers online; the members are looked up one by one.
+    Result<std::vector<PeerRecord>> peers = m_store.peersSeenSince(m_rounds.onlineSinceMs());
     Result<std::vector<SpotCheckRecord>> open = m_store.openSpotChecks();
     Result<std::vector<CommitmentRecord>> commitments = m_store.commitments(round.number, round.attempt);
     if (!peers || !open || !commitments)
         return makeError("cannot read the peers, checks and commitments");
-    std::map<QString, const PeerRecord *> byKey;
-    for (const PeerRecord &peer : *peers)
-        byKey[peer.keyId] = &peer;
+    std::map<QString, PeerRecord> byKey;
+    for (const ContributionRecord &verdict : verdicts) {
+        Result<std::optional<PeerRecord>> member = m_store.peer(verdict.keyId);
+        if (!member)
+            return member.error();
+        if (*member)
+            byKey[verdict.keyId] = std::move(**member);
+    }
     std::set<QString> busy = busyVerifiers(*open), checked, committed;
     for (const SpotCheckRecord &check : *open)
         checked.insert(check.memberKeyId);
@@ -305,7 +312,7 @@ Result<void> Verification::drawChecks(const RoundRecord &round, const std::vecto
             || !committed.count(verdict.keyId))
             continue;
         // One open check of a member at a time: each costs a verifier its round, or the swarm a wait.
-        const double rate = established(*member->second) ? m_settings.spotCheckRate : m_settings.spotCheckRateNew;
+        const double rate = established(member->second) ? m_settings.spotCheckRate : m_settings.spotCheckRateNew;
         if (checked.count(verdict.keyId) || !(draw(m_random) < rate))
             continue;
         SpotCheckRecord check;
@@ -409,16 +416,15 @@ Result<void> Verification::expire()
     Result<std::vector<SpotCheckRecord>> open = m_store.openSpotChecks();
     if (!open || open->empty())
         return open ? Result<void>() : Result<void>(open.error());
-    Result<std::vector<PeerRecord>> peers = m_store.peers();
+    Result<std::vector<PeerRecord>> peers = m_store.peersSeenSince(m_rounds.onlineSinceMs()); // the online ones
     if (!peers)
         return peers.error();
     const auto online = [&](const QString &keyId) {
-        return std::any_of(peers->begin(), peers->end(), [&](const PeerRecord &p) {
-            return p.keyId == keyId && m_rounds.isOnline(p) && !p.banned();
-        });
+        return std::any_of(peers->begin(), peers->end(), [&](const PeerRecord &p) { return p.keyId == keyId && !p.banned(); });
     };
     const auto banned = [&](const QString &keyId) {
-        return std::any_of(peers->begin(), peers->end(), [&](const PeerRecord &p) { return p.keyId == keyId && p.banned(); });
+        Result<std::optional<PeerRecord>> peer = m_store.peer(keyId);
+        return peer && *peer && (*peer)->banned();
     };
     std::set<QString> busy = busyVerifiers(*open);
     const qint64 nowMs = m_clock();
