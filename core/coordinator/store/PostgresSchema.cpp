@@ -1,5 +1,7 @@
 #include "PostgresSchema.h"
 
+#include "SchemaSteps.h"
+
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -80,19 +82,10 @@ static_assert(std::size(kSteps) == kPostgresSchemaVersion);
 // Any number: the advisory lock of the schema migration, in the database's lock space.
 constexpr qint64 kMigrationLock = 0x5357'4d54'0001; // "SWMT" 1
 
-Result<void> run(QSqlDatabase &db, const QString &sql, const char *what)
-{
-    QSqlQuery query(db);
-    if (!query.exec(sql))
-        return makeError(std::string(what) + " failed: " + query.lastError().text().toStdString());
-    return {};
-}
-
 Result<int> storedVersion(QSqlDatabase &db)
 {
-    if (Result<void> made = run(db, QStringLiteral("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"),
-                                "creating the schema version table");
-        !made)
+    const QString create = QStringLiteral("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+    if (Result<void> made = runSchemaStatement(db, create, "creating the schema version table"); !made)
         return made.error();
     QSqlQuery query(db);
     if (!query.exec(QStringLiteral("SELECT version FROM schema_version")))
@@ -103,12 +96,12 @@ Result<int> storedVersion(QSqlDatabase &db)
 Result<void> upgrade(QSqlDatabase &db, int target)
 {
     // CREATE TABLE IF NOT EXISTS would print a NOTICE on every start but the first.
-    if (Result<void> quiet = run(db, QStringLiteral("SET LOCAL client_min_messages TO warning"), "setting the log level");
+    if (Result<void> quiet =
+            runSchemaStatement(db, QStringLiteral("SET LOCAL client_min_messages TO warning"), "setting the log level");
         !quiet)
         return quiet;
-    if (Result<void> locked = run(db, QStringLiteral("SELECT pg_advisory_xact_lock(%1)").arg(kMigrationLock),
-                                  "waiting for another instance's migration");
-        !locked)
+    const QString lock = QStringLiteral("SELECT pg_advisory_xact_lock(%1)").arg(kMigrationLock);
+    if (Result<void> locked = runSchemaStatement(db, lock, "waiting for another instance's migration"); !locked)
         return locked;
     Result<int> version = storedVersion(db);
     if (!version)
@@ -119,34 +112,25 @@ Result<void> upgrade(QSqlDatabase &db, int target)
     }
     for (int step = *version; step < target; ++step) {
         for (const char *statement : kSteps[step]) {
-            if (Result<void> done = run(db, QString::fromLatin1(statement), "upgrading the schema"); !done)
+            const QString sql = QString::fromLatin1(statement);
+            if (Result<void> done = runSchemaStatement(db, sql, "upgrading the schema"); !done)
                 return done;
         }
     }
     if (*version >= target)
         return {};
-    if (Result<void> cleared = run(db, QStringLiteral("DELETE FROM schema_version"), "setting the schema version"); !cleared)
+    const QString clear = QStringLiteral("DELETE FROM schema_version");
+    if (Result<void> cleared = runSchemaStatement(db, clear, "setting the schema version"); !cleared)
         return cleared;
-    return run(db, QStringLiteral("INSERT INTO schema_version (version) VALUES (%1)").arg(target),
-               "setting the schema version");
+    const QString set = QStringLiteral("INSERT INTO schema_version (version) VALUES (%1)").arg(target);
+    return runSchemaStatement(db, set, "setting the schema version");
 }
 
 } // namespace
 
 Result<void> migratePostgresSchema(QSqlDatabase &db, int target)
 {
-    if (!db.transaction())
-        return makeError("cannot begin a transaction: " + db.lastError().text().toStdString());
-    if (Result<void> upgraded = upgrade(db, target); !upgraded) {
-        db.rollback();
-        return upgraded;
-    }
-    if (!db.commit()) {
-        const std::string why = db.lastError().text().toStdString();
-        db.rollback();
-        return makeError("cannot commit the schema: " + why);
-    }
-    return {};
+    return inSchemaTransaction(db, [&] { return upgrade(db, target); });
 }
 
 } // namespace swarmtrain

@@ -1,5 +1,7 @@
 #include "SqliteSchema.h"
 
+#include "SchemaSteps.h"
+
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -130,23 +132,17 @@ const std::span<const char *const> kSteps[] = {kVersion1, kVersion2, kVersion3, 
                                                kVersion7, kVersion8, kVersion9, kVersion10, kVersion11};
 static_assert(std::size(kSteps) == kSqliteSchemaVersion);
 
-Result<void> run(QSqlDatabase &db, const QString &sql, const char *what)
-{
-    QSqlQuery query(db);
-    if (!query.exec(sql))
-        return makeError(std::string(what) + " failed: " + query.lastError().text().toStdString());
-    return {};
-}
-
 Result<void> upgrade(QSqlDatabase &db, int from)
 {
     for (int version = from; version < kSqliteSchemaVersion; ++version) {
         for (const char *statement : kSteps[version]) {
-            if (Result<void> done = run(db, QString::fromLatin1(statement), "upgrading the schema"); !done)
+            const QString sql = QString::fromLatin1(statement);
+            if (Result<void> done = runSchemaStatement(db, sql, "upgrading the schema"); !done)
                 return done;
         }
     }
-    return run(db, QStringLiteral("PRAGMA user_version = %1").arg(kSqliteSchemaVersion), "setting the schema version");
+    const QString set = QStringLiteral("PRAGMA user_version = %1").arg(kSqliteSchemaVersion);
+    return runSchemaStatement(db, set, "setting the schema version");
 }
 
 } // namespace
@@ -163,18 +159,7 @@ Result<void> migrateSqliteSchema(QSqlDatabase &db)
         return makeError("the database has schema version " + std::to_string(version) + "; this coordinator knows "
                          + std::to_string(kSqliteSchemaVersion) + " (made by a newer version?)");
     }
-    if (!db.transaction())
-        return makeError("cannot begin a transaction: " + db.lastError().text().toStdString());
-    if (Result<void> upgraded = upgrade(db, version); !upgraded) {
-        db.rollback();
-        return upgraded;
-    }
-    if (!db.commit()) {
-        const std::string why = db.lastError().text().toStdString();
-        db.rollback();
-        return makeError("cannot commit the schema: " + why);
-    }
-    return {};
+    return inSchemaTransaction(db, [&] { return upgrade(db, version); });
 }
 
 } // namespace swarmtrain
