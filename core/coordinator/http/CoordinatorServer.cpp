@@ -201,7 +201,8 @@ Result<quint16> CoordinatorServer::start(const QHostAddress &address, quint16 po
         m_lastTickMs = m_clock();
         m_ticker.start(m_options.tickMs);
     }
-    if (m_setup.hasState() && !m_setup.checkpoint.validationLoss)
+    // Several instances: the leader validates it, on its tick (followSharedState).
+    if (m_setup.hasState() && !m_setup.checkpoint.validationLoss && !m_options.sharedStore)
         m_validation.validate(m_setup.checkpoint);
     return *bound;
 }
@@ -296,10 +297,31 @@ void CoordinatorServer::updateLeadership()
     m_rounds.setLeader(leader);
 }
 
+void CoordinatorServer::followSharedState()
+{
+    if (!m_options.sharedStore || !m_setup.hasState())
+        return;
+    // A state another instance received is current here too: served, and told in heartbeats.
+    Result<std::optional<CheckpointRecord>> latest = m_setup.store->latestCheckpoint();
+    if (!latest) {
+        qCWarning(lcCoordinator) << "cannot read the latest state:" << latest.error().message.c_str();
+        return;
+    }
+    if (*latest && (*latest)->round >= m_setup.checkpoint.round)
+        m_setup.checkpoint = **latest;
+    // The leader validates each new state once, whichever instance received it.
+    const CheckpointRecord &current = m_setup.checkpoint;
+    if (m_leader && !current.validationLoss && current.round != m_validationAskedFor) {
+        m_validationAskedFor = current.round;
+        m_validation.validate(current);
+    }
+}
+
 void CoordinatorServer::tick()
 {
     m_lastTickMs = m_clock();
     updateLeadership();
+    followSharedState();
     if (!m_leader) {
         // Another instance moves the rounds; this one serves requests from the store.
         if (m_clock() - m_peersRefreshedMs >= kPeersRefreshMs)

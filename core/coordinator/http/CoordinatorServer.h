@@ -74,6 +74,9 @@ private:
     // Takes or renews the store's timed-work lease: only its holder moves rounds on a timer, so
     // that of several instances on one database one does (issue 20).
     void updateLeadership();
+    // Several instances: the newest state in the store becomes this instance's current one, and
+    // the leader computes its validation loss.
+    void followSharedState();
     // Pipeline-stage mode, when the flags ask for it or --mode auto finds that a whole copy of
     // the model does not fit the typical peer.
     Result<void> startPipeline();
@@ -104,6 +107,7 @@ private:
     static constexpr qint64 kLeaseMs = 5000;
     QString m_instanceId; // random: names this process in the timed-work lease
     bool m_leader = false;
+    qint64 m_validationAskedFor = -1; // the state whose validation the leader last started
 };
 
 } // namespace swarmtrain

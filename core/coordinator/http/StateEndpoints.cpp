@@ -226,7 +226,9 @@ HttpReply StateEndpoints::keep(const Upload &upload, const Verdict &verdict)
         m_context.setup.checkpoint = checkpoint;
     qCInfo(lcCoordinator) << "state" << upload.stateRound << "uploaded by" << upload.keyId << "is now current";
     AverageEndpoints::forgetAveragesBefore(m_context.setup, upload.stateRound);
-    m_context.validation.validate(checkpoint);
+    // Several instances: the leader validates it, whichever instance it came to (CoordinatorServer::tick).
+    if (!m_context.options.sharedStore)
+        m_context.validation.validate(checkpoint);
     return HttpReply::json(CheckpointInfo{upload.stateRound, checkpoint.sha256, checkpoint.bytes}.toJson());
 }
 
