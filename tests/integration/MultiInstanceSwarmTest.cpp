@@ -10,6 +10,7 @@
 #include "HaproxyProcess.h"
 #include "Identity.h"
 #include "SqlCoordinatorStore.h"
+#include "StoredRounds.h"
 #include "SwarmHarness.h"
 #include "TempDir.h"
 #include "TemporaryPostgres.h"
@@ -177,12 +178,8 @@ TEST_F(MultiInstanceSwarmTest, ThreeClientsTrainThroughHaproxyAcrossALeaderKillA
         ASSERT_EQ(clients[i]->kill(SIGTERM), 0) << logs();
     auto store = SqlCoordinatorStore::openPostgres(QString::fromStdString(postgres->url()));
     ASSERT_TRUE(store.ok()) << store.error().message;
-    for (qint64 round = 0; round < last; ++round) {
-        Result<std::optional<RoundRecord>> record = (*store)->round(round);
-        ASSERT_TRUE(record.ok() && record->has_value()) << "round " << round << " is missing";
-        EXPECT_EQ((*record)->state, RoundState::Done) << "round " << round;
-        EXPECT_EQ((*record)->agreedHash.size(), 64) << "round " << round;
-        if (hashes.count(round) && !hashes[round].empty())
-            EXPECT_EQ((*record)->agreedHash.toStdString(), *hashes[round].begin()) << "round " << round;
-    }
+    std::map<qint64, std::string> agreed;
+    for (const auto &[round, set] : hashes)
+        agreed[round] = *set.begin();
+    test::expectEveryRoundDone(**store, last, agreed);
 }

@@ -6,6 +6,7 @@
 #include "Identity.h"
 #include "SqlCoordinatorStore.h"
 #include "StatsStore.h"
+#include "StoredRounds.h"
 #include "SwarmHarness.h"
 #include "SwarmState.h"
 #include "Tokenizer.h"
@@ -298,12 +299,7 @@ TEST_F(SwarmProcessTest, ACoordinatorKilledMidRunIsRejoinedAndLosesNoRound)
     // Every round before the current one is in the database, done, with its agreed hash.
     auto store = SqlCoordinatorStore::openSqlite(dir.path() / "coordinator" / "coordinator.db");
     ASSERT_TRUE(store.ok()) << store.error().message;
-    for (qint64 round = 0; round < last; ++round) {
-        Result<std::optional<RoundRecord>> record = (*store)->round(round);
-        ASSERT_TRUE(record.ok() && record->has_value()) << "round " << round << " is missing";
-        EXPECT_EQ((*record)->state, RoundState::Done) << "round " << round;
-        EXPECT_EQ((*record)->agreedHash.size(), 64) << "round " << round;
-    }
+    test::expectEveryRoundDone(**store, last);
 }
 
 // The worker behind the desktop app, in this process: pause() holds it within a step and the
