@@ -158,7 +158,7 @@ int main(int argc, char **argv)
         return 2;
     }
     std::map<std::string, double> tokensPerSecond;
-    for (const std::string mode : modes) {
+    for (const std::string &mode : modes) {
         Result<nlohmann::json> figures = runSwarm(mode, rounds, innerSteps);
         if (!figures) {
             std::cerr << figures.error().message << "\n";

@@ -20,8 +20,9 @@ inline void expectEveryRoundDone(CoordinatorStore &store, qint64 last,
         ASSERT_TRUE(record.ok() && record->has_value()) << "round " << round << " is missing";
         EXPECT_EQ((*record)->state, RoundState::Done) << "round " << round;
         EXPECT_EQ((*record)->agreedHash.size(), 64) << "round " << round;
-        if (const auto hash = clientHashes.find(round); hash != clientHashes.end())
+        if (const auto hash = clientHashes.find(round); hash != clientHashes.end()) {
             EXPECT_EQ((*record)->agreedHash.toStdString(), hash->second) << "round " << round;
+        }
     }
 }
 

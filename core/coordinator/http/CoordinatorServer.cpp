@@ -22,6 +22,7 @@
 
 #include <openssl/rand.h>
 
+#include <chrono>
 #include <memory>
 
 namespace swarmtrain {
@@ -295,6 +296,12 @@ void CoordinatorServer::updateLeadership()
     }
     m_leader = leader;
     m_rounds.setLeader(leader);
+    // Only the leader writes rounds, so it need not read the round back at every request. It
+    // trusts that for half its lease: another instance takes over only once the lease ran out
+    // by that one's clock.
+    using namespace std::chrono;
+    m_setup.store->setSoleRoundWriterUntil(leader ? steady_clock::now() + milliseconds(leaseMs / 2)
+                                                  : steady_clock::time_point());
 }
 
 void CoordinatorServer::followSharedState()

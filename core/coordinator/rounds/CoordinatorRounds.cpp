@@ -140,7 +140,7 @@ Result<RoundRecord> CoordinatorRounds::initialize(qint64 firstRound)
 
 Result<RoundRecord> CoordinatorRounds::current()
 {
-    Result<std::optional<RoundRecord>> round = m_store.currentRound();
+    Result<std::optional<RoundRecord>> round = m_store.knownCurrentRound();
     if (!round)
         return round.error();
     if (!*round)

@@ -5,6 +5,7 @@
 
 #include <QString>
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,6 +67,13 @@ public:
 
     // The round with the highest number, if any.
     virtual Result<std::optional<RoundRecord>> currentRound() = 0;
+    // The same, without a query while this store writes the rounds alone: the round it last
+    // read, unless a round was written through it since. A lone coordinator or the leader reads
+    // the round at each request, and a query is a database round trip (issue 20).
+    virtual Result<std::optional<RoundRecord>> knownCurrentRound() = 0;
+    // No other store writes rounds until `until` (the timed-work lease's holder, with a margin for
+    // the instances' clocks); a moment past: other instances may, and knownCurrentRound reads.
+    virtual void setSoleRoundWriterUntil(std::chrono::steady_clock::time_point until) = 0;
     virtual Result<std::optional<RoundRecord>> round(qint64 number) = 0;
     // Inserts a new round (revision 0) or replaces the stored one of the same number and revision;
     // fails, changing nothing, when that round was stored meanwhile (by another instance). The

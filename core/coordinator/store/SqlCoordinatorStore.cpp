@@ -95,17 +95,21 @@ QVariant SqlCoordinatorStore::text(const QString &value)
 SqlCoordinatorStore::SqlCoordinatorStore(QString connectionName, Dialect dialect)
     : m_connectionName(std::move(connectionName))
     , m_dialect(dialect)
-    , m_db(QSqlDatabase::addDatabase(dialect == Dialect::Sqlite ? QStringLiteral("QSQLITE") : QStringLiteral("QPSQL"),
-                                     m_connectionName))
 {
+    m_main.db = QSqlDatabase::addDatabase(dialect == Dialect::Sqlite ? QStringLiteral("QSQLITE") : QStringLiteral("QPSQL"),
+                                          m_connectionName);
 }
 
 SqlCoordinatorStore::~SqlCoordinatorStore()
 {
-    m_prepared.clear();
-    m_db.close();
-    m_db = QSqlDatabase();
-    QSqlDatabase::removeDatabase(m_connectionName);
+    for (Connection *connection : {&m_quick, &m_main}) {
+        connection->prepared.clear();
+        const QString name = connection->db.connectionName();
+        connection->db.close();
+        connection->db = QSqlDatabase();
+        if (!name.isEmpty())
+            QSqlDatabase::removeDatabase(name);
+    }
 }
 
 Result<std::unique_ptr<SqlCoordinatorStore>> SqlCoordinatorStore::openSqlite(const std::filesystem::path &file)
@@ -114,16 +118,16 @@ Result<std::unique_ptr<SqlCoordinatorStore>> SqlCoordinatorStore::openSqlite(con
         return makeError("Qt's SQLite driver (QSQLITE) is not installed");
     const QString name = QStringLiteral("swarmtrain-coordinator-%1").arg(g_connectionCounter.fetchAndAddRelaxed(1));
     std::unique_ptr<SqlCoordinatorStore> store(new SqlCoordinatorStore(name, Dialect::Sqlite));
-    store->m_db.setDatabaseName(QString::fromStdString(file.string()));
-    if (!store->m_db.open())
-        return makeError("cannot open " + file.string() + ": " + store->m_db.lastError().text().toStdString());
+    store->m_main.db.setDatabaseName(QString::fromStdString(file.string()));
+    if (!store->m_main.db.open())
+        return makeError("cannot open " + file.string() + ": " + store->m_main.db.lastError().text().toStdString());
     for (const char *pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON",
                                "PRAGMA busy_timeout=5000"}) {
         QSqlQuery query = store->query(QString::fromLatin1(pragma));
         if (Result<void> done = store->exec(query, pragma); !done)
             return makeError(file.string() + ": " + done.error().message);
     }
-    if (Result<void> migrated = migrateSqliteSchema(store->m_db); !migrated)
+    if (Result<void> migrated = migrateSqliteSchema(store->m_main.db); !migrated)
         return makeError(file.string() + ": " + migrated.error().message);
     if (Result<void> filled = store->fillSubnets(); !filled)
         return makeError(file.string() + ": " + filled.error().message);
@@ -153,18 +157,22 @@ Result<std::unique_ptr<SqlCoordinatorStore>> SqlCoordinatorStore::openPostgres(c
     }
     const QString name = QStringLiteral("swarmtrain-coordinator-%1").arg(g_connectionCounter.fetchAndAddRelaxed(1));
     std::unique_ptr<SqlCoordinatorStore> store(new SqlCoordinatorStore(name, Dialect::Postgres));
-    store->m_db.setHostName(parsed.host());
-    store->m_db.setPort(parsed.port(5432));
-    store->m_db.setDatabaseName(database);
-    store->m_db.setUserName(parsed.userName(QUrl::FullyDecoded));
-    store->m_db.setPassword(parsed.password(QUrl::FullyDecoded));
-    store->m_db.setConnectOptions(options.join(QLatin1Char(';')));
+    store->m_main.db.setHostName(parsed.host());
+    store->m_main.db.setPort(parsed.port(5432));
+    store->m_main.db.setDatabaseName(database);
+    store->m_main.db.setUserName(parsed.userName(QUrl::FullyDecoded));
+    store->m_main.db.setPassword(parsed.password(QUrl::FullyDecoded));
+    store->m_main.db.setConnectOptions(options.join(QLatin1Char(';')));
     const std::string where = parsed.toDisplayString(QUrl::RemovePassword).toStdString();
-    if (!store->m_db.open())
-        return makeError("cannot connect to " + where + ": " + store->m_db.lastError().text().toStdString());
-    if (Result<void> migrated = migratePostgresSchema(store->m_db, schemaVersion > 0 ? schemaVersion : kPostgresSchemaVersion);
-        !migrated)
+    if (!store->m_main.db.open())
+        return makeError("cannot connect to " + where + ": " + store->m_main.db.lastError().text().toStdString());
+    const int target = schemaVersion > 0 ? schemaVersion : kPostgresSchemaVersion;
+    if (Result<void> migrated = migratePostgresSchema(store->m_main.db, target); !migrated)
         return makeError(where + ": " + migrated.error().message);
+    store->m_quick.db = QSqlDatabase::cloneDatabase(store->m_main.db, name + QStringLiteral("-quick"));
+    store->m_quick.setUp = QStringLiteral("SET synchronous_commit TO off");
+    if (!store->open(store->m_quick))
+        return makeError("cannot connect to " + where + ": " + store->m_quick.db.lastError().text().toStdString());
     return store;
 }
 
@@ -182,49 +190,63 @@ QString SqlCoordinatorStore::upsert(const QString &table, const QString &columns
         .arg(table, columns, placeholders.join(QStringLiteral(", ")), key, updates.join(QStringLiteral(", ")));
 }
 
-QSqlQuery SqlCoordinatorStore::query(const QString &sql)
+bool SqlCoordinatorStore::open(Connection &connection)
 {
-    if (!m_db.isOpen()) {
-        m_prepared.clear();
-        m_db.open(); // the server was away when it was last tried; if it still is, exec says so
+    connection.prepared.clear(); // prepared on a connection that is gone
+    if (!connection.db.open())
+        return false;
+    // Not a prepared statement: PostgreSQL prepares only queries and row changes.
+    if (QSqlQuery setUp(connection.db); !connection.setUp.isEmpty() && !setUp.exec(connection.setUp)) {
+        connection.db.close();
+        return false;
     }
+    return true;
+}
+
+QSqlQuery SqlCoordinatorStore::queryOn(Connection &connection, const QString &sql)
+{
+    if (!connection.db.isOpen())
+        open(connection); // the server was away when it was last tried; if it still is, exec says so
     // On PostgreSQL, prepared once: a fresh statement costs a PREPARE and a DEALLOCATE round trip
     // besides its EXECUTE, and the driver fetches each result whole, so a statement kept holds
     // nothing open. (Not on SQLite: a statement kept unfinished would hold its read snapshot.)
     // A copy shares the prepared statement; finish() drops the last rows.
     const bool keep = m_dialect == Dialect::Postgres;
-    if (const auto found = m_prepared.find(sql); keep && found != m_prepared.end()) {
+    if (const auto found = connection.prepared.find(sql); keep && found != connection.prepared.end()) {
         found->finish();
+        // Qt deprecates the copy as surprising (copies share one result); sharing is the point here.
+        QT_WARNING_PUSH
+        QT_WARNING_DISABLE_DEPRECATED
         return *found;
+        QT_WARNING_POP
     }
-    QSqlQuery query(m_db);
+    QSqlQuery query(connection.db);
     query.setForwardOnly(true);
-    if (query.prepare(sql) && keep && m_prepared.size() < kMaxPreparedStatements)
-        m_prepared.insert(sql, query);
+    if (query.prepare(sql) && keep && connection.prepared.size() < kMaxPreparedStatements)
+        connection.prepared.insert(sql, query);
     return query;
 }
 
-bool SqlCoordinatorStore::reconnectIfLost()
+bool SqlCoordinatorStore::reconnectIfLost(Connection &connection)
 {
     if (m_dialect != Dialect::Postgres)
         return false;
-    if (QSqlQuery probe(m_db); probe.exec(QStringLiteral("SELECT 1")))
+    if (QSqlQuery probe(connection.db); probe.exec(QStringLiteral("SELECT 1")))
         return false; // it answers: the statement itself failed
-    m_prepared.clear(); // prepared on the connection that is gone
-    m_db.close();
-    if (!m_db.open())
+    connection.db.close();
+    if (!open(connection))
         return false;
     qCInfo(lcStore) << "connected to the database again";
     return true;
 }
 
-Result<void> SqlCoordinatorStore::exec(QSqlQuery &query, const char *what)
+Result<void> SqlCoordinatorStore::execOn(Connection &connection, QSqlQuery &query, const char *what)
 {
     if (query.exec())
         return {};
     const QString why = query.lastError().text();
-    if (!m_inTransaction && reconnectIfLost()) {
-        QSqlQuery again(m_db);
+    if (!(m_inTransaction && &connection == &m_main) && reconnectIfLost(connection)) {
+        QSqlQuery again(connection.db);
         again.prepare(query.lastQuery());
         for (const QVariant &value : query.boundValues())
             again.addBindValue(value);
@@ -237,18 +259,18 @@ Result<void> SqlCoordinatorStore::exec(QSqlQuery &query, const char *what)
 
 Result<void> SqlCoordinatorStore::inTransaction(const std::function<Result<void>()> &work)
 {
-    if (!m_db.transaction() && !(reconnectIfLost() && m_db.transaction()))
-        return makeError("cannot begin a transaction: " + m_db.lastError().text().toStdString());
+    if (!m_main.db.transaction() && !(reconnectIfLost(m_main) && m_main.db.transaction()))
+        return makeError("cannot begin a transaction: " + m_main.db.lastError().text().toStdString());
     m_inTransaction = true;
     Result<void> result = work();
     m_inTransaction = false;
     if (!result) {
-        m_db.rollback();
+        m_main.db.rollback();
         return result;
     }
-    if (!m_db.commit()) {
-        const std::string why = m_db.lastError().text().toStdString();
-        m_db.rollback();
+    if (!m_main.db.commit()) {
+        const std::string why = m_main.db.lastError().text().toStdString();
+        m_main.db.rollback();
         return makeError("cannot commit: " + why);
     }
     return {};
@@ -318,6 +340,17 @@ Result<std::optional<RoundRecord>> SqlCoordinatorStore::currentRound()
     return std::optional<RoundRecord>(rounds->front());
 }
 
+Result<std::optional<RoundRecord>> SqlCoordinatorStore::knownCurrentRound()
+{
+    if (m_knownRound && std::chrono::steady_clock::now() < m_soleRoundWriterUntil)
+        return m_knownRound;
+    Result<std::optional<RoundRecord>> round = currentRound();
+    // Not one read inside a transaction: it may yet be rolled back.
+    if (round && !m_inTransaction)
+        m_knownRound = *round;
+    return round;
+}
+
 Result<std::optional<RoundRecord>> SqlCoordinatorStore::round(qint64 number)
 {
     Result<std::vector<RoundRecord>> rounds = selectRounds(QStringLiteral("WHERE number = ?"), number);
@@ -330,6 +363,7 @@ Result<std::optional<RoundRecord>> SqlCoordinatorStore::round(qint64 number)
 
 Result<void> SqlCoordinatorStore::writeRound(const RoundRecord &round)
 {
+    m_knownRound.reset();
     const bool insert = round.revision == 0;
     QSqlQuery q = query(insert ? QStringLiteral("INSERT INTO rounds (attempt, state, gathering_since_ms, started_ms,"
                                                 " deadline_ms, finished_ms, members, agreed_hash, uploader, val_loss, share,"
@@ -546,6 +580,7 @@ Result<std::vector<CheckpointRecord>> SqlCoordinatorStore::checkpoints()
 
 Result<void> SqlCoordinatorStore::setValidationLoss(qint64 round, double loss)
 {
+    m_knownRound.reset();
     return inTransaction([&]() -> Result<void> {
         QSqlQuery checkpoint = query(QStringLiteral("UPDATE checkpoints SET val_loss = ? WHERE round = ?"));
         checkpoint.addBindValue(loss);

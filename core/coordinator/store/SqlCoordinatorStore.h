@@ -56,6 +56,8 @@ public:
     Result<std::vector<PeerRecord>> leaderboard(int limit) override;
 
     Result<std::optional<RoundRecord>> currentRound() override;
+    Result<std::optional<RoundRecord>> knownCurrentRound() override;
+    void setSoleRoundWriterUntil(std::chrono::steady_clock::time_point until) override { m_soleRoundWriterUntil = until; }
     Result<std::optional<RoundRecord>> round(qint64 number) override;
     Result<void> saveRound(const RoundRecord &round) override;
 
@@ -76,7 +78,7 @@ public:
     Result<std::vector<CheckpointRecord>> checkpoints() override;
     Result<void> setValidationLoss(qint64 round, double loss) override;
 
-    // SqliteVerificationStore.cpp
+    // SqlVerificationStore.cpp
     Result<void> addCommitments(const std::vector<CommitmentRecord> &pieces) override;
     Result<std::vector<CommitmentRecord>> commitments(qint64 round, int attempt) override;
     Result<std::vector<CommitmentRecord>> lastCommitments(const QString &keyId, qint64 beforeRound) override;
@@ -90,7 +92,7 @@ public:
     Result<void> quarantinePeer(const QString &keyId) override;
     Result<void> countVerifiedRound(const QString &keyId) override;
 
-    // SqliteAverageStore.cpp
+    // SqlAverageStore.cpp
     Result<void> addAverageReports(const std::vector<AverageReportRecord> &reports) override;
     Result<std::vector<AverageReportRecord>> averageReports(qint64 round, int attempt) override;
 
@@ -104,12 +106,25 @@ private:
     static QString upsert(const QString &table, const QString &columns, const QString &key);
     // QtSql binds a null QString as SQL NULL; the text columns are NOT NULL, so empty means "".
     static QVariant text(const QString &value);
-    QSqlQuery query(const QString &sql);
+    // One database connection, the statements prepared on it, and what runs after it (re)opens.
+    struct Connection {
+        QSqlDatabase db;
+        QHash<QString, QSqlQuery> prepared;
+        QString setUp;
+    };
+    QSqlQuery query(const QString &sql) { return queryOn(m_main, sql); }
+    QSqlQuery queryOn(Connection &connection, const QString &sql);
     // Runs the prepared query; on PostgreSQL, a statement outside a transaction whose connection
     // was lost runs again once on a new one (`query` is then that statement).
-    Result<void> exec(QSqlQuery &query, const char *what);
+    Result<void> exec(QSqlQuery &query, const char *what) { return execOn(m_main, query, what); }
+    Result<void> execOn(Connection &connection, QSqlQuery &query, const char *what);
     // PostgreSQL: whether the connection still answers, else whether a new one opened.
-    bool reconnectIfLost();
+    bool reconnectIfLost(Connection &connection);
+    bool open(Connection &connection);
+    // On m_quick where it is open (PostgreSQL), else on the one connection.
+    Connection &quick() { return m_quick.db.isValid() ? m_quick : m_main; }
+    QSqlQuery quickQuery(const QString &sql) { return queryOn(quick(), sql); }
+    Result<void> quickExec(QSqlQuery &query, const char *what) { return execOn(quick(), query, what); }
     // `sql` with one bound value, or none when `value` is empty.
     Result<std::vector<PeerRecord>> selectPeers(const QString &sql, const QVariant &value);
     Result<std::vector<RoundRecord>> selectRounds(const QString &where, qint64 value);
@@ -124,11 +139,17 @@ private:
 
     QString m_connectionName;
     Dialect m_dialect;
-    QSqlDatabase m_db;
-    // PostgreSQL's statements prepared on this connection, by their text (a fixed set, but bounded all the same).
+    Connection m_main; // everything
+    // PostgreSQL: a second connection whose commits do not wait for the disk, for what a crash
+    // may lose the last moment of (requests seen, rate buckets; never credit or rounds). Every
+    // request writes those, and a commit waits for the disk about as long as the rest of a join.
+    Connection m_quick;
+    // Statements kept prepared per connection (a fixed set, but bounded all the same).
     static constexpr qsizetype kMaxPreparedStatements = 256;
-    QHash<QString, QSqlQuery> m_prepared;
     bool m_inTransaction = false;
+    // knownCurrentRound's: the current round as last read, forgotten at each write of a round.
+    std::optional<RoundRecord> m_knownRound;
+    std::chrono::steady_clock::time_point m_soleRoundWriterUntil;
     qint64 m_requestsForgottenMs = 0; // the last moment before which recordRequest forgot requests
     qint64 m_bucketsForgottenMs = 0;  // when takeToken last forgot full buckets
 };

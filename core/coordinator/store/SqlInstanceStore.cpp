@@ -43,17 +43,17 @@ Result<bool> SqlCoordinatorStore::takeLease(const QString &name, const QString &
 Result<bool> SqlCoordinatorStore::recordRequest(const QString &signature, qint64 signedMs, qint64 forgetBeforeMs)
 {
     if (forgetBeforeMs - m_requestsForgottenMs >= kForgetRequestsEveryMs) {
-        QSqlQuery forget = query(QStringLiteral("DELETE FROM seen_requests WHERE signed_ms < ?"));
+        QSqlQuery forget = quickQuery(QStringLiteral("DELETE FROM seen_requests WHERE signed_ms < ?"));
         forget.addBindValue(forgetBeforeMs);
-        if (Result<void> done = exec(forget, "forgetting old requests"); !done)
+        if (Result<void> done = quickExec(forget, "forgetting old requests"); !done)
             return done.error();
         m_requestsForgottenMs = forgetBeforeMs;
     }
-    QSqlQuery q = query(QStringLiteral("INSERT INTO seen_requests (signature, signed_ms) VALUES (?, ?)"
-                                       " ON CONFLICT DO NOTHING"));
+    QSqlQuery q = quickQuery(QStringLiteral("INSERT INTO seen_requests (signature, signed_ms) VALUES (?, ?)"
+                                            " ON CONFLICT DO NOTHING"));
     q.addBindValue(text(signature));
     q.addBindValue(signedMs);
-    if (Result<void> done = exec(q, "recording a request"); !done)
+    if (Result<void> done = quickExec(q, "recording a request"); !done)
         return done.error();
     return q.numRowsAffected() == 1;
 }
@@ -61,25 +61,26 @@ Result<bool> SqlCoordinatorStore::recordRequest(const QString &signature, qint64
 Result<qint64> SqlCoordinatorStore::takeToken(const QString &bucket, double perSecond, double burst, qint64 nowMs)
 {
     if (nowMs - m_bucketsForgottenMs >= kForgetRequestsEveryMs) {
-        QSqlQuery forget = query(QStringLiteral("DELETE FROM rate_buckets WHERE updated_ms < ?"));
+        QSqlQuery forget = quickQuery(QStringLiteral("DELETE FROM rate_buckets WHERE updated_ms < ?"));
         forget.addBindValue(nowMs - kForgetBucketsAfterMs);
-        if (Result<void> done = exec(forget, "forgetting full rate buckets"); !done)
+        if (Result<void> done = quickExec(forget, "forgetting full rate buckets"); !done)
             return done.error();
         m_bucketsForgottenMs = nowMs;
     }
     // Read, then write only if no instance wrote it meanwhile (its version), else read again.
     for (int attempt = 0; attempt < kBucketAttempts; ++attempt) {
-        QSqlQuery read = query(QStringLiteral("SELECT tokens, updated_ms, version FROM rate_buckets WHERE bucket = ?"));
+        QSqlQuery read =
+            quickQuery(QStringLiteral("SELECT tokens, updated_ms, version FROM rate_buckets WHERE bucket = ?"));
         read.addBindValue(text(bucket));
-        if (Result<void> done = exec(read, "reading a rate bucket"); !done)
+        if (Result<void> done = quickExec(read, "reading a rate bucket"); !done)
             return done.error();
         if (!read.next()) {
-            QSqlQuery insert = query(QStringLiteral("INSERT INTO rate_buckets (bucket, tokens, updated_ms, version)"
-                                                    " VALUES (?, ?, ?, 0) ON CONFLICT DO NOTHING"));
+            QSqlQuery insert = quickQuery(QStringLiteral("INSERT INTO rate_buckets (bucket, tokens, updated_ms, version)"
+                                                         " VALUES (?, ?, ?, 0) ON CONFLICT DO NOTHING"));
             insert.addBindValue(text(bucket));
             insert.addBindValue(burst - 1.0);
             insert.addBindValue(nowMs);
-            if (Result<void> done = exec(insert, "starting a rate bucket"); !done)
+            if (Result<void> done = quickExec(insert, "starting a rate bucket"); !done)
                 return done.error();
             if (insert.numRowsAffected() == 1)
                 return qint64(0);
@@ -93,13 +94,13 @@ Result<qint64> SqlCoordinatorStore::takeToken(const QString &bucket, double perS
         read.finish();
         if (tokens < 1.0)
             return qint64(std::ceil((1.0 - tokens) * 1000.0 / perSecond));
-        QSqlQuery write = query(QStringLiteral("UPDATE rate_buckets SET tokens = ?, updated_ms = ?, version = version + 1"
-                                               " WHERE bucket = ? AND version = ?"));
+        QSqlQuery write = quickQuery(QStringLiteral("UPDATE rate_buckets SET tokens = ?, updated_ms = ?,"
+                                                    " version = version + 1 WHERE bucket = ? AND version = ?"));
         write.addBindValue(tokens - 1.0);
         write.addBindValue(std::max(nowMs, updatedMs));
         write.addBindValue(text(bucket));
         write.addBindValue(version);
-        if (Result<void> done = exec(write, "taking a token"); !done)
+        if (Result<void> done = quickExec(write, "taking a token"); !done)
             return done.error();
         if (write.numRowsAffected() == 1)
             return qint64(0);
