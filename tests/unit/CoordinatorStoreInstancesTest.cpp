@@ -103,6 +103,42 @@ TEST_P(StoreInstancesTest, TheLeaseHasOneHolderUntilItExpires)
     EXPECT_TRUE(*a->takeLease(lease, QStringLiteral("instance-a"), 6004, 9000));
 }
 
+// The leader reads the current round from the database only after it wrote one, and only while
+// no other instance may write rounds.
+TEST_P(StoreInstancesTest, TheSoleRoundWriterAnswersFromTheRoundItLastReadUntilOthersMayWrite)
+{
+    auto leader = open();
+    auto other = open();
+    ASSERT_TRUE(leader && other);
+    ASSERT_TRUE(leader->saveRound(RoundRecord()).ok());
+    leader->setSoleRoundWriterUntil(std::chrono::steady_clock::now() + std::chrono::hours(1));
+    RoundRecord round = leader->knownCurrentRound()->value();
+    EXPECT_EQ(round.state, RoundState::Gathering);
+
+    round.state = RoundState::Running;
+    ASSERT_TRUE(leader->saveRound(round).ok());
+    round = leader->knownCurrentRound()->value();
+    EXPECT_EQ(round.state, RoundState::Running) << "its own write is read back";
+    ASSERT_TRUE(leader->setValidationLoss(round.number + 1, 1.5).ok()); // of the state this round makes
+    EXPECT_EQ(leader->knownCurrentRound()->value().validationLoss, std::optional<double>(1.5));
+
+    // A write it could not see (an instance that should not write rounds now).
+    RoundRecord done = other->currentRound()->value();
+    done.state = RoundState::Done;
+    ASSERT_TRUE(other->saveRound(done).ok());
+    EXPECT_EQ(leader->knownCurrentRound()->value().state, RoundState::Running) << "no query while it writes alone";
+    EXPECT_EQ(leader->currentRound()->value().state, RoundState::Done) << "currentRound always reads";
+
+    leader->setSoleRoundWriterUntil(std::chrono::steady_clock::time_point());
+    EXPECT_EQ(leader->knownCurrentRound()->value().state, RoundState::Done) << "a follower reads every time";
+    // And a write that finds the round changed meanwhile forgets what it knew.
+    leader->setSoleRoundWriterUntil(std::chrono::steady_clock::now() + std::chrono::hours(1));
+    RoundRecord stale = leader->knownCurrentRound()->value();
+    ASSERT_TRUE(other->saveRound(stale).ok());
+    EXPECT_FALSE(leader->saveRound(stale).ok()) << "changed meanwhile";
+    EXPECT_EQ(leader->knownCurrentRound()->value().revision, stale.revision + 1);
+}
+
 TEST_P(StoreInstancesTest, ARequestSeenByOneInstanceIsAReplayAtAnother)
 {
     auto a = open();
