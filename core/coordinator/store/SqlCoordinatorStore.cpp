@@ -92,12 +92,11 @@ QVariant SqlCoordinatorStore::text(const QString &value)
     return value.isNull() ? QVariant(QStringLiteral("")) : QVariant(value);
 }
 
-SqlCoordinatorStore::SqlCoordinatorStore(QString connectionName, Dialect dialect)
-    : m_connectionName(std::move(connectionName))
-    , m_dialect(dialect)
+SqlCoordinatorStore::SqlCoordinatorStore(const QString &connectionName, Dialect dialect)
+    : m_dialect(dialect)
 {
     m_main.db = QSqlDatabase::addDatabase(dialect == Dialect::Sqlite ? QStringLiteral("QSQLITE") : QStringLiteral("QPSQL"),
-                                          m_connectionName);
+                                          connectionName);
 }
 
 SqlCoordinatorStore::~SqlCoordinatorStore()
