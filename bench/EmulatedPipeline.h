@@ -17,7 +17,7 @@
 namespace swarmtrain::bench {
 
 struct EmulatedPipelineSetup {
-    GptConfig model;
+    ModelConfig model;
     MicrobatchShape shape{4, 128};
     int steps = 3;
     int microbatches = 8; // per trainer and step

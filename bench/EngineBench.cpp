@@ -6,7 +6,9 @@
 // CausalAttention: the engine's kernels next to LibTorch's own operators.
 #include "AdamW.h"
 #include "FlatParameters.h"
-#include "Gpt.h"
+#include "Attention.h"
+#include "Decoder.h"
+#include "Layers.h"
 #include "ParallelStep.h"
 #include "Trainer.h"
 
@@ -29,7 +31,7 @@ void matmul(benchmark::State &state)
 
 void trainStep(benchmark::State &state, int nLayer, int nHead, int nEmbd, int blockSize)
 {
-    GptConfig config;
+    ModelConfig config;
     config.vocabSize = 65;
     config.nLayer = nLayer;
     config.nHead = nHead;
@@ -37,7 +39,7 @@ void trainStep(benchmark::State &state, int nLayer, int nHead, int nEmbd, int bl
     config.blockSize = blockSize;
     const int batch = 12;
     torch::manual_seed(1);
-    Gpt model(config);
+    Decoder model(config);
     FlatParameters parameters(model->namedParameters());
     AdamW optimizer(parameters, AdamWOptions{});
     const torch::Tensor tokens = torch::randint(0, config.vocabSize, {batch, blockSize}, torch::kLong);

@@ -33,7 +33,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct Setup {
-    GptConfig model{256, 12, 12, 768, 1024, 0.0, false}; // GPT-2 124M on bytes
+    ModelConfig model{ModelFamily::Gpt, 256, 12, 12, 768, 1024, 0.0, false}; // GPT-2 124M on bytes
     int batchSize = 8;
     int stepsBefore = 5; // whole steps trained before the one the release interrupts
     double thresholdMib = 300.0;

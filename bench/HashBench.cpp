@@ -174,14 +174,14 @@ Result<void> benchCheckpoint(int repeats)
         Tokenizer::buildCharacter("\n !$&',-.3:;?ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
     if (!tokenizer)
         return tokenizer.error();
-    GptConfig config;
+    ModelConfig config;
     config.vocabSize = tokenizer->vocabSize();
     config.nLayer = 6;
     config.nHead = 6;
     config.nEmbd = 384;
     config.blockSize = 256;
     torch::manual_seed(1);
-    Gpt model(config);
+    Decoder model(config);
     FlatParameters parameters(model->namedParameters());
     AdamW optimizer(parameters, AdamWOptions{});
 
@@ -199,7 +199,7 @@ Result<void> benchCheckpoint(int repeats)
             failed = loaded.error();
             return;
         }
-        Gpt restored(loaded->config);
+        Decoder restored(loaded->config);
         FlatParameters restoredParameters(restored->namedParameters());
         AdamW restoredOptimizer(restoredParameters, AdamWOptions{});
         if (Result<void> r = restoreModel(*loaded, *restored); !r)

@@ -25,7 +25,7 @@ using namespace swarmtrain;
 namespace {
 
 struct Setup {
-    GptConfig model;
+    ModelConfig model;
     int microbatchSize = 3; // 4 microbatches a step: nanoGPT's batch of 12
     int iters = 300;
     int evalEvery = 50;

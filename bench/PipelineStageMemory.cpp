@@ -1,5 +1,5 @@
 // What building one pipeline stage costs in memory, against building the whole model first (how
-// a peer took its stage's initial values before GptImpl::initializeAsWhole). Prints JSON lines;
+// a peer took its stage's initial values before DecoderImpl::initializeAsWhole). Prints JSON lines;
 // figures only, never pass/fail:
 //   swarmtrain_pipeline_stage_memory [--layers 24 --width 1024 --heads 16 --vocab 50304 --block 1024] [--stages 4]
 // Each measurement runs in a child process of its own, so its peak resident set (VmHWM) is its
@@ -8,7 +8,7 @@
 #include "AdamW.h"
 #include "CliFlags.h"
 #include "FlatParameters.h"
-#include "Gpt.h"
+#include "Decoder.h"
 #include "PipelineStage.h"
 #include "StagePartition.h"
 
@@ -65,7 +65,7 @@ std::int64_t peakOf(const std::function<void()> &work)
 }
 
 // The stage as a peer takes it now: only its span is built.
-void buildStage(const GptConfig &config, const StageSpan &span)
+void buildStage(const ModelConfig &config, const StageSpan &span)
 {
     PipelineStageOptions options;
     options.device = "cpu";
@@ -75,12 +75,12 @@ void buildStage(const GptConfig &config, const StageSpan &span)
 
 // The stage as a peer took it before: the whole model built, its span's values copied out, and
 // then the stage's flat parameters and AdamW state.
-void buildWholeThenStage(const GptConfig &config, const StageSpan &span)
+void buildWholeThenStage(const ModelConfig &config, const StageSpan &span)
 {
     torch::manual_seed(1);
-    Gpt stage(config, span.first, span.last);
+    Decoder stage(config, span.first, span.last);
     {
-        Gpt whole(config);
+        Decoder whole(config);
         std::map<std::string, torch::Tensor> initial;
         for (auto &[name, p] : whole->namedParameters())
             initial.emplace(name, p);
@@ -96,7 +96,7 @@ void buildWholeThenStage(const GptConfig &config, const StageSpan &span)
 
 int main(int argc, char **argv)
 {
-    GptConfig config;
+    ModelConfig config;
     config.nLayer = 24;
     config.nEmbd = 1024;
     config.nHead = 16;

@@ -39,7 +39,7 @@ struct Setup {
     std::int64_t innerSteps = 20;
     std::int64_t rounds = 4;
     int threads = 2;
-    GptConfig model;
+    ModelConfig model;
     ReplicaOptions replica;
 };
 
@@ -145,7 +145,7 @@ Result<void> run(const Setup &s)
     Result<std::vector<std::int32_t>> tokens = tokenizer->encode(corpus->text);
     if (!tokens)
         return tokens.error();
-    GptConfig model = s.model;
+    ModelConfig model = s.model;
     model.vocabSize = tokenizer->vocabSize();
     const std::size_t trainEnd = tokens->size() * 9 / 10;
 

@@ -58,7 +58,7 @@ struct Setup {
     int peers = 4;
     std::int64_t innerSteps = 50;
     std::int64_t rounds = 40;
-    GptConfig model;
+    ModelConfig model;
     ReplicaOptions replica;
     int evalIters = 40;
     std::string only; // one run's name; empty runs all three

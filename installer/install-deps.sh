@@ -19,6 +19,9 @@ packages=(
     libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libsqlite3-dev libprotobuf-dev protobuf-compiler
     # command-line parsing (header-only)
     libcli11-dev
+    # SentencePiece tokenizers (Llama-family vocabularies) and compressed corpora (gzip, zstd);
+    # python3-sentencepiece checks that a trained tokenizer.model gives the same ids elsewhere
+    libsentencepiece-dev python3-sentencepiece zlib1g-dev libzstd-dev
     # tests and benchmarks
     libgtest-dev libgmock-dev libbenchmark-dev xvfb xauth xdotool
     # idle tests: a private D-Bus session bus, and a headless Wayland compositor (weston)

@@ -6,7 +6,7 @@
 #include "DeviceBench.h"
 #include "EmbeddedCoordinator.h"
 #include "GpuChoice.h"
-#include "GptConfig.h"
+#include "ModelConfig.h"
 #include "Identity.h"
 #include "StatsStore.h"
 #include "Trainer.h"
@@ -45,7 +45,7 @@ QString formatFlops(double flops)
 }
 
 // "GPT, 4 layers × 128, 0.8 million parameters" from the model of /v1/status.
-QString describeModel(const GptConfig &config)
+QString describeModel(const ModelConfig &config)
 {
     const double parameters = double(config.parameterCount());
     const QString count = parameters >= 1e6

@@ -7,6 +7,7 @@
 #include "GpuProbe.h"
 #include "ScheduleCommand.h"
 #include "ScenarioJson.h"
+#include "TokenizerTraining.h"
 #include "Trainer.h"
 
 #include <nlohmann/json.hpp>
@@ -47,8 +48,9 @@ std::optional<int> parseFlags(CLI::App &app, const std::vector<std::string> &arg
 void printProgress(const TrainProgress &p, bool live)
 {
     if (p.evaluated) {
-        std::fprintf(stderr, "%s" "step %lld/%lld: train loss %.4f, val loss %.4f\n", live ? "\r\033[K" : "",
-                     static_cast<long long>(p.iter), static_cast<long long>(p.maxIters), p.trainLoss, p.valLoss);
+        std::fprintf(stderr, "%s" "step %lld/%lld: train loss %.4f, val loss %.4f (%.3f bits per byte)\n",
+                     live ? "\r\033[K" : "", static_cast<long long>(p.iter), static_cast<long long>(p.maxIters), p.trainLoss,
+                     p.valLoss, p.valBitsPerByte);
     } else if (live) {
         std::fprintf(stderr, "\r\033[Kiter %lld/%lld  loss %.4f  lr %.2e  %.1f ms/iter  %.0f tokens/s",
                      static_cast<long long>(p.iter + 1), static_cast<long long>(p.maxIters), p.loss, p.lr,
@@ -78,6 +80,49 @@ int runTrain(const std::vector<std::string> &args)
         std::cout << "--- sample ---\n" << report->sample << "\n--- end of sample ---\n";
     std::cout << report->toJson() << std::endl;
     return 0;
+}
+
+// tokenizer train --input FILE|DIR... --vocab-size N --out tokenizer.model; tokenizer info --model FILE.
+int runTokenizer(const std::vector<std::string> &args)
+{
+    const std::string sub = args.empty() ? std::string() : args.front();
+    const std::vector<std::string> rest(args.begin() + (args.empty() ? 0 : 1), args.end());
+    if (sub == "train") {
+        if (flags::helpAsked(rest)) {
+            std::cout << tokenizerTrainUsage();
+            return 0;
+        }
+        Result<TokenizerTrainOptions> options = parseTokenizerTrainOptions(rest);
+        if (!options) {
+            std::cerr << tokenizerTrainUsage();
+            return fail(options.error().message);
+        }
+        Result<std::string> report = trainTokenizer(*options, [](const std::string &line) { std::cerr << line << "\n"; });
+        if (!report)
+            return fail(report.error().message);
+        std::cout << *report << std::endl;
+        return 0;
+    }
+    if (sub == "info") {
+        std::string model;
+        CLI::App app("Describes a SentencePiece tokenizer.model: pieces, special tokens, SHA-256, and whether SwarmTrain "
+                     "accepts it.",
+                     "swarmtrain-cli tokenizer info");
+        flags::configure(app);
+        app.add_option("--model", model, "the tokenizer.model")->type_name("FILE")->required()->check(flags::nonEmpty());
+        if (const std::optional<int> exitCode = parseFlags(app, rest))
+            return *exitCode;
+        Result<Tokenizer> tokenizer = Tokenizer::loadSentencePiece(model);
+        if (!tokenizer)
+            return fail(tokenizer.error().message);
+        std::cout << nlohmann::json{{"vocab_size", tokenizer->vocabSize()}, {"eos_id", tokenizer->endOfText()},
+                                    {"sha256", tokenizer->sha256()}}
+                         .dump()
+                  << std::endl;
+        return 0;
+    }
+    std::cerr << "usage: swarmtrain-cli tokenizer train|info [--help]\n";
+    return fail(sub.empty() ? "tokenizer needs train or info" : "unknown tokenizer command '" + sub + "'");
 }
 
 int runSample(const std::vector<std::string> &args)
@@ -207,7 +252,8 @@ int main(int argc, char **argv)
                  "swarmtrain-cli");
     flags::configure(app);
     app.footer("Run 'swarmtrain-cli <command> --help' for a command's options.");
-    app.add_subcommand("train", "train a GPT on a text file or folder (single machine)");
+    app.add_subcommand("train", "train a GPT or a Llama on a text file or folder (single machine)");
+    app.add_subcommand("tokenizer", "train a SentencePiece BPE tokenizer (tokenizer train), or describe one (tokenizer info)");
     app.add_subcommand("sample", "generate text from a checkpoint");
     app.add_subcommand("bench", "measure this machine's device: FLOP/s, copy bandwidth, training speed");
     app.add_subcommand("gpus", "list this machine's GPUs");
@@ -226,6 +272,8 @@ int main(int argc, char **argv)
             return runTrain(args);
         if (command == "sample")
             return runSample(args);
+        if (command == "tokenizer")
+            return runTokenizer(args);
         if (command == "bench")
             return runBench(args);
         if (command == "gpus")

@@ -2,6 +2,7 @@
 
 #include "CliFlags.h"
 #include "ControlMessages.h"
+#include "ModelFlags.h"
 
 #include <QHostAddress>
 
@@ -107,6 +108,7 @@ struct CoordinatorText {
     std::string mode = "full", wire = "int8", rounds = "budget";
     std::vector<std::string> place;
     double typicalMemoryGiB = 8.0;
+    ModelFlagText model;
 };
 
 // --allowlist FILE, --trusted-keys FILE (`flag`): key ids, one a line; blank lines and lines
@@ -277,15 +279,7 @@ void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText
     app.add_option("--tokenizer", text.tokenizer, "characters of the corpus, or bytes")
         ->check(flags::oneOf({"char", "byte"}));
 
-    GptConfig &m = c.model;
-    app.add_option("--n-layer", m.nLayer, "transformer blocks")->transform(flags::wholeNumberIn(1, 1024));
-    app.add_option("--n-head", m.nHead, "attention heads per block")->transform(flags::wholeNumberIn(1, 1024));
-    app.add_option("--n-embd", m.nEmbd, "embedding width (a multiple of --n-head)")
-        ->transform(flags::wholeNumberIn(1, 65536));
-    app.add_option("--block-size", m.blockSize, "context length in tokens")
-        ->transform(flags::wholeNumberIn(1, 1 << 20));
-    app.add_option("--dropout", m.dropout, "dropout probability")->transform(flags::numberIn(0.0, 0.99));
-    app.add_flag("--bias", m.bias, "biases in linear layers and LayerNorms");
+    addModelFlags(app, c.model, text.model);
 
     TrainingSettings &t = c.training;
     app.add_option("--inner-steps", t.innerSteps, "local steps between rounds (H)")
@@ -367,8 +361,8 @@ Result<CoordinatorConfig> parseCoordinatorArguments(const std::vector<std::strin
     c.data = text.data;
     if (c.data.empty() && !c.migrateOnly)
         return makeError("--data is required");
-    if (c.model.nEmbd % c.model.nHead != 0)
-        return makeError("--n-embd must be divisible by --n-head");
+    if (Result<void> model = finishModelFlags(c.model, text.model); !model)
+        return model.error();
     if (c.training.minLr > c.training.lr)
         return makeError("--min-lr must not exceed --lr");
     if (text.cert.empty() != text.key.empty())

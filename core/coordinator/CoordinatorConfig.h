@@ -1,6 +1,6 @@
 #pragma once
 
-#include "GptConfig.h"
+#include "ModelConfig.h"
 #include "PipelineMessages.h"
 #include "Result.h"
 #include "Tokenizer.h"
@@ -27,7 +27,7 @@ struct CoordinatorConfig {
     std::string store = "sqlite";
     std::filesystem::path data;
     TokenizerKind tokenizer = TokenizerKind::Char;
-    GptConfig model; // vocabSize comes from the tokenizer
+    ModelConfig model; // vocabSize comes from the tokenizer
     TrainingSettings training;
     // Time-budgeted rounds (training.timeBudgeted): a budget pinned by the operator, or 0 for
     // one adapted to the swarm (what H steps take its median peer).

@@ -19,7 +19,7 @@ constexpr char kSwarmMetaKey[] = "swarm";
 constexpr char kTrainingMetaKey[] = "training";
 
 // The settings that define which swarm a state dir holds; they must not change on restart.
-nlohmann::json swarmIdentity(const CoordinatorConfig &config, const GptConfig &model, const std::string &textSha256)
+nlohmann::json swarmIdentity(const CoordinatorConfig &config, const ModelConfig &model, const std::string &textSha256)
 {
     return {{"model", nlohmann::json::parse(model.toJson())},
             {"tokenizer", tokenizerKindName(config.tokenizer)},
@@ -130,7 +130,8 @@ Result<CoordinatorSetup> CoordinatorSetup::prepare(const CoordinatorConfig &conf
         setup.tokenizer = Tokenizer::byteLevel();
     }
     setup.model = config.model;
-    setup.model.vocabSize = setup.tokenizer->vocabSize();
+    if (Result<void> fitted = fitVocabulary(setup.model, setup.tokenizer->vocabSize()); !fitted)
+        return makeError("model: " + fitted.error().message);
     if (const std::string why = setup.model.validate(); !why.empty())
         return makeError("model: " + why);
     setup.parameterCount = setup.model.parameterCount();

@@ -3,7 +3,7 @@
 #include "CoordinatorConfig.h"
 #include "CoordinatorRecords.h"
 #include "CoordinatorStore.h"
-#include "GptConfig.h"
+#include "ModelConfig.h"
 #include "Result.h"
 #include "SqlCoordinatorStore.h"
 #include "ShardManifest.h"
@@ -27,7 +27,7 @@ struct CoordinatorSetup {
     std::unique_ptr<CoordinatorStore> store;
     std::optional<ShardManifest> manifest;
     std::optional<Tokenizer> tokenizer;
-    GptConfig model;
+    ModelConfig model;
     std::int64_t parameterCount = 0;
     std::vector<std::int32_t> validationTokens;
     CheckpointRecord checkpoint; // the latest global state; no file name: none yet

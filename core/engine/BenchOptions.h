@@ -1,6 +1,6 @@
 #pragma once
 
-#include "GptConfig.h"
+#include "ModelConfig.h"
 #include "Result.h"
 #include "TrainOptions.h"
 
@@ -15,7 +15,7 @@ namespace swarmtrain {
 struct BenchOptions {
     std::string device = "auto";
     ComputeDtype dtype = ComputeDtype::Auto;
-    GptConfig model;          // unset sizes (0): nanoGPT's shakespeare_char on a CPU, GPT-2 124M on a GPU
+    ModelConfig model;          // unset sizes (0): nanoGPT's shakespeare_char on a CPU, GPT-2 124M on a GPU
     int batchSize = 0;        // 0: 12 on a CPU, 8 on a GPU
     int iters = 0;            // 0: 20 on a CPU, 10 on a GPU
     std::int64_t deviceMemoryBudget = 0; // for the swapped run; 0 (auto): a quarter of the model

@@ -39,7 +39,7 @@ Result<torch::Tensor> floatTensor(const TensorContainer &container, const std::s
 
 } // namespace
 
-Result<LoadedSwarmState> loadSwarmState(const std::filesystem::path &file, const GptConfig *expected)
+Result<LoadedSwarmState> loadSwarmState(const std::filesystem::path &file, const ModelConfig *expected)
 {
     Result<LoadedCheckpoint> checkpoint = readCheckpoint(file);
     if (!checkpoint)
@@ -47,9 +47,9 @@ Result<LoadedSwarmState> loadSwarmState(const std::filesystem::path &file, const
     if (expected && checkpoint->config.toJson() != expected->toJson())
         return makeError(file.string() + ": the model config " + checkpoint->config.toJson() + " is not the swarm's "
                          + expected->toJson());
-    LoadedSwarmState state{std::move(checkpoint).value(), Gpt(nullptr), {}};
+    LoadedSwarmState state{std::move(checkpoint).value(), Decoder(nullptr), {}};
     try {
-        state.model = Gpt(state.checkpoint.config);
+        state.model = Decoder(state.checkpoint.config);
     } catch (const c10::Error &e) {
         return makeError(file.string() + ": cannot build its model: " + e.what_without_backtrace());
     }
@@ -64,7 +64,7 @@ Result<LoadedSwarmState> loadSwarmState(const std::filesystem::path &file, const
 
 std::filesystem::path checkpointFile(const std::filesystem::path &dir) { return dir / "checkpoint.safetensors"; }
 
-Result<void> saveCheckpoint(const std::filesystem::path &file, GptImpl &model, AdamW *optimizer,
+Result<void> saveCheckpoint(const std::filesystem::path &file, DecoderImpl &model, AdamW *optimizer,
                             const Tokenizer &tokenizer, const TrainingState &state, const OuterState *outer)
 {
     TensorContainerWriter writer;
@@ -95,6 +95,12 @@ Result<void> saveCheckpoint(const std::filesystem::path &file, GptImpl &model, A
         writer.addTensor("tokenizer.vocab", DType::I32, {std::int64_t(codePoints.size())},
                          std::as_bytes(std::span(codePoints)));
     }
+    if (tokenizer.kind() == TokenizerKind::SentencePiece) {
+        // The tokenizer.model file's bytes, and their hash for a reader to check.
+        const std::string &model = tokenizer.modelBytes();
+        writer.setMetadata("tokenizer_sha256", tokenizer.sha256());
+        writer.addTensor("tokenizer.model", DType::U8, {std::int64_t(model.size())}, std::as_bytes(std::span(model)));
+    }
     const torch::Tensor rng = at::detail::getDefaultCPUGenerator().get_state();
     writer.addTensor("rng.torch_cpu", DType::U8, {rng.numel()}, bytesOf(rng.contiguous()));
 
@@ -112,7 +118,7 @@ Result<LoadedCheckpoint> readCheckpoint(const std::filesystem::path &file)
     if (container->meta("format") != kFormat)
         return makeError(file.string() + " is not a SwarmTrain checkpoint");
 
-    Result<GptConfig> config = GptConfig::fromJson(container->meta("model_config").value_or(""));
+    Result<ModelConfig> config = ModelConfig::fromJson(container->meta("model_config").value_or(""));
     if (!config)
         return makeError(file.string() + ": " + config.error().message);
 
@@ -125,14 +131,22 @@ Result<LoadedCheckpoint> readCheckpoint(const std::filesystem::path &file)
         std::memcpy(codePoints.data(), entry->bytes.data(), entry->bytes.size());
         vocab.assign(codePoints.begin(), codePoints.end());
     }
-    if (kind != "char" && kind != "byte")
-        return makeError(file.string() + ": unknown tokenizer '" + kind + "'");
-    Result<Tokenizer> tokenizer =
-        Tokenizer::fromVocabulary(kind == "char" ? TokenizerKind::Char : TokenizerKind::Byte, std::move(vocab));
+    Result<Tokenizer> tokenizer = makeError("unknown tokenizer '" + kind.substr(0, 40) + "'");
+    if (kind == "char" || kind == "byte") {
+        tokenizer = Tokenizer::fromVocabulary(kind == "char" ? TokenizerKind::Char : TokenizerKind::Byte, std::move(vocab));
+    } else if (kind == "sentencepiece") {
+        const TensorEntry *entry = container->find("tokenizer.model");
+        if (!entry || entry->dtype != DType::U8 || entry->shape.size() != 1)
+            return makeError(file.string() + ": the SentencePiece tokenizer's model is missing or of the wrong type");
+        tokenizer = Tokenizer::fromSentencePiece(std::string(reinterpret_cast<const char *>(entry->bytes.data()), entry->bytes.size()));
+        if (tokenizer && tokenizer->sha256() != container->meta("tokenizer_sha256").value_or(""))
+            return makeError(file.string() + ": the tokenizer's model does not match its recorded SHA-256");
+    }
     if (!tokenizer)
         return makeError(file.string() + ": " + tokenizer.error().message);
-    if (tokenizer->vocabSize() != config->vocabSize)
-        return makeError(file.string() + ": tokenizer and model disagree on the vocabulary size");
+    ModelConfig fitted = *config;
+    if (Result<void> fits = fitVocabulary(fitted, tokenizer->vocabSize()); !fits)
+        return makeError(file.string() + ": tokenizer and model disagree on the vocabulary size: " + fits.error().message);
 
     TrainingState state;
     try {
@@ -146,7 +160,7 @@ Result<LoadedCheckpoint> readCheckpoint(const std::filesystem::path &file)
     return LoadedCheckpoint{*config, std::move(tokenizer).value(), std::move(state), std::move(container).value()};
 }
 
-Result<void> restoreModel(const LoadedCheckpoint &checkpoint, GptImpl &model)
+Result<void> restoreModel(const LoadedCheckpoint &checkpoint, DecoderImpl &model)
 {
     torch::NoGradGuard noGrad;
     for (auto &[name, parameter] : model.namedParameters()) {

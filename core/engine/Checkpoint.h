@@ -2,7 +2,7 @@
 
 #include "AdamW.h"
 #include "FlatParameters.h"
-#include "Gpt.h"
+#include "Decoder.h"
 #include "Result.h"
 #include "TensorContainer.h"
 #include "Tokenizer.h"
@@ -42,7 +42,7 @@ inline std::int64_t advancedScheduleStep(std::int64_t step, std::int64_t advance
 }
 
 struct LoadedCheckpoint {
-    GptConfig config;
+    ModelConfig config;
     Tokenizer tokenizer;
     TrainingState state;
     TensorContainer container;
@@ -50,23 +50,23 @@ struct LoadedCheckpoint {
 
 // One safetensors file: the model under nanoGPT's names, the optimizer's flat moments, the
 // tokenizer's vocabulary and the RNG states; written atomically, SHA-256 checked on load.
-Result<void> saveCheckpoint(const std::filesystem::path &file, GptImpl &model, AdamW *optimizer,
+Result<void> saveCheckpoint(const std::filesystem::path &file, DecoderImpl &model, AdamW *optimizer,
                             const Tokenizer &tokenizer, const TrainingState &state, const OuterState *outer = nullptr);
 Result<LoadedCheckpoint> readCheckpoint(const std::filesystem::path &file);
 // Copies the checkpoint's parameters into `model`; names, shapes and finiteness are checked.
-Result<void> restoreModel(const LoadedCheckpoint &checkpoint, GptImpl &model);
+Result<void> restoreModel(const LoadedCheckpoint &checkpoint, DecoderImpl &model);
 // The outer state of a swarm checkpoint; `parameterCount` is the model's flat size.
 Result<OuterState> readOuterState(const LoadedCheckpoint &checkpoint, std::int64_t parameterCount);
 
 // A swarm state file (SwarmState.h): the checkpoint, its model restored, and the outer state.
 struct LoadedSwarmState {
     LoadedCheckpoint checkpoint;
-    Gpt model{nullptr};
+    Decoder model{nullptr};
     OuterState outer;
 };
 // With `expected`, a file whose model config differs is refused before any model is built: a
 // stranger's file must not make this process allocate what its config asks for.
-Result<LoadedSwarmState> loadSwarmState(const std::filesystem::path &file, const GptConfig *expected = nullptr);
+Result<LoadedSwarmState> loadSwarmState(const std::filesystem::path &file, const ModelConfig *expected = nullptr);
 Result<void> restoreOptimizer(const LoadedCheckpoint &checkpoint, FlatParameters &parameters, AdamW &optimizer);
 
 std::filesystem::path checkpointFile(const std::filesystem::path &dir);

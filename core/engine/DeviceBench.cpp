@@ -2,7 +2,7 @@
 
 #include "Device.h"
 #include "DeviceMeasure.h"
-#include "Gpt.h"
+#include "Decoder.h"
 #include "Statistics.h"
 #include "SwappingExecutor.h"
 #include "Trainer.h"
@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
+
+#include <numeric>
 #include <vector>
 
 namespace swarmtrain {
@@ -18,7 +20,7 @@ namespace swarmtrain {
 namespace {
 
 struct ThroughputOptions {
-    GptConfig model;
+    ModelConfig model;
     int batchSize = 8;
     int iters = 10;  // timed, after two warm-up steps
     torch::Device device{torch::kCPU};
@@ -38,7 +40,7 @@ struct Throughput {
 // Training steps of a model of this configuration on random tokens.
 Result<Throughput> measureTrainingThroughput(const ThroughputOptions &o)
 {
-    GptConfig config = o.model;
+    ModelConfig config = o.model;
     if (const std::string why = config.validate(); !why.empty())
         return makeError(why);
     torch::manual_seed(0);
@@ -48,7 +50,7 @@ Result<Throughput> measureTrainingThroughput(const ThroughputOptions &o)
     stepOptions.swap = o.swap;
     stepOptions.deviceMemoryBudget = o.deviceMemoryBudget;
     stepOptions.batchSize = o.batchSize;
-    Result<std::unique_ptr<TrainingStep>> created = TrainingStep::create(Gpt(config), stepOptions);
+    Result<std::unique_ptr<TrainingStep>> created = TrainingStep::create(Decoder(config), stepOptions);
     if (!created)
         return created.error();
     TrainingStep &step = **created;
@@ -111,7 +113,7 @@ Result<std::string> runDeviceBench(const BenchOptions &options)
     const torch::Device device = choice->device;
     const ComputeDtype dtype = choice->dtype;
     const bool gpu = device.is_cuda();
-    GptConfig &m = o.model;
+    ModelConfig &m = o.model;
     const auto orDefault = [](int &value, int cpu, int cuda, bool onGpu) { value = value > 0 ? value : onGpu ? cuda : cpu; };
     orDefault(m.nLayer, 4, 12, gpu);
     orDefault(m.nHead, 4, 12, gpu);
@@ -149,7 +151,8 @@ Result<std::string> runDeviceBench(const BenchOptions &options)
                                        {"pinned", gpu}};
 
     // Training: resident, then swapped through a quarter of the weights and gradients (or the
-    // largest stage, if that is more).
+    // largest stage, if that is more), plus what half precision keeps of every stage's weights
+    // until its backward (swapRetainedBytes; the planner sets it aside first).
     ThroughputOptions t;
     t.model = m;
     t.batchSize = o.batchSize;
@@ -158,11 +161,12 @@ Result<std::string> runDeviceBench(const BenchOptions &options)
     t.dtype = dtype;
     if (o.deviceMemoryBudget <= 0) {
         torch::manual_seed(0);
-        const std::vector<std::int64_t> stageBytes = swapStageBytes(*Gpt(m));
-        std::int64_t total = 0;
-        for (const std::int64_t bytes : stageBytes)
-            total += bytes;
-        o.deviceMemoryBudget = std::max(total / 4, *std::max_element(stageBytes.begin(), stageBytes.end()));
+        Decoder model(m);
+        const std::vector<std::int64_t> stageBytes = swapStageBytes(*model);
+        const std::vector<std::int64_t> retained = swapRetainedBytes(*model, device, dtype);
+        const std::int64_t total = std::accumulate(stageBytes.begin(), stageBytes.end(), std::int64_t(0));
+        o.deviceMemoryBudget = std::max(total / 4, *std::max_element(stageBytes.begin(), stageBytes.end()))
+                               + std::accumulate(retained.begin(), retained.end(), std::int64_t(0));
     }
     nlohmann::json training = {{"n_layer", m.nLayer}, {"n_head", m.nHead}, {"n_embd", m.nEmbd},
                                {"block_size", m.blockSize}, {"vocab_size", m.vocabSize}, {"batch_size", o.batchSize},

@@ -7,7 +7,7 @@
 
 namespace swarmtrain {
 
-std::int64_t batchShares(const GptImpl &model, const torch::Tensor &tokens)
+std::int64_t batchShares(const DecoderImpl &model, const torch::Tensor &tokens)
 {
     if (!tokens.device().is_cpu() || (model.is_training() && model.config().dropout > 0.0))
         return 1;
@@ -43,12 +43,12 @@ void forEachShare(std::int64_t shares, const std::function<void(std::int64_t)> &
     }
 }
 
-double forwardBackward(GptImpl &model, const torch::Tensor &tokens, const torch::Tensor &targets, double lossScale)
+double forwardBackward(DecoderImpl &model, const torch::Tensor &tokens, const torch::Tensor &targets, double lossScale)
 {
     const std::int64_t rows = tokens.size(0);
     const std::int64_t shares = batchShares(model, tokens);
     if (shares == 1) {
-        const torch::Tensor loss = GptImpl::loss(model.forward(tokens), targets);
+        const torch::Tensor loss = DecoderImpl::loss(model.forward(tokens), targets);
         (lossScale == 1.0 ? loss : loss * lossScale).backward();
         return loss.item<double>();
     }
@@ -60,7 +60,7 @@ double forwardBackward(GptImpl &model, const torch::Tensor &tokens, const torch:
         const auto [first, last] = shareRows(rows, share, shares);
         const double weight = double(last - first) / double(rows);
         const torch::Tensor loss =
-            GptImpl::loss(model.forward(tokens.slice(0, first, last)), targets.slice(0, first, last));
+            DecoderImpl::loss(model.forward(tokens.slice(0, first, last)), targets.slice(0, first, last));
         gradients[std::size_t(share)] = torch::autograd::grad({loss * (weight * lossScale)}, parameters, {},
                                                               /*retain_graph=*/false, /*create_graph=*/false,
                                                               /*allow_unused=*/true);

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "Gpt.h"
+#include "Decoder.h"
 
 #include <cstdint>
 #include <functional>
@@ -16,11 +16,11 @@ namespace swarmtrain {
 // this way every core does it. With dropout the batch stays whole, so one random stream
 // decides every mask and runs repeat exactly. The loss is multiplied by `lossScale` before
 // backward (float16 loss scaling); the returned loss is not.
-double forwardBackward(GptImpl &model, const torch::Tensor &tokens, const torch::Tensor &targets,
+double forwardBackward(DecoderImpl &model, const torch::Tensor &tokens, const torch::Tensor &targets,
                        double lossScale = 1.0);
 
 // How many shares forwardBackward splits this batch into (1: it stays whole).
-std::int64_t batchShares(const GptImpl &model, const torch::Tensor &tokens);
+std::int64_t batchShares(const DecoderImpl &model, const torch::Tensor &tokens);
 
 // Rows [first, last) of share `share` out of `shares` for a batch of `rows`.
 std::pair<std::int64_t, std::int64_t> shareRows(std::int64_t rows, std::int64_t share, std::int64_t shares);

@@ -4,7 +4,7 @@
 #include "ByteOrder.h"
 #include "Device.h"
 #include "FlatParameters.h"
-#include "Gpt.h"
+#include "Decoder.h"
 #include "SwappingExecutor.h"
 
 #include <algorithm>
@@ -74,10 +74,10 @@ Result<void> checkFinite(std::span<const float> values, std::size_t count, const
 } // namespace
 
 struct PipelineStage::State {
-    GptConfig config;
+    ModelConfig config;
     StageSpan span;
     PipelineStageOptions options;
-    Gpt model{nullptr};
+    Decoder model{nullptr};
     std::unique_ptr<FlatParameters> flat;
     std::unique_ptr<AdamW> optimizer;
     torch::Device device{torch::kCPU};
@@ -128,7 +128,7 @@ struct PipelineStage::State {
         StageRun run = model->runStages(span.first, span.last, inputTensor(p.input()));
         StageBackward result;
         if (last()) {
-            const torch::Tensor loss = GptImpl::loss(run.output, idTensor(p.targets, p.shape));
+            const torch::Tensor loss = DecoderImpl::loss(run.output, idTensor(p.targets, p.shape));
             loss.backward();
             result.loss = loss.item<double>();
             if (!first())
@@ -181,7 +181,7 @@ PipelineStage::PipelineStage(std::unique_ptr<State> state)
 
 PipelineStage::~PipelineStage() = default;
 
-Result<std::unique_ptr<PipelineStage>> PipelineStage::create(const GptConfig &config, const StageSpan &span,
+Result<std::unique_ptr<PipelineStage>> PipelineStage::create(const ModelConfig &config, const StageSpan &span,
                                                              const PipelineStageOptions &options)
 {
     if (const std::string why = config.validate(); !why.empty())
@@ -199,7 +199,7 @@ Result<std::unique_ptr<PipelineStage>> PipelineStage::create(const GptConfig &co
     state->options = options;
     // The whole model's initial values, so that every replica and the one-machine model agree,
     // without building the whole model.
-    state->model = Gpt(config, span.first, span.last);
+    state->model = Decoder(config, span.first, span.last);
     state->model->initializeAsWhole(options.seed);
     state->model->train(config.dropout > 0);
     // Pinned for the copies to a GPU.
@@ -215,7 +215,7 @@ Result<std::unique_ptr<PipelineStage>> PipelineStage::create(const GptConfig &co
     return std::unique_ptr<PipelineStage>(new PipelineStage(std::move(state)));
 }
 
-const GptConfig &PipelineStage::config() const { return m_state->config; }
+const ModelConfig &PipelineStage::config() const { return m_state->config; }
 const StageSpan &PipelineStage::span() const { return m_state->span; }
 bool PipelineStage::isFirst() const { return m_state->first(); }
 bool PipelineStage::isLast() const { return m_state->last(); }
@@ -268,7 +268,7 @@ Result<double> PipelineStage::evaluate(const StageInput &input, std::span<const 
     if (Result<void> ids = checkIds(targets, input.shape.tokenCount(), s.config.vocabSize, "targets"); !ids)
         return ids.error();
     const torch::Tensor logits = s.forwardOnly(input).to(torch::kCPU, torch::kFloat);
-    return GptImpl::loss(logits, idTensor(targets, input.shape)).item<double>();
+    return DecoderImpl::loss(logits, idTensor(targets, input.shape)).item<double>();
 }
 
 Result<StageBackward> PipelineStage::backward(const std::string &key, const StageInput &input,

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "GptConfig.h"
+#include "ModelConfig.h"
 #include "Result.h"
 #include "StagePartition.h"
 #include "TrainOptions.h"
@@ -78,11 +78,11 @@ struct PipelineStageOptions {
 // Not thread-safe: one thread calls it at a time.
 class PipelineStage {
 public:
-    static Result<std::unique_ptr<PipelineStage>> create(const GptConfig &config, const StageSpan &span,
+    static Result<std::unique_ptr<PipelineStage>> create(const ModelConfig &config, const StageSpan &span,
                                                          const PipelineStageOptions &options);
     ~PipelineStage();
 
-    const GptConfig &config() const;
+    const ModelConfig &config() const;
     const StageSpan &span() const;
     bool isFirst() const;
     bool isLast() const;

@@ -61,7 +61,7 @@ std::int64_t windowStart(std::uint64_t seed, std::int64_t round, std::int64_t st
 
 struct ReplicaTrainer::State {
     ReplicaOptions options;
-    GptConfig config;
+    ModelConfig config;
     Tokenizer tokenizer;
     std::unique_ptr<TrainingStep> step;
     torch::Tensor global;   // CPU float32, FlatParameters order
@@ -121,7 +121,7 @@ Result<std::unique_ptr<ReplicaTrainer>> ReplicaTrainer::create(const std::filesy
     stepOptions.batchSize = options.batchSize;
     stepOptions.adamw = {options.beta1, options.beta2, 1e-8, options.weightDecay};
     stepOptions.gradClip = options.gradClip;
-    Result<std::unique_ptr<TrainingStep>> step = TrainingStep::create(Gpt(state->config), stepOptions);
+    Result<std::unique_ptr<TrainingStep>> step = TrainingStep::create(Decoder(state->config), stepOptions);
     if (!step)
         return step.error();
     state->step = std::move(step).value();
@@ -135,7 +135,7 @@ Result<std::unique_ptr<ReplicaTrainer>> ReplicaTrainer::create(const std::filesy
 std::int64_t ReplicaTrainer::round() const { return m_state->round; }
 std::int64_t ReplicaTrainer::scheduleStep() const { return m_state->scheduleStart(); }
 std::int64_t ReplicaTrainer::parameterCount() const { return m_state->global.numel(); }
-const GptConfig &ReplicaTrainer::config() const { return m_state->config; }
+const ModelConfig &ReplicaTrainer::config() const { return m_state->config; }
 const Tokenizer &ReplicaTrainer::tokenizer() const { return m_state->tokenizer; }
 std::string ReplicaTrainer::deviceName() const { return m_state->step->device().str(); }
 std::int64_t ReplicaTrainer::innerStepsDone() const { return m_state->innerDone; }
@@ -259,7 +259,7 @@ Result<void> ReplicaTrainer::loadGlobalState(const std::filesystem::path &stateF
 
 Result<void> ReplicaTrainer::saveGlobalState(const std::filesystem::path &stateFile) const
 {
-    Gpt model(m_state->config);
+    Decoder model(m_state->config);
     FlatParameters flat(model->namedParameters());
     {
         torch::NoGradGuard noGrad;
@@ -278,7 +278,7 @@ std::string ReplicaTrainer::globalHash() const
 Result<double> ReplicaTrainer::globalLoss(const std::vector<std::int32_t> &tokens, int evalIters,
                                           std::uint64_t seed) const
 {
-    Gpt model(m_state->config);
+    Decoder model(m_state->config);
     FlatParameters flat(model->namedParameters());
     {
         torch::NoGradGuard noGrad;

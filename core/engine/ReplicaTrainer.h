@@ -1,7 +1,7 @@
 #pragma once
 
 #include "DeviceMemory.h"
-#include "GptConfig.h"
+#include "ModelConfig.h"
 #include "LrSchedule.h"
 #include "Result.h"
 #include "Tokenizer.h"
@@ -82,7 +82,7 @@ public:
     // Where the inner learning-rate schedule starts this round's steps (the state's schedule step).
     std::int64_t scheduleStep() const;
     std::int64_t parameterCount() const;
-    const GptConfig &config() const;
+    const ModelConfig &config() const;
     const Tokenizer &tokenizer() const;
     std::string deviceName() const;
 

@@ -5,35 +5,41 @@
 
 namespace swarmtrain {
 
-std::vector<double> engineStageFlops(const GptConfig &config)
+std::vector<double> engineStageFlops(const ModelConfig &config)
 {
     const double C = config.nEmbd, T = config.blockSize, V = config.vocabSize;
+    // A block's matmul weights (all but its norms and biases) take 2 FLOPs each forward;
+    // attention 4 C T (scores and the weighted sum).
+    const double blockMatmul = config.isLlama() ? double(config.blockParameterCount() - 2 * config.nEmbd) : 12.0 * C * C;
     std::vector<double> flops;
     flops.reserve(std::size_t(config.nLayer) + 2);
     flops.push_back(3.0 * C);
     for (int i = 0; i < config.nLayer; ++i)
-        flops.push_back(3.0 * (24.0 * C * C + 4.0 * C * T));
+        flops.push_back(3.0 * (2.0 * blockMatmul + 4.0 * C * T));
     flops.push_back(3.0 * 2.0 * C * V);
     return flops;
 }
 
-std::int64_t spanParameterCount(const GptConfig &config, const StageSpan &span)
+std::int64_t spanParameterCount(const ModelConfig &config, const StageSpan &span)
 {
     const std::int64_t c = config.nEmbd, tokenEmbedding = std::int64_t(config.vocabSize) * c;
-    const std::int64_t perBlock = 12 * c * c + (config.bias ? 13 * c : 2 * c);
+    const std::int64_t positions = config.isLlama() ? 0 : std::int64_t(config.blockSize) * c;
+    const std::int64_t finalNorm = config.bias ? 2 * c : c;
+    // The head's weight: its own when untied, a copy of the embedding when tied and apart from it.
+    const bool headCopy = config.untiedHead() || span.first > 0;
     std::int64_t count = 0;
     for (int stage = span.first; stage <= span.last; ++stage) {
         if (stage == 0)
-            count += tokenEmbedding + std::int64_t(config.blockSize) * c;
+            count += tokenEmbedding + positions;
         else if (stage <= config.nLayer)
-            count += perBlock;
+            count += config.blockParameterCount();
         else
-            count += (config.bias ? 2 * c : c) + (span.first > 0 ? tokenEmbedding : 0);
+            count += finalNorm + (headCopy ? tokenEmbedding : 0);
     }
     return count;
 }
 
-Result<SwarmModePlan> chooseSwarmMode(const GptConfig &config, std::vector<std::int64_t> peerMemoryBytes)
+Result<SwarmModePlan> chooseSwarmMode(const ModelConfig &config, std::vector<std::int64_t> peerMemoryBytes)
 {
     if (const std::string invalid = config.validate(); !invalid.empty())
         return makeError(invalid);
@@ -62,7 +68,7 @@ Result<SwarmModePlan> chooseSwarmMode(const GptConfig &config, std::vector<std::
                      + " bytes of training memory");
 }
 
-Result<std::vector<StageSpan>> partitionStages(const GptConfig &config, int count)
+Result<std::vector<StageSpan>> partitionStages(const ModelConfig &config, int count)
 {
     if (const std::string invalid = config.validate(); !invalid.empty())
         return makeError(invalid);

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "GptConfig.h"
+#include "ModelConfig.h"
 #include "Result.h"
 
 #include <cstdint>
@@ -21,12 +21,12 @@ struct StageSpan {
 
 // Training FLOPs per token of each engine stage, in order: 3x the forward's (backward costs
 // twice the forward). A block: 24 C^2 in its matmuls and 4 C T in attention; the head: 2 C V;
-// the embedding: a lookup and an add, C. Their sum is GptConfig::flopsPerToken().
-std::vector<double> engineStageFlops(const GptConfig &config);
+// the embedding: a lookup and an add, C. Their sum is ModelConfig::flopsPerToken().
+std::vector<double> engineStageFlops(const ModelConfig &config);
 
-// Parameters a stage model of `span` holds (Gpt(config, first, last)): its stages' own, and a
+// Parameters a stage model of `span` holds (Decoder(config, first, last)): its stages' own, and a
 // copy of the token embedding when it has the head but not the embedding.
-std::int64_t spanParameterCount(const GptConfig &config, const StageSpan &span);
+std::int64_t spanParameterCount(const ModelConfig &config, const StageSpan &span);
 
 // How a swarm trains its model (issue 17): a whole copy per peer (swapped through the device
 // where it must, as ATOM), or one pipeline stage per peer (SWARM).
@@ -47,11 +47,11 @@ inline constexpr std::int64_t kTrainingBytesPerParameter = 16;
 // partitionStages) whose largest stage's state fits. An error when no split fits, or no peer
 // reported its memory. ATOM's measurements favour a whole swapped copy wherever one fits: it
 // exchanges parameters once a round, where a pipeline exchanges activations every microbatch.
-Result<SwarmModePlan> chooseSwarmMode(const GptConfig &config, std::vector<std::int64_t> peerMemoryBytes);
+Result<SwarmModePlan> chooseSwarmMode(const ModelConfig &config, std::vector<std::int64_t> peerMemoryBytes);
 
 // Splits the engine's stages into `count` contiguous spans, each non-empty, the largest span's
 // FLOPs as small as can be (the pipeline runs at its slowest stage). A wide vocabulary makes the
 // head worth several blocks, so spans need not hold equal numbers of blocks.
-Result<std::vector<StageSpan>> partitionStages(const GptConfig &config, int count);
+Result<std::vector<StageSpan>> partitionStages(const ModelConfig &config, int count);
 
 } // namespace swarmtrain

@@ -58,7 +58,7 @@ struct FlatSlot {
 
 // The state every member of the round holds after its outer step.
 struct RecomputedState {
-    GptConfig config;
+    ModelConfig config;
     Tokenizer tokenizer;
     std::int64_t round = 0;
     std::int64_t scheduleStep = -1; // OuterState::scheduleStep
@@ -137,8 +137,7 @@ Result<void> compareHeader(const LoadedCheckpoint &upload, const RecomputedState
     if (upload.config.toJson() != state.config.toJson())
         return makeError("the uploaded state holds another model: " + upload.config.toJson() + " is not "
                          + state.config.toJson());
-    if (upload.tokenizer.kind() != state.tokenizer.kind()
-        || upload.tokenizer.vocabulary() != state.tokenizer.vocabulary())
+    if (!(upload.tokenizer == state.tokenizer))
         return makeError("the uploaded state holds another tokenizer");
     const std::int64_t round = numberOf(upload.container, "round");
     if (round < 0)

@@ -149,13 +149,24 @@ double simulateSwappedStep(const std::vector<StageCost> &stages, const std::vect
     return std::max(compute, copy);
 }
 
-Result<SwapPlan> planSwapping(const std::vector<StageCost> &stages, std::int64_t budgetBytes,
+Result<SwapPlan> planSwapping(const std::vector<StageCost> &stages, std::int64_t wholeBudgetBytes,
                               OptimizerPlacement optimizer)
 {
     if (stages.empty())
         return makeError("the model has no stages");
     const auto largest = std::max_element(stages.begin(), stages.end(),
                                           [](const StageCost &a, const StageCost &b) { return a.bytes < b.bytes; });
+    std::int64_t retained = 0;
+    for (const StageCost &stage : stages)
+        retained += stage.retainedBytes;
+    const std::int64_t budgetBytes = wholeBudgetBytes - retained;
+    if (retained > 0 && largest->bytes > budgetBytes) {
+        return makeError("the half-precision copies the autograd graph keeps of the matmul weights ("
+                         + formatBytes(retained) + ") leave " + formatBytes(std::max<std::int64_t>(0, budgetBytes))
+                         + " of the device-memory budget (" + formatBytes(wholeBudgetBytes)
+                         + "), less than the largest stage (" + formatBytes(largest->bytes) + "); give at least "
+                         + formatBytes(retained + largest->bytes) + ", or train in float32");
+    }
     if (largest->bytes > budgetBytes) {
         return makeError("the device-memory budget (" + formatBytes(budgetBytes) + ") is smaller than the largest stage ("
                          + formatBytes(largest->bytes) + ", stage " + std::to_string(largest - stages.begin())
@@ -201,7 +212,11 @@ Result<SwapPlan> planSwapping(const std::vector<StageCost> &stages, std::int64_t
                   + (g.lastStage > g.firstStage ? "-" + std::to_string(g.lastStage) : "") + "]";
     }
     best.why = std::to_string(best.groups.size()) + " groups of stages " + ranges + " in a budget of "
-               + formatBytes(budgetBytes) + "; "
+               + formatBytes(budgetBytes)
+               + (retained > 0 ? " (of " + formatBytes(wholeBudgetBytes) + ": " + formatBytes(retained)
+                                     + " kept for half-precision weight copies)"
+                               : std::string())
+               + "; "
                + (best.prefetch ? "the next group is copied while one computes"
                                 : (largest->bytes * 2 > budgetBytes
                                        ? "no room for two of the largest stage, so copies wait for compute"

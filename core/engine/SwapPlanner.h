@@ -19,6 +19,11 @@ struct StageCost {
     // device; the device's includes copying weights, gradients and moments there and back.
     double hostStepMs = 0.0;
     double deviceStepMs = 0.0;
+    // Device bytes the stage leaves behind from its forward until its backward: under autocast
+    // to bfloat16 or float16, the half-precision copy of each weight a matmul reads, which the
+    // autograd graph keeps for the backward pass. At the forward/backward turn every stage's are
+    // held at once, so a plan sets their sum aside from the budget.
+    std::int64_t retainedBytes = 0;
 };
 
 // Where a group's optimizer step runs. Auto is a request only: a plan's groups hold Host or Device.
@@ -48,8 +53,8 @@ struct SwapPlan {
 // candidate cap on a group's size is simulated with the measured times (a compute queue and
 // a copy queue; the last group stays resident across the forward/backward turn) and the
 // fastest wins. Each group's optimizer step goes where its stages' measured step is cheaper
-// (the host on a tie), unless `optimizer` asks for Host or Device everywhere. A budget below
-// the largest stage is an error.
+// (the host on a tie), unless `optimizer` asks for Host or Device everywhere. The stages'
+// retained bytes come off the budget first; what is left below the largest stage is an error.
 Result<SwapPlan> planSwapping(const std::vector<StageCost> &stages, std::int64_t budgetBytes,
                               OptimizerPlacement optimizer = OptimizerPlacement::Auto);
 

@@ -4,6 +4,7 @@
 #include "kernels/ParallelFor.h"
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <c10/core/DeviceGuard.h>
 #include <algorithm>
 #include <chrono>
 #include <mutex>
@@ -28,13 +29,15 @@ void allocateStorage(const torch::Tensor &buffer)
     c10::Storage storage = buffer.storage();
     if (storage.nbytes() == bytes)
         return;
+    // The allocator allocates on the current device: the buffer's own, for cuda:N with N > 0.
+    const c10::DeviceGuard onBuffersDevice(buffer.device());
     storage.set_data_ptr_noswap(storage.allocator()->allocate(bytes));
     storage.set_nbytes(bytes);
 }
 
 // Building the device copy initialises weights it never uses; the default random stream is
 // put back afterwards, so dropout draws the same masks as in a resident run.
-Gpt buildDeviceModel(const GptImpl &host)
+Decoder buildDeviceModel(const DecoderImpl &host)
 {
     at::Generator generator = at::detail::getDefaultCPUGenerator();
     torch::Tensor state;
@@ -42,7 +45,7 @@ Gpt buildDeviceModel(const GptImpl &host)
         std::lock_guard<std::mutex> lock(generator.mutex());
         state = generator.get_state();
     }
-    Gpt model(host.config(), host.firstStage(), host.lastStage());
+    Decoder model(host.config(), host.firstStage(), host.lastStage());
     {
         std::lock_guard<std::mutex> lock(generator.mutex());
         generator.set_state(state);
@@ -56,7 +59,7 @@ constexpr std::int64_t kBytesPerElement = sizeof(float);
 
 } // namespace
 
-std::vector<std::int64_t> swapStageBytes(GptImpl &model)
+std::vector<std::int64_t> swapStageBytes(DecoderImpl &model)
 {
     std::vector<std::int64_t> bytes;
     for (int s = 0; s < model.stageCount(); ++s) {
@@ -68,7 +71,23 @@ std::vector<std::int64_t> swapStageBytes(GptImpl &model)
     return bytes;
 }
 
-SwappingExecutor::SwappingExecutor(GptImpl &host, FlatParameters &hostParameters, const torch::Device &device,
+std::vector<std::int64_t> swapRetainedBytes(DecoderImpl &model, const torch::Device &device, ComputeDtype dtype)
+{
+    std::vector<std::int64_t> bytes(std::size_t(model.stageCount()), 0);
+    if (!device.is_cuda() || !(dtype == ComputeDtype::BFloat16 || dtype == ComputeDtype::Float16))
+        return bytes;
+    for (int s = 0; s < model.stageCount(); ++s) {
+        if (model.firstStage() + s == 0)
+            continue; // the embedding stage looks its weights up
+        for (const auto &[name, weight] : model.stage(model.firstStage() + s).weights()) {
+            if (weight.dim() == 2)
+                bytes[std::size_t(s)] += weight.numel() * 2;
+        }
+    }
+    return bytes;
+}
+
+SwappingExecutor::SwappingExecutor(DecoderImpl &host, FlatParameters &hostParameters, const torch::Device &device,
                                    ComputeDtype dtype)
     : m_hostParameters(hostParameters)
     , m_device(device)
@@ -76,6 +95,7 @@ SwappingExecutor::SwappingExecutor(GptImpl &host, FlatParameters &hostParameters
     , m_model(buildDeviceModel(host))
     , m_firstStage(host.firstStage())
     , m_stageBytes(swapStageBytes(*m_model))
+    , m_retainedBytes(swapRetainedBytes(*m_model, device, dtype))
     , m_slotUses(hostParameters.slots().size(), 0)
     , m_copies(device)
 {
@@ -255,7 +275,13 @@ void SwappingExecutor::accumulate(Group &group, const std::vector<std::vector<to
             const torch::Tensor &grad = shareGrads[share][i];
             if (!grad.defined())
                 continue;
-            sharedGrads[std::size_t(binding.slot)][share].push_back(grad.to(torch::kCPU));
+            // On the copy stream into pinned memory, as the other gradients go: the host sums
+            // them after waiting for the copies (addReturnedGradients).
+            torch::Tensor host = torch::empty(grad.sizes(), grad.options().device(torch::kCPU).pinned_memory(m_device.is_cuda()));
+            CopyEvent copied;
+            m_copies.copyAfterCompute([&] { host.copy_(grad, /*non_blocking=*/true); }, copied);
+            m_copies.keepUntilCopied(grad);
+            sharedGrads[std::size_t(binding.slot)][share].push_back(std::move(host));
             m_traffic.bytesToHost += binding.numel * kBytesPerElement;
         }
     }
@@ -383,7 +409,7 @@ SwappingExecutor::SpanResult SwappingExecutor::runForwardBackward(const torch::T
                 const auto [first, last] = shareRows(rows, s, shares);
                 if (g == k - 1 && targets.defined()) {
                     const double weight = double(last - first) / double(rows);
-                    const torch::Tensor loss = GptImpl::loss(run.output, targets.slice(0, first, last));
+                    const torch::Tensor loss = DecoderImpl::loss(run.output, targets.slice(0, first, last));
                     shareGrads = torch::autograd::grad({loss * (weight * lossScale)}, inputs, {}, false, false, true);
                     losses[std::size_t(s)] = loss.item<double>() * weight;
                 } else if (g == k - 1) {
@@ -451,8 +477,10 @@ std::vector<StageCost> SwappingExecutor::measureStages(std::int64_t batch, std::
         if (optimizer)
             measureOptimizer(*optimizer, costs);
     }
-    for (std::size_t s = 0; s < costs.size(); ++s)
+    for (std::size_t s = 0; s < costs.size(); ++s) {
         costs[s].bytes = m_stageBytes[s];
+        costs[s].retainedBytes = m_retainedBytes[s];
+    }
 
     m_model->train(training);
     m_hostParameters.grads().copy_(kept);

@@ -3,7 +3,7 @@
 #include "AdamW.h"
 #include "Device.h"
 #include "FlatParameters.h"
-#include "Gpt.h"
+#include "Decoder.h"
 #include "SwapPlanner.h"
 
 #include <cstdint>
@@ -24,7 +24,12 @@ struct SwapTraffic {
 // Device bytes each stage of `model` needs in flight: every tensor it reads (the head counts
 // the tied embedding too) as float32 weights and their gradients. Indexed from the model's
 // first stage (a pipeline stage's span starts anywhere).
-std::vector<std::int64_t> swapStageBytes(GptImpl &model);
+std::vector<std::int64_t> swapStageBytes(DecoderImpl &model);
+// Device bytes each stage leaves behind until its backward when autocast computes in `dtype`
+// on `device` (StageCost::retainedBytes): a half-precision copy of every weight a matmul reads
+// (the 2-D weights of the blocks and the head; the embedding stage's are looked up, not
+// multiplied). Zeros in float32 and on the CPU, where nothing is cast.
+std::vector<std::int64_t> swapRetainedBytes(DecoderImpl &model, const torch::Device &device, ComputeDtype dtype);
 
 // ATOM's swapped execution: the master weights, their gradients and the optimizer state stay
 // in host memory (`hostParameters`, pinned where CUDA is present); the executor keeps its own
@@ -37,12 +42,12 @@ std::vector<std::int64_t> swapStageBytes(GptImpl &model);
 // prove that swapped training gives the resident numbers; the CPU batch is split across the
 // cores exactly as forwardBackward() splits it, so they agree bit for bit.
 //
-// `host` may hold a span of the engine's stages (a pipeline stage's share, Gpt.h): plans and
+// `host` may hold a span of the engine's stages (a pipeline stage's share, Decoder.h): plans and
 // stageBytes() then count from its first stage, and backwardSpan() runs one microbatch from the
 // span's input to its output gradient or loss (the SWARM stage's backward).
 class SwappingExecutor {
 public:
-    SwappingExecutor(GptImpl &host, FlatParameters &hostParameters, const torch::Device &device, ComputeDtype dtype);
+    SwappingExecutor(DecoderImpl &host, FlatParameters &hostParameters, const torch::Device &device, ComputeDtype dtype);
 
     // swapStageBytes of the model.
     const std::vector<std::int64_t> &stageBytes() const { return m_stageBytes; }
@@ -143,9 +148,10 @@ private:
     FlatParameters &m_hostParameters;
     torch::Device m_device;
     ComputeDtype m_dtype;
-    Gpt m_model{nullptr}; // the device copy: same modules, head untied
+    Decoder m_model{nullptr}; // the device copy: same modules, head untied
     int m_firstStage = 0; // the engine index of plan stage 0
     std::vector<std::int64_t> m_stageBytes;
+    std::vector<std::int64_t> m_retainedBytes;
     std::vector<int> m_slotUses; // how many stages read each host slot
     SwapPlan m_plan;
     std::vector<Group> m_groups;

@@ -2,25 +2,26 @@
 
 #include "Checkpoint.h"
 #include "FlatParameters.h"
-#include "Gpt.h"
+#include "Decoder.h"
 #include "WindowLoss.h"
 
 namespace swarmtrain {
 
-Result<void> writeInitialSwarmState(const std::filesystem::path &file, const GptConfig &config,
+Result<void> writeInitialSwarmState(const std::filesystem::path &file, const ModelConfig &config,
                                     const Tokenizer &tokenizer, std::uint64_t seed)
 {
     if (const std::string why = config.validate(); !why.empty())
         return makeError("invalid model config: " + why);
-    if (tokenizer.vocabSize() != config.vocabSize)
-        return makeError("the tokenizer's vocabulary size differs from the model's");
+    ModelConfig fitted = config;
+    if (Result<void> fits = fitVocabulary(fitted, tokenizer.vocabSize()); !fits)
+        return makeError("the tokenizer and the model disagree on the vocabulary: " + fits.error().message);
     torch::manual_seed(seed);
-    Gpt model(config);
+    Decoder model(config);
     const OuterState outer{0, torch::zeros({config.parameterCount()}, torch::kFloat), 0};
     return saveCheckpoint(file, *model, nullptr, tokenizer, TrainingState{}, &outer);
 }
 
-Result<SwarmStateInfo> inspectSwarmState(const std::filesystem::path &file, const GptConfig *expected)
+Result<SwarmStateInfo> inspectSwarmState(const std::filesystem::path &file, const ModelConfig *expected)
 {
     Result<LoadedSwarmState> state = loadSwarmState(file, expected);
     if (!state)

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "GptConfig.h"
+#include "ModelConfig.h"
 #include "Result.h"
 #include "Tokenizer.h"
 
@@ -17,19 +17,19 @@ namespace swarmtrain {
 // "outer.momentum" (DiLoCo's Nesterov buffer); SHA-256 checked as every checkpoint.
 struct SwarmStateInfo {
     std::int64_t round = 0;
-    GptConfig config;
+    ModelConfig config;
     std::int64_t parameterCount = 0;
     std::string parametersHash; // FlatParameters::valuesHash of the model
 };
 
 // Round 0: a freshly initialized model (seeded) and zero momentum, written atomically.
-Result<void> writeInitialSwarmState(const std::filesystem::path &file, const GptConfig &config,
+Result<void> writeInitialSwarmState(const std::filesystem::path &file, const ModelConfig &config,
                                     const Tokenizer &tokenizer, std::uint64_t seed);
 
 // Reads and fully checks a state file: container checksum, config, tokenizer, every tensor's
 // shape, and that no value is NaN or infinite. With `expected`, a file of another model config
 // is refused before its model is built (an upload from a stranger).
-Result<SwarmStateInfo> inspectSwarmState(const std::filesystem::path &file, const GptConfig *expected = nullptr);
+Result<SwarmStateInfo> inspectSwarmState(const std::filesystem::path &file, const ModelConfig *expected = nullptr);
 
 // Mean cross-entropy of the state's model on `tokens`: evalIters batches of `batch` windows of
 // the model's block size, at offsets drawn from `seed`, so the same call gives the same number.

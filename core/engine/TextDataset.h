@@ -28,13 +28,13 @@ public:
     static Result<TextDataset> create(std::vector<std::int32_t> tokens, int blockSize);
 
     std::size_t size(Split split) const { return tokens(split).size(); }
+    const std::vector<std::int32_t> &tokens(Split split) const { return split == Split::Train ? m_train : m_val; }
 
     // Fills x and y (batch * blockSize each, row-major); y is x shifted by one token.
     void sampleBatch(Split split, int batch, int blockSize, std::mt19937_64 &rng, std::int64_t *x,
                      std::int64_t *y) const;
 
 private:
-    const std::vector<std::int32_t> &tokens(Split split) const { return split == Split::Train ? m_train : m_val; }
 
     std::vector<std::int32_t> m_train;
     std::vector<std::int32_t> m_val;

@@ -1,5 +1,8 @@
 #include "Tokenizer.h"
 
+#include "SentencePieceModel.h"
+#include "Sha256.h"
+
 #include <algorithm>
 
 namespace swarmtrain {
@@ -40,7 +43,15 @@ std::size_t decodeOne(std::string_view text, std::size_t i, char32_t &out)
 
 } // namespace
 
-const char *tokenizerKindName(TokenizerKind kind) { return kind == TokenizerKind::Char ? "char" : "byte"; }
+const char *tokenizerKindName(TokenizerKind kind)
+{
+    switch (kind) {
+    case TokenizerKind::Char: return "char";
+    case TokenizerKind::Byte: return "byte";
+    case TokenizerKind::SentencePiece: return "sentencepiece";
+    }
+    return "?";
+}
 
 std::size_t firstInvalidUtf8(std::string_view text)
 {
@@ -124,10 +135,44 @@ Result<Tokenizer> Tokenizer::fromVocabulary(TokenizerKind kind, std::vector<char
     return Tokenizer(TokenizerKind::Char, std::move(codePoints));
 }
 
-int Tokenizer::vocabSize() const { return m_kind == TokenizerKind::Byte ? 256 : int(m_vocabulary.size()); }
+int Tokenizer::vocabSize() const
+{
+    if (m_sentencePiece)
+        return m_sentencePiece->size();
+    return m_kind == TokenizerKind::Byte ? 256 : int(m_vocabulary.size());
+}
+
+const std::string &Tokenizer::modelBytes() const
+{
+    static const std::string none;
+    return m_sentencePiece ? m_sentencePiece->bytes() : none;
+}
+
+std::string Tokenizer::sha256() const
+{
+    if (m_sentencePiece)
+        return m_sentencePiece->sha256();
+    if (m_kind == TokenizerKind::Byte)
+        return Sha256::hexOf(std::as_bytes(std::span(std::string_view("byte"))));
+    std::vector<std::byte> utf32;
+    for (const char32_t cp : m_vocabulary) {
+        for (int shift = 0; shift < 32; shift += 8)
+            utf32.push_back(std::byte((cp >> shift) & 0xff));
+    }
+    return Sha256::hexOf(utf32);
+}
+
+std::int32_t Tokenizer::endOfText() const { return m_sentencePiece ? m_sentencePiece->eos() : -1; }
+
+bool Tokenizer::operator==(const Tokenizer &other) const
+{
+    return m_kind == other.m_kind && m_vocabulary == other.m_vocabulary && modelBytes() == other.modelBytes();
+}
 
 Result<std::vector<std::int32_t>> Tokenizer::encode(std::string_view text) const
 {
+    if (m_sentencePiece)
+        return m_sentencePiece->encode(text);
     std::vector<std::int32_t> tokens;
     if (m_kind == TokenizerKind::Byte) {
         tokens.reserve(text.size());
@@ -153,6 +198,8 @@ Result<std::vector<std::int32_t>> Tokenizer::encode(std::string_view text) const
 
 std::string Tokenizer::decode(std::span<const std::int32_t> tokens) const
 {
+    if (m_sentencePiece)
+        return m_sentencePiece->decode(tokens);
     std::string text;
     text.reserve(tokens.size());
     for (std::int32_t token : tokens) {

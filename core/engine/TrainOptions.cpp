@@ -1,6 +1,7 @@
 #include "TrainOptions.h"
 
 #include "CliFlags.h"
+#include "ModelFlags.h"
 
 #include <exception>
 
@@ -13,7 +14,8 @@ constexpr long long kMaxCount = 1'000'000'000'000LL;
 // What `train` reads as text before turning it into TrainOptions' types.
 struct TrainText {
     std::string data, tokenizer = "char", dtype = "auto", swap = "auto", swapOptimizer = "auto", budget = "auto";
-    std::string out, profile;
+    std::string out, profile, tokenizerModel;
+    ModelFlagText model;
 };
 
 // The flags of `swarmtrain-cli train`, bound to `o` and `text`; `decayIters` is the one whose
@@ -24,18 +26,18 @@ CLI::Option *defineTrainFlags(CLI::App &app, TrainOptions &o, TrainText &text)
     app.add_option("--data", text.data, "text file, or folder of .txt files, to train on (not needed with --resume)")
         ->type_name("FILE|DIR")
         ->check(flags::nonEmpty());
-    app.add_option("--tokenizer", text.tokenizer, "characters of the corpus, or bytes")
-        ->check(flags::oneOf({"char", "byte"}, true));
-    app.add_option("--n-layer", o.model.nLayer, "transformer blocks")->transform(flags::wholeNumberIn(1, 1024));
-    app.add_option("--n-head", o.model.nHead, "attention heads per block")->transform(flags::wholeNumberIn(1, 1024));
-    app.add_option("--n-embd", o.model.nEmbd, "embedding width (a multiple of --n-head)")
-        ->transform(flags::wholeNumberIn(1, 65536));
-    app.add_option("--block-size", o.model.blockSize, "context length in tokens")
-        ->transform(flags::wholeNumberIn(1, 1 << 20));
-    app.add_option("--dropout", o.model.dropout, "dropout probability")->transform(flags::numberIn(0.0, 0.999));
-    app.add_flag("--bias", o.model.bias, "biases in linear layers and LayerNorms");
+    app.add_option("--tokenizer", text.tokenizer, "characters of the corpus, bytes, or SentencePiece BPE")
+        ->check(flags::oneOf({"char", "byte", "sentencepiece"}, true));
+    app.add_option("--tokenizer-model", text.tokenizerModel, "a SentencePiece tokenizer.model (none: one trained on --data)")
+        ->type_name("FILE")
+        ->check(flags::nonEmpty());
+    app.add_option("--vocab-size", o.vocabSize, "pieces of the SentencePiece tokenizer trained on --data")
+        ->transform(flags::wholeNumberIn(300, 1 << 20));
+    addModelFlags(app, o.model, text.model);
     app.add_option("--batch-size", o.batchSize, "sequences per step")->transform(flags::wholeNumberIn(1, 1 << 20));
     app.add_option("--max-iters", o.maxIters, "training steps")->transform(flags::wholeNumberIn(0, kMaxCount));
+    app.add_option("--max-seconds", o.maxSeconds, "also stop after this many seconds of training (0: no limit)")
+        ->transform(flags::numberIn(0.0, 1e9));
     app.add_option("--lr", o.schedule.maxLr, "peak learning rate")->transform(flags::numberIn(0.0, 10.0));
     app.add_option("--min-lr", o.schedule.minLr, "learning rate at the end of the cosine decay")
         ->transform(flags::numberIn(0.0, 10.0));
@@ -150,7 +152,7 @@ std::string trainUsage()
 {
     TrainOptions o;
     TrainText text;
-    CLI::App app("Trains a GPT on one machine and prints a JSON report (nanoGPT's shakespeare_char by default).",
+    CLI::App app("Trains a model (nanoGPT's GPT or a Llama) on one machine and prints a JSON report (nanoGPT's shakespeare_char by default).",
                  "swarmtrain-cli train");
     defineTrainFlags(app, o, text);
     return app.help();
@@ -182,10 +184,8 @@ Result<TrainOptions> parseTrainOptions(const std::vector<std::string> &args)
         return makeError("--resume needs --out DIR holding the checkpoint to continue");
     if (o.schedule.minLr > o.schedule.maxLr)
         return makeError("--min-lr must not exceed --lr");
-    if (o.model.nEmbd % o.model.nHead != 0) {
-        return makeError("--n-embd (" + std::to_string(o.model.nEmbd) + ") must be divisible by --n-head ("
-                         + std::to_string(o.model.nHead) + ")");
-    }
+    if (Result<void> model = finishModelFlags(o.model, text.model); !model)
+        return model.error();
     // The validators let only these spellings through.
     o.dtype = parseComputeDtype(text.dtype).value();
     if (Result<void> budget = parseByteCount(text.budget, o.deviceMemoryBudget); !budget)
@@ -195,7 +195,12 @@ Result<TrainOptions> parseTrainOptions(const std::vector<std::string> &args)
                       : text.swapOptimizer == "device" ? OptimizerPlacement::Device
                                                        : OptimizerPlacement::Auto;
     o.data = text.data;
-    o.tokenizer = text.tokenizer == "char" ? TokenizerKind::Char : TokenizerKind::Byte;
+    o.tokenizer = text.tokenizer == "char"   ? TokenizerKind::Char
+                  : text.tokenizer == "byte" ? TokenizerKind::Byte
+                                             : TokenizerKind::SentencePiece;
+    o.tokenizerModel = text.tokenizerModel;
+    if (!o.tokenizerModel.empty() && o.tokenizer != TokenizerKind::SentencePiece)
+        return makeError("--tokenizer-model goes with --tokenizer sentencepiece");
     o.outDir = text.out;
     o.profile = text.profile;
     return o;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "GptConfig.h"
+#include "ModelConfig.h"
 #include "LrSchedule.h"
 #include "Result.h"
 #include "SwapPlanner.h"
@@ -29,9 +29,14 @@ enum class SwapMode { Off, On, Auto };
 struct TrainOptions {
     std::filesystem::path data;
     TokenizerKind tokenizer = TokenizerKind::Char;
-    GptConfig model;
+    // SentencePiece: this tokenizer.model, or (none) one trained on the data with this many
+    // pieces and saved beside the checkpoint.
+    std::filesystem::path tokenizerModel;
+    int vocabSize = 4096;
+    ModelConfig model;
     int batchSize = 12;
     std::int64_t maxIters = 2000;
+    double maxSeconds = 0.0; // also stop once training took this long (0: no limit), for equal-time comparisons
     LrSchedule schedule{1e-3, 1e-4, 100, 2000};
     double beta1 = 0.9;
     double beta2 = 0.99;

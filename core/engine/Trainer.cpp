@@ -1,9 +1,11 @@
 #include "Trainer.h"
 
+#include "BitsPerByte.h"
 #include "Checkpoint.h"
 #include "Device.h"
 #include "DeviceMeasure.h"
-#include "Gpt.h"
+#include "Decoder.h"
+#include "FileIo.h"
 #include "Statistics.h"
 #include "TextDataset.h"
 #include "TrainingStep.h"
@@ -43,7 +45,7 @@ std::pair<torch::Tensor, torch::Tensor> batchTensors(const TextDataset &dataset,
 
 // Mean loss over evalIters batches of each split, with dropout off. A separate RNG seeded
 // by the iteration keeps the training batches independent of how often we evaluate.
-std::pair<double, double> evaluate(TrainingStep &step, const TextDataset &dataset, const TrainOptions &o,
+std::pair<double, double> evaluate(TrainingStep &step, const TextDataset &dataset, const TrainOptions &o, int blockSize,
                                    std::int64_t iter)
 {
     torch::NoGradGuard noGrad;
@@ -52,12 +54,61 @@ std::pair<double, double> evaluate(TrainingStep &step, const TextDataset &datase
         std::mt19937_64 rng(o.seed * 1000003ull + std::uint64_t(iter) * 2 + (split == Split::Val));
         double sum = 0.0;
         for (int i = 0; i < o.evalIters; ++i) {
-            auto [x, y] = batchTensors(dataset, split, o.batchSize, o.model.blockSize, rng);
-            sum += GptImpl::loss(step.logits(x).to(torch::kFloat), y.to(step.device())).item<double>();
+            auto [x, y] = batchTensors(dataset, split, o.batchSize, blockSize, rng);
+            sum += DecoderImpl::loss(step.logits(x).to(torch::kFloat), y.to(step.device())).item<double>();
         }
         means[split == Split::Val] = sum / o.evalIters;
     }
     return {means[0], means[1]};
+}
+
+// The run's tokenizer: the checkpoint's when resuming, else the one --tokenizer names (a
+// SentencePiece model from --tokenizer-model, or trained on the corpus's lines and kept beside
+// the checkpoint as tokenizer.model).
+Result<Tokenizer> makeTokenizer(const TrainOptions &o, const TextCorpus &corpus, const std::optional<LoadedCheckpoint> &checkpoint)
+{
+    if (checkpoint)
+        return checkpoint->tokenizer;
+    switch (o.tokenizer) {
+    case TokenizerKind::Byte: return Tokenizer::byteLevel();
+    case TokenizerKind::Char: return Tokenizer::buildCharacter(corpus.text);
+    case TokenizerKind::SentencePiece: break;
+    }
+    if (!o.tokenizerModel.empty())
+        return Tokenizer::loadSentencePiece(o.tokenizerModel.string());
+    SentencePieceTraining training;
+    training.vocabSize = o.vocabSize;
+    training.seed = o.seed;
+    std::size_t at = 0;
+    Result<std::string> model = trainSentencePiece(training, [&](std::string &line) {
+        if (at >= corpus.text.size())
+            return false;
+        const std::size_t end = std::min(corpus.text.find('\n', at), corpus.text.size());
+        line.assign(corpus.text, at, end - at);
+        at = end + 1;
+        return true;
+    });
+    if (!model)
+        return model.error();
+    if (!o.outDir.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(o.outDir, ec);
+        if (Result<void> saved = writeFileAtomically(o.outDir / "tokenizer.model", std::as_bytes(std::span(*model))); !saved)
+            return makeError("cannot save the tokenizer: " + saved.error().message);
+    }
+    return Tokenizer::fromSentencePiece(std::move(model).value());
+}
+
+// Tokens per byte of each split's text, for bits per byte.
+std::pair<double, double> tokensPerByte(const TextDataset &dataset, const Tokenizer &tokenizer)
+{
+    double ratios[2] = {0.0, 0.0};
+    for (Split split : {Split::Train, Split::Val}) {
+        const std::vector<std::int32_t> &tokens = dataset.tokens(split);
+        const double bytes = double(tokenizer.decode(tokens).size());
+        ratios[split == Split::Val] = bytes > 0 ? double(tokens.size()) / bytes : 0.0;
+    }
+    return {ratios[0], ratios[1]};
 }
 
 std::string rngToString(const std::mt19937_64 &rng)
@@ -68,7 +119,7 @@ std::string rngToString(const std::mt19937_64 &rng)
 }
 
 // Continues `o.prompt` by `o.tokens` tokens, sampled with temperature and top-k.
-Result<std::string> generate(GptImpl &model, const Tokenizer &tokenizer, const SampleOptions &o)
+Result<std::string> generate(DecoderImpl &model, const Tokenizer &tokenizer, const SampleOptions &o)
 {
     Result<std::vector<std::int32_t>> prompt = tokenizer.encode(o.prompt);
     if (!prompt)
@@ -125,6 +176,11 @@ std::string TrainReport::toJson() const
         {"iters", iters},
         {"train_loss", trainLoss},
         {"val_loss", valLoss},
+        {"train_bpb", trainBitsPerByte},
+        {"val_bpb", valBitsPerByte},
+        {"family", family},
+        {"tokenizer", tokenizer},
+        {"vocab_size", vocabSize},
         {"ms_per_iter", msPerIter},
         {"tokens_per_s", tokensPerS},
         {"model_flops_per_s", modelFlopsPerS},
@@ -161,22 +217,27 @@ Result<TrainReport> train(const TrainOptions &o, const std::function<void(const 
     if (!corpus)
         return corpus.error();
 
-    Result<Tokenizer> tokenizer = checkpoint ? Result<Tokenizer>(checkpoint->tokenizer)
-                                  : o.tokenizer == TokenizerKind::Byte ? Result<Tokenizer>(Tokenizer::byteLevel())
-                                                                       : Tokenizer::buildCharacter(corpus->text);
+    Result<Tokenizer> tokenizer = makeTokenizer(o, *corpus, checkpoint);
     if (!tokenizer)
         return makeError(dataPath.string() + ": " + tokenizer.error().message);
     Result<std::vector<std::int32_t>> tokens = tokenizer->encode(corpus->text);
     if (!tokens)
         return makeError(dataPath.string() + ": " + tokens.error().message);
 
-    GptConfig config = checkpoint ? checkpoint->config : o.model;
-    config.vocabSize = tokenizer->vocabSize();
+    ModelConfig config = checkpoint ? checkpoint->config : o.model;
+    if (!checkpoint) {
+        if (Result<void> fitted = fitVocabulary(config, tokenizer->vocabSize()); !fitted)
+            return fitted.error();
+    }
     if (const std::string why = config.validate(); !why.empty())
         return makeError(why);
     Result<TextDataset> dataset = TextDataset::create(std::move(tokens).value(), config.blockSize);
     if (!dataset)
         return makeError(dataPath.string() + ": " + dataset.error().message);
+    const auto [trainTokensPerByte, valTokensPerByte] = tokensPerByte(*dataset, *tokenizer);
+    report.tokenizer = tokenizerKindName(tokenizer->kind());
+    report.vocabSize = tokenizer->vocabSize();
+    report.family = modelFamilyName(config.family);
 
     Result<DeviceChoice> choice = resolveDeviceAndDtype(o.device, o.dtype);
     if (!choice)
@@ -185,7 +246,7 @@ Result<TrainReport> train(const TrainOptions &o, const std::function<void(const 
     const ComputeDtype dtype = choice->dtype;
 
     torch::manual_seed(o.seed);
-    Gpt model(config);
+    Decoder model(config);
     std::mt19937_64 rng(o.seed);
     std::int64_t startIter = 0;
     if (checkpoint) {
@@ -240,20 +301,27 @@ Result<TrainReport> train(const TrainOptions &o, const std::function<void(const 
     TrainProgress progress;
     progress.maxIters = o.maxIters;
     model->train();
+    double trainedSeconds = 0.0;
     for (std::int64_t iter = startIter;; ++iter) {
         progress.iter = iter;
         progress.evaluated = false;
-        if (iter % o.evalInterval == 0 || iter == o.maxIters) {
-            std::tie(progress.trainLoss, progress.valLoss) = evaluate(step, *dataset, o, iter);
+        // --max-seconds ends the run at this step, after an evaluation as at --max-iters.
+        const bool last = iter >= o.maxIters || (o.maxSeconds > 0 && trainedSeconds >= o.maxSeconds);
+        if (iter % o.evalInterval == 0 || last) {
+            std::tie(progress.trainLoss, progress.valLoss) = evaluate(step, *dataset, o, config.blockSize, iter);
+            progress.valBitsPerByte = bitsPerByte(progress.valLoss, valTokensPerByte, 1.0);
             progress.evaluated = true;
+            report.iters = iter;
             report.trainLoss = progress.trainLoss;
             report.valLoss = progress.valLoss;
+            report.trainBitsPerByte = bitsPerByte(progress.trainLoss, trainTokensPerByte, 1.0);
+            report.valBitsPerByte = progress.valBitsPerByte;
             if (Result<void> saved = save(iter, progress.valLoss); !saved)
                 return makeError("cannot save checkpoint: " + saved.error().message);
             if (onProgress)
                 onProgress(progress);
         }
-        if (iter >= o.maxIters)
+        if (last)
             break;
 
         auto [x, y] = batchTensors(*dataset, Split::Train, o.batchSize, config.blockSize, rng);
@@ -262,6 +330,7 @@ Result<TrainReport> train(const TrainOptions &o, const std::function<void(const 
         const double lr = o.schedule.at(iter);
         const double lossValue = step.run(x, y, lr);
         iterMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
+        trainedSeconds += iterMs.back() / 1000.0;
         if (step.executor())
             swappedBytes = step.executor()->traffic().total() - bytesBefore;
 
@@ -279,7 +348,6 @@ Result<TrainReport> train(const TrainOptions &o, const std::function<void(const 
         }
     }
 
-    report.iters = o.maxIters;
     report.msPerIter = median(iterMs);
     report.tokensPerS = report.msPerIter > 0 ? tokensPerIter / (report.msPerIter / 1000.0) : 0.0;
     report.modelFlopsPerS = report.tokensPerS * config.flopsPerToken();
@@ -305,7 +373,7 @@ Result<std::string> sample(const SampleOptions &o)
     Result<LoadedCheckpoint> checkpoint = readCheckpoint(checkpointFile(o.checkpointDir));
     if (!checkpoint)
         return checkpoint.error();
-    Gpt model(checkpoint->config);
+    Decoder model(checkpoint->config);
     if (Result<void> r = restoreModel(*checkpoint, *model); !r)
         return r.error();
     return generate(*model, checkpoint->tokenizer, o);

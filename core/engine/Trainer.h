@@ -19,12 +19,20 @@ struct TrainProgress {
     bool evaluated = false; // trainLoss / valLoss are fresh
     double trainLoss = 0.0;
     double valLoss = 0.0;
+    double valBitsPerByte = 0.0;
 };
 
 struct TrainReport {
     std::int64_t iters = 0;
     double trainLoss = 0.0;
     double valLoss = 0.0;
+    // Bits per byte of the text (nats per token / ln 2 x tokens per byte of that split): what
+    // losses over different tokenizers are compared in.
+    double trainBitsPerByte = 0.0;
+    double valBitsPerByte = 0.0;
+    std::string tokenizer;
+    int vocabSize = 0;
+    std::string family;
     double msPerIter = 0.0;
     double tokensPerS = 0.0;
     double modelFlopsPerS = 0.0;

@@ -4,14 +4,14 @@
 
 namespace swarmtrain {
 
-TrainingStep::TrainingStep(Gpt model, const StepOptions &options)
+TrainingStep::TrainingStep(Decoder model, const StepOptions &options)
     : m_model(std::move(model))
     , m_options(options)
     , m_scaler(options.dtype == ComputeDtype::Float16)
 {
 }
 
-Result<std::unique_ptr<TrainingStep>> TrainingStep::create(Gpt model, const StepOptions &options)
+Result<std::unique_ptr<TrainingStep>> TrainingStep::create(Decoder model, const StepOptions &options)
 {
     std::unique_ptr<TrainingStep> step(new TrainingStep(std::move(model), options));
     StepOptions &o = step->m_options;

@@ -3,7 +3,7 @@
 #include "AdamW.h"
 #include "Device.h"
 #include "FlatParameters.h"
-#include "Gpt.h"
+#include "Decoder.h"
 #include "LossScaler.h"
 #include "Result.h"
 #include "SwappingExecutor.h"
@@ -32,7 +32,7 @@ class TrainingStep {
 public:
     // `model` holds its starting weights on the CPU; it is moved to the device when resident
     // and stays in host memory as the master copy when swapped.
-    static Result<std::unique_ptr<TrainingStep>> create(Gpt model, const StepOptions &options);
+    static Result<std::unique_ptr<TrainingStep>> create(Decoder model, const StepOptions &options);
 
     // Forward, backward and the AdamW step at `lr` for one batch (token ids on the CPU);
     // returns the loss. A float16 step whose gradients overflowed is skipped. A step abandoned
@@ -46,7 +46,7 @@ public:
     // Logits without gradients, on the device.
     torch::Tensor logits(const torch::Tensor &tokens);
 
-    GptImpl &model() { return *m_model; }
+    DecoderImpl &model() { return *m_model; }
     FlatParameters &parameters() { return *m_parameters; }
     AdamW &optimizer() { return *m_optimizer; }
     const torch::Device &device() const { return m_options.device; }
@@ -55,9 +55,9 @@ public:
     std::int64_t skippedSteps() const { return m_scaler.skippedSteps(); }
 
 private:
-    TrainingStep(Gpt model, const StepOptions &options);
+    TrainingStep(Decoder model, const StepOptions &options);
 
-    Gpt m_model;
+    Decoder m_model;
     StepOptions m_options;
     std::unique_ptr<FlatParameters> m_parameters;
     std::unique_ptr<AdamW> m_optimizer;

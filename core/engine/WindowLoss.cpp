@@ -4,7 +4,7 @@
 
 namespace swarmtrain {
 
-Result<double> windowLoss(GptImpl &model, const std::vector<std::int32_t> &tokens, int batch, int evalIters,
+Result<double> windowLoss(DecoderImpl &model, const std::vector<std::int32_t> &tokens, int batch, int evalIters,
                           std::uint64_t seed)
 {
     const std::int64_t block = model.config().blockSize;
@@ -34,7 +34,7 @@ Result<double> windowLoss(GptImpl &model, const std::vector<std::int32_t> &token
                 py[row * block + t] = tokens[std::size_t(s + t + 1)];
             }
         }
-        sum += GptImpl::loss(model.forward(x), y).item<double>();
+        sum += DecoderImpl::loss(model.forward(x), y).item<double>();
     }
     model.train(training);
     return sum / evalIters;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "Gpt.h"
+#include "Decoder.h"
 #include "Result.h"
 
 #include <cstdint>
@@ -11,7 +11,7 @@ namespace swarmtrain {
 // Mean cross-entropy of `model` (evaluation mode, no gradients) on evalIters batches of `batch`
 // windows of the model's block size, at offsets drawn from `seed`: the same call gives the same
 // number, on any peer. Tokens outside the vocabulary or too few of them are an error.
-Result<double> windowLoss(GptImpl &model, const std::vector<std::int32_t> &tokens, int batch, int evalIters,
+Result<double> windowLoss(DecoderImpl &model, const std::vector<std::int32_t> &tokens, int batch, int evalIters,
                           std::uint64_t seed);
 
 } // namespace swarmtrain

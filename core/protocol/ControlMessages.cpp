@@ -37,27 +37,59 @@ QString readDisplayName(JsonReader &reader, const QJsonObject &json)
 
 QJsonValue optionalBool(const std::optional<bool> &value) { return value ? QJsonValue(*value) : QJsonValue(); }
 
-QJsonObject modelToJson(const GptConfig &model)
+QJsonObject modelToJson(const ModelConfig &model)
 {
+    if (model.isLlama()) {
+        return QJsonObject{{L("family"), QStringLiteral("llama")},
+                           {L("vocab_size"), model.vocabSize},
+                           {L("hidden_size"), model.nEmbd},
+                           {L("intermediate_size"), model.intermediateSize},
+                           {L("num_hidden_layers"), model.nLayer},
+                           {L("num_attention_heads"), model.nHead},
+                           {L("num_key_value_heads"), model.nKvHead},
+                           {L("max_position_embeddings"), model.blockSize},
+                           {L("rms_norm_eps"), model.rmsNormEps},
+                           {L("rope_theta"), model.ropeTheta},
+                           {L("tie_word_embeddings"), model.tieEmbeddings}};
+    }
     return QJsonObject{{L("vocab_size"), model.vocabSize}, {L("n_layer"), model.nLayer}, {L("n_head"), model.nHead},
                        {L("n_embd"), model.nEmbd},         {L("block_size"), model.blockSize},
                        {L("dropout"), model.dropout},      {L("bias"), model.bias}};
 }
 
 // The architecture is bounded here, before anything could be built from it.
-GptConfig readModel(JsonReader model)
+ModelConfig readModel(JsonReader model)
 {
-    GptConfig c;
-    c.vocabSize = int(model.integer(L("vocab_size"), 1, 1 << 20));
-    c.nLayer = int(model.integer(L("n_layer"), 1, 1024));
-    c.nHead = int(model.integer(L("n_head"), 1, 1024));
-    c.nEmbd = int(model.integer(L("n_embd"), 1, 65536));
-    c.blockSize = int(model.integer(L("block_size"), 1, 1 << 20));
-    c.dropout = model.number(L("dropout"), 0.0, 0.999);
-    c.bias = model.boolean(L("bias"));
+    ModelConfig c;
+    const QString family = model.has(L("family")) ? model.string(L("family"), 16) : QStringLiteral("gpt");
+    if (family == QLatin1StringView("llama")) {
+        c.family = ModelFamily::Llama;
+        c.vocabSize = int(model.integer(L("vocab_size"), 1, 1 << 20));
+        c.nEmbd = int(model.integer(L("hidden_size"), 1, 65536));
+        c.intermediateSize = int(model.integer(L("intermediate_size"), 1, 1 << 20));
+        c.nLayer = int(model.integer(L("num_hidden_layers"), 1, 1024));
+        c.nHead = int(model.integer(L("num_attention_heads"), 1, 1024));
+        c.nKvHead = int(model.integer(L("num_key_value_heads"), 1, 1024));
+        c.blockSize = int(model.integer(L("max_position_embeddings"), 1, 1 << 20));
+        c.rmsNormEps = model.number(L("rms_norm_eps"), 1e-12, 0.1);
+        c.ropeTheta = model.number(L("rope_theta"), 1.0, 1e12);
+        c.tieEmbeddings = model.boolean(L("tie_word_embeddings"));
+    } else if (family == QLatin1StringView("gpt")) {
+        c.vocabSize = int(model.integer(L("vocab_size"), 1, 1 << 20));
+        c.nLayer = int(model.integer(L("n_layer"), 1, 1024));
+        c.nHead = int(model.integer(L("n_head"), 1, 1024));
+        c.nEmbd = int(model.integer(L("n_embd"), 1, 65536));
+        c.blockSize = int(model.integer(L("block_size"), 1, 1 << 20));
+        c.dropout = model.number(L("dropout"), 0.0, 0.999);
+        c.bias = model.boolean(L("bias"));
+        c.nKvHead = c.nHead;
+        c.intermediateSize = 4 * c.nEmbd;
+    } else {
+        model.fail(L("family"), QStringLiteral("must be gpt or llama"));
+    }
     if (model.ok()) {
         if (const std::string why = c.validate(); !why.empty())
-            model.fail(L("n_embd"), QString::fromStdString(why));
+            model.fail(c.isLlama() ? L("hidden_size") : L("n_embd"), QString::fromStdString(why));
     }
     return c;
 }

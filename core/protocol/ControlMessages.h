@@ -1,7 +1,7 @@
 #pragma once
 
 #include "DisplayName.h"
-#include "GptConfig.h"
+#include "ModelConfig.h"
 #include "PipelineMessages.h"
 #include "Result.h"
 #include "ShardInfo.h"
@@ -97,7 +97,7 @@ struct TokenizerInfo {
 
 struct JoinAnswer {
     QString peerId;
-    GptConfig model;
+    ModelConfig model;
     TokenizerInfo tokenizer;
     TrainingSettings training;
     std::vector<ShardInfo> shards;
@@ -269,7 +269,7 @@ struct StatusAnswer {
     qint64 peers = 0; // online
     qint64 peersTotal = 0;
     qint64 checkpointRound = 0;
-    GptConfig model;
+    ModelConfig model;
     qint64 parameterCount = 0;   // the model's; 0 from a coordinator that does not say
     double tokensPerSecond = 0.0; // the online peers' training speeds, as their heartbeats report
     std::vector<LossPoint> validationLossHistory;

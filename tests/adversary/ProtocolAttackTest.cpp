@@ -228,7 +228,7 @@ QByteArray absurdState(int nLayer, int nEmbd)
 {
     TensorContainerWriter writer;
     writer.setMetadata("format", "swarmtrain-checkpoint-1");
-    writer.setMetadata("model_config", GptConfig{256, nLayer, 1, nEmbd, 32, 0.0, false}.toJson());
+    writer.setMetadata("model_config", ModelConfig{ModelFamily::Gpt, 256, nLayer, 1, nEmbd, 32, 0.0, false}.toJson());
     writer.setMetadata("tokenizer", "byte");
     writer.setMetadata("round", "1");
     const std::vector<std::byte> bytes = writer.finish();

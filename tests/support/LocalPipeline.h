@@ -41,7 +41,7 @@ auto onStage(StageWorker &worker, Work work)
 class LocalPipeline {
 public:
     struct Settings {
-        GptConfig config;
+        ModelConfig config;
         int stages = 2;
         int trainers = 1;
         int peersPerStage = 1; // for stages 1..S-1
@@ -321,7 +321,6 @@ private:
     // Stage 0 steps with the last stage (the tied embedding), each middle stage on its own.
     Result<void> runOptimizers(int microbatches)
     {
-        const std::int64_t embedding = std::int64_t(m_settings.config.vocabSize) * m_settings.config.nEmbd;
         const int last = m_settings.stages - 1;
         const auto membersOf = [&](std::initializer_list<int> stages) {
             QList<AllReduceMember> members;
@@ -343,15 +342,8 @@ private:
             plan.lr = m_settings.lr;
             plan.gradClip = m_settings.gradClip;
             plan.timeoutMs = m_settings.timeoutMs;
-            plan.firstRest = spanParameterCount(m_settings.config, m_spans.front()) - embedding;
-            plan.lastRest = spanParameterCount(m_settings.config, m_spans.back()) - embedding;
-            if (peer->stage == 0 || peer->stage == last) {
-                plan.members = membersOf({0, last});
-                plan.part = peer->stage == 0 ? StepPart::TiedFirst : StepPart::TiedLast;
-            } else {
-                plan.members = membersOf({peer->stage});
-                plan.part = StepPart::Own;
-            }
+            plan.placeInPipeline(m_settings.config, m_spans, peer->stage);
+            plan.members = plan.part == StepPart::Own ? membersOf({peer->stage}) : membersOf({0, last});
             Peer *self = peer.get();
             outcomes[self];
             connections.push_back(QObject::connect(

@@ -1,6 +1,6 @@
 #include "AdamW.h"
 #include "FlatParameters.h"
-#include "Gpt.h"
+#include "Decoder.h"
 #include "TinyGpt.h"
 
 #include <gtest/gtest.h>
@@ -11,14 +11,14 @@ using namespace swarmtrain;
 
 namespace {
 
-GptConfig tinyConfig() { return test::tinyGptConfig(11, 2, 2, 8, 6); }
+ModelConfig tinyConfig() { return test::tinyGptConfig(11, 2, 2, 8, 6); }
 
 } // namespace
 
 TEST(AdamWTest, OnlyTwoDimensionalWeightsDecay)
 {
     torch::manual_seed(0);
-    Gpt model(tinyConfig());
+    Decoder model(tinyConfig());
     FlatParameters flat(model->namedParameters());
     std::int64_t decayed = 0;
     for (const auto &slot : flat.slots()) {
@@ -46,9 +46,9 @@ TEST(AdamWTest, OnlyTwoDimensionalWeightsDecay)
 TEST(AdamWTest, MatchesLibTorchAdamWWithClipping)
 {
     torch::manual_seed(3);
-    Gpt mine(tinyConfig());
+    Decoder mine(tinyConfig());
     torch::manual_seed(3);
-    Gpt reference(tinyConfig());
+    Decoder reference(tinyConfig());
     FlatParameters flat(mine->namedParameters());
     AdamW optimizer(flat, {0.9, 0.99, 1e-8, 0.1});
 
@@ -65,11 +65,11 @@ TEST(AdamWTest, MatchesLibTorchAdamWWithClipping)
     for (int step = 0; step < 5; ++step) {
         const torch::Tensor x = torch::randint(0, 11, {3, 6}, torch::kLong);
         const torch::Tensor y = torch::randint(0, 11, {3, 6}, torch::kLong);
-        GptImpl::loss(mine->forward(x), y).backward();
+        DecoderImpl::loss(mine->forward(x), y).backward();
         optimizer.step(1e-2, 0.5);
         flat.zeroGrad();
 
-        GptImpl::loss(reference->forward(x), y).backward();
+        DecoderImpl::loss(reference->forward(x), y).backward();
         torch::nn::utils::clip_grad_norm_(reference->parameters(), 0.5);
         torchAdamW.step();
         torchAdamW.zero_grad();
@@ -86,7 +86,7 @@ TEST(AdamWTest, TensorOperationPathMatchesTheFusedKernel)
     std::vector<torch::Tensor> results;
     for (const bool fused : {true, false}) {
         torch::manual_seed(0);
-        Gpt model(tinyConfig());
+        Decoder model(tinyConfig());
         FlatParameters flat(model->namedParameters());
         AdamWOptions options{0.9, 0.95, 1e-8, 0.1};
         options.fusedCpuKernel = fused;
@@ -111,7 +111,7 @@ using StepInParts = std::function<void(AdamW &, FlatParameters &, const kernels:
 torch::Tensor trainInParts(const StepInParts &stepInParts, torch::Tensor *expAvgSq = nullptr)
 {
     torch::manual_seed(0);
-    Gpt model(tinyConfig());
+    Decoder model(tinyConfig());
     FlatParameters flat(model->namedParameters());
     AdamW optimizer(flat, {0.9, 0.95, 1e-8, 0.1});
     for (int step = 0; step < 5; ++step) {
@@ -189,7 +189,7 @@ TEST(AdamWTest, CudaFusedStepMatchesTheHostKernel)
     std::vector<torch::Tensor> values, moments;
     for (const bool cuda : {false, true}) {
         torch::manual_seed(0);
-        Gpt model(tinyConfig());
+        Decoder model(tinyConfig());
         if (cuda)
             model->to(torch::kCUDA);
         FlatParameters flat(model->namedParameters());

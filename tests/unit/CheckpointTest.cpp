@@ -9,8 +9,8 @@ using namespace swarmtrain;
 namespace {
 
 struct Trained {
-    GptConfig config;
-    Gpt model{nullptr};
+    ModelConfig config;
+    Decoder model{nullptr};
     std::unique_ptr<FlatParameters> flat;
     std::unique_ptr<AdamW> optimizer;
     Tokenizer tokenizer = Tokenizer::buildCharacter("abcdefghij klm").value();
@@ -22,11 +22,11 @@ struct Trained {
         config.nHead = 2;
         config.nEmbd = 8;
         config.blockSize = 5;
-        model = Gpt(config);
+        model = Decoder(config);
         flat = std::make_unique<FlatParameters>(model->namedParameters());
         optimizer = std::make_unique<AdamW>(*flat, AdamWOptions{});
         const torch::Tensor x = torch::randint(0, config.vocabSize, {2, 5}, torch::kLong);
-        GptImpl::loss(model->forward(x), x).backward();
+        DecoderImpl::loss(model->forward(x), x).backward();
         optimizer->step(1e-2, 1.0);
     }
 };
@@ -49,7 +49,7 @@ TEST(CheckpointTest, RoundTripsModelOptimizerTokenizerAndState)
     EXPECT_EQ(loaded->config.toJson(), trained.config.toJson());
     EXPECT_EQ(loaded->tokenizer.vocabulary(), trained.tokenizer.vocabulary());
 
-    Gpt restored(loaded->config);
+    Decoder restored(loaded->config);
     FlatParameters flat(restored->namedParameters());
     AdamW optimizer(flat, {});
     ASSERT_TRUE(restoreModel(*loaded, *restored).ok());

@@ -1,4 +1,5 @@
-#include "Gpt.h"
+#include "Attention.h"
+#include "Layers.h"
 #include "kernels/CpuKernels.h"
 
 #include <cmath>

@@ -24,7 +24,7 @@ protected:
     {
         kernels::setParallelThreads(threads);
         torch::manual_seed(3);
-        Gpt model(test::tinyGptConfig(11, 2, 2, 16, 8));
+        Decoder model(test::tinyGptConfig(11, 2, 2, 16, 8));
         const double loss = forwardBackward(*model, tokens, targets);
         std::vector<torch::Tensor> grads;
         for (const torch::Tensor &p : model->parameters())
@@ -61,7 +61,7 @@ TEST_F(ParallelStepTest, AddsToGradientsAlreadyThere)
 {
     kernels::setParallelThreads(2);
     torch::manual_seed(3);
-    Gpt model(test::tinyGptConfig(11, 1, 2, 16, 8));
+    Decoder model(test::tinyGptConfig(11, 1, 2, 16, 8));
     forwardBackward(*model, tokens, targets);
     const torch::Tensor once = model->parameters()[0].grad().clone();
     forwardBackward(*model, tokens, targets);
@@ -71,7 +71,7 @@ TEST_F(ParallelStepTest, AddsToGradientsAlreadyThere)
 TEST_F(ParallelStepTest, AnErrorInAShareReachesTheCaller)
 {
     kernels::setParallelThreads(2);
-    Gpt model(test::tinyGptConfig(11, 1, 2, 16, 8));
+    Decoder model(test::tinyGptConfig(11, 1, 2, 16, 8));
     const torch::Tensor outOfVocabulary = torch::full({4, 8}, 99, torch::kLong);
     EXPECT_THROW(forwardBackward(*model, outOfVocabulary, targets.slice(0, 0, 4)), c10::Error);
 }

@@ -58,7 +58,7 @@ protected:
     }
 
     // A wider model than the default, before any peer is added.
-    void useModel(const GptConfig &wider, MicrobatchShape microbatchShape)
+    void useModel(const ModelConfig &wider, MicrobatchShape microbatchShape)
     {
         config = wider;
         shape = microbatchShape;
@@ -351,7 +351,7 @@ protected:
                          [this](bool ok, const QString &hashOrWhy) { resyncs.emplace_back(ok, hashOrWhy); });
     }
 
-    GptConfig config = test::tinyGptConfig(13, 4, 2, 32, 16);
+    ModelConfig config = test::tinyGptConfig(13, 4, 2, 32, 16);
     MicrobatchShape shape{2, 16};
     std::vector<StageSpan> spans;
     std::vector<std::unique_ptr<Peer>> peers;

@@ -17,7 +17,7 @@ using namespace swarmtrain;
 
 namespace {
 
-const GptConfig kConfig = test::tinyGptConfig(13, 4, 2, 32, 16);
+const ModelConfig kConfig = test::tinyGptConfig(13, 4, 2, 32, 16);
 constexpr MicrobatchShape kShape{3, 16};
 
 using StageOptions = std::function<PipelineStageOptions(const StageSpan &)>;

@@ -68,7 +68,7 @@ protected:
 
     test::TempDir dir;
     Tokenizer tokenizer = Tokenizer::buildCharacter(test::generatedText(3000)).value();
-    GptConfig config = test::tinyGptConfig(tokenizer.vocabSize(), 2, 2, 16, 8);
+    ModelConfig config = test::tinyGptConfig(tokenizer.vocabSize(), 2, 2, 16, 8);
     std::filesystem::path stateFile = dir.path() / "round-0.safetensors";
 };
 

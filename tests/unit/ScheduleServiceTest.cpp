@@ -40,9 +40,9 @@ LinkMatrix sites(const std::vector<PeerRecord> &peers)
 
 // Narrow and long: a microbatch's activations outweigh a stage's gradients, so pipelines, not
 // data-parallel groups, should stay inside a site.
-GptConfig model()
+ModelConfig model()
 {
-    GptConfig config;
+    ModelConfig config;
     config.vocabSize = 65;
     config.nLayer = 4;
     config.nEmbd = 32;

@@ -11,9 +11,9 @@ using namespace swarmtrain;
 
 namespace {
 
-GptConfig config(int nLayer, int nEmbd, int vocab, int block = 64)
+ModelConfig config(int nLayer, int nEmbd, int vocab, int block = 64)
 {
-    GptConfig c;
+    ModelConfig c;
     c.vocabSize = vocab;
     c.nLayer = nLayer;
     c.nHead = 4;
@@ -40,7 +40,7 @@ double bestLargest(const std::vector<double> &flops, int k, std::size_t from = 0
 
 TEST(StagePartitionTest, StageFlopsAddUpToTheModelsTrainingFlops)
 {
-    for (const GptConfig &c : {config(4, 128, 65), config(12, 768, 50304, 1024), config(1, 32, 3, 8)}) {
+    for (const ModelConfig &c : {config(4, 128, 65), config(12, 768, 50304, 1024), config(1, 32, 3, 8)}) {
         const std::vector<double> flops = engineStageFlops(c);
         ASSERT_EQ(flops.size(), std::size_t(c.nLayer) + 2);
         const double total = std::accumulate(flops.begin(), flops.end(), 0.0);
@@ -52,7 +52,7 @@ TEST(StagePartitionTest, StageFlopsAddUpToTheModelsTrainingFlops)
 
 TEST(StagePartitionTest, SpansCoverEveryStageInOrderAndTheLargestIsAsSmallAsCanBe)
 {
-    for (const GptConfig &c : {config(4, 128, 65), config(12, 768, 50304, 1024), config(6, 64, 20000)}) {
+    for (const ModelConfig &c : {config(4, 128, 65), config(12, 768, 50304, 1024), config(6, 64, 20000)}) {
         const std::vector<double> flops = engineStageFlops(c);
         for (int k = 1; k <= int(flops.size()); ++k) {
             const Result<std::vector<StageSpan>> spans = partitionStages(c, k);
@@ -94,7 +94,7 @@ TEST(StagePartitionTest, ImpossibleCountsAndConfigsAreRefused)
     EXPECT_FALSE(partitionStages(config(4, 128, 65), 0).ok());
     EXPECT_FALSE(partitionStages(config(4, 128, 65), 7).ok()) << "six engine stages";
     EXPECT_TRUE(partitionStages(config(4, 128, 65), 6).ok());
-    GptConfig bad = config(4, 130, 65); // 130 is not a multiple of 4 heads
+    ModelConfig bad = config(4, 130, 65); // 130 is not a multiple of 4 heads
     EXPECT_FALSE(partitionStages(bad, 2).ok());
 }
 
@@ -102,7 +102,7 @@ TEST(StagePartitionTest, ImpossibleCountsAndConfigsAreRefused)
 // the fewest stages whose largest state fits; the median peer decides, not the biggest.
 TEST(StagePartitionTest, ChoosesFullModelWhileItFitsThenTheFewestStages)
 {
-    const GptConfig gpt2 = test::tinyGptConfig(50304, 12, 12, 768, 1024);
+    const ModelConfig gpt2 = test::tinyGptConfig(50304, 12, 12, 768, 1024);
     const std::int64_t whole = kTrainingBytesPerParameter * gpt2.parameterCount();
     Result<SwarmModePlan> roomy = chooseSwarmMode(gpt2, {whole, whole * 2, whole / 4});
     ASSERT_TRUE(roomy.ok());

@@ -142,7 +142,7 @@ protected:
 
     test::TempDir dir;
     Tokenizer tokenizer = Tokenizer::buildCharacter(test::generatedText(3000)).value();
-    GptConfig config = test::tinyGptConfig(tokenizer.vocabSize(), 2, 2, 16, 8);
+    ModelConfig config = test::tinyGptConfig(tokenizer.vocabSize(), 2, 2, 16, 8);
     OuterOptimizerOptions outer{0.7, 0.9};
     std::filesystem::path previous = dir.path() / "round-1.safetensors";
     std::filesystem::path upload = dir.path() / "upload.safetensors";
@@ -247,7 +247,7 @@ TEST_F(StateRecomputeTest, OneChangedValueOfTheOuterMomentumIsCaught)
 
 TEST_F(StateRecomputeTest, AStateOfAnotherModelIsRefused)
 {
-    const GptConfig other = test::tinyGptConfig(tokenizer.vocabSize(), 1, 2, 16, 8);
+    const ModelConfig other = test::tinyGptConfig(tokenizer.vocabSize(), 1, 2, 16, 8);
     ASSERT_TRUE(writeInitialSwarmState(upload, other, tokenizer, 5).ok());
     const Result<void> r = check(randomAverages(parameterCount(), 10), upload);
     ASSERT_FALSE(r.ok());

@@ -147,3 +147,26 @@ TEST(SwapPlannerTest, AnOptimizerPlacementAskedForOverridesTheMeasurement)
         EXPECT_EQ(group.optimizer, OptimizerPlacement::Host) << tie->why;
     EXPECT_NE(tie->why.find("optimizer on host for every group"), std::string::npos) << tie->why;
 }
+
+// Half precision under autocast keeps a copy of every stage's matmul weights from its forward
+// to its backward; at the turn all of them are held, so the plan sets their sum aside.
+TEST(SwapPlannerTest, HalfPrecisionCopiesComeOffTheBudgetFirst)
+{
+    std::vector<StageCost> stages = uniformStages(4, 100, 1.0, 1.0);
+    for (StageCost &stage : stages)
+        stage.retainedBytes = 25; // bfloat16 copies: a quarter of float32 weights and gradients
+    // 400 of stages, 100 retained: a budget of 200 leaves 100, one stage at a time.
+    const Result<SwapPlan> plan = planSwapping(stages, 200);
+    ASSERT_TRUE(plan.ok()) << plan.error().message;
+    expectCovers(*plan, 4, 100);
+    EXPECT_FALSE(plan->prefetch);
+    EXPECT_NE(plan->why.find("kept for half-precision weight copies"), std::string::npos) << plan->why;
+    // Without the copies the same budget prefetches two stages at a time.
+    std::vector<StageCost> float32 = uniformStages(4, 100, 1.0, 1.0);
+    EXPECT_TRUE(planSwapping(float32, 200)->prefetch);
+    // 199 leaves 99, less than a stage: an error that names the copies and what would do.
+    const Result<SwapPlan> tight = planSwapping(stages, 199);
+    ASSERT_FALSE(tight.ok());
+    EXPECT_NE(tight.error().message.find("half-precision copies"), std::string::npos) << tight.error().message;
+    EXPECT_NE(tight.error().message.find("give at least 200 B"), std::string::npos) << tight.error().message;
+}

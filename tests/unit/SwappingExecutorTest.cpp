@@ -19,9 +19,9 @@ constexpr int kVocab = 13;
 constexpr int kBatch = 6;
 constexpr int kSteps = 4;
 
-GptConfig config(double dropout = 0.0)
+ModelConfig config(double dropout = 0.0)
 {
-    GptConfig c = test::tinyGptConfig(kVocab, 3, 2, 16, 8);
+    ModelConfig c = test::tinyGptConfig(kVocab, 3, 2, 16, 8);
     c.dropout = dropout;
     return c;
 }
@@ -33,15 +33,15 @@ struct Trajectory {
 };
 
 using ForwardBackward =
-    std::function<double(Gpt &, FlatParameters &, const torch::Tensor &, const torch::Tensor &)>;
+    std::function<double(Decoder &, FlatParameters &, const torch::Tensor &, const torch::Tensor &)>;
 
 // The same few AdamW steps on the same batches; `forwardBackward` is resident or swapped, and
 // `optimizerStep` (AdamW::step when empty) steps the optimizer.
-Trajectory train(const GptConfig &c, const ForwardBackward &forwardBackwardStep,
+Trajectory train(const ModelConfig &c, const ForwardBackward &forwardBackwardStep,
                  const std::function<void(AdamW &)> &optimizerStep = {})
 {
     torch::manual_seed(3);
-    Gpt model(c);
+    Decoder model(c);
     FlatParameters flat(model->namedParameters());
     AdamW optimizer(flat, {0.9, 0.95, 1e-8, 0.1});
     at::Generator batches = at::detail::createCPUGenerator(11);
@@ -61,22 +61,22 @@ Trajectory train(const GptConfig &c, const ForwardBackward &forwardBackwardStep,
     return t;
 }
 
-Trajectory trainResident(const GptConfig &c)
+Trajectory trainResident(const ModelConfig &c)
 {
-    return train(c, [](Gpt &model, FlatParameters &, const torch::Tensor &x, const torch::Tensor &y) {
+    return train(c, [](Decoder &model, FlatParameters &, const torch::Tensor &x, const torch::Tensor &y) {
         return forwardBackward(*model, x, y);
     });
 }
 
 // Swapped on `device` with the plan `makePlan` gives for the executor, which also steps the
 // optimizer where that plan places it.
-Trajectory trainSwapped(const GptConfig &c, const torch::Device &device,
+Trajectory trainSwapped(const ModelConfig &c, const torch::Device &device,
                         const std::function<SwapPlan(SwappingExecutor &)> &makePlan, SwapTraffic *traffic = nullptr)
 {
     std::unique_ptr<SwappingExecutor> executor;
     Trajectory t = train(
         c,
-        [&](Gpt &model, FlatParameters &flat, const torch::Tensor &x, const torch::Tensor &y) {
+        [&](Decoder &model, FlatParameters &flat, const torch::Tensor &x, const torch::Tensor &y) {
             if (!executor) {
                 executor = std::make_unique<SwappingExecutor>(*model, flat, device, ComputeDtype::Float32);
                 executor->setPlan(makePlan(*executor));
@@ -141,16 +141,51 @@ protected:
 
 TEST_F(SwappingExecutorTest, SwappedTrainingGivesTheResidentNumbersBitForBit)
 {
-    for (const int threads : {1, 3}) {
-        kernels::setParallelThreads(threads);
-        const Trajectory resident = trainResident(config());
-        const std::string on = " on " + std::to_string(threads) + " threads";
-        expectSameTrajectory(trainSwapped(config(), torch::kCPU,
-                                          [](SwappingExecutor &e) { return SwapPlan::stageByStage(e.stageBytes()); }),
-                             resident, "stage by stage" + on);
-        expectSameTrajectory(trainSwapped(config(), torch::kCPU, twoGroupsPrefetching), resident,
-                             "two groups, prefetching" + on);
+    // nanoGPT's GPT, and the Llama family with a tied and with an untied head.
+    const std::pair<const char *, ModelConfig> models[] = {
+        {"gpt", config()},
+        {"llama tied", test::tinyLlamaConfig(kVocab, 3, 2, 1, 16, 40, 8, true)},
+        {"llama untied", test::tinyLlamaConfig(kVocab, 3, 2, 2, 16, 40, 8, false)},
+    };
+    for (const auto &[family, c] : models) {
+        for (const int threads : {1, 3}) {
+            kernels::setParallelThreads(threads);
+            const Trajectory resident = trainResident(c);
+            const std::string on = std::string(", ") + family + " on " + std::to_string(threads) + " threads";
+            expectSameTrajectory(trainSwapped(c, torch::kCPU,
+                                              [](SwappingExecutor &e) { return SwapPlan::stageByStage(e.stageBytes()); }),
+                                 resident, "stage by stage" + on);
+            expectSameTrajectory(trainSwapped(c, torch::kCPU, twoGroupsPrefetching), resident, "two groups, prefetching" + on);
+        }
     }
+}
+
+// What autocast to half precision keeps on the device until each stage's backward: two bytes
+// for every weight a matmul reads (blocks and head), nothing for the embedding's lookups, and
+// nothing at all in float32 or on the CPU.
+TEST_F(SwappingExecutorTest, HalfPrecisionRetainsTwoBytesPerMatmulWeight)
+{
+    const ModelConfig c = config();
+    Decoder model(c);
+    const torch::Device gpu(torch::kCUDA, 0); // only named: nothing runs on it
+    const std::vector<std::int64_t> retained = swapRetainedBytes(*model, gpu, ComputeDtype::BFloat16);
+    ASSERT_EQ(retained.size(), std::size_t(model->stageCount()));
+    EXPECT_EQ(retained.front(), 0); // wte and wpe are looked up
+    const std::int64_t C = c.nEmbd;
+    for (int block = 1; block <= c.nLayer; ++block)
+        EXPECT_EQ(retained[std::size_t(block)], 2 * 12 * C * C) << "block " << block; // c_attn, c_proj, c_fc, c_proj
+    EXPECT_EQ(retained.back(), 2 * std::int64_t(c.vocabSize) * C); // the head reads the tied embedding
+    EXPECT_EQ(swapRetainedBytes(*model, gpu, ComputeDtype::Float16), retained);
+    for (const std::int64_t bytes : swapRetainedBytes(*model, gpu, ComputeDtype::Float32))
+        EXPECT_EQ(bytes, 0);
+    for (const std::int64_t bytes : swapRetainedBytes(*model, torch::kCPU, ComputeDtype::BFloat16))
+        EXPECT_EQ(bytes, 0);
+    // A Llama block: q, k, v, o and the three SwiGLU matrices.
+    const ModelConfig llama = test::tinyLlamaConfig(kVocab, 2, 2, 1, 16, 40, 8, false);
+    Decoder llamaModel(llama);
+    const std::vector<std::int64_t> llamaRetained = swapRetainedBytes(*llamaModel, gpu, ComputeDtype::BFloat16);
+    EXPECT_EQ(llamaRetained[1], 2 * (llama.blockParameterCount() - 2 * 16));
+    EXPECT_EQ(llamaRetained.back(), 2 * std::int64_t(kVocab) * 16); // lm_head
 }
 
 TEST_F(SwappingExecutorTest, PlannedFromMeasurementsInAQuarterOfTheModel)
@@ -204,7 +239,7 @@ TEST_F(SwappingExecutorTest, CountsTheBytesItMoves)
 TEST_F(SwappingExecutorTest, EvaluationMatchesTheResidentModel)
 {
     torch::manual_seed(3);
-    Gpt model(config());
+    Decoder model(config());
     FlatParameters flat(model->namedParameters());
     SwappingExecutor executor(*model, flat, torch::kCPU, ComputeDtype::Float32);
     executor.setPlan(twoGroupsPrefetching(executor));
@@ -246,7 +281,7 @@ TEST_F(SwappingExecutorTest, TrainingStepPlacesTheOptimizerAsAsked)
         options.swapOptimizer = placement;
         options.batchSize = kBatch;
         torch::manual_seed(3);
-        Result<std::unique_ptr<TrainingStep>> step = TrainingStep::create(Gpt(config()), options);
+        Result<std::unique_ptr<TrainingStep>> step = TrainingStep::create(Decoder(config()), options);
         EXPECT_TRUE(step) << step.error().message;
         at::Generator batches = at::detail::createCPUGenerator(11);
         Trajectory t;
@@ -280,7 +315,7 @@ TEST_F(SwappingExecutorTest, TrainingStepPlacesTheOptimizerAsAsked)
 TEST_F(SwappingExecutorTest, AResidentGroupIsCopiedInOnceUntilTheHostChanges)
 {
     torch::manual_seed(3);
-    Gpt model(config());
+    Decoder model(config());
     FlatParameters flat(model->namedParameters());
     AdamW optimizer(flat, {0.9, 0.95, 1e-8, 0.1});
     SwappingExecutor executor(*model, flat, torch::kCPU, ComputeDtype::Float32);
@@ -316,7 +351,7 @@ TEST_F(SwappingExecutorTest, AResidentGroupIsCopiedInOnceUntilTheHostChanges)
 TEST_F(SwappingExecutorTest, MeasuringLeavesGradientsAndTrafficAlone)
 {
     torch::manual_seed(3);
-    Gpt model(config());
+    Decoder model(config());
     FlatParameters flat(model->namedParameters());
     AdamW optimizer(flat, {0.9, 0.95, 1e-8, 0.1});
     flat.grads().fill_(0.25);
@@ -348,7 +383,7 @@ TEST_F(SwappingExecutorTest, BudgetBelowTheLargestStageIsAClearError)
     StepOptions options;
     options.swap = SwapMode::On;
     options.deviceMemoryBudget = 1000; // bytes; a block of this model needs ~26 KB
-    const Result<std::unique_ptr<TrainingStep>> step = TrainingStep::create(Gpt(config()), options);
+    const Result<std::unique_ptr<TrainingStep>> step = TrainingStep::create(Decoder(config()), options);
     ASSERT_FALSE(step);
     EXPECT_NE(step.error().message.find("smaller than the largest stage"), std::string::npos) << step.error().message;
 }
@@ -375,7 +410,7 @@ TEST_F(SwappingExecutorTest, CudaBfloat16SwappedTrainingLearns)
     options.swap = SwapMode::On;
     options.batchSize = kBatch;
     torch::manual_seed(3);
-    Result<std::unique_ptr<TrainingStep>> step = TrainingStep::create(Gpt(config()), options);
+    Result<std::unique_ptr<TrainingStep>> step = TrainingStep::create(Decoder(config()), options);
     ASSERT_TRUE(step) << step.error().message;
     // One fixed batch, learned by heart: the loss must fall.
     const torch::Tensor x = torch::randint(0, kVocab, {kBatch, 8}, torch::kLong);

@@ -14,7 +14,7 @@ class SwarmStateTest : public ::testing::Test {
 protected:
     test::TempDir dir;
     Tokenizer tokenizer = Tokenizer::buildCharacter(test::generatedText(2000)).value();
-    GptConfig config = test::tinyGptConfig(tokenizer.vocabSize(), 2, 2, 16, 8);
+    ModelConfig config = test::tinyGptConfig(tokenizer.vocabSize(), 2, 2, 16, 8);
     std::filesystem::path file = dir.path() / "state.safetensors";
 };
 
@@ -76,7 +76,7 @@ TEST_F(SwarmStateTest, LossRefusesTokensOutsideTheVocabulary)
 TEST_F(SwarmStateTest, AFileOfAnotherModelIsRefusedBeforeItsModelIsBuilt)
 {
     ASSERT_TRUE(writeInitialSwarmState(file, config, tokenizer, 3).ok());
-    GptConfig swarm = config;
+    ModelConfig swarm = config;
     swarm.nEmbd = 32;
     const Result<SwarmStateInfo> info = inspectSwarmState(file, &swarm);
     ASSERT_FALSE(info.ok());
@@ -87,8 +87,8 @@ TEST_F(SwarmStateTest, AFileOfAnotherModelIsRefusedBeforeItsModelIsBuilt)
 TEST_F(SwarmStateTest, AConfigAskingForMoreThanTwoToTheThirtySixParametersIsInvalid)
 {
     // Each figure within its own bound; together 2^41 parameters (8 TiB of float32).
-    const GptConfig absurd{256, 1024, 1, 32768, 32, 0.0, false};
+    const ModelConfig absurd{ModelFamily::Gpt, 256, 1024, 1, 32768, 32, 0.0, false};
     EXPECT_NE(absurd.validate().find("more than 2^36"), std::string::npos) << absurd.validate();
-    EXPECT_FALSE(GptConfig::fromJson(absurd.toJson()).ok());
+    EXPECT_FALSE(ModelConfig::fromJson(absurd.toJson()).ok());
     EXPECT_TRUE(config.validate().empty());
 }

@@ -54,7 +54,7 @@ TEST(TrainOptionsTest, NonsenseIsRefusedWithAReason)
     EXPECT_NE(errorOf({"--data", "d", "--frobnicate"}).find("unknown option"), std::string::npos);
     EXPECT_NE(errorOf({"--data"}).find("needs a value"), std::string::npos);
     EXPECT_NE(errorOf({"--n-layer", "2"}).find("--data is required"), std::string::npos);
-    EXPECT_NE(errorOf({"--data", "d", "--tokenizer", "bpe"}).find("'char' or 'byte'"), std::string::npos);
+    EXPECT_NE(errorOf({"--data", "d", "--tokenizer", "bpe"}).find("'char', 'byte' or 'sentencepiece'"), std::string::npos);
     EXPECT_NE(errorOf({"--resume"}).find("--out"), std::string::npos);
     EXPECT_NE(errorOf({"--data", "d", "--dropout", "1.5"}).find("--dropout"), std::string::npos);
 }

@@ -63,9 +63,9 @@ CoordinatorServerOptions CoordinatorServerOptions::from(const CoordinatorConfig 
     options.rounds.gatherTimeoutMs = qint64(config.gatherTimeoutSeconds * 1000);
     options.rounds.roundDeadlineMs = qint64(config.roundDeadlineSeconds * 1000);
     options.rounds.minPeers = config.minPeers;
-    const GptConfig &m = config.model;
+    const ModelConfig &m = config.model;
     options.rounds.work.tokensPerMember = qint64(config.training.innerSteps) * config.training.batchSize * m.blockSize;
-    options.rounds.work.flopsPerToken = 6.0 * double(parameterCount) + 12.0 * m.nLayer * m.nEmbd * m.blockSize;
+    options.rounds.work.flopsPerToken = m.flopsPerToken();
     // A budgeted round's member may claim up to the cap's tokens; what it is credited is what
     // the coordinator admitted when the round started.
     const qint64 tokensPerStep = qint64(config.training.batchSize) * m.blockSize;

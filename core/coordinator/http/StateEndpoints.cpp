@@ -91,7 +91,7 @@ Result<RoundRecord> StateEndpoints::uploadAllowed(const PeerRecord &peer, qint64
 }
 
 QString StateEndpoints::refusal(const std::filesystem::path &file, qint64 stateRound, const RoundRecord &round,
-                                const GptConfig &model)
+                                const ModelConfig &model)
 {
     // The config is compared before anything of the file's model is built.
     Result<SwarmStateInfo> info = inspectSwarmState(file, &model);
@@ -172,7 +172,7 @@ void StateEndpoints::upload(const HttpExchange &exchange)
                   QString::fromLatin1(request.bodySha256Hex()), request.contentLength(), {}, {}};
     if (Result<void> found = findInputs(upload, status); !found)
         return exchange.respond(HttpReply::error(status, toQString(found.error())));
-    const GptConfig model = m_context.setup.model;
+    const ModelConfig model = m_context.setup.model;
     const std::int64_t parameterCount = m_context.setup.parameterCount;
     const OuterOptimizerOptions outer{m_context.options.training.outerLr, m_context.options.training.outerMomentum};
     const std::int64_t advance =

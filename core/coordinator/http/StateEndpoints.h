@@ -1,7 +1,7 @@
 #pragma once
 
 #include "EndpointGroup.h"
-#include "GptConfig.h"
+#include "ModelConfig.h"
 #include "OuterOptimizer.h"
 
 #include <QThreadPool>
@@ -51,7 +51,7 @@ private:
     Result<RoundRecord> uploadAllowed(const PeerRecord &peer, qint64 stateRound, int &status);
     // Why the file is not the state round `round` agreed on, or "" when it is (a worker thread).
     static QString refusal(const std::filesystem::path &file, qint64 stateRound, const RoundRecord &round,
-                           const GptConfig &model);
+                           const ModelConfig &model);
     // Whether the file is the state recomputed from the previous one and the round's averages
     // (issue 16: the new state is fixed by computation, not by votes); a worker thread.
     // (`scheduleAdvance`: how far the round moves the inner schedule).

@@ -10,10 +10,10 @@ namespace swarmtrain {
 namespace {
 
 // What one transformer block costs to split, for the cost model (the paper's c_dp and c_pp).
-scheduler::ModelSpec modelSpec(const GptConfig &model, const TrainingSettings &training)
+scheduler::ModelSpec modelSpec(const ModelConfig &model, const TrainingSettings &training)
 {
     const double c = model.nEmbd;
-    const double blockParameters = 12.0 * c * c + (model.bias ? 13.0 * c : 2.0 * c);
+    const double blockParameters = double(model.blockParameterCount());
     const double tokens = double(training.batchSize) * model.blockSize;
     scheduler::ModelSpec spec;
     spec.layers = model.nLayer;
@@ -111,7 +111,7 @@ scheduler::CurrentAssignment assignmentOf(const ScheduleAnswer &answer)
 
 } // namespace
 
-ScheduleService::ScheduleService(const GptConfig &model, const TrainingSettings &training, ScheduleOptions options,
+ScheduleService::ScheduleService(const ModelConfig &model, const TrainingSettings &training, ScheduleOptions options,
                                  QObject *parent)
     : QObject(parent), m_model(model), m_training(training), m_options(options)
 {

@@ -2,7 +2,7 @@
 
 #include "ControlMessages.h"
 #include "CoordinatorRecords.h"
-#include "GptConfig.h"
+#include "ModelConfig.h"
 #include "LinkMatrix.h"
 #include "TrainingSettings.h"
 
@@ -33,7 +33,7 @@ class ScheduleService : public QObject {
     Q_OBJECT
 
 public:
-    ScheduleService(const GptConfig &model, const TrainingSettings &training, ScheduleOptions options,
+    ScheduleService(const ModelConfig &model, const TrainingSettings &training, ScheduleOptions options,
                     QObject *parent = nullptr);
     ~ScheduleService() override; // waits for a search in flight
 
@@ -48,7 +48,7 @@ Q_SIGNALS:
     void scheduled();
 
 private:
-    GptConfig m_model;
+    ModelConfig m_model;
     TrainingSettings m_training;
     ScheduleOptions m_options;
     QStringList m_scheduledPeers;

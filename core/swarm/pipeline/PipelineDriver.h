@@ -131,7 +131,7 @@ private:
     QString m_selfKeyId;
     StageWorker &m_firstStage;
     PipelineDriverSettings m_settings;
-    GptConfig m_config;
+    ModelConfig m_config;
     std::vector<HopChooser> m_choosers;                // by stage; [0] unused
     std::vector<QHash<QString, QString>> m_placed;     // by stage: key id -> endpoint
     std::map<std::uint64_t, Flight> m_flights;

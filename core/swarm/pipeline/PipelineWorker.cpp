@@ -353,11 +353,7 @@ void PipelineWorker::step(const PipelineAnswer &answer)
         plan.lr = m_session.joined().training.lr;
         plan.gradClip = m_session.joined().training.gradClip;
         plan.timeoutMs = kStepTimeoutMs;
-        const int last = m_settings.stages - 1;
-        const std::int64_t embedding = std::int64_t(m_config.vocabSize) * m_config.nEmbd;
-        plan.firstRest = spanParameterCount(m_config, m_spans.front()) - embedding;
-        plan.lastRest = spanParameterCount(m_config, m_spans.back()) - embedding;
-        plan.part = m_stage == 0 ? StepPart::TiedFirst : m_stage == last ? StepPart::TiedLast : StepPart::Own;
+        plan.placeInPipeline(m_config, m_spans, m_stage);
         m_hooks.status(WorkState::Averaging, tr("Averaging pipeline stage %1's gradients").arg(m_stage + 1));
         if (Result<void> started = m_plane->startStep(plan); !started) {
             setReport(answer, QStringLiteral("failed"));

@@ -77,7 +77,7 @@ private:
     std::string m_text;
     Hooks m_hooks;
     PipelineSettings m_settings;
-    GptConfig m_config;
+    ModelConfig m_config;
     WirePrecision m_precision = WirePrecision::Int8;
     std::vector<StageSpan> m_spans;
     std::unique_ptr<PipelinePlane> m_plane;

@@ -15,8 +15,6 @@ Q_LOGGING_CATEGORY(lcStageOptimizer, "swarmtrain.pipeline.step")
 
 namespace {
 
-constexpr const char *kTokenEmbedding = "transformer.wte.weight";
-
 QString toQString(const std::string &text) { return QString::fromStdString(text); }
 
 // Where each of the stage's parameters sits in the group's vector, in the stage's order.
@@ -38,13 +36,17 @@ Result<std::vector<Placement>> placements(const StageStepPlan &plan,
         }
         return placed;
     }
-    const auto embedding = std::find_if(layout.begin(), layout.end(), [](const auto &slot) { return slot.first == kTokenEmbedding; });
-    if (embedding == layout.end())
-        return makeError("a stage of the tied group holds no token embedding");
-    const std::int64_t embeddingCount = embedding->second;
+    // The shared part is the tied token embedding; an untied head shares nothing.
+    std::int64_t embeddingCount = 0;
+    if (!plan.tiedName.empty()) {
+        const auto embedding = std::find_if(layout.begin(), layout.end(), [&](const auto &slot) { return slot.first == plan.tiedName; });
+        if (embedding == layout.end())
+            return makeError("a stage of the tied group holds no token embedding");
+        embeddingCount = embedding->second;
+    }
     std::int64_t rest = plan.part == StepPart::TiedFirst ? embeddingCount : embeddingCount + plan.firstRest;
     for (const auto &[name, count] : layout) {
-        if (name == kTokenEmbedding) {
+        if (!plan.tiedName.empty() && name == plan.tiedName) {
             placed.push_back({own, 0, count});
         } else {
             placed.push_back({own, rest, count});
@@ -67,6 +69,16 @@ std::int64_t StageStepPlan::groupSize(std::int64_t ownCount) const
         return ownCount;
     const std::int64_t embedding = ownCount - (part == StepPart::TiedFirst ? firstRest : lastRest);
     return embedding + firstRest + lastRest;
+}
+
+void StageStepPlan::placeInPipeline(const ModelConfig &config, const std::vector<StageSpan> &spans, int stage)
+{
+    tiedName = config.tiedEmbeddingName();
+    const std::int64_t embedding = tiedName.empty() ? 0 : std::int64_t(config.vocabSize) * config.nEmbd;
+    firstRest = spanParameterCount(config, spans.front()) - embedding;
+    lastRest = spanParameterCount(config, spans.back()) - embedding;
+    const int last = int(spans.size()) - 1;
+    part = stage == 0 ? StepPart::TiedFirst : stage == last ? StepPart::TiedLast : StepPart::Own;
 }
 
 QList<AllReduceMember> withEqualRanges(QList<AllReduceMember> members, std::int64_t count)

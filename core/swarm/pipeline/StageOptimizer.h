@@ -1,12 +1,15 @@
 #pragma once
 
 #include "ButterflyAllReduce.h"
+#include "ModelConfig.h"
+#include "StagePartition.h"
 
 #include <QList>
 #include <QObject>
 #include <QString>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace swarmtrain {
@@ -37,10 +40,15 @@ struct StageStepPlan {
     StepPart part = StepPart::Own;
     std::int64_t firstRest = 0;     // tied group: stage 0's parameters besides the token embedding
     std::int64_t lastRest = 0;      // ...and the last stage's
+    std::string tiedName;           // the tied token embedding's parameter name; empty: untied, nothing shared
     int timeoutMs = 60'000;
 
     // The length of the group's vector for a member holding `ownCount` parameters.
     std::int64_t groupSize(std::int64_t ownCount) const;
+    // Sets part, firstRest, lastRest and tiedName for a peer of `stage` of a pipeline split into
+    // `spans`: the first and last stages step as one group, sharing the tied token embedding
+    // (nothing, when the model's head has its own weight).
+    void placeInPipeline(const ModelConfig &config, const std::vector<StageSpan> &spans, int stage);
 };
 
 // One optimizer step of a stage's replicas (issue 17). Each member reads its confirmed gradient

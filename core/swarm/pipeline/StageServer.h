@@ -108,7 +108,7 @@ private:
 
     PeerTransport &m_transport;
     StageServerSettings m_settings;
-    GptConfig m_config;
+    ModelConfig m_config;
     std::unique_ptr<StageWorker> m_worker;
     QHash<QString, int> m_offences;
     QSet<QString> m_banned;

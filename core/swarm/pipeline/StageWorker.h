@@ -58,7 +58,7 @@ public:
     }
 
     // Fixed at creation, so safe to read from any thread.
-    const GptConfig &config() const { return m_stage->config(); }
+    const ModelConfig &config() const { return m_stage->config(); }
     const StageSpan &span() const { return m_stage->span(); }
 
     // Work posted and not answered yet.

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "GptConfig.h"
+#include "ModelConfig.h"
 #include "StageGate.h"
 
 #include <cstdint>
@@ -17,11 +17,15 @@ namespace swarmtrain {
 class StageImpl : public torch::nn::Module {
 public:
     virtual torch::Tensor forward(const torch::Tensor &input) = 0;
-    // Prefix that turns the stage's own parameter names into nanoGPT's state-dict names.
-    virtual std::string parameterPrefix() const = 0;
-    // Every tensor the stage's forward reads, with nanoGPT names: its own parameters and, for
-    // the head, the tied token embedding (so a stage moved to another device takes it along).
+    // The model's state-dict name of the stage's own parameter `key`: nanoGPT's names for GPT
+    // (transformer.h.0.attn.c_attn.weight), Hugging Face's for Llama (model.layers.0.mlp.up_proj.weight).
+    virtual std::string parameterName(const std::string &key) const = 0;
+    // Every tensor the stage's forward reads, with the model's names: its own parameters and,
+    // for a tied head, the token embedding (so a stage moved to another device takes it along).
     virtual std::vector<std::pair<std::string, torch::Tensor>> weights();
+    // The weights whose initial values are scaled down by 1/sqrt(2 x layers) (GPT-2's residual
+    // projections); none for Llama.
+    virtual std::vector<torch::Tensor> residualProjections() { return {}; }
 };
 
 // The activations of one run through a contiguous range of stages, as its own autograd
@@ -36,17 +40,18 @@ struct StageRun {
     torch::Tensor backward(const torch::Tensor &gradOutput);
 };
 
-// nanoGPT's GPT as a list of stages: embedding, nLayer blocks, head (tied to the embedding).
-class GptImpl : public torch::nn::Module {
+// A decoder-only language model of either family (ModelConfig.h) as a list of stages:
+// embedding, nLayer blocks, head. The head reads the token embedding when tied (always for GPT).
+class DecoderImpl : public torch::nn::Module {
 public:
-    explicit GptImpl(const GptConfig &config);
+    explicit DecoderImpl(const ModelConfig &config);
     // Only engine stages first..last (a pipeline stage's share, StagePartition.h), which keep
-    // their whole-model indices. A head held without the embedding has its own copy of the token
-    // embedding under the tied name (transformer.wte.weight); the two copies' gradients add up
+    // their whole-model indices. A tied head held without the embedding has its own copy of the
+    // token embedding under the tied name (tiedEmbeddingName); the two copies' gradients add up
     // to the tied one.
-    GptImpl(const GptConfig &config, int first, int last);
+    DecoderImpl(const ModelConfig &config, int first, int last);
 
-    const GptConfig &config() const { return m_config; }
+    const ModelConfig &config() const { return m_config; }
     int firstStage() const { return m_first; }
     int lastStage() const { return m_first + stageCount() - 1; }
     int stageCount() const { return int(m_stages.size()); }
@@ -60,13 +65,13 @@ public:
     // Runs stages first..last with a detached input, for stage-by-stage training.
     StageRun runStages(int first, int last, const torch::Tensor &input);
 
-    // Gives this model (a span, or the whole) the values GptImpl(config) holds when built right
+    // Gives this model (a span, or the whole) the values DecoderImpl(config) holds when built right
     // after torch::manual_seed(seed). The stages this span lacks are built one at a time and
     // their random draws made into scratch, so a pipeline stage never holds the whole model; a
     // head without the embedding gets the embedding's values for its copy.
     void initializeAsWhole(std::uint64_t seed);
 
-    // Every parameter once (the tied head weight is the embedding's), with nanoGPT names.
+    // Every parameter once (a tied head weight is the embedding's), with the model's names.
     std::vector<std::pair<std::string, torch::Tensor>> namedParameters();
 
     // Gives the head its own copy of the token embedding instead of sharing the embedding
@@ -80,18 +85,11 @@ public:
     static torch::Tensor loss(const torch::Tensor &logits, const torch::Tensor &targets);
 
 private:
-    GptConfig m_config;
+    ModelConfig m_config;
     int m_first = 0;
     std::vector<std::shared_ptr<StageImpl>> m_stages;
     StageGate m_gate;
 };
-TORCH_MODULE(Gpt);
-
-// Causal self-attention on the fused projection qkv [B, T, 3C] -> [B, T, C], `dropout` on
-// the attention weights (0 outside training). Fused kernels for float32 on the CPU.
-torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t nHead, double dropout);
-
-// GELU through the fast vectorized kernels (float32 on the CPU; torch::gelu otherwise).
-torch::Tensor fastGelu(const torch::Tensor &x);
+TORCH_MODULE(Decoder);
 
 } // namespace swarmtrain

@@ -1,0 +1,51 @@
+#include "SentencePieceLibrary.h"
+
+#include <cstdlib>
+#include <dlfcn.h>
+#include <filesystem>
+#include <mutex>
+
+namespace swarmtrain {
+
+namespace {
+
+Result<const SentencePieceLibraryApi *> load()
+{
+    std::vector<std::string> candidates;
+    if (const char *chosen = std::getenv("SWARMTRAIN_SENTENCEPIECE_MODULE"); chosen && *chosen)
+        candidates.emplace_back(chosen);
+    candidates.emplace_back(SWARMTRAIN_SENTENCEPIECE_BUILD_MODULE);
+    candidates.emplace_back(SWARMTRAIN_SENTENCEPIECE_INSTALLED_MODULE);
+    std::string tried;
+    for (const std::string &path : candidates) {
+        std::error_code ec;
+        if (path.empty() || !std::filesystem::exists(path, ec)) {
+            tried += (tried.empty() ? "" : ", ") + path + " (missing)";
+            continue;
+        }
+        void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+        if (!handle) {
+            const char *why = dlerror();
+            tried += (tried.empty() ? "" : ", ") + path + " (" + (why ? why : "cannot load") + ")";
+            continue;
+        }
+        const auto entry = reinterpret_cast<SentencePieceEntry>(dlsym(handle, kSentencePieceEntry));
+        if (!entry)
+            return makeError(path + " is not SwarmTrain's SentencePiece module");
+        return entry(); // the module stays loaded for the process's life
+    }
+    return makeError("SentencePiece is not available: " + tried
+                     + " (install libsentencepiece-dev and rebuild, or set SWARMTRAIN_SENTENCEPIECE_MODULE)");
+}
+
+} // namespace
+
+Result<const SentencePieceLibraryApi *> sentencePieceLibrary()
+{
+    static std::once_flag once;
+    static Result<const SentencePieceLibraryApi *> library = makeError("not loaded");
+    std::call_once(once, [] { library = load(); });
+    return library;
+}
+
+} // namespace swarmtrain

@@ -1,0 +1,28 @@
+#pragma once
+
+#include "Result.h"
+#include "Tokenizer.h"
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace swarmtrain {
+
+// `swarmtrain-cli tokenizer train`: a SentencePiece BPE model trained on a host's corpus.
+struct TokenizerTrainOptions {
+    std::vector<std::filesystem::path> inputs; // text files, or folders of them
+    std::filesystem::path out;
+    SentencePieceTraining training;
+};
+
+std::string tokenizerTrainUsage();
+Result<TokenizerTrainOptions> parseTokenizerTrainOptions(const std::vector<std::string> &args);
+
+// Streams the inputs' lines into the trainer (memory stays bounded by --max-sentences, which
+// the library samples), writes the model atomically, and returns a JSON report (vocabulary,
+// SHA-256, lines and bytes read, seconds). `log` gets progress lines.
+Result<std::string> trainTokenizer(const TokenizerTrainOptions &options, const std::function<void(const std::string &)> &log);
+
+} // namespace swarmtrain
