@@ -15,7 +15,7 @@ function(swarmtrain_adversary_test name)
         SWARMTRAIN_COORDINATOR="$<TARGET_FILE:swarmtrain-coordinator>" SWARMTRAIN_CLIENT="$<TARGET_FILE:swarmtrain>"
         SWARMTRAIN_HOSTILE="$<TARGET_FILE:swarmtrain-hostile>")
     add_dependencies(${name} swarmtrain-coordinator swarmtrain swarmtrain-hostile)
-    gtest_discover_tests(${name} PROPERTIES LABELS adversary TIMEOUT 900 DISCOVERY_TIMEOUT 60)
+    swarmtrain_add_suites(${name} LABELS adversary TIMEOUT 900)
 endfunction()
 swarmtrain_adversary_test(swarmtrain_protocol_adversary_tests adversary/ProtocolAttackTest.cpp)
 swarmtrain_adversary_test(swarmtrain_http_adversary_tests adversary/HttpExhaustionTest.cpp)

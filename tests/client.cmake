@@ -2,4 +2,4 @@
 add_executable(swarmtrain_client_tests unit/CoordinatorClientTest.cpp support/TestHttpServer.cpp)
 target_link_libraries(swarmtrain_client_tests PRIVATE
     swarmtrain_swarm_control swarmtrain_test_support OpenSSL::SSL GTest::gtest_main)
-gtest_discover_tests(swarmtrain_client_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)
+swarmtrain_add_suites(swarmtrain_client_tests LABELS unit)

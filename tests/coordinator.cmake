@@ -7,7 +7,7 @@ add_executable(swarmtrain_coordinator_tests
     unit/RateLimiterTest.cpp unit/ScheduleServiceTest.cpp unit/ShardManifestTest.cpp unit/TimeBudgetTest.cpp)
 target_link_libraries(swarmtrain_coordinator_tests PRIVATE
     swarmtrain_coordinator swarmtrain_test_support Qt6::Test GTest::gtest_main)
-gtest_discover_tests(swarmtrain_coordinator_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)
+swarmtrain_add_suites(swarmtrain_coordinator_tests LABELS unit)
 
 add_executable(swarmtrain_coordinator_process_tests integration/CoordinatorProcessTest.cpp)
 target_link_libraries(swarmtrain_coordinator_process_tests PRIVATE
@@ -15,14 +15,14 @@ target_link_libraries(swarmtrain_coordinator_process_tests PRIVATE
 target_compile_definitions(swarmtrain_coordinator_process_tests PRIVATE
     SWARMTRAIN_COORDINATOR="$<TARGET_FILE:swarmtrain-coordinator>")
 add_dependencies(swarmtrain_coordinator_process_tests swarmtrain-coordinator)
-gtest_discover_tests(swarmtrain_coordinator_process_tests PROPERTIES LABELS integration DISCOVERY_TIMEOUT 60)
+swarmtrain_add_suites(swarmtrain_coordinator_process_tests LABELS integration)
 
 # The public status page (GET /): its headers, its self-containedness and the figures it reads
 # from /v1/status, in-process (unit).
 add_executable(swarmtrain_status_page_tests unit/StatusPageEndpointTest.cpp)
 target_link_libraries(swarmtrain_status_page_tests PRIVATE
     swarmtrain_coordinator swarmtrain_test_support Qt6::Network GTest::gtest_main)
-gtest_discover_tests(swarmtrain_status_page_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)
+swarmtrain_add_suites(swarmtrain_status_page_tests LABELS unit)
 
 # The status page in Debian's headless Chromium against a real coordinator and a headless client;
 # it skips without chromium. The screenshot goes next to the GUI tests' ones (integration).
@@ -33,7 +33,7 @@ target_compile_definitions(swarmtrain_status_page_browser_tests PRIVATE
     SWARMTRAIN_COORDINATOR="$<TARGET_FILE:swarmtrain-coordinator>" SWARMTRAIN_CLIENT="$<TARGET_FILE:swarmtrain>"
     SWARMTRAIN_SCREENSHOT_DIR="${CMAKE_BINARY_DIR}/screenshots")
 add_dependencies(swarmtrain_status_page_browser_tests swarmtrain-coordinator swarmtrain)
-gtest_discover_tests(swarmtrain_status_page_browser_tests PROPERTIES LABELS integration TIMEOUT 900 DISCOVERY_TIMEOUT 60)
+swarmtrain_add_suites(swarmtrain_status_page_browser_tests LABELS integration TIMEOUT 900)
 
 # Several coordinator instances on a real PostgreSQL behind the shipped HAProxy configuration, with
 # three headless clients, a leader killed and the database restarted (integration; skipped without
@@ -45,4 +45,4 @@ target_compile_definitions(swarmtrain_multi_instance_tests PRIVATE
     SWARMTRAIN_COORDINATOR="$<TARGET_FILE:swarmtrain-coordinator>" SWARMTRAIN_CLIENT="$<TARGET_FILE:swarmtrain>"
     SWARMTRAIN_HAPROXY_CONFIG="${CMAKE_SOURCE_DIR}/installer/coordinator/haproxy.cfg")
 add_dependencies(swarmtrain_multi_instance_tests swarmtrain-coordinator swarmtrain)
-gtest_discover_tests(swarmtrain_multi_instance_tests PROPERTIES LABELS integration TIMEOUT 1200 DISCOVERY_TIMEOUT 60)
+swarmtrain_add_suites(swarmtrain_multi_instance_tests LABELS integration TIMEOUT 1200)

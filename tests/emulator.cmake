@@ -11,4 +11,4 @@ target_link_libraries(swarmtrain_link_emulator PUBLIC swarmtrain_options Qt6::Ne
 add_executable(swarmtrain_link_emulator_tests unit/LinkEmulatorTest.cpp unit/LinkModelTest.cpp)
 target_link_libraries(swarmtrain_link_emulator_tests PRIVATE
     swarmtrain_link_emulator swarmtrain_test_support Qt6::Test GTest::gtest_main)
-gtest_discover_tests(swarmtrain_link_emulator_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)
+swarmtrain_add_suites(swarmtrain_link_emulator_tests LABELS unit)

@@ -11,7 +11,7 @@ target_compile_definitions(swarmtrain_gui_tests PRIVATE
     GPU_PROBE_CHILD="$<TARGET_FILE:swarmtrain_gpu_probe_child>"
     SWARMTRAIN_COORDINATOR="$<TARGET_FILE:swarmtrain-coordinator>")
 add_dependencies(swarmtrain_gui_tests swarmtrain_gpu_probe_child swarmtrain-coordinator)
-gtest_discover_tests(swarmtrain_gui_tests PROPERTIES LABELS gui ENVIRONMENT QT_QPA_PLATFORM=offscreen TIMEOUT 180 DISCOVERY_TIMEOUT 60)
+swarmtrain_add_suites(swarmtrain_gui_tests LABELS gui ENVIRONMENT QT_QPA_PLATFORM=offscreen TIMEOUT 180)
 # DevicePageTest and SettingsPageTest probe a fake NVML library through the probe child.
 set_source_files_properties(gui/DevicePageTest.cpp gui/SettingsPageTest.cpp PROPERTIES
     COMPILE_DEFINITIONS FAKE_NVML="$<TARGET_FILE:swarmtrain_fake_nvml>")

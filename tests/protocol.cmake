@@ -2,4 +2,4 @@
 add_executable(swarmtrain_protocol_tests unit/ControlMessagesTest.cpp unit/DisplayNameTest.cpp unit/PipelineMessagesTest.cpp
     unit/RangeCheckersTest.cpp)
 target_link_libraries(swarmtrain_protocol_tests PRIVATE swarmtrain_protocol GTest::gtest_main)
-gtest_discover_tests(swarmtrain_protocol_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)
+swarmtrain_add_suites(swarmtrain_protocol_tests LABELS unit)

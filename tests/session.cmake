@@ -8,4 +8,4 @@ target_link_libraries(swarmtrain_session_tests PRIVATE
 target_compile_definitions(swarmtrain_session_tests PRIVATE
     FAKE_NVML="$<TARGET_FILE:swarmtrain_fake_nvml>" GPU_PROBE_CHILD="$<TARGET_FILE:swarmtrain_gpu_probe_child>")
 add_dependencies(swarmtrain_session_tests swarmtrain_fake_nvml swarmtrain_gpu_probe_child)
-gtest_discover_tests(swarmtrain_session_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)
+swarmtrain_add_suites(swarmtrain_session_tests LABELS unit)

@@ -7,4 +7,4 @@ target_link_libraries(swarmtrain_stats_tests PRIVATE swarmtrain_stats swarmtrain
 target_compile_definitions(swarmtrain_stats_tests PRIVATE
     STATS_WRITER_CHILD="$<TARGET_FILE:swarmtrain_stats_writer_child>")
 add_dependencies(swarmtrain_stats_tests swarmtrain_stats_writer_child)
-gtest_discover_tests(swarmtrain_stats_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)
+swarmtrain_add_suites(swarmtrain_stats_tests LABELS unit)

@@ -4,4 +4,4 @@ add_executable(swarmtrain_transport_tests unit/FrameCodecTest.cpp unit/LinkProbe
     unit/RecordOpenerTest.cpp)
 target_link_libraries(swarmtrain_transport_tests PRIVATE
     swarmtrain_swarm_transport swarmtrain_test_support Qt6::Test GTest::gtest_main)
-gtest_discover_tests(swarmtrain_transport_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)
+swarmtrain_add_suites(swarmtrain_transport_tests LABELS unit)

@@ -46,7 +46,7 @@ Result<QJsonObject> CoordinatorSession::ask(const char *what, const std::functio
         const bool unknownPeer = status == 401 && answer.error().message.find("join first") != std::string::npos;
         if (m_gate.stopRequested() || CoordinatorClient::isCancelled(answer.error()))
             return makeError("stopped");
-        if (status >= 400 && status < 500 && !unknownPeer)
+        if ((status >= 400 && status < 500 && !unknownPeer) || CoordinatorClient::isWrongScheme(answer.error()))
             return answer.error();
         qCWarning(lcWorker).noquote() << what << "failed:" << toQString(answer.error());
         m_reachability(pauseMs);

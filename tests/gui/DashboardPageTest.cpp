@@ -145,6 +145,29 @@ TEST_F(DashboardPageTest, AfterARestartItShowsTheSameTotals)
     EXPECT_EQ(totals(page), before);
 }
 
+// Paused while it trains: the headline says why, once; the line under it does not repeat it, and
+// neither does the status bar's text (headline and detail).
+TEST_F(DashboardPageTest, APauseSaysItsReasonOnce)
+{
+    test::TestSwarm swarm(dir().path());
+    ASSERT_TRUE(swarm.start(3000)) << swarm.errors();
+    DashboardPage page(session());
+    page.show();
+    ASSERT_TRUE(session().join(swarm.url()).ok());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return session().state().work.state == WorkState::Training; }, 60'000))
+        << session().state().headline.toStdString() << "\n" << swarm.errors();
+    session().pause();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return session().state().work.state == WorkState::Paused; }, 60'000))
+        << session().state().headline.toStdString();
+    QCoreApplication::processEvents();
+    const QString reason = QStringLiteral("Paused by you");
+    EXPECT_EQ(text(page, "headlineLabel"), reason);
+    EXPECT_FALSE(text(page, "detailLabel").contains(QStringLiteral("Paused"))) << text(page, "detailLabel").toStdString();
+    const SessionState &state = session().state();
+    EXPECT_EQ((state.headline + QLatin1Char(' ') + state.detail).count(QStringLiteral("Paused")), 1)
+        << state.headline.toStdString() << " / " << state.detail.toStdString();
+}
+
 TEST_F(DashboardPageTest, PauseButtonPausesAndResumes)
 {
     DashboardPage page(session());

@@ -1,6 +1,7 @@
 // Runs the real swarmtrain binary, windowed (on Qt's offscreen platform) and --headless, and
 // checks what it says when it cannot start.
 #include "ChildProcess.h"
+#include "SwarmHarness.h"
 #include "TempDir.h"
 
 #include <gtest/gtest.h>
@@ -88,6 +89,25 @@ TEST_F(ClientProcessTest, AStateFolderItMayNotWriteInEndsTheHeadlessClientWithAn
     EXPECT_EQ(errors.find("terminate"), std::string::npos) << errors;
 }
 
+// http:// to a coordinator that serves HTTPS (its default): the first attempt says so and what
+// to use instead, and the client ends, instead of retrying "Empty reply from server".
+TEST_F(ClientProcessTest, PlainHttpToAnHttpsCoordinatorSaysToUseHttpsAtOnce)
+{
+    dir.write("data.txt", swarmtrain::test::generatedText(20000));
+    std::vector<std::string> flags = swarmtrain::test::smallSwarmFlags(dir.path() / "coordinator", dir.path() / "data.txt");
+    std::erase(flags, std::string("--plain-http"));
+    swarmtrain::test::ChildProcess coordinator;
+    const int port = swarmtrain::test::startCoordinatorProcess(coordinator, SWARMTRAIN_COORDINATOR, flags, dir.path());
+    ASSERT_NE(port, 0) << coordinator.errors();
+    const std::string address = "127.0.0.1:" + std::to_string(port);
+    EXPECT_EQ(run({"--headless", "--swarm", "http://" + address, "--state-dir", (dir.path() / "client").string()}), 1)
+        << client.errors();
+    const std::string errors = client.errors();
+    EXPECT_NE(errors.find("speaks HTTPS, not HTTP: use https://" + address + " or the swarm's invite link"), std::string::npos)
+        << errors;
+    EXPECT_EQ(errors.find("retry"), std::string::npos) << "it retried:\n" << errors;
+    EXPECT_EQ(errors.find("Empty reply"), std::string::npos) << errors;
+}
 
 // --device names one device, or several GPUs as cuda:N each once; anything else is refused
 // before the client starts, saying what was wrong.

@@ -173,7 +173,7 @@ TEST_F(PipelineSwarmTest, SixClientsInThreeStagesLearnAndSurviveAKilledPeerAndAC
         // No microbatch lost (the killed peer's work was replayed) and none counted twice.
         EXPECT_EQ(step.issued, kMicrobatches) << "step " << step.step;
         for (std::size_t s = 0; s < step.applied.size(); ++s)
-            EXPECT_EQ(step.applied[s], step.issued) << "step " << step.step << ", stage " << s;
+            EXPECT_EQ(step.applied[s], step.issued) << "step " << step.step << ", stage " << s << "\n" << logs();
         EXPECT_TRUE(step.agreed) << "step " << step.step << ": a stage's replicas disagree";
         if (step.evalLoss >= 0)
             evalLosses.push_back(step.evalLoss);

@@ -590,6 +590,19 @@ TEST_F(CoordinatorClientTlsTest, ASelfSignedCertificateWithoutAPinIsRefused)
     EXPECT_EQ(server.requests().size(), 0);
 }
 
+// http:// to a server that speaks TLS: one attempt, and an error that says to use https://.
+TEST_F(CoordinatorClientTlsTest, PlainHttpToATlsServerSaysItSpeaksHttpsWithoutRetrying)
+{
+    const QString address = QStringLiteral("127.0.0.1:%1").arg(server.port());
+    CoordinatorClient client(*identity, optionsFor(QStringLiteral("http://") + address));
+    const Result<QJsonObject> round = client.getJson(QStringLiteral("/v1/round"));
+    ASSERT_FALSE(round);
+    EXPECT_TRUE(contains(round.error().message, "speaks HTTPS, not HTTP: use https://" + address.toStdString()))
+        << round.error().message;
+    EXPECT_EQ(client.counters().retries, 0);
+    EXPECT_EQ(server.requests().size(), 0);
+}
+
 TEST_F(CoordinatorClientTlsTest, APinNeedsHttpsAndTheRightForm)
 {
     CoordinatorClientOptions plain = optionsFor(QStringLiteral("http://127.0.0.1:%1").arg(server.port()));

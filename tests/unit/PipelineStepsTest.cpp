@@ -412,6 +412,42 @@ TEST_F(PipelineStepsTest, AGroupThatLostAMemberDuringItsAllReduceStepsAgainOnceI
     EXPECT_EQ(status.history[1].applied, (std::vector<int>{4, 0, 4}));
 }
 
+// A stage whose peer vanished mid-step waits for the replay of that peer's work on its survivor for
+// as long as the survivor keeps serving it, even past the close timeout (a busy machine computes a
+// replay slower); a survivor that stops serving is given up on a close timeout after its last
+// progress.
+TEST_F(PipelineStepsTest, ClosingWaitsForAReplayThatKeepsMakingProgress)
+{
+    ASSERT_NO_FATAL_FAILURE(fivePeers());
+    const auto others = [&] {
+        poll(QStringLiteral("a"), holding(0, hashOf('0')));
+        poll(QStringLiteral("d"), holding(0, hashOf('0')));
+        poll(QStringLiteral("c"), holding(2, hashOf('2')));
+    };
+    poll(QStringLiteral("a"), report(holding(0, hashOf('0')), 0, QStringLiteral("closed"), 2));
+    poll(QStringLiteral("d"), report(holding(0, hashOf('0')), 0, QStringLiteral("closed"), 2));
+    poll(QStringLiteral("c"), report(holding(2, hashOf('2')), 0, QStringLiteral("ready"), 4));
+    // e vanished before it said ready; b computes e's microbatches again, a few seconds each.
+    PipelineRequest replaying = holding(1, hashOf('1'));
+    replaying.served = 1;
+    for (int seconds = 5; seconds <= 60; seconds += 5) {
+        now += 5000;
+        ASSERT_EQ(poll(QStringLiteral("b"), replaying).phase, QStringLiteral("closing"))
+            << "given up " << seconds << " s into a replay that still makes progress";
+        others();
+    }
+    ASSERT_GT(60'000, options.closeTimeoutMs) << "the replay ran past the close timeout";
+    // Then nothing more arrives: the close timeout runs from b's last progress.
+    const qint64 lastProgress = now;
+    while (now - lastProgress + 2000 <= options.closeTimeoutMs) {
+        now += 2000;
+        ASSERT_EQ(poll(QStringLiteral("b"), holding(1, hashOf('1'))).phase, QStringLiteral("closing"));
+        others();
+    }
+    now = lastProgress + options.closeTimeoutMs + 1;
+    EXPECT_EQ(poll(QStringLiteral("b"), holding(1, hashOf('1'))).phase, QStringLiteral("stepping"));
+}
+
 // A replica gone after its group applied the step (on an attempt that had to be complete) but
 // before it reported: its work is in what the others applied, and the step counts it.
 TEST_F(PipelineStepsTest, AMemberGoneAfterItsGroupAppliedTheStepStillCounts)

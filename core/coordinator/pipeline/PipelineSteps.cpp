@@ -13,8 +13,11 @@ using L = QLatin1StringView;
 
 constexpr double kRateEma = 0.5;
 constexpr double kMinBusySeconds = 0.005; // shorter busy spells say too little about a rate
-constexpr int kFreshReports = 2;
-constexpr qint64 kPeersRefreshMs = 1000;  // how old the peers read from the store may be          // rate reports each peer needs since the last move before another
+constexpr int kFreshReports = 2;         // rate reports each peer needs since the last move before another
+constexpr qint64 kPeersRefreshMs = 1000; // how old the peers read from the store may be
+// A closing that keeps making progress still ends after this many close timeouts: a peer that
+// serves work forever cannot hold the step.
+constexpr qint64 kMaxClosingTimeouts = 5;
 
 // The members of a step group that own a range of its all-reduce, in range order: those that
 // accept connections (StageOptimizer's equal ranges).
@@ -100,6 +103,9 @@ Result<PipelineAnswer> PipelineSteps::handle(const PeerRecord &peer, const Pipel
 void PipelineSteps::record(const PeerRecord &peer, const PipelineRequest &request)
 {
     m_views[peer.keyId] = {request.stage, request.stateSteps, request.hash};
+    if (const auto member = m_step.members.find(peer.keyId); member != m_step.members.end() && member->second > 0
+        && m_step.phase == QLatin1StringView("closing") && m_step.inAttempt(member->second) && request.served > 0)
+        m_step.progressMs = m_clock();
     // Microbatches per second of busy time: what the peer's stage can serve, whatever the load.
     if (request.served > 0 && request.busySeconds >= kMinBusySeconds && request.stage >= 0) {
         const double rate = double(request.served) / request.busySeconds;
@@ -196,7 +202,9 @@ Result<void> PipelineSteps::advanceWith(const std::vector<PeerRecord> &peers)
         if (allClosed || inPhase > m_options.trainTimeoutMs)
             finishTraining();
     } else if (phase == L("closing")) {
-        if (closingDone(online) || inPhase > m_options.closeTimeoutMs)
+        // Timed from the last progress, but never more than a few timeouts in all.
+        const qint64 quiet = m_clock() - std::max(m_step.phaseSinceMs, m_step.progressMs);
+        if (closingDone(online) || quiet > m_options.closeTimeoutMs || inPhase > kMaxClosingTimeouts * m_options.closeTimeoutMs)
             finishClosing(online);
     } else if (phase == L("stepping")) {
         const bool allStepped = std::all_of(m_step.groups.begin(), m_step.groups.end(), [&](const QStringList &group) {

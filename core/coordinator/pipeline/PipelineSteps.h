@@ -90,6 +90,11 @@ private:
         qint64 number = 0;
         QString phase = QStringLiteral("waiting");
         qint64 phaseSinceMs = 0;
+        // Closing: when a member of a stage still closing last served microbatches (a replay of a
+        // vanished peer's work running on it). The close timeout counts from the later of this
+        // and the phase's start: on a busy machine a replay may take longer than the timeout,
+        // and a stage given up while its work still arrives would apply none of the step.
+        qint64 progressMs = 0;
         std::map<QString, int> members; // peer -> stage
         std::map<QString, int> shares;  // trainer -> microbatches to drive
         std::map<QString, Closed> closed;

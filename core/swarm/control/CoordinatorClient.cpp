@@ -201,6 +201,12 @@ CoordinatorClient::Attempt CoordinatorClient::transferFailure(const HttpResponse
     case HttpOutcome::Cancelled:
         return {Attempt::Fail, kCancelled};
     case HttpOutcome::NetworkError:
+        if (response.noHttpAnswer && m_origin.startsWith("http://")
+            && speaksTls("https://" + m_origin.mid(7), m_options.connectTimeoutMs)) {
+            return {Attempt::Fail, "the coordinator at " + toStd(m_origin.mid(7)) + std::string(kWrongScheme) + "use https://"
+                                       + toStd(m_origin.mid(7)) + " or the swarm's invite link (swarmtrain://join?...), "
+                                       + "which also pins its certificate"};
+        }
         return {Attempt::Retry,
                 "cannot reach the coordinator at " + toStd(m_origin) + " (" + what + "): " + response.error};
     case HttpOutcome::TlsError:

@@ -80,12 +80,15 @@ public:
     // The HTTP status of a call the coordinator answered with an error (4xx, or 5xx after the
     // retries); 0 when it never answered.
     static int httpStatus(const Error &error);
+    // The swarm's URL says http:// and the coordinator speaks HTTPS: no retry can help.
+    static bool isWrongScheme(const Error &error) { return error.message.find(kWrongScheme) != std::string::npos; }
 
     Counters counters() const;
 
 private:
     static constexpr const char *kCancelled = "cancelled";
     static constexpr std::string_view kHttpErrorPrefix = "coordinator answered HTTP ";
+    static constexpr std::string_view kWrongScheme = " speaks HTTPS, not HTTP: ";
 
     // What one attempt of a call came to.
     struct Attempt {

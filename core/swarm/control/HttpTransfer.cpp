@@ -232,7 +232,28 @@ HttpResponse performHttpRequest(const HttpRequest &request, HttpHooks &hooks)
     } else if (code != CURLE_OK) {
         response.error = errorText[0] != '\0' ? errorText : curl_easy_strerror(code);
     }
+    response.noHttpAnswer = request.url.startsWith("http://")
+                            && (code == CURLE_GOT_NOTHING || code == CURLE_WEIRD_SERVER_REPLY || code == CURLE_RECV_ERROR
+                                || code == CURLE_UNSUPPORTED_PROTOCOL);
     return response;
+}
+
+bool speaksTls(const QByteArray &httpsUrl, long timeoutMs)
+{
+    initCurlOnce();
+    std::unique_ptr<CURL, EasyDeleter> curl(curl_easy_init());
+    if (!curl)
+        return false;
+    CURL *handle = curl.get();
+    curl_easy_setopt(handle, CURLOPT_URL, httpsUrl.constData());
+    curl_easy_setopt(handle, CURLOPT_PROTOCOLS_STR, "https");
+    curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(handle, CURLOPT_CONNECT_ONLY, 1L); // connect and shake hands, send nothing
+    curl_easy_setopt(handle, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(handle, CURLOPT_SSL_VERIFYHOST, 0L);
+    curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, timeoutMs);
+    curl_easy_setopt(handle, CURLOPT_TIMEOUT_MS, timeoutMs);
+    return curl_easy_perform(handle) == CURLE_OK;
 }
 
 } // namespace swarmtrain

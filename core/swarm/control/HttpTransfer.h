@@ -42,6 +42,9 @@ struct HttpResponse {
     std::int64_t retryAfterMs = -1;         // from a Retry-After header, -1 without one
     std::int64_t bytesUp = 0;
     std::int64_t bytesDown = 0;
+    // An http:// request that got no HTTP answer back (an empty or garbled reply): what a TLS
+    // server does with plain HTTP. speaksTls() can tell.
+    bool noHttpAnswer = false;
 
     QByteArray header(const QByteArray &lowerCaseName) const { return headers.value(lowerCaseName); }
     bool success() const { return outcome == HttpOutcome::Answered && status >= 200 && status < 300; }
@@ -59,5 +62,9 @@ struct HttpHooks {
 };
 
 HttpResponse performHttpRequest(const HttpRequest &request, HttpHooks &hooks);
+
+// Whether a TLS server answers at `httpsUrl`'s host and port: a handshake only, its certificate
+// unchecked, no request sent.
+bool speaksTls(const QByteArray &httpsUrl, long timeoutMs);
 
 } // namespace swarmtrain

@@ -320,8 +320,13 @@ void PipelineWorker::close(const PipelineAnswer &answer)
     const bool ready = m_report.request.report == L("ready");
     if (m_report.pending() && !ready)
         return;
-    if (const quint64 round = pipelineAllReduceRound(answer.step, answer.attempt); m_closingFor != round) {
+    const qint64 served = m_plane->state().served;
+    if (const quint64 round = pipelineAllReduceRound(answer.step, answer.attempt); m_closingFor != round || served != m_closingServed) {
+        // A new closing, or work (a replay of a vanished peer's microbatches) still arriving:
+        // the wait starts again. A fixed wait would give up on a replay that a busy machine
+        // computes slower, and the stage would apply none of the step.
         m_closingFor = round;
+        m_closingServed = served;
         m_closingSince = Clock::now();
     }
     // Said again whenever the count held changes: a replay of a vanished peer's work lands here,

@@ -98,7 +98,10 @@ private:
     quint64 m_expectedRound = 0;
     bool m_evaluating = false;
     double m_evalLoss = -1.0;
+    // Since when this peer, closing, has seen no progress: no work served, no change in what it
+    // holds. It sits the step out only after kCloseWait of that.
     std::chrono::steady_clock::time_point m_closingSince;
+    qint64 m_closingServed = 0;
     std::chrono::steady_clock::time_point m_resyncAsked;
     bool m_resyncing = false;
     Report m_report;
