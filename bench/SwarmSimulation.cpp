@@ -27,8 +27,10 @@
 // asynchronous rounds (runAsyncSwarm). The inner learning-rate schedule counts the swarm's
 // tokens in steps of one peer, as the coordinator's rounds move it (the round's steps over the
 // swarm's peers; H a round with fixed H), and decays over as many as the run holds.
+#include "BitsPerByte.h"
 #include "CenteredClip.h"
 #include "CliFlags.h"
+#include "ModelFlags.h"
 #include "OuterOptimizer.h"
 #include "Quantization.h"
 #include "ReplicaTrainer.h"
@@ -70,6 +72,7 @@ struct Setup {
     Aggregation aggregation = Aggregation::CenteredClip;
     std::vector<double> speeds; // --peer-speeds; empty: every peer alike, the three classic runs
     double maxStepsRatio = 4.0;
+    std::string tokenizerModel; // a SentencePiece tokenizer.model; empty: characters
 };
 
 // "1,1,2,4" -> {1, 1, 2, 4}: each positive.
@@ -111,6 +114,7 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
     std::string aggregation = "centered-clip";
     std::string innerState = "reset";
     std::string speeds;
+    ModelFlagText modelFlags;
 
     CLI::App app("Full-model swarm training (DiLoCo) simulated in one process, against one machine training the "
                  "same model on the same tokens. Prints JSON lines.",
@@ -121,10 +125,9 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
     app.add_option("--inner-steps", s.innerSteps, "local steps per round (H)")
         ->transform(flags::wholeNumberIn(1, 100000));
     app.add_option("--rounds", s.rounds, "rounds")->transform(flags::wholeNumberIn(1, 100000));
-    app.add_option("--n-layer", s.model.nLayer, "transformer blocks")->transform(flags::wholeNumberIn(1, 96));
-    app.add_option("--n-head", s.model.nHead, "attention heads")->transform(flags::wholeNumberIn(1, 96));
-    app.add_option("--n-embd", s.model.nEmbd, "embedding width")->transform(flags::wholeNumberIn(1, 16384));
-    app.add_option("--block-size", s.model.blockSize, "context length")->transform(flags::wholeNumberIn(2, 65536));
+    addModelFlags(app, s.model, modelFlags);
+    app.add_option("--tokenizer-model", s.tokenizerModel, "a SentencePiece tokenizer.model (none: characters)")
+        ->type_name("FILE");
     app.add_option("--batch-size", s.replica.batchSize, "sequences per inner step")
         ->transform(flags::wholeNumberIn(1, 4096));
     app.add_option("--lr", s.replica.schedule.maxLr, "peak inner learning rate")->transform(flags::numberIn(0, 10));
@@ -164,6 +167,8 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
     }
     if (Result<void> parsed = flags::parse(app, args); !parsed)
         return parsed.error();
+    if (Result<void> model = finishModelFlags(s.model, modelFlags); !model)
+        return model.error();
     s.compress = compression == "on";
     s.aggregation = aggregation == "mean" ? Aggregation::Mean : Aggregation::CenteredClip;
     s.replica.keepInnerStateAcrossRounds = innerState == "keep";
@@ -427,7 +432,8 @@ int runMain(int argc, char **argv)
         std::cerr << "swarmtrain_swarm_simulation: error: " << corpus.error().message << "\n";
         return 1;
     }
-    Result<Tokenizer> tokenizer = Tokenizer::buildCharacter(corpus->text);
+    Result<Tokenizer> tokenizer = s.tokenizerModel.empty() ? Tokenizer::buildCharacter(corpus->text)
+                                                           : Tokenizer::loadSentencePiece(s.tokenizerModel);
     Result<std::vector<std::int32_t>> tokens = tokenizer ? tokenizer->encode(corpus->text)
                                                          : Result<std::vector<std::int32_t>>(tokenizer.error());
     if (!tokens) {
@@ -439,6 +445,8 @@ int runMain(int argc, char **argv)
     const std::size_t trainEnd = tokens->size() * 9 / 10;
     const std::vector<std::int32_t> train(tokens->begin(), tokens->begin() + std::ptrdiff_t(trainEnd));
     const std::vector<std::int32_t> val(tokens->begin() + std::ptrdiff_t(trainEnd), tokens->end());
+    // Bits per byte compare runs of any tokenizer: tokens per byte of the validation text.
+    const double valTokensPerByte = double(val.size()) / double(tokenizer->decode(val).size());
 
     const std::filesystem::path stateFile =
         std::filesystem::temp_directory_path() / ("swarmtrain-simulation-" + std::to_string(::getpid()) + ".safetensors");
@@ -448,7 +456,8 @@ int runMain(int argc, char **argv)
     }
     const std::size_t n = std::size_t(s.model.parameterCount());
     const std::int64_t stepsPerPeer = s.innerSteps * s.rounds;
-    print({{"config", s.model.toJson()}, {"peers", s.peers}, {"inner_steps", s.innerSteps}, {"rounds", s.rounds},
+    print({{"config", s.model.toJson()}, {"tokenizer", tokenizerKindName(tokenizer->kind())}, {"vocab_size", tokenizer->vocabSize()},
+           {"val_tokens_per_byte", valTokensPerByte}, {"peers", s.peers}, {"inner_steps", s.innerSteps}, {"rounds", s.rounds},
            {"batch_size", s.replica.batchSize}, {"params", n}});
 
     // The swarm, then one machine on the same total tokens: P times the batch for as many
@@ -581,8 +590,10 @@ int runMain(int argc, char **argv)
     swarmBytes = bytesSentPerRound(n, std::size_t(s.peers), s.compress) * s.rounds;
     const double fp32Bytes = 2.0 * double(s.peers - 1) / double(s.peers) * double(n) * 4.0 * double(stepsPerPeer);
     nlohmann::json summary = {{"summary", true}};
-    for (const auto &[name, loss] : finalLoss)
+    for (const auto &[name, loss] : finalLoss) {
         summary[name + "_val_loss"] = loss;
+        summary[name + "_val_bpb"] = bitsPerByte(loss, valTokensPerByte, 1.0);
+    }
     if (finalLoss.count("swarm") || !s.speeds.empty()) {
         summary["compression"] = s.compress;
         summary["aggregation"] = s.aggregation == Aggregation::Mean ? "mean" : "centered-clip";

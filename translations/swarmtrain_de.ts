@@ -154,6 +154,13 @@
         <source>Moving training to the devices chosen</source>
         <translation>Training wird auf die gewählten Geräte verlegt</translation>
     </message>
+    <message numerus="yes">
+        <source>Llama, %n layer(s) × %1, %2 parameters</source>
+        <translation>
+            <numerusform>Llama, %n Schicht × %1, %2 Parameter</numerusform>
+            <numerusform>Llama, %n Schichten × %1, %2 Parameter</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::ControlCommands</name>
@@ -343,6 +350,14 @@
     <message>
         <source>Step %1 in a %2 s budget</source>
         <translation>Schritt %1 in einem Budget von %2 s</translation>
+    </message>
+    <message>
+        <source>Swarm validation loss, bits per byte</source>
+        <translation>Validierungsverlust des Schwarms, Bits pro Byte</translation>
+    </message>
+    <message>
+        <source>bits per byte</source>
+        <translation>Bits pro Byte</translation>
     </message>
 </context>
 <context>

@@ -154,6 +154,13 @@
         <source>Moving training to the devices chosen</source>
         <translation>Moviendo el entrenamiento a los dispositivos elegidos</translation>
     </message>
+    <message numerus="yes">
+        <source>Llama, %n layer(s) × %1, %2 parameters</source>
+        <translation>
+            <numerusform>Llama, %n capa × %1, %2 de parámetros</numerusform>
+            <numerusform>Llama, %n capas × %1, %2 de parámetros</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::ControlCommands</name>
@@ -343,6 +350,14 @@
     <message>
         <source>Step %1 in a %2 s budget</source>
         <translation>Paso %1 en un presupuesto de %2 s</translation>
+    </message>
+    <message>
+        <source>Swarm validation loss, bits per byte</source>
+        <translation>Pérdida de validación del enjambre, bits por byte</translation>
+    </message>
+    <message>
+        <source>bits per byte</source>
+        <translation>bits por byte</translation>
     </message>
 </context>
 <context>

@@ -154,6 +154,13 @@
         <source>Moving training to the devices chosen</source>
         <translation>Déplacement de l’entraînement vers les appareils choisis</translation>
     </message>
+    <message numerus="yes">
+        <source>Llama, %n layer(s) × %1, %2 parameters</source>
+        <translation>
+            <numerusform>Llama, %n couche × %1, %2 de paramètres</numerusform>
+            <numerusform>Llama, %n couches × %1, %2 de paramètres</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::ControlCommands</name>
@@ -343,6 +350,14 @@
     <message>
         <source>Step %1 in a %2 s budget</source>
         <translation>Pas %1 dans un budget de %2 s</translation>
+    </message>
+    <message>
+        <source>Swarm validation loss, bits per byte</source>
+        <translation>Perte de validation de l&apos;essaim, bits par octet</translation>
+    </message>
+    <message>
+        <source>bits per byte</source>
+        <translation>bits par octet</translation>
     </message>
 </context>
 <context>

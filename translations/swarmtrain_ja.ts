@@ -153,6 +153,12 @@
         <source>Moving training to the devices chosen</source>
         <translation>選んだデバイスに学習を移しています</translation>
     </message>
+    <message numerus="yes">
+        <source>Llama, %n layer(s) × %1, %2 parameters</source>
+        <translation>
+            <numerusform>Llama、%n 層 × %1、パラメーター %2</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::ControlCommands</name>
@@ -342,6 +348,14 @@
     <message>
         <source>Step %1 in a %2 s budget</source>
         <translation>%2 秒の予算でステップ %1</translation>
+    </message>
+    <message>
+        <source>Swarm validation loss, bits per byte</source>
+        <translation>スウォームの検証損失、1 バイトあたりのビット数</translation>
+    </message>
+    <message>
+        <source>bits per byte</source>
+        <translation>1 バイトあたりのビット数</translation>
     </message>
 </context>
 <context>

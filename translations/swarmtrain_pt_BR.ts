@@ -154,6 +154,13 @@
         <source>Moving training to the devices chosen</source>
         <translation>Movendo o treinamento para os dispositivos escolhidos</translation>
     </message>
+    <message numerus="yes">
+        <source>Llama, %n layer(s) × %1, %2 parameters</source>
+        <translation>
+            <numerusform>Llama, %n camada × %1, %2 de parâmetros</numerusform>
+            <numerusform>Llama, %n camadas × %1, %2 de parâmetros</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::ControlCommands</name>
@@ -343,6 +350,14 @@
     <message>
         <source>Step %1 in a %2 s budget</source>
         <translation>Passo %1 em um orçamento de %2 s</translation>
+    </message>
+    <message>
+        <source>Swarm validation loss, bits per byte</source>
+        <translation>Perda de validação do enxame, bits por byte</translation>
+    </message>
+    <message>
+        <source>bits per byte</source>
+        <translation>bits por byte</translation>
     </message>
 </context>
 <context>

@@ -153,6 +153,12 @@
         <source>Moving training to the devices chosen</source>
         <translation>正在将训练移到所选设备</translation>
     </message>
+    <message numerus="yes">
+        <source>Llama, %n layer(s) × %1, %2 parameters</source>
+        <translation>
+            <numerusform>Llama，%n 层 × %1，%2 参数</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::ControlCommands</name>
@@ -342,6 +348,14 @@
     <message>
         <source>Step %1 in a %2 s budget</source>
         <translation>在 %2 秒预算中的第 %1 步</translation>
+    </message>
+    <message>
+        <source>Swarm validation loss, bits per byte</source>
+        <translation>集群验证损失，每字节比特数</translation>
+    </message>
+    <message>
+        <source>bits per byte</source>
+        <translation>每字节比特数</translation>
     </message>
 </context>
 <context>

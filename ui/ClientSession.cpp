@@ -51,10 +51,9 @@ QString describeModel(const ModelConfig &config)
     const QString count = parameters >= 1e6
                               ? QCoreApplication::translate("swarmtrain::ClientSession", "%1 million").arg(parameters / 1e6, 0, 'f', 1)
                               : QLocale().toString(qint64(parameters));
-    return QCoreApplication::translate("swarmtrain::ClientSession", "GPT, %n layer(s) × %1, %2 parameters", nullptr,
-                                       config.nLayer)
-        .arg(config.nEmbd)
-        .arg(count);
+    const char *text = config.isLlama() ? QT_TRANSLATE_N_NOOP("swarmtrain::ClientSession", "Llama, %n layer(s) × %1, %2 parameters")
+                                        : QT_TRANSLATE_N_NOOP("swarmtrain::ClientSession", "GPT, %n layer(s) × %1, %2 parameters");
+    return QCoreApplication::translate("swarmtrain::ClientSession", text, nullptr, config.nLayer).arg(config.nEmbd).arg(count);
 }
 
 // The address friends on the LAN reach this PC at: the first private IPv4 of an interface
@@ -301,6 +300,9 @@ void ClientSession::updateState()
     } else if (!s.decision.running()) {
         s.icon = SessionIcon::Paused;
         s.headline = ThrottleMonitor::describe(s.decision);
+        // A paused worker's status is the pause's reason, which the headline says already.
+        if (s.work.state == WorkState::Paused)
+            s.detail.clear();
         const QDateTime until = m_throttle->manualPauseUntil();
         if (s.decision.reason == PauseReason::Manual && until.isValid())
             s.headline = tr("Paused by you until %1").arg(QLocale().toString(until.time(), QLocale::ShortFormat));
@@ -321,6 +323,7 @@ void ClientSession::updateState()
             break;
         case WorkState::Paused:
             s.headline = tr("Resuming");
+            s.detail.clear(); // the pause's reason, over now
             break;
         case WorkState::Stopping:
         case WorkState::Stopped:
@@ -492,8 +495,10 @@ void ClientSession::pollSwarm()
             snapshot.peers = int(status->peers);
             snapshot.model = describeModel(status->model);
             snapshot.leaderboard = status->leaderboard;
+            snapshot.bitsPerByte = status->validationTokensPerByte > 0.0;
+            const auto shown = [&](double loss) { return snapshot.bitsPerByte ? status->bitsPerByte(loss) : loss; };
             for (const StatusAnswer::LossPoint &point : status->validationLossHistory)
-                snapshot.validationLoss.append(QPointF(double(point.round), point.validationLoss));
+                snapshot.validationLoss.append(QPointF(double(point.round), shown(point.validationLoss)));
             if (status->pipeline) {
                 snapshot.round = status->pipeline->step;
                 for (const PipelineStatus::Stage &stage : status->pipeline->stages)
@@ -501,7 +506,7 @@ void ClientSession::pollSwarm()
                 snapshot.bottleneck = status->pipeline->bottleneck;
                 for (const PipelineStatus::Step &step : status->pipeline->history) {
                     if (step.evalLoss >= 0)
-                        snapshot.validationLoss.append(QPointF(double(step.step), step.evalLoss));
+                        snapshot.validationLoss.append(QPointF(double(step.step), shown(step.evalLoss)));
                 }
             }
         }

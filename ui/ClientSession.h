@@ -56,6 +56,9 @@ struct SwarmSnapshot {
     int peers = 0;
     QString model;           // "GPT, 4 layers x 128, 0.8 M parameters"
     QVector<QPointF> validationLoss; // (round, loss); a pipeline swarm's: (step, loss)
+    // The losses above are bits per byte of the validation text (the coordinator says how many
+    // tokens a byte is), not nats per token: comparable across tokenizers.
+    bool bitsPerByte = false;
     // A pipeline-stage swarm's stages (empty in a full-model swarm): the peers online on each and
     // the microbatches a second it can serve; the slowest, -1 while unknown.
     struct Stage {

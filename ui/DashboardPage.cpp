@@ -375,7 +375,7 @@ void DashboardPage::retranslate()
 
     m_speedView->chart()->setTitle(tr("Tokens per second, last 5 minutes"));
     m_speedX->setTitleText(tr("minutes ago"));
-    m_lossView->chart()->setTitle(tr("Swarm validation loss"));
+    m_lossView->chart()->setTitle(m_snapshot.bitsPerByte ? tr("Swarm validation loss, bits per byte") : tr("Swarm validation loss"));
     m_lossX->setTitleText(tr("round"));
     m_dailySet->setLabel(tr("GPU-hours"));
 
@@ -491,7 +491,8 @@ void DashboardPage::showSwarm(const SwarmSnapshot &snapshot)
     m_snapshot = snapshot;
     const QVector<QPointF> &points = snapshot.validationLoss;
     m_lossSeries->replace(QList<QPointF>(points.begin(), points.end()));
-    m_lossY->setTitleText(tr("loss"));
+    m_lossView->chart()->setTitle(snapshot.bitsPerByte ? tr("Swarm validation loss, bits per byte") : tr("Swarm validation loss"));
+    m_lossY->setTitleText(snapshot.bitsPerByte ? tr("bits per byte") : tr("loss"));
     if (points.isEmpty())
         return;
     double minRound = points.front().x(), maxRound = minRound, minLoss = points.front().y(), maxLoss = minLoss;

@@ -156,6 +156,8 @@ Result<CoordinatorSetup> CoordinatorSetup::prepare(const CoordinatorConfig &conf
     if (!validation)
         return makeError("the validation text: " + validation.error().message);
     setup.validationTokens = std::move(validation).value();
+    if (!setup.manifest->validationText().empty())
+        setup.validationTokensPerByte = double(setup.validationTokens.size()) / double(setup.manifest->validationText().size());
 
     setup.seed = config.training.seed;
     if (Result<void> current = openCurrentState(setup); !current)

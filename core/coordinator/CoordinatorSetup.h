@@ -30,6 +30,7 @@ struct CoordinatorSetup {
     ModelConfig model;
     std::int64_t parameterCount = 0;
     std::vector<std::int32_t> validationTokens;
+    double validationTokensPerByte = 0.0; // for bits per byte
     CheckpointRecord checkpoint; // the latest global state; no file name: none yet
     std::uint64_t seed = 1;      // the model's initial values (the swarm's training seed)
 

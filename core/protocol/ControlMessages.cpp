@@ -1,5 +1,6 @@
 #include "ControlMessages.h"
 
+#include "BitsPerByte.h"
 #include "JsonReader.h"
 
 #include <QJsonArray>
@@ -557,6 +558,11 @@ Result<ContributionAnswer> ContributionAnswer::fromJson(const QJsonObject &json)
     return r.finish(std::move(m));
 }
 
+double StatusAnswer::bitsPerByte(double validationLoss) const
+{
+    return swarmtrain::bitsPerByte(validationLoss, validationTokensPerByte, 1.0);
+}
+
 QJsonObject StatusAnswer::toJson() const
 {
     QJsonArray history;
@@ -578,6 +584,7 @@ QJsonObject StatusAnswer::toJson() const
                      {L("parameter_count"), double(parameterCount)},
                      {L("tokens_per_second"), tokensPerSecond},
                      {L("val_loss_history"), history},
+                     {L("val_tokens_per_byte"), validationTokensPerByte},
                      {L("leaderboard"), leaders}};
     if (pipeline)
         json.insert(L("pipeline"), pipeline->toJson());
@@ -601,6 +608,8 @@ Result<StatusAnswer> StatusAnswer::fromJson(const QJsonObject &json)
         JsonReader point = r.element(history, L("val_loss_history"), i);
         m.validationLossHistory.push_back({point.integer(L("round"), 0, kMaxCount), point.number(L("val_loss"), 0.0, kMaxFigure)});
     }
+    // Tokenizers here give at most one token a byte, plus a document's end marker: bounded at 4.
+    m.validationTokensPerByte = r.number(L("val_tokens_per_byte"), 0.0, 4.0, 0.0);
     const QJsonArray leaders = r.array(L("leaderboard"), kMaxLeaderboard);
     for (qsizetype i = 0; i < leaders.size() && r.ok(); ++i) {
         JsonReader leader = r.element(leaders, L("leaderboard"), i);

@@ -273,6 +273,11 @@ struct StatusAnswer {
     qint64 parameterCount = 0;   // the model's; 0 from a coordinator that does not say
     double tokensPerSecond = 0.0; // the online peers' training speeds, as their heartbeats report
     std::vector<LossPoint> validationLossHistory;
+    // Tokens per UTF-8 byte of the validation text (0: not said, an older coordinator): a loss in
+    // nats per token times this / ln 2 is bits per byte, which compares across tokenizers.
+    double validationTokensPerByte = 0.0;
+    // Bits per byte of a validation loss of this swarm; 0 when the swarm does not say.
+    double bitsPerByte(double validationLoss) const;
     std::vector<Leader> leaderboard;
     std::optional<PipelineStatus> pipeline{}; // a pipeline-stage swarm's stages and steps
 

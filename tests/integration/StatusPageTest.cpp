@@ -16,6 +16,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+
 #include <iostream>
 #include <regex>
 
@@ -164,7 +167,18 @@ TEST_F(StatusPageTest, ChromiumRendersTheLossChartAndShowsHostileNamesAsText)
         ++circles;
     EXPECT_EQ(circles, drawn) << chartSvg;
     EXPECT_NE(chartSvg.find("<polyline"), std::string::npos) << chartSvg;
-    EXPECT_NE(chartSvg.find(">validation loss</text>"), std::string::npos) << "the y axis has no title";
+    // Bits per byte, not nats per token: each point is its loss over ln 2 times the validation
+    // text's tokens per byte, which the coordinator says.
+    EXPECT_NE(chartSvg.find(">bits per byte</text>"), std::string::npos) << "the y axis has no title";
+    EXPECT_NE(dom.find("id=\"loss-label\">Validation bits per byte<"), std::string::npos);
+    const QJsonObject now = status();
+    const double tokensPerByte = now.value(QLatin1StringView("val_tokens_per_byte")).toDouble();
+    ASSERT_GT(tokensPerByte, 0.0);
+    const QJsonObject first = now.value(QLatin1StringView("val_loss_history")).toArray().first().toObject();
+    char expected[64];
+    std::snprintf(expected, sizeof expected, "round %lld: %.4f", first.value(QLatin1StringView("round")).toInteger(),
+                  first.value(QLatin1StringView("val_loss")).toDouble() / std::log(2.0) * tokensPerByte);
+    EXPECT_NE(chartSvg.find(expected), std::string::npos) << "no point titled " << expected << ":\n" << chartSvg;
     EXPECT_NE(chartSvg.find(">round</text>"), std::string::npos) << "the x axis has no title";
 
     // The figures are filled in.

@@ -286,9 +286,10 @@ protected:
 
     // Each stage counted microbatches 1..count exactly once, and the gradients added up over the
     // stages are the one machine's to `tolerance`.
-    void expectOneMachinesGradients(std::uint64_t count, double tolerance)
+    // A microbatch is done once the trainer has sent its verdicts: waits until every stage's
+    // servers confirmed `count` of them, so that no gradient is read half summed.
+    void waitForConfirmed(std::uint64_t count)
     {
-        // A microbatch is done once the trainer has sent its verdicts; let them land first.
         const auto confirmedAt = [&](int stage) {
             qint64 total = 0;
             for (const auto &server : servers)
@@ -297,6 +298,11 @@ protected:
         };
         for (int s = 1; s < kStages; ++s)
             EXPECT_TRUE(QTest::qWaitFor([&] { return confirmedAt(s) >= qint64(count); }, 60'000)) << "stage " << s;
+    }
+
+    void expectOneMachinesGradients(std::uint64_t count, double tolerance)
+    {
+        waitForConfirmed(count);
         std::map<std::uint64_t, double> refLosses;
         const auto expected = reference(count, refLosses);
         std::map<int, std::multiset<std::string>> keys;
@@ -384,6 +390,26 @@ TEST_F(PipelineLoopbackTest, MicrobatchesGiveOneMachinesGradients)
         EXPECT_EQ(server->offences(trainer->keyId()), 0);
 }
 
+// The Llama family through the same three stages: grouped-query attention, and a head of its
+// own (no tied embedding shared between the first and last stages).
+TEST_F(PipelineLoopbackTest, LlamaMicrobatchesGiveOneMachinesGradients)
+{
+    for (const bool tied : {true, false}) {
+        SCOPED_TRACE(tied ? "tied head" : "untied head");
+        servers.clear();
+        serverPeers.clear();
+        peers.clear();
+        useModel(test::tinyLlamaConfig(13, 4, 4, 2, 32, 88, 16, tied), {2, 16});
+        for (int stage = 1; stage < kStages; ++stage)
+            addServer(stage, WirePrecision::Float32);
+        makeTrainer(WirePrecision::Float32);
+        place(1, {0});
+        place(2, {1});
+        runAll(4);
+        expectOneMachinesGradients(4, 1e-5);
+    }
+}
+
 // 8-bit on the wire: the same microbatches, gradients close to one machine's.
 TEST_F(PipelineLoopbackTest, EightBitActivationsStayCloseToOneMachine)
 {
@@ -393,6 +419,7 @@ TEST_F(PipelineLoopbackTest, EightBitActivationsStayCloseToOneMachine)
     place(1, {0});
     place(2, {1});
     runAll(3);
+    waitForConfirmed(3);
     std::map<std::uint64_t, double> refLosses;
     const auto expected = reference(3, refLosses);
     std::map<int, std::multiset<std::string>> keys;
@@ -738,7 +765,11 @@ TEST_F(PipelineLoopbackTest, AStagePeerThatAnswersGarbageIsRetriedThenDropped)
 // 4 microbatches, each step's gradients averaged among the replicas of a stage (stage 0 with the
 // last stage, for the tied embedding) and applied: the replicas of every stage stay equal after
 // every step, the two copies of the tied embedding too, and the loss of a learnable sequence falls.
-TEST_F(PipelineLoopbackTest, ReplicasStepTogetherAndTheLossFalls)
+// Replicas of each stage take the same steps and the loss falls, for nanoGPT's GPT and for the
+// Llama family with a tied and with an untied head.
+namespace {
+
+void replicasStepTogetherAndTheLossFalls(const ModelConfig &config, MicrobatchShape shape)
 {
     test::LocalPipeline::Settings settings;
     settings.config = config;
@@ -778,27 +809,40 @@ TEST_F(PipelineLoopbackTest, ReplicasStepTogetherAndTheLossFalls)
         }
     }
     // The tied embedding's two copies took the same steps: still equal, bit for bit.
-    const auto embeddingOf = [](StageWorker &worker) {
-        return onStage(worker, [](PipelineStage &s) {
+    const std::string tied = config.tiedEmbeddingName();
+    const auto embeddingOf = [&](StageWorker &worker) {
+        return onStage(worker, [&](PipelineStage &s) {
             const std::vector<float> values = s.parameters();
             std::int64_t offset = 0;
             for (const auto &[name, count] : s.parameterLayout()) {
-                if (name == "transformer.wte.weight")
+                if (name == tied)
                     return std::vector<float>(values.begin() + offset, values.begin() + offset + count);
                 offset += count;
             }
             return std::vector<float>{};
         });
     };
-    const std::vector<float> first = embeddingOf(pipeline->trainers().front()->worker());
-    ASSERT_FALSE(first.empty());
-    for (auto *last : pipeline->ofStage(kStages - 1))
-        EXPECT_EQ(first, embeddingOf(last->worker()));
-    std::cout << "pipeline training, mean microbatch loss by step:";
+    if (!tied.empty()) {
+        const std::vector<float> first = embeddingOf(pipeline->trainers().front()->worker());
+        ASSERT_FALSE(first.empty());
+        for (auto *last : pipeline->ofStage(kStages - 1))
+            EXPECT_EQ(first, embeddingOf(last->worker()));
+    }
+    std::cout << modelFamilyName(config.family) << (tied.empty() ? " (untied)" : "")
+              << " pipeline training, mean microbatch loss by step:";
     for (const double loss : stepLoss)
         std::cout << ' ' << loss;
     std::cout << std::endl;
     EXPECT_LT(stepLoss.back(), 0.7 * stepLoss.front());
+}
+
+} // namespace
+
+TEST_F(PipelineLoopbackTest, ReplicasStepTogetherAndTheLossFalls)
+{
+    replicasStepTogetherAndTheLossFalls(config, shape);
+    replicasStepTogetherAndTheLossFalls(test::tinyLlamaConfig(13, 4, 2, 1, 32, 88, 16, true), shape);
+    replicasStepTogetherAndTheLossFalls(test::tinyLlamaConfig(13, 4, 2, 2, 32, 88, 16, false), shape);
 }
 
 // A replica resyncs from a neighbour of its stage over the transport and then equals it; asking

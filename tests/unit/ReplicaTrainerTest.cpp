@@ -58,6 +58,8 @@ protected:
         return saved;
     }
 
+    void expectAFreshTrainerReplaysAMembersRound();
+
     static std::vector<float> average(const std::vector<float> &a, const std::vector<float> &b)
     {
         std::vector<float> out(a.size());
@@ -254,7 +256,9 @@ TEST_F(ReplicaTrainerTest, TooLittleTrainingTextIsAnError)
 // The spot check's contract (ReplicaTrainer.h): a fresh trainer on the saved state of round r
 // with the member's seed and tokens recomputes the member's pseudo-gradient of round r. On the
 // CPU with the same thread count every operation runs in the same order, so bit for bit.
-TEST_F(ReplicaTrainerTest, AFreshTrainerOnTheRoundsStateReplaysAMembersRound)
+// What a spot check relies on: a fresh trainer on the round's state and the member's seed
+// computes the member's pseudo-gradient, bit for bit.
+void ReplicaTrainerTest::expectAFreshTrainerReplaysAMembersRound()
 {
     auto member = replica(7, 1);
     const std::filesystem::path round2 = trainRound(*member, 2);
@@ -271,6 +275,22 @@ TEST_F(ReplicaTrainerTest, AFreshTrainerOnTheRoundsStateReplaysAMembersRound)
     ASSERT_TRUE(late->loadGlobalState(round2).ok());
     ASSERT_TRUE(late->trainInner().ok());
     EXPECT_EQ(late->pseudoGradient(), sent);
+}
+
+TEST_F(ReplicaTrainerTest, AFreshTrainerOnTheRoundsStateReplaysAMembersRound)
+{
+    expectAFreshTrainerReplaysAMembersRound();
+}
+
+// The same for the Llama family (grouped-query attention, its own head), so spot checks hold.
+class LlamaReplicaTrainerTest : public ReplicaTrainerTest {
+protected:
+    LlamaReplicaTrainerTest() { config = test::tinyLlamaConfig(tokenizer.vocabSize(), 2, 2, 1, 16, 40, 8, false); }
+};
+
+TEST_F(LlamaReplicaTrainerTest, AFreshTrainerOnTheRoundsStateReplaysAMembersRound)
+{
+    expectAFreshTrainerReplaysAMembersRound();
 }
 
 // The old behaviour, kept for the benchmark: moments carried over from earlier rounds make the
