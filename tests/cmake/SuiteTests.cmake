@@ -5,6 +5,10 @@
 #
 #   swarmtrain_add_suites(TARGET LABELS label... [TIMEOUT seconds] [ENVIRONMENT VAR=value...])
 #
+# Each suite's COST is its test count times a weight of its labels (integration and adversary
+# tests run real processes for seconds to minutes), so that ctest -j starts the long suites
+# first even on a fresh clone, which has no timings of an earlier run to order them by.
+#
 # After each build of TARGET, a script lists its suites (--gtest_list_tests) into a file ctest
 # includes, so adding a suite needs no CMake change.
 set(SWARMTRAIN_SUITES_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/SuiteTestsList.cmake)
@@ -14,12 +18,20 @@ function(swarmtrain_add_suites target)
     if(NOT arg_TIMEOUT)
         set(arg_TIMEOUT 1500)
     endif()
+    set(weight 1)
+    if("adversary" IN_LIST arg_LABELS)
+        set(weight 100) # each runs a swarm twice, with and without attackers
+    elseif("integration" IN_LIST arg_LABELS)
+        set(weight 30)
+    elseif("gui" IN_LIST arg_LABELS)
+        set(weight 5)
+    endif()
     set(ctest_file ${CMAKE_CURRENT_BINARY_DIR}/${target}_suites.cmake)
     string(REPLACE ";" "," labels "${arg_LABELS}")
     string(REPLACE ";" "," environment "${arg_ENVIRONMENT}")
     add_custom_command(TARGET ${target} POST_BUILD
         COMMAND ${CMAKE_COMMAND} -D "EXECUTABLE=$<TARGET_FILE:${target}>" -D "CTEST_FILE=${ctest_file}"
-                -D "LABELS=${labels}" -D "TIMEOUT=${arg_TIMEOUT}" -D "ENVIRONMENT=${environment}"
+                -D "LABELS=${labels}" -D "TIMEOUT=${arg_TIMEOUT}" -D "ENVIRONMENT=${environment}" -D "WEIGHT=${weight}"
                 -P ${SWARMTRAIN_SUITES_SCRIPT}
         BYPRODUCTS ${ctest_file}
         VERBATIM)

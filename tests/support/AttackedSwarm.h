@@ -109,7 +109,13 @@ protected:
         EXPECT_EQ(swarm.coordinator.kill(SIGTERM), 0) << logs;
     }
 
-    std::filesystem::path keyFile(std::size_t i) const { return dir.path() / "keys" / (std::to_string(i) + ".pem"); }
+    // The keys live as long as the test process, the same for every test of a suite: a run a
+    // suite shares between its tests (SpotCheckTest's clean run) is the run each would make.
+    static std::filesystem::path keyFile(std::size_t i)
+    {
+        static const TempDir keys;
+        return keys.path() / (std::to_string(i) + ".pem");
+    }
 
     TempDir dir;
 
