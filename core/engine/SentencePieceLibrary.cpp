@@ -15,10 +15,15 @@ Result<const SentencePieceLibraryApi *> load()
     if (const char *chosen = std::getenv("SWARMTRAIN_SENTENCEPIECE_MODULE"); chosen && *chosen)
         candidates.emplace_back(chosen);
     candidates.emplace_back(SWARMTRAIN_SENTENCEPIECE_BUILD_MODULE);
-    candidates.emplace_back(SWARMTRAIN_SENTENCEPIECE_INSTALLED_MODULE);
+    // Installed: beside the program's bin/ folder, in its package's private library folder.
+    std::error_code ec;
+    const std::filesystem::path lib = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path().parent_path() / "lib";
+    if (!ec) {
+        for (const char *package : {"swarmtrain", "swarmtrain-coordinator"})
+            candidates.push_back((lib / package / "libswarmtrain_sentencepiece.so").string());
+    }
     std::string tried;
     for (const std::string &path : candidates) {
-        std::error_code ec;
         if (path.empty() || !std::filesystem::exists(path, ec)) {
             tried += (tried.empty() ? "" : ", ") + path + " (missing)";
             continue;
