@@ -637,14 +637,10 @@ def step_cuda_tests(run):
     return figures, [criterion("the engine's CUDA tests run on the GPU and pass", "all pass, none skipped", value, ok)]
 
 
-def step_bench(run):
-    args = [cli(), "bench", "--json", "--device", "cuda", "--dtype", "bfloat16", "--vocab-size", str(PADDED_VOCAB),
-            "--batch-size", str(BATCH), "--iters", "20"]
-    for key, value in GPT2.items():
-        args += ["--" + key.replace("_", "-"), str(value)]
-    out, _ = run.run(args, run.step_budget, what="swarmtrain-cli bench --json")
+def bench_step(run, args, what, model):
+    """Runs swarmtrain-cli bench (bf16 on the GPU) and judges resident MFU and swapped/resident."""
+    out, _ = run.run(args, run.step_budget, what=what)
     report = last_json(out)
-    run.ctx["bench"] = report
     training = report["training"]
     resident, swapped = training["resident"], training["swapped"]
     ratio = training["swapped_over_resident"]
@@ -652,14 +648,39 @@ def step_bench(run):
                "resident_mfu": resident["mfu"], "resident_tokens_per_s": resident["tokens_per_s"],
                "swapped_tokens_per_s": swapped["tokens_per_s"], "swapped_over_resident": ratio,
                "swap_plan": swapped.get("swap_plan"), "device_memory_budget": swapped.get("device_memory_budget")}
-    return figures, [
-        criterion("resident bf16 MFU, GPT-2 124M (vocab 50304), 8 x 1024 tokens",
+    return report, figures, [
+        criterion("resident bf16 MFU, %s, 8 x 1024 tokens" % model,
                   ">= %.2f (goal %.2f), against a dense bf16 matmul on this GPU" % (THRESHOLDS["mfu"], THRESHOLDS["mfu_goal"]),
                   round(resident["mfu"], 4), resident["mfu"] >= THRESHOLDS["mfu"]),
-        criterion("swapped through a quarter of the model / resident, tokens/s",
+        criterion("%s swapped through a quarter of the model / resident, tokens/s" % model,
                   ">= %.2f (goal %.2f)" % (THRESHOLDS["swapped_over_resident"], THRESHOLDS["swapped_goal"]),
                   round(ratio, 4), ratio >= THRESHOLDS["swapped_over_resident"]),
     ]
+
+
+def gpt2_shape_flags():
+    args = []
+    for key, value in GPT2.items():
+        args += ["--" + key.replace("_", "-"), str(value)]
+    return args
+
+
+def step_bench(run):
+    args = [cli(), "bench", "--json", "--device", "cuda", "--dtype", "bfloat16", "--vocab-size", str(PADDED_VOCAB),
+            "--batch-size", str(BATCH), "--iters", "20"] + gpt2_shape_flags()
+    report, figures, criteria = bench_step(run, args, "swarmtrain-cli bench --json", "GPT-2 124M (vocab 50304)")
+    run.ctx["bench"] = report
+    return figures, criteria
+
+
+def step_bench_llama(run):
+    """The Llama family (issue 42) at GPT-2 124M's shape: 12 layers, 12 heads over 4 key/value
+    heads, width 768, SwiGLU 2048, vocabulary 32000, bf16."""
+    args = [cli(), "bench", "--json", "--family", "llama", "--device", "cuda", "--dtype", "bfloat16",
+            "--vocab-size", "32000", "--batch-size", str(BATCH), "--iters", "20"] + gpt2_shape_flags()
+    _, figures, criteria = bench_step(run, args, "swarmtrain-cli bench --family llama --json",
+                                      "Llama of GPT-2 124M's shape (GQA 12/4, vocab 32000)")
+    return figures, criteria
 
 
 def step_release(run):
@@ -811,6 +832,7 @@ STEPS = [
     ("gpus", step_gpus, 60),
     ("cuda_tests", step_cuda_tests, 300),
     ("bench", step_bench, 240),
+    ("bench_llama", step_bench_llama, 240),
     ("release", step_release, 180),
     ("python_eager", step_python_eager, 240),
     ("train_resident_bf16", step_train_resident, 240),

@@ -7,9 +7,12 @@ namespace swarmtrain {
 namespace {
 
 // The flags of `swarmtrain-cli bench`; sizes left at 0 are chosen by the device found.
-void defineBenchFlags(CLI::App &app, BenchOptions &o, std::string &dtype, std::string &budget)
+void defineBenchFlags(CLI::App &app, BenchOptions &o, std::string &dtype, std::string &budget, std::string &family)
 {
     flags::configure(app);
+    app.add_option("--family", family, "gpt, or llama (a Llama of the same shape: 3 query heads a key/value head on a "
+                                        "GPU, 2 on a CPU, SwiGLU of 8/3 the width, a 32000-token vocabulary on a GPU)")
+        ->check(flags::oneOf({"gpt", "llama"}));
     app.add_flag("--json", o.json, "one JSON object instead of a table");
     app.add_option("--device", o.device, "auto, cpu, cuda or cuda:N")
         ->type_name("DEVICE")
@@ -49,11 +52,11 @@ void defineBenchFlags(CLI::App &app, BenchOptions &o, std::string &dtype, std::s
 std::string benchUsage()
 {
     BenchOptions o;
-    std::string dtype = "auto", budget = "auto";
+    std::string dtype = "auto", budget = "auto", family = "gpt";
     CLI::App app("Measures this machine's device: matrix-product FLOP/s, copy bandwidth, training speed resident "
                  "and swapped.",
                  "swarmtrain-cli bench");
-    defineBenchFlags(app, o, dtype, budget);
+    defineBenchFlags(app, o, dtype, budget, family);
     return app.help();
 }
 
@@ -61,11 +64,12 @@ Result<BenchOptions> parseBenchOptions(const std::vector<std::string> &args)
 {
     BenchOptions o;
     o.model.nLayer = o.model.nHead = o.model.nEmbd = o.model.blockSize = o.model.vocabSize = 0;
-    std::string dtype = "auto", budget = "auto";
+    std::string dtype = "auto", budget = "auto", family = "gpt";
     CLI::App app;
-    defineBenchFlags(app, o, dtype, budget);
+    defineBenchFlags(app, o, dtype, budget, family);
     if (Result<void> parsed = flags::parse(app, args); !parsed)
         return parsed.error();
+    o.model.family = *parseModelFamily(family); // the validator lets only these through
     if (Result<void> r = parseByteCount(budget, o.deviceMemoryBudget); !r)
         return r.error();
     o.dtype = parseComputeDtype(dtype).value(); // the validator lets only these spellings through

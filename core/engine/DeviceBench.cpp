@@ -119,7 +119,16 @@ Result<std::string> runDeviceBench(const BenchOptions &options)
     orDefault(m.nHead, 4, 12, gpu);
     orDefault(m.nEmbd, 128, 768, gpu);
     orDefault(m.blockSize, 64, 1024, gpu);
-    orDefault(m.vocabSize, 65, 50304, gpu);
+    orDefault(m.vocabSize, 65, m.isLlama() ? 32000 : 50304, gpu);
+    if (m.isLlama()) {
+        m.nKvHead = std::max(1, m.nHead / (gpu ? 3 : 2));
+        while (m.nHead % m.nKvHead != 0)
+            --m.nKvHead;
+        m.intermediateSize = (8 * m.nEmbd / 3 + 31) / 32 * 32;
+    } else {
+        m.nKvHead = m.nHead;
+        m.intermediateSize = 4 * m.nEmbd;
+    }
     orDefault(o.batchSize, 12, 8, gpu);
     orDefault(o.iters, 20, 10, gpu);
     m.dropout = 0.0;
@@ -170,7 +179,8 @@ Result<std::string> runDeviceBench(const BenchOptions &options)
     }
     nlohmann::json training = {{"n_layer", m.nLayer}, {"n_head", m.nHead}, {"n_embd", m.nEmbd},
                                {"block_size", m.blockSize}, {"vocab_size", m.vocabSize}, {"batch_size", o.batchSize},
-                               {"params", m.parameterCount()}};
+                               {"params", m.parameterCount()}, {"family", modelFamilyName(m.family)},
+                               {"model", nlohmann::json::parse(m.toJson())}};
     std::vector<double> tokensPerS;
     for (const SwapMode swap : {SwapMode::Off, SwapMode::On}) {
         t.swap = swap;
