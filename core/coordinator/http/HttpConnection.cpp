@@ -322,6 +322,7 @@ void HttpConnection::fill()
     if (m_closeAfterReply)
         return close(false);
     m_state = State::Head;
+    m_waitingSince = std::chrono::steady_clock::now();
     m_timer.start(m_limits.idleTimeoutMs);
     // The next pipelined request, if any, after this call returns (no recursion per request).
     QMetaObject::invokeMethod(this, &HttpConnection::process, Qt::QueuedConnection);
@@ -348,6 +349,12 @@ void HttpConnection::timedOut()
     qCInfo(lcCoordinator).noquote() << "closing a connection from" << m_address.toString()
                                     << (m_state == State::Head ? "that did not finish its headers in time"
                                                                : "that stalled");
+    close(true);
+}
+
+void HttpConnection::evict()
+{
+    qCDebug(lcCoordinator) << "closing a waiting connection from" << m_address.toString() << "for a newcomer";
     close(true);
 }
 

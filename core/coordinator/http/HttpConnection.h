@@ -10,6 +10,7 @@
 #include <QTcpSocket>
 #include <QTimer>
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -43,6 +44,11 @@ public:
     ~HttpConnection() override;
 
     QHostAddress peerAddress() const { return m_address; }
+    // No request under way: a new connection, a kept-alive one, or one still sending a head.
+    bool waitingForRequest() const { return m_state == State::Head; }
+    std::chrono::steady_clock::time_point waitingSince() const { return m_waitingSince; }
+    // Closed to make room for a newcomer (BoundedHttpServer, at its connection limit).
+    void evict();
 
 Q_SIGNALS:
     // The socket is gone; the server forgets this connection and deletes it later.
@@ -90,6 +96,7 @@ private:
     std::optional<HttpReply::FilePart> m_download;
     bool m_closeAfterReply = false;
     quint64 m_sequence = 0; // which request a Replier answers
+    std::chrono::steady_clock::time_point m_waitingSince = std::chrono::steady_clock::now();
     bool m_gone = false;
 };
 
