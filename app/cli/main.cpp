@@ -104,21 +104,37 @@ int runTokenizer(const std::vector<std::string> &args)
         return 0;
     }
     if (sub == "info") {
-        std::string model;
+        std::string model, text;
         CLI::App app("Describes a SentencePiece tokenizer.model: pieces, special tokens, SHA-256, and whether SwarmTrain "
                      "accepts it.",
                      "swarmtrain-cli tokenizer info");
         flags::configure(app);
         app.add_option("--model", model, "the tokenizer.model")->type_name("FILE")->required()->check(flags::nonEmpty());
+        app.add_option("--text", text, "also encode this file: its tokens, bytes per token, and whether decoding gives it "
+                                       "back byte for byte")
+            ->type_name("FILE")
+            ->check(flags::nonEmpty());
         if (const std::optional<int> exitCode = parseFlags(app, rest))
             return *exitCode;
         Result<Tokenizer> tokenizer = Tokenizer::loadSentencePiece(model);
         if (!tokenizer)
             return fail(tokenizer.error().message);
-        std::cout << nlohmann::json{{"vocab_size", tokenizer->vocabSize()}, {"eos_id", tokenizer->endOfText()},
-                                    {"sha256", tokenizer->sha256()}}
-                         .dump()
-                  << std::endl;
+        nlohmann::json info{{"vocab_size", tokenizer->vocabSize()}, {"eos_id", tokenizer->endOfText()},
+                            {"sha256", tokenizer->sha256()}};
+        if (!text.empty()) {
+            Result<std::vector<std::byte>> bytes = readFileBytes(text, 1ull << 32);
+            if (!bytes)
+                return fail(bytes.error().message);
+            const std::string_view content(reinterpret_cast<const char *>(bytes->data()), bytes->size());
+            Result<std::vector<std::int32_t>> ids = tokenizer->encode(content);
+            if (!ids)
+                return fail(ids.error().message);
+            info["text_bytes"] = content.size();
+            info["text_tokens"] = ids->size();
+            info["bytes_per_token"] = ids->empty() ? 0.0 : double(content.size()) / double(ids->size());
+            info["round_trip"] = tokenizer->decode(*ids) == content;
+        }
+        std::cout << info.dump() << std::endl;
         return 0;
     }
     std::cerr << "usage: swarmtrain-cli tokenizer train|info [--help]\n";
