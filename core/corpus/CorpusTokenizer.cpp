@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -41,6 +42,18 @@ void removeTempFiles(const std::filesystem::path &dir)
 }
 
 } // namespace
+
+std::uint64_t textBytesOf(const Tokenizer &tokenizer, std::span<const std::int32_t> tokens)
+{
+    const std::int32_t end = tokenizer.endOfText();
+    std::uint64_t bytes = 0;
+    for (auto begin = tokens.begin(); begin != tokens.end();) {
+        const auto stop = end >= 0 ? std::find(begin, tokens.end(), end) : tokens.end();
+        bytes += tokenizer.decode(std::span<const std::int32_t>(begin, stop)).size();
+        begin = stop == tokens.end() ? stop : stop + 1;
+    }
+    return bytes;
+}
 
 CorpusTokenizer::CorpusTokenizer(const CorpusInputs &inputs, const Tokenizer &tokenizer, CorpusReadOptions read,
                                  ShardingOptions sharding, std::filesystem::path dir, Log log)

@@ -13,10 +13,16 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 namespace swarmtrain {
+
+// The UTF-8 bytes of the text that shard tokens stand for, each document decoded on its own (so
+// neither end-of-text tokens nor SentencePiece's space before a text's first piece count):
+// what the pass counts as a split's bytes, for bits per byte.
+std::uint64_t textBytesOf(const Tokenizer &tokenizer, std::span<const std::int32_t> tokens);
 
 // How a pass cuts the corpus into shards.
 struct ShardingOptions {
