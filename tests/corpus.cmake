@@ -9,3 +9,17 @@ add_executable(swarmtrain_corpus_tests
 target_link_libraries(swarmtrain_corpus_tests PRIVATE
     swarmtrain_corpus swarmtrain_test_support ZLIB::ZLIB PkgConfig::Zstd GTest::gtest_main)
 gtest_discover_tests(swarmtrain_corpus_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)
+
+# Real corpora end to end: swarmtrain-cli tokenizer train, the coordinator's pass stopped and
+# resumed, two headless clients training on the shards (integration).
+if(NOT SWARMTRAIN_ENGINE_ONLY)
+    add_executable(swarmtrain_corpus_swarm_tests integration/CorpusSwarmTest.cpp)
+    target_link_libraries(swarmtrain_corpus_swarm_tests PRIVATE
+        swarmtrain_corpus swarmtrain_swarm_control swarmtrain_core swarmtrain_test_support ZLIB::ZLIB PkgConfig::Zstd
+        Qt6::Core GTest::gtest_main)
+    target_compile_definitions(swarmtrain_corpus_swarm_tests PRIVATE
+        SWARMTRAIN_COORDINATOR="$<TARGET_FILE:swarmtrain-coordinator>" SWARMTRAIN_CLIENT="$<TARGET_FILE:swarmtrain>"
+        SWARMTRAIN_CLI="$<TARGET_FILE:swarmtrain-cli>")
+    add_dependencies(swarmtrain_corpus_swarm_tests swarmtrain-coordinator swarmtrain swarmtrain-cli)
+    gtest_discover_tests(swarmtrain_corpus_swarm_tests PROPERTIES LABELS integration TIMEOUT 600 DISCOVERY_TIMEOUT 60)
+endif()
