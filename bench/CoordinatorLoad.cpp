@@ -337,7 +337,7 @@ std::vector<std::string> coordinatorArguments(const std::filesystem::path &dir, 
     std::vector<std::string> args{"--listen", "127.0.0.1:0", "--state-dir", (dir / "state").string(), "--data",
                                   (dir / "corpus.txt").string(), "--n-layer", std::to_string(options.nLayer),
                                   "--n-head", "2", "--n-embd", std::to_string(options.nEmbd), "--block-size", "16",
-                                  "--batch-size", "4", "--eval-iters", "2", "--shard-bytes", "65536",
+                                  "--batch-size", "4", "--eval-iters", "2", "--shard-tokens", "65536",
                                   // Every simulated peer comes from 127.0.0.1.
                                   "--max-peers-per-address", "0", "--max-peers-per-subnet", "0", "--plain-http",
                                   "--store", options.store, "--trusted-proxy", "127.0.0.1"};

@@ -65,7 +65,7 @@ Result<std::vector<Period>> run(const Setup &s, const std::string &name, const s
     const std::vector<std::string> pipeline = {
         "--mode", "pipeline", "--stages", "3", "--min-peers", std::to_string(kPeers), "--n-layer", "3", "--n-head", "4",
         "--n-embd", std::to_string(s.width), "--block-size", "64", "--microbatches-per-step", std::to_string(s.microbatches),
-        "--microbatch-size", std::to_string(s.microbatchSize), "--eval-every", "0", "--shard-bytes", "65536",
+        "--microbatch-size", std::to_string(s.microbatchSize), "--eval-every", "0", "--shard-tokens", "65536",
         "--rebalance-seconds", rebalance ? std::to_string(s.periodSeconds) : std::string("86400")};
     args.insert(args.end(), pipeline.begin(), pipeline.end());
     std::vector<std::filesystem::path> stateDirs;

@@ -75,7 +75,7 @@ Result<Outcome> run(const Setup &s, bool pipeline, bool emulated)
     std::vector<std::string> args = test::smallSwarmFlags(dir.path() / "coordinator", s.data);
     const int microbatchSize = 4, microbatches = 8;
     const std::vector<std::string> model = {"--n-layer", "4", "--n-head", "4", "--n-embd", "128", "--block-size", std::to_string(s.block),
-                                            "--min-peers", std::to_string(kPeers), "--shard-bytes", "65536", "--batch-size", "8",
+                                            "--min-peers", std::to_string(kPeers), "--shard-tokens", "65536", "--batch-size", "8",
                                             "--inner-steps", "20", "--round-deadline", "120"};
     args.insert(args.end(), model.begin(), model.end());
     if (pipeline)

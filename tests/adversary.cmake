@@ -43,3 +43,8 @@ swarmtrain_adversary_test(swarmtrain_lying_owner_tests adversary/LyingOwnerTest.
 # Hostile display names at the join: too long, control characters, bidi overrides, only spaces,
 # not a string; markup kept as text (issue 19).
 swarmtrain_adversary_test(swarmtrain_display_name_attack_tests adversary/DisplayNameAttackTest.cpp)
+
+# A coordinator handing peers a tokenizer of another hash than it advertises, or token shards
+# whose headers lie (issue 42).
+swarmtrain_adversary_test(swarmtrain_tokenizer_attack_tests adversary/TokenizerAttackTest.cpp support/TestHttpServer.cpp)
+target_link_libraries(swarmtrain_tokenizer_attack_tests PRIVATE OpenSSL::SSL)

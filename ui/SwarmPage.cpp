@@ -480,7 +480,7 @@ CoordinatorConfig SwarmPage::hostedConfig() const
     const ModelSize &size = kModelSizes[std::clamp(m_modelSize->currentIndex(), 0, int(std::size(kModelSizes)) - 1)];
     CoordinatorConfig config;
     config.stateDir = m_session.stateDir() / "hosted";
-    config.data = std::filesystem::path(QDir::fromNativeSeparators(m_dataEdit->text().trimmed()).toStdString());
+    config.data = {std::filesystem::path(QDir::fromNativeSeparators(m_dataEdit->text().trimmed()).toStdString())};
     config.listenHost = "0.0.0.0";
     config.listenPort = m_port->value();
     config.tlsSelfSigned = true;
@@ -499,7 +499,7 @@ CoordinatorConfig SwarmPage::hostedConfig() const
     config.heartbeatIntervalSeconds = 2;
     config.gatherTimeoutSeconds = 10;
     config.roundDeadlineSeconds = 120;
-    config.shardBytes = 64 * 1024;
+    config.sharding.shardTokens = 64 * 1024;
     config.evalIters = 4;
     return config;
 }

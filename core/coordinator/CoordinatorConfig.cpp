@@ -48,7 +48,15 @@ public:
                 throw CLI::ConfigError("--config: unknown key \"" + key + "\"");
             CLI::ConfigItem item;
             item.name = key;
-            if (flags::isSwitch(*option)) {
+            if (value.is_array()) { // a flag taking several values (--data)
+                for (const nlohmann::json &element : value) {
+                    if (!element.is_string())
+                        throw CLI::ConfigError("--config: \"" + key + "\" must be a list of strings");
+                    item.inputs.push_back(element.get<std::string>());
+                }
+                if (item.inputs.empty())
+                    continue;
+            } else if (flags::isSwitch(*option)) {
                 if (!value.is_boolean())
                     throw CLI::ConfigError("--config: \"" + key + "\" must be true or false");
                 if (!value.get<bool>())
@@ -103,8 +111,9 @@ CLI::Validator hostAndPort()
 
 // Text flags, read into CoordinatorConfig's own types after parsing.
 struct CoordinatorText {
-    std::string listen, stateDir, data, tokenizer = "char", cert, key, rangeSplit = "bandwidth", admission = "open",
-                                                                     allowlist, trustedKeys;
+    std::string listen, stateDir, tokenizer = "char", tokenizerModel, onBadRecord = "skip", cert, key,
+                                  rangeSplit = "bandwidth", admission = "open", allowlist, trustedKeys;
+    std::vector<std::string> data;
     std::string mode = "full", wire = "int8", rounds = "budget";
     std::vector<std::string> place;
     double typicalMemoryGiB = 8.0;
@@ -129,6 +138,42 @@ Result<QSet<QString>> readKeyList(const std::string &flag, const std::filesystem
         keys.insert(key);
     }
     return keys;
+}
+
+// The corpus and its tokenizer (issue 42): what is read, how, and into which token shards.
+void defineCorpusFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text)
+{
+    app.add_option("--data", text.data,
+                   "the corpus (not with --migrate-only): files and folders of .txt (paragraphs), .jsonl (JSON Lines), "
+                   "either also .gz or .zst, and llm.c .bin token files; a folder's files, not its subfolders")
+        ->type_name("PATH...")
+        ->expected(1, -1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->default_str("")
+        ->check(flags::nonEmpty());
+    app.add_option("--text-field", c.corpus.textField, "JSON Lines: the field of each record that holds its text")
+        ->check(flags::nonEmpty());
+    app.add_option("--on-bad-record", text.onBadRecord,
+                   "a record that cannot be read (bad JSON, no text, invalid UTF-8, a truncated file, a lying .bin "
+                   "header): left out and counted, or the end of the start")
+        ->check(flags::oneOf({"skip", "refuse"}));
+    app.add_option("--tokenizer", text.tokenizer,
+                   "characters of the corpus, bytes, or a SentencePiece model (--tokenizer-model or --vocab-size)")
+        ->check(flags::oneOf({"char", "byte", "sentencepiece"}));
+    app.add_option("--tokenizer-model", text.tokenizerModel, "--tokenizer sentencepiece: the tokenizer.model to use")
+        ->type_name("FILE")
+        ->check(flags::nonEmpty());
+    app.add_option("--vocab-size", c.tokenizerVocabSize,
+                   "--tokenizer sentencepiece without a model: train one of this many pieces on the corpus first "
+                   "(kept in the state dir)")
+        ->default_str("")
+        ->transform(flags::wholeNumberIn(300, 1 << 20));
+    app.add_option("--shard-tokens", c.sharding.shardTokens, "tokens per data shard")
+        ->transform(flags::wholeNumberIn(16, 1 << 30));
+    // Tests: the tokenizing pass stops after this many shards, as if killed (hidden from --help).
+    app.add_option("--test-stop-after-shards", c.sharding.stopAfterShards)
+        ->transform(flags::wholeNumberIn(1, 1 << 30))
+        ->group("");
 }
 
 // How the REST API is served: rate limits and TLS.
@@ -271,13 +316,9 @@ void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText
         ->type_name("DIR")
         ->required()
         ->check(flags::nonEmpty());
-    app.add_option("--data", text.data, "text file, or folder of .txt files, the swarm trains on (not with --migrate-only)")
-        ->type_name("FILE|DIR")
-        ->check(flags::nonEmpty());
     app.add_flag("--migrate-only", c.migrateOnly,
                  "bring the database's schema to this version, print it, and exit (before an upgrade's first start)");
-    app.add_option("--tokenizer", text.tokenizer, "characters of the corpus, or bytes")
-        ->check(flags::oneOf({"char", "byte"}));
+    defineCorpusFlags(app, c, text);
 
     addModelFlags(app, c.model, text.model);
 
@@ -312,8 +353,6 @@ void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText
         ->transform(flags::numberIn(0.1, 3600.0));
     app.add_option("--min-peers", c.minPeers, "peers a round needs to start")
         ->transform(flags::wholeNumberIn(1, 1'000'000));
-    app.add_option("--shard-bytes", c.shardBytes, "bytes of text per data shard")
-        ->transform(flags::wholeNumberIn(16, 1ll << 32));
     app.add_option("--eval-iters", c.evalIters, "validation batches per checkpoint")
         ->transform(flags::wholeNumberIn(1, 10'000));
     app.add_option("--stages", c.stages, "pipeline stages the scheduler places peers on (0: it chooses)")
@@ -329,6 +368,22 @@ void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText
     defineServingFlags(app, c, text);
     defineScaleFlags(app, c);
     defineTrustFlags(app, c, text);
+}
+
+// --tokenizer-model and --vocab-size go with sentencepiece, which needs exactly one of them.
+Result<void> checkTokenizerFlags(const CoordinatorConfig &c)
+{
+    const bool model = !c.tokenizerModel.empty();
+    const bool trained = c.tokenizerVocabSize > 0;
+    if (c.tokenizer != TokenizerKind::SentencePiece) {
+        if (model || trained)
+            return makeError("--tokenizer-model and --vocab-size go with --tokenizer sentencepiece");
+        return {};
+    }
+    if (model == trained)
+        return makeError("--tokenizer sentencepiece needs a model: --tokenizer-model FILE, or --vocab-size N to train "
+                         "one on the corpus");
+    return {};
 }
 
 } // namespace
@@ -356,11 +411,17 @@ Result<CoordinatorConfig> parseCoordinatorArguments(const std::vector<std::strin
 
     // The validators let only well-formed values through.
     std::tie(c.listenHost, c.listenPort) = splitListen(text.listen).value();
-    c.tokenizer = text.tokenizer == "byte" ? TokenizerKind::Byte : TokenizerKind::Char;
+    c.tokenizer = text.tokenizer == "byte"            ? TokenizerKind::Byte
+                  : text.tokenizer == "sentencepiece" ? TokenizerKind::SentencePiece
+                                                      : TokenizerKind::Char;
+    c.tokenizerModel = text.tokenizerModel;
+    c.corpus.onBadRecord = text.onBadRecord == "refuse" ? BadRecordPolicy::Refuse : BadRecordPolicy::Skip;
     c.stateDir = text.stateDir;
-    c.data = text.data;
+    c.data.assign(text.data.begin(), text.data.end());
     if (c.data.empty() && !c.migrateOnly)
         return makeError("--data is required");
+    if (Result<void> tokenizer = checkTokenizerFlags(c); !tokenizer)
+        return tokenizer.error();
     if (Result<void> model = finishModelFlags(c.model, text.model); !model)
         return model.error();
     if (c.training.minLr > c.training.lr)

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "CorpusReader.h"
+#include "CorpusTokenizer.h"
 #include "ModelConfig.h"
 #include "PipelineMessages.h"
 #include "Result.h"
@@ -25,8 +27,16 @@ struct CoordinatorConfig {
     // or postgresql://user@host/db, which several instances share (they share the state dir's
     // checkpoints and shards too: README, "Several coordinator instances").
     std::string store = "sqlite";
-    std::filesystem::path data;
+    // The corpus: files and folders (core/corpus/CorpusInputs.h), how its records are read, and
+    // how the tokenizing pass cuts it into token shards.
+    std::vector<std::filesystem::path> data;
+    CorpusReadOptions corpus;
+    ShardingOptions sharding;
     TokenizerKind tokenizer = TokenizerKind::Char;
+    // sentencepiece: a model to use (--tokenizer-model), or one of this many pieces trained on
+    // the corpus (--vocab-size; kept in the state dir).
+    std::filesystem::path tokenizerModel;
+    int tokenizerVocabSize = 0;
     ModelConfig model; // vocabSize comes from the tokenizer
     TrainingSettings training;
     // Time-budgeted rounds (training.timeBudgeted): a budget pinned by the operator, or 0 for
@@ -36,7 +46,6 @@ struct CoordinatorConfig {
     double gatherTimeoutSeconds = 60;
     double heartbeatIntervalSeconds = 10;
     int minPeers = 1;
-    std::uint64_t shardBytes = 64 * 1024;
     int evalIters = 10; // validation batches per checkpoint
     int stages = 0;     // pipeline stages the scheduler places peers on; 0: it chooses
     // How peers train (issue 17): a whole copy each, one pipeline stage each, or whichever the

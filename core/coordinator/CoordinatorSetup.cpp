@@ -1,11 +1,12 @@
 #include "CoordinatorSetup.h"
 
+#include "CoordinatorLog.h"
 #include "Sha256.h"
 #include "SqlCoordinatorStore.h"
 #include "PostgresSchema.h"
 #include "SqliteSchema.h"
 #include "SwarmState.h"
-#include "TextDataset.h"
+#include "SwarmTokenizer.h"
 
 #include <nlohmann/json.hpp>
 
@@ -18,28 +19,115 @@ namespace {
 constexpr char kSwarmMetaKey[] = "swarm";
 constexpr char kTrainingMetaKey[] = "training";
 
-// The settings that define which swarm a state dir holds; they must not change on restart.
-nlohmann::json swarmIdentity(const CoordinatorConfig &config, const ModelConfig &model, const std::string &textSha256)
+// The settings that define which swarm a state dir holds; they must not change on restart. The
+// data is named by its files' names and sizes and how their text is read (hashing the corpus
+// itself would read it all at every start); the shards' manifest holds the rest.
+nlohmann::json swarmIdentity(const CoordinatorConfig &config, const ModelConfig &model, const Tokenizer &tokenizer,
+                             const std::string &dataSha256)
 {
     return {{"model", nlohmann::json::parse(model.toJson())},
             {"tokenizer", tokenizerKindName(config.tokenizer)},
-            {"data_sha256", textSha256},
-            {"shard_bytes", config.shardBytes},
+            {"tokenizer_sha256", tokenizer.sha256()},
+            {"data_sha256", dataSha256},
+            {"shard_tokens", config.sharding.shardTokens},
             {"seed", config.training.seed}};
+}
+
+std::string dataSha256(const CoordinatorConfig &config, const CorpusInputs &inputs)
+{
+    const std::string source = inputs.sha256() + "/" + config.corpus.textField;
+    return Sha256::hexOf(std::as_bytes(std::span(source)));
 }
 
 std::string describeMismatch(const nlohmann::json &stored, const nlohmann::json &wanted)
 {
+    if (stored.contains("shard_bytes"))
+        return "this state dir was made by an older coordinator, whose shards are text: start the swarm in a new state "
+               "dir";
     for (const auto &[key, value] : wanted.items()) {
         if (!stored.contains(key) || stored.at(key) != value) {
             if (key == "data_sha256")
-                return "the training data differs from the data this state dir was made with";
+                return "the training data (its files, their sizes, or --text-field) differs from the data this state "
+                       "dir was made with";
+            if (key == "tokenizer_sha256")
+                return "the tokenizer differs from the one this state dir was made with";
             const std::string was = stored.contains(key) ? stored.at(key).dump() : "nothing";
             return "the " + key + " (" + value.dump() + ") differs from the one this state dir was made with (" + was
                    + ")";
         }
     }
     return "the swarm settings differ from the ones this state dir was made with";
+}
+
+// The stored identity against the wanted one, or only against the keys the wanted one has (the
+// data's, checked before the tokenizer is learned from it).
+Result<void> checkIdentity(const std::optional<QString> &stored, const nlohmann::json &wanted,
+                           const std::filesystem::path &stateDir)
+{
+    if (!stored)
+        return {};
+    const nlohmann::json previous = nlohmann::json::parse(stored->toStdString(), nullptr, false);
+    nlohmann::json compared = previous;
+    if (previous.is_object() && !previous.contains("shard_bytes")) {
+        compared = nlohmann::json::object();
+        for (const auto &[key, value] : wanted.items()) {
+            if (previous.contains(key))
+                compared[key] = previous.at(key);
+        }
+    }
+    if (compared != wanted)
+        return makeError(describeMismatch(previous, wanted) + " (" + stateDir.string() + ")");
+    return {};
+}
+
+void logLine(const std::string &line) { qCInfo(lcCoordinator).noquote() << QString::fromStdString(line); }
+
+// The tokenizer, the model that fits it, and the token shards with the validation split.
+Result<void> prepareData(CoordinatorSetup &setup, const CoordinatorConfig &config, const std::optional<QString> &stored,
+                         nlohmann::json &identity)
+{
+    Result<CorpusInputs> inputs = listCorpusInputs(config.data);
+    if (!inputs)
+        return inputs.error();
+    for (const std::filesystem::path &skipped : inputs->skipped)
+        logLine("passing over " + skipped.string() + ": not a corpus file (not text)");
+    const std::string data = dataSha256(config, *inputs);
+    if (Result<void> same = checkIdentity(stored, {{"tokenizer", tokenizerKindName(config.tokenizer)},
+                                                   {"data_sha256", data},
+                                                   {"shard_tokens", config.sharding.shardTokens}},
+                                          setup.stateDir);
+        !same)
+        return same;
+    Result<SwarmTokenizer> tokenizer = SwarmTokenizer::prepare(config, *inputs, logLine);
+    if (!tokenizer)
+        return tokenizer.error();
+    setup.tokenizer = tokenizer->tokenizer;
+    setup.model = config.model;
+    if (Result<void> fitted = fitVocabulary(setup.model, setup.tokenizer->vocabSize()); !fitted)
+        return makeError("model: " + fitted.error().message);
+    if (const std::string why = setup.model.validate(); !why.empty())
+        return makeError("model: " + why);
+    setup.parameterCount = setup.model.parameterCount();
+    identity = swarmIdentity(config, setup.model, *setup.tokenizer, data);
+    if (Result<void> same = checkIdentity(stored, identity, setup.stateDir); !same)
+        return same;
+    if (Result<void> kept = tokenizer->keepModel(); !kept)
+        return kept;
+    setup.tokenizerModelFile = tokenizer->modelFile;
+
+    Result<ShardManifest> manifest =
+        ShardManifest::openOrCreate(setup.stateDir, *inputs, *setup.tokenizer, config.corpus, config.sharding, logLine);
+    if (!manifest)
+        return manifest.error();
+    setup.manifest = std::move(manifest).value();
+    Result<std::vector<std::int32_t>> validation = setup.manifest->readValidationTokens();
+    if (!validation)
+        return makeError("the validation split: " + validation.error().message);
+    setup.validationTokens = std::move(validation).value();
+    if (setup.manifest->validationBytes() > 0)
+        setup.validationTokensPerByte =
+            double(setup.manifest->validationTokens()) / double(setup.manifest->validationBytes());
+    return {};
 }
 
 // The latest global state, if any, checked against its recorded SHA-256.
@@ -118,46 +206,12 @@ Result<CoordinatorSetup> CoordinatorSetup::prepare(const CoordinatorConfig &conf
         return store.error();
     setup.store = std::move(store).value();
 
-    Result<TextCorpus> corpus = loadTextCorpus(config.data);
-    if (!corpus)
-        return corpus.error();
-    if (config.tokenizer == TokenizerKind::Char) {
-        Result<Tokenizer> tokenizer = Tokenizer::buildCharacter(corpus->text);
-        if (!tokenizer)
-            return tokenizer.error();
-        setup.tokenizer = std::move(tokenizer).value();
-    } else {
-        setup.tokenizer = Tokenizer::byteLevel();
-    }
-    setup.model = config.model;
-    if (Result<void> fitted = fitVocabulary(setup.model, setup.tokenizer->vocabSize()); !fitted)
-        return makeError("model: " + fitted.error().message);
-    if (const std::string why = setup.model.validate(); !why.empty())
-        return makeError("model: " + why);
-    setup.parameterCount = setup.model.parameterCount();
-
-    const std::string textSha = Sha256::hexOf(
-        std::span<const std::byte>(reinterpret_cast<const std::byte *>(corpus->text.data()), corpus->text.size()));
-    const nlohmann::json identity = swarmIdentity(config, setup.model, textSha);
     Result<std::optional<QString>> stored = setup.store->meta(QLatin1StringView(kSwarmMetaKey));
     if (!stored)
         return stored.error();
-    if (*stored) {
-        const nlohmann::json previous = nlohmann::json::parse((*stored)->toStdString(), nullptr, false);
-        if (previous != identity)
-            return makeError(describeMismatch(previous, identity) + " (" + setup.stateDir.string() + ")");
-    }
-
-    Result<ShardManifest> manifest = ShardManifest::openOrCreate(setup.stateDir, corpus->text, config.shardBytes);
-    if (!manifest)
-        return manifest.error();
-    setup.manifest = std::move(manifest).value();
-    Result<std::vector<std::int32_t>> validation = setup.tokenizer->encode(setup.manifest->validationText());
-    if (!validation)
-        return makeError("the validation text: " + validation.error().message);
-    setup.validationTokens = std::move(validation).value();
-    if (!setup.manifest->validationText().empty())
-        setup.validationTokensPerByte = double(setup.validationTokens.size()) / double(setup.manifest->validationText().size());
+    nlohmann::json identity;
+    if (Result<void> data = prepareData(setup, config, *stored, identity); !data)
+        return data.error();
 
     setup.seed = config.training.seed;
     if (Result<void> current = openCurrentState(setup); !current)

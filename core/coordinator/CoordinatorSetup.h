@@ -17,9 +17,10 @@
 
 namespace swarmtrain {
 
-// A coordinator's state dir made ready: the database, the shards, the tokenizer and the
-// current global state. An existing dir is checked against the flags (a different model or
-// data is an error, never silently a different swarm). A new one has no global state until
+// A coordinator's state dir made ready: the database, the tokenizer, the token shards (the
+// corpus tokenized once, resuming an interrupted pass) and the current global state. An existing
+// dir is checked against the flags (a different model, tokenizer or data is an error, never
+// silently a different swarm). A new one has no global state until
 // writeInitialState() makes round 0: a full-model swarm's server does at start, a pipeline
 // swarm's never does, so its coordinator never builds the model it is too big to hold.
 struct CoordinatorSetup {
@@ -27,8 +28,11 @@ struct CoordinatorSetup {
     std::unique_ptr<CoordinatorStore> store;
     std::optional<ShardManifest> manifest;
     std::optional<Tokenizer> tokenizer;
+    std::filesystem::path tokenizerModelFile; // a SentencePiece swarm's, served at GET /v1/tokenizer
     ModelConfig model;
     std::int64_t parameterCount = 0;
+    // The held-out split's tokens, read from its shards (their count and the UTF-8 bytes of their
+    // text: manifest->validationTokens(), validationBytes()).
     std::vector<std::int32_t> validationTokens;
     double validationTokensPerByte = 0.0; // for bits per byte
     CheckpointRecord checkpoint; // the latest global state; no file name: none yet

@@ -1,83 +1,43 @@
 #include "ShardManifest.h"
 
-#include "FileIo.h"
 #include "Sha256.h"
-
-#include <nlohmann/json.hpp>
+#include "TokenShard.h"
 
 #include <algorithm>
-#include <cstdio>
+#include <array>
+#include <fstream>
 
 namespace swarmtrain {
 
 namespace {
 
 constexpr char kManifestName[] = "manifest.json";
-constexpr char kValidationName[] = "validation.txt";
-constexpr std::uint64_t kMaxShardFile = 1ull << 32;
 
-std::span<const std::byte> asBytes(std::string_view text)
+// The file is the shard the manifest lists: its size and SHA-256, and a header for this tokenizer.
+Result<void> checkShardFile(const std::filesystem::path &file, const ShardRecord &shard,
+                            const TokenShardExpectation &expected)
 {
-    return {reinterpret_cast<const std::byte *>(text.data()), text.size()};
-}
-
-std::string shaOf(std::string_view text) { return Sha256::hexOf(asBytes(text)); }
-
-bool isContinuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
-
-// The nearest character boundary at or before `at` (after `floor`), else the next one after it.
-std::size_t boundaryNear(std::string_view text, std::size_t at, std::size_t floor)
-{
-    std::size_t back = at;
-    while (back > floor && back < text.size() && isContinuation(text[back]))
-        --back;
-    if (back > floor)
-        return back;
-    std::size_t forward = at;
-    while (forward < text.size() && isContinuation(text[forward]))
-        ++forward;
-    return forward;
-}
-
-std::string shardId(std::size_t index)
-{
-    char buffer[16];
-    std::snprintf(buffer, sizeof buffer, "%06zu", index);
-    return buffer;
-}
-
-Result<std::string> readVerified(const std::filesystem::path &file, std::uint64_t bytes, const std::string &sha256)
-{
-    Result<std::vector<std::byte>> content = readFileBytes(file, kMaxShardFile);
-    if (!content)
-        return content.error();
-    if (content->size() != bytes || Sha256::hexOf(*content) != sha256)
-        return makeError(file.string() + " does not match the manifest (changed or damaged); restore it or start"
-                                         " with a new state dir");
-    return std::string(reinterpret_cast<const char *>(content->data()), content->size());
+    const std::string damaged = file.string() + " does not match the manifest (changed or damaged); restore it or "
+                                                "start with a new state dir";
+    std::error_code ec;
+    if (std::filesystem::file_size(file, ec) != shard.bytes || ec)
+        return makeError(damaged);
+    std::array<char, TokenShardHeader::kBytes> header{};
+    std::ifstream in(file, std::ios::binary);
+    if (!in.read(header.data(), header.size()))
+        return makeError(damaged);
+    Result<TokenShardHeader> decoded = decodeTokenShardHeader(std::as_bytes(std::span(header)), shard.bytes, expected);
+    if (!decoded)
+        return makeError(file.string() + ": " + decoded.error().message);
+    Result<std::string> sha = Sha256::hexOfFile(file);
+    if (!sha)
+        return sha.error();
+    if (*sha != shard.sha256 || decoded->tokens != shard.tokens)
+        return makeError(damaged);
+    return {};
 }
 
 } // namespace
-
-std::size_t ShardManifest::validationStart(std::string_view text)
-{
-    const auto at = std::size_t(double(text.size()) * (1.0 - kValidationFraction));
-    return boundaryNear(text, at, 0);
-}
-
-std::vector<std::size_t> ShardManifest::cutPoints(std::string_view trainText, std::uint64_t shardBytes)
-{
-    std::vector<std::size_t> ends;
-    std::size_t begin = 0;
-    const std::uint64_t step = std::max<std::uint64_t>(shardBytes, 1);
-    while (begin < trainText.size()) {
-        const std::size_t wanted = std::size_t(std::min<std::uint64_t>(begin + step, trainText.size()));
-        const std::size_t end = wanted >= trainText.size() ? trainText.size() : boundaryNear(trainText, wanted, begin);
-        ends.push_back(end);
-        begin = end;
-    }
-    return ends;
-}
 
 const ShardInfo *ShardManifest::find(std::string_view id) const
 {
@@ -88,112 +48,75 @@ const ShardInfo *ShardManifest::find(std::string_view id) const
     return nullptr;
 }
 
-std::filesystem::path ShardManifest::shardPath(const ShardInfo &shard) const { return m_dir / (shard.id + ".txt"); }
+std::filesystem::path ShardManifest::shardPath(const ShardInfo &shard) const { return m_dir / (shard.id + ".tokens"); }
 
-Result<ShardManifest> ShardManifest::openOrCreate(const std::filesystem::path &stateDir, std::string_view text,
-                                                  std::uint64_t shardBytes)
+Result<ShardManifest> ShardManifest::openOrCreate(const std::filesystem::path &stateDir, const CorpusInputs &inputs,
+                                                  const Tokenizer &tokenizer, const CorpusReadOptions &read,
+                                                  const ShardingOptions &sharding,
+                                                  const std::function<void(const std::string &)> &log)
 {
+    const std::filesystem::path dir = stateDir / "shards";
+    CorpusTokenizer pass(inputs, tokenizer, read, sharding, dir, log);
     std::error_code ec;
-    if (!std::filesystem::exists(stateDir / "shards" / kManifestName, ec))
-        return create(stateDir, text, shardBytes);
-    Result<ShardManifest> existing = open(stateDir);
-    if (!existing)
-        return existing;
-    if (existing->m_textSha256 != shaOf(text))
-        return makeError("the training data differs from the data this state dir was made with");
-    if (existing->m_shardBytes != shardBytes) {
-        return makeError("--shard-bytes " + std::to_string(shardBytes) + " differs from the "
-                         + std::to_string(existing->m_shardBytes) + " this state dir was made with");
-    }
-    return existing;
-}
-
-Result<ShardManifest> ShardManifest::create(const std::filesystem::path &stateDir, std::string_view text,
-                                            std::uint64_t shardBytes)
-{
-    if (shardBytes == 0)
-        return makeError("the shard size must be positive");
-    ShardManifest manifest;
-    manifest.m_dir = stateDir / "shards";
-    manifest.m_shardBytes = shardBytes;
-    manifest.m_textSha256 = shaOf(text);
-    std::error_code ec;
-    std::filesystem::create_directories(manifest.m_dir, ec);
-    if (ec)
-        return makeError("cannot create " + manifest.m_dir.string() + ": " + ec.message());
-
-    const std::size_t split = validationStart(text);
-    const std::string_view train = text.substr(0, split);
-    manifest.m_validationText = std::string(text.substr(split));
-    if (train.empty() || manifest.m_validationText.empty())
-        return makeError("the training text is too short to hold back a validation part");
-
-    nlohmann::json shards = nlohmann::json::array();
-    std::size_t begin = 0;
-    for (std::size_t end : cutPoints(train, shardBytes)) {
-        const std::string_view piece = train.substr(begin, end - begin);
-        ShardInfo shard{shardId(manifest.m_shards.size()), piece.size(), shaOf(piece)};
-        if (Result<void> written = writeFileAtomically(manifest.shardPath(shard), asBytes(piece)); !written)
-            return written.error();
-        shards.push_back({{"id", shard.id}, {"bytes", shard.bytes}, {"sha256", shard.sha256}});
-        manifest.m_shards.push_back(std::move(shard));
-        begin = end;
-    }
-    if (Result<void> written = writeFileAtomically(manifest.m_dir / kValidationName, asBytes(manifest.m_validationText));
-        !written)
-        return written.error();
-    // The manifest goes last: while it is missing, a restart cuts the shards again.
-    const std::string json = nlohmann::json{{"version", 1},
-                                            {"shard_bytes", shardBytes},
-                                            {"text_sha256", manifest.m_textSha256},
-                                            {"validation_bytes", manifest.m_validationText.size()},
-                                            {"validation_sha256", shaOf(manifest.m_validationText)},
-                                            {"shards", shards}}
-                                 .dump(1);
-    if (Result<void> written = writeFileAtomically(manifest.m_dir / kManifestName, asBytes(json)); !written)
-        return written.error();
-    return manifest;
-}
-
-Result<ShardManifest> ShardManifest::open(const std::filesystem::path &stateDir)
-{
-    ShardManifest manifest;
-    manifest.m_dir = stateDir / "shards";
-    const std::filesystem::path file = manifest.m_dir / kManifestName;
-    Result<std::vector<std::byte>> bytes = readFileBytes(file, 64u << 20);
-    if (!bytes)
-        return bytes.error();
-    const nlohmann::json json = nlohmann::json::parse(reinterpret_cast<const char *>(bytes->data()),
-                                                      reinterpret_cast<const char *>(bytes->data()) + bytes->size(),
-                                                      nullptr, false);
-    std::uint64_t validationBytes = 0;
-    std::string validationSha;
-    try {
-        if (json.is_discarded() || json.at("version").get<int>() != 1)
-            return makeError(file.string() + " is not a version 1 shard manifest");
-        manifest.m_shardBytes = json.at("shard_bytes").get<std::uint64_t>();
-        manifest.m_textSha256 = json.at("text_sha256").get<std::string>();
-        validationBytes = json.at("validation_bytes").get<std::uint64_t>();
-        validationSha = json.at("validation_sha256").get<std::string>();
-        for (const nlohmann::json &entry : json.at("shards")) {
-            ShardInfo shard{entry.at("id").get<std::string>(), entry.at("bytes").get<std::uint64_t>(),
-                            entry.at("sha256").get<std::string>()};
-            if (shard.id != shardId(manifest.m_shards.size()))
-                return makeError(file.string() + " lists an unexpected shard id '" + shard.id + "'");
-            manifest.m_shards.push_back(std::move(shard));
+    if (std::filesystem::exists(dir / kManifestName, ec)) {
+        Result<CorpusManifest> finished = CorpusManifest::read(dir / kManifestName);
+        if (!finished)
+            return finished.error();
+        if (finished->corpusKey != pass.corpusKey()) {
+            return makeError("the training data, its tokenizer or --shard-tokens differ from those this state dir's "
+                             "shards were made with");
         }
-    } catch (const nlohmann::json::exception &e) {
-        return makeError(file.string() + " is damaged: " + e.what());
+        return open(stateDir, tokenizer);
     }
-    for (const ShardInfo &shard : manifest.m_shards) {
-        if (Result<std::string> checked = readVerified(manifest.shardPath(shard), shard.bytes, shard.sha256); !checked)
-            return checked.error();
+    log("tokenizing the corpus (" + std::to_string(inputs.files.size()) + " files, "
+        + std::to_string(inputs.totalBytes() / 1'000'000) + " MB) into " + dir.string());
+    Result<CorpusManifest> made = pass.run();
+    if (!made)
+        return made.error();
+    log("the corpus is " + std::to_string(made->train.size()) + " training shards of " + std::to_string(made->trainTokens())
+        + " tokens and a validation split of " + std::to_string(made->validationTokens) + " tokens ("
+        + std::to_string(made->validationDocuments) + " documents, " + std::to_string(made->validationBytes)
+        + " bytes); " + std::to_string(made->badRecords) + " bad records skipped");
+    return open(stateDir, tokenizer);
+}
+
+Result<ShardManifest> ShardManifest::open(const std::filesystem::path &stateDir, const Tokenizer &tokenizer)
+{
+    ShardManifest manifest;
+    manifest.m_dir = stateDir / "shards";
+    Result<CorpusManifest> corpus = CorpusManifest::read(manifest.m_dir / kManifestName);
+    if (!corpus)
+        return corpus.error();
+    manifest.m_corpus = std::move(corpus).value();
+    manifest.m_expected = {std::uint32_t(tokenizer.vocabSize()), tokenizer.sha256(), std::uint64_t(1) << 31};
+    if (manifest.m_corpus.tokenizerSha256 != tokenizer.sha256())
+        return makeError((manifest.m_dir / kManifestName).string() + " was made with another tokenizer");
+    std::uint64_t heldTokens = 0;
+    for (const ShardRecord &shard : manifest.m_corpus.validation)
+        heldTokens += shard.tokens;
+    if (heldTokens != manifest.m_corpus.validationTokens)
+        return makeError((manifest.m_dir / kManifestName).string() + " is damaged: its validation shards do not add up");
+    for (const std::vector<ShardRecord> *split : {&manifest.m_corpus.train, &manifest.m_corpus.validation}) {
+        for (const ShardRecord &shard : *split) {
+            if (Result<void> checked = checkShardFile(manifest.m_dir / shard.fileName(), shard, manifest.m_expected);
+                !checked)
+                return checked.error();
+        }
     }
-    Result<std::string> validation = readVerified(manifest.m_dir / kValidationName, validationBytes, validationSha);
-    if (!validation)
-        return validation.error();
-    manifest.m_validationText = std::move(validation).value();
+    for (const ShardRecord &shard : manifest.m_corpus.train)
+        manifest.m_shards.push_back({shard.id, shard.bytes, shard.sha256, shard.tokens});
     return manifest;
+}
+
+Result<std::vector<std::int32_t>> ShardManifest::readValidationTokens() const
+{
+    std::vector<std::int32_t> tokens;
+    tokens.reserve(std::size_t(m_corpus.validationTokens)); // checked against the shard files at open()
+    for (const ShardRecord &shard : m_corpus.validation) {
+        if (Result<TokenShardHeader> read = readTokenShard(m_dir / shard.fileName(), m_expected, tokens); !read)
+            return read.error();
+    }
+    return tokens;
 }
 
 std::vector<std::string> dealShards(std::int64_t ordinal, const std::vector<ShardInfo> &shards)

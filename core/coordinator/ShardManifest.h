@@ -1,10 +1,17 @@
 #pragma once
 
+#include "CorpusInputs.h"
+#include "CorpusManifest.h"
+#include "CorpusReader.h"
+#include "CorpusTokenizer.h"
 #include "Result.h"
 #include "ShardInfo.h"
+#include "TokenShard.h"
+#include "Tokenizer.h"
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,40 +24,37 @@ namespace swarmtrain {
 // by several.
 std::vector<std::string> dealShards(std::int64_t ordinal, const std::vector<ShardInfo> &shards);
 
-// The training text cut into shards that peers download (STATE/shards/<id>.txt) plus the
-// held-back validation text, described by STATE/shards/manifest.json. Shards end on UTF-8
-// character boundaries so each decodes on its own.
+// The swarm's data: the corpus tokenized once into token shards (STATE/shards/ID.tokens, which
+// peers download) and the held-out validation split's shards, described by
+// STATE/shards/manifest.json (core/corpus: CorpusTokenizer, CorpusManifest).
 class ShardManifest {
 public:
-    static constexpr double kValidationFraction = 0.1;
-
-    // Cuts `text` and writes the files; an existing manifest is re-used (and verified) when it
-    // was made from the same text with the same shard size, and is an error otherwise.
-    static Result<ShardManifest> openOrCreate(const std::filesystem::path &stateDir, std::string_view text,
-                                              std::uint64_t shardBytes);
-    // Reads the manifest and checks every shard file and the validation text against it.
-    static Result<ShardManifest> open(const std::filesystem::path &stateDir);
-
-    // Where each shard ends: offsets into `trainText` on character boundaries.
-    static std::vector<std::size_t> cutPoints(std::string_view trainText, std::uint64_t shardBytes);
-    // The index where the validation text begins (on a character boundary).
-    static std::size_t validationStart(std::string_view text);
+    // Runs the tokenizing pass (or resumes an interrupted one) unless the state dir holds a
+    // finished one of the same corpus, settings and tokenizer; a finished pass of another is an
+    // error. Then opens it.
+    static Result<ShardManifest> openOrCreate(const std::filesystem::path &stateDir, const CorpusInputs &inputs,
+                                              const Tokenizer &tokenizer, const CorpusReadOptions &read,
+                                              const ShardingOptions &sharding,
+                                              const std::function<void(const std::string &)> &log);
+    // Reads the manifest and checks every shard file against it (size, SHA-256) and each shard's
+    // header against the tokenizer.
+    static Result<ShardManifest> open(const std::filesystem::path &stateDir, const Tokenizer &tokenizer);
 
     const std::vector<ShardInfo> &shards() const { return m_shards; }
     const ShardInfo *find(std::string_view id) const;
     std::filesystem::path shardPath(const ShardInfo &shard) const;
-    const std::string &validationText() const { return m_validationText; }
-    const std::string &textSha256() const { return m_textSha256; }
+    const CorpusManifest &corpus() const { return m_corpus; }
+    // The validation split's size: tokens, and UTF-8 bytes of its text (bits per byte).
+    std::uint64_t validationTokens() const { return m_corpus.validationTokens; }
+    std::uint64_t validationBytes() const { return m_corpus.validationBytes; }
+    // The validation split's tokens, read from its shards.
+    Result<std::vector<std::int32_t>> readValidationTokens() const;
 
 private:
-    static Result<ShardManifest> create(const std::filesystem::path &stateDir, std::string_view text,
-                                        std::uint64_t shardBytes);
-
     std::filesystem::path m_dir;
+    CorpusManifest m_corpus;
+    TokenShardExpectation m_expected;
     std::vector<ShardInfo> m_shards;
-    std::string m_validationText;
-    std::string m_textSha256;
-    std::uint64_t m_shardBytes = 0;
 };
 
 } // namespace swarmtrain

@@ -140,6 +140,26 @@ TrainingSettings readTraining(JsonReader training)
     return t;
 }
 
+TokenizerInfo readTokenizer(JsonReader r)
+{
+    TokenizerInfo t;
+    t.kind = r.oneOf(L("kind"), {L("char"), L("byte"), L("sentencepiece")});
+    t.vocabulary = r.string(L("vocabulary"), kMaxVocabulary);
+    t.sha256 = r.sha256Hex(L("sha256"));
+    t.vocabSize = r.integer(L("vocab_size"), 1, kMaxVocabulary);
+    if (!r.ok())
+        return t;
+    // The kinds' own rules: a character vocabulary lists its tokens, bytes are 256, a model's
+    // pieces travel in the model.
+    if (t.kind == L("char") && t.vocabulary.toUcs4().size() != t.vocabSize)
+        r.fail(L("vocabulary"), QStringLiteral("must hold vocab_size characters"));
+    else if (t.kind == L("byte") && t.vocabSize != 256)
+        r.fail(L("vocab_size"), QStringLiteral("must be 256 for bytes"));
+    else if (t.kind != L("char") && !t.vocabulary.isEmpty())
+        r.fail(L("vocabulary"), QStringLiteral("must be empty but for a character tokenizer"));
+    return t;
+}
+
 CheckpointInfo readCheckpoint(JsonReader r)
 {
     CheckpointInfo c;
@@ -246,12 +266,16 @@ QJsonObject JoinAnswer::toJson() const
     for (const ShardInfo &shard : shards) {
         shardList.append(QJsonObject{{L("id"), QString::fromStdString(shard.id)},
                                      {L("bytes"), double(shard.bytes)},
-                                     {L("sha256"), QString::fromStdString(shard.sha256)}});
+                                     {L("sha256"), QString::fromStdString(shard.sha256)},
+                                     {L("tokens"), double(shard.tokens)}});
     }
     QJsonObject json{
         {L("peer_id"), peerId},
         {L("model"), modelToJson(model)},
-        {L("tokenizer"), QJsonObject{{L("kind"), tokenizer.kind}, {L("vocabulary"), tokenizer.vocabulary}}},
+        {L("tokenizer"), QJsonObject{{L("kind"), tokenizer.kind},
+                                     {L("vocabulary"), tokenizer.vocabulary},
+                                     {L("sha256"), tokenizer.sha256},
+                                     {L("vocab_size"), double(tokenizer.vocabSize)}}},
         {L("training"), trainingToJson(training)},
         {L("shards"), shardList},
         {L("assigned_shards"), QJsonArray::fromStringList(assignedShards)},
@@ -272,15 +296,13 @@ Result<JoinAnswer> JoinAnswer::fromJson(const QJsonObject &json)
     JoinAnswer m;
     m.peerId = r.string(L("peer_id"), kMaxKeyIdChars);
     m.model = readModel(r.object(L("model")));
-    JsonReader tokenizer = r.object(L("tokenizer"));
-    m.tokenizer.kind = tokenizer.oneOf(L("kind"), {L("char"), L("byte")});
-    m.tokenizer.vocabulary = tokenizer.string(L("vocabulary"), 1 << 20);
+    m.tokenizer = readTokenizer(r.object(L("tokenizer")));
     m.training = readTraining(r.object(L("training")));
     const QJsonArray shards = r.array(L("shards"), kMaxShards);
     for (qsizetype i = 0; i < shards.size() && r.ok(); ++i) {
         JsonReader shard = r.element(shards, L("shards"), i);
         m.shards.push_back({shard.string(L("id"), 64).toStdString(), std::uint64_t(shard.integer(L("bytes"), 0, kMaxCount)),
-                            shard.sha256Hex(L("sha256")).toStdString()});
+                            shard.sha256Hex(L("sha256")).toStdString(), std::uint64_t(shard.integer(L("tokens"), 1, kMaxCount))});
     }
     const QJsonArray assigned = r.array(L("assigned_shards"), kMaxShards);
     for (qsizetype i = 0; i < assigned.size() && r.ok(); ++i)

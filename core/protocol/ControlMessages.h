@@ -29,6 +29,8 @@ constexpr qsizetype kMaxEndpointChars = 300; // a DNS name, a colon and a port
 constexpr qsizetype kMaxClientVersionChars = 100;
 constexpr qsizetype kMaxReasonChars = 200;
 constexpr qsizetype kMaxShards = 1 << 20;
+// Token ids of any tokenizer: below every Unicode code point's count and SentencePiece's 2^20 pieces.
+constexpr qint64 kMaxVocabulary = 1 << 21;
 constexpr qsizetype kMaxMembers = 100'000;
 constexpr qsizetype kMaxListedRounds = 1 << 20;
 constexpr qsizetype kMaxLeaderboard = 1000;
@@ -90,9 +92,14 @@ struct JoinRequest {
     static Result<QByteArray> publicKeyOf(const QJsonObject &json);
 };
 
+// The swarm's tokenizer in the join answer. A character vocabulary travels here; a SentencePiece
+// model at GET /v1/tokenizer, which a peer refuses unless its SHA-256 is this one; every kind's
+// sha256 is also in each token shard's header.
 struct TokenizerInfo {
-    QString kind; // char | byte
-    QString vocabulary;
+    QString kind;       // char | byte | sentencepiece
+    QString vocabulary; // char: the code points in token order; "" otherwise
+    QString sha256{};   // hex, Tokenizer::sha256()
+    qint64 vocabSize = 0;
 };
 
 struct JoinAnswer {

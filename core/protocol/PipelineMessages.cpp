@@ -46,6 +46,26 @@ Result<PipelineSettings> PipelineSettings::fromJson(const QJsonObject &json)
     return r.finish(std::move(m));
 }
 
+QJsonObject ValidationSample::toJson() const
+{
+    QJsonArray list;
+    for (const std::int32_t token : tokens)
+        list.append(token);
+    return QJsonObject{{L("tokens"), list}, {L("bytes"), double(bytes)}};
+}
+
+Result<ValidationSample> ValidationSample::fromJson(const QJsonObject &json, qint64 vocabSize)
+{
+    JsonReader r(json, QStringLiteral("validation sample"));
+    ValidationSample m;
+    const QJsonArray list = r.array(L("tokens"), kMaxValidationSampleTokens);
+    m.tokens.reserve(std::size_t(list.size()));
+    for (qsizetype i = 0; i < list.size() && r.ok(); ++i)
+        m.tokens.push_back(std::int32_t(r.integerAt(list, L("tokens"), i, 0, std::max<qint64>(vocabSize - 1, 0))));
+    m.bytes = r.integer(L("bytes"), 0, JsonReader::kMaxExactInteger);
+    return r.finish(std::move(m));
+}
+
 QJsonObject PipelineRequest::toJson() const
 {
     QJsonObject json{{L("stage"), stage}, {L("state_steps"), double(stateSteps)}, {L("hash"), hash},

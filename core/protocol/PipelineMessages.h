@@ -7,6 +7,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -25,6 +26,7 @@ constexpr int kMaxMicrobatchSize = 1024; // sequences a microbatch
 // member vanished during it and took its share of the step's work along (the trainers replay
 // that work on the survivors first).
 constexpr int kMaxStepAttempts = 2;
+constexpr qsizetype kMaxValidationSampleTokens = 1 << 16;
 } // namespace protocol
 
 // The all-reduce round of a step's attempt: each attempt its own, rising, so no frame of an
@@ -100,6 +102,17 @@ struct PipelineAnswer {
 
     QJsonObject toJson() const;
     static Result<PipelineAnswer> fromJson(const QJsonObject &json);
+};
+
+// GET /v1/validation-sample: the first tokens of the swarm's held-out split, which the trainers
+// of a pipeline swarm measure the validation loss on, and the UTF-8 bytes of their text (for
+// bits per byte). Tokens are checked against the swarm's vocabulary.
+struct ValidationSample {
+    std::vector<std::int32_t> tokens;
+    qint64 bytes = 0;
+
+    QJsonObject toJson() const;
+    static Result<ValidationSample> fromJson(const QJsonObject &json, qint64 vocabSize);
 };
 
 // In GET /v1/status of a pipeline swarm.

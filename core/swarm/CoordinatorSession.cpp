@@ -90,11 +90,19 @@ Result<ContributionAnswer> CoordinatorSession::contribute(const ContributionRequ
 
 Result<void> CoordinatorSession::download(const QString &path, const std::filesystem::path &file, const QString &sha256)
 {
+    std::optional<Error> mismatch;
     Result<QJsonObject> done = ask("download", [&]() -> Result<QJsonObject> {
-        if (Result<void> got = m_client.download(path, file, sha256); !got)
-            return got.error();
+        if (Result<void> got = m_client.download(path, file, sha256); !got) {
+            // Bytes other than the ones the coordinator vouched for: not a hiccup to wait out.
+            if (CoordinatorClient::isHashMismatch(got.error()))
+                mismatch = got.error();
+            else
+                return got.error();
+        }
         return QJsonObject();
     });
+    if (mismatch)
+        return *mismatch;
     if (!done)
         return done.error();
     return {};
@@ -129,15 +137,12 @@ Result<PipelineAnswer> CoordinatorSession::pipeline(const PipelineRequest &reque
     }));
 }
 
-Result<QString> CoordinatorSession::validationSample()
+Result<ValidationSample> CoordinatorSession::validationSample()
 {
     Result<QJsonObject> answer = ask("validation sample", [&] { return m_client.getJson(QStringLiteral("/v1/validation-sample")); });
     if (!answer)
         return answer.error();
-    const QJsonValue text = answer->value(QLatin1StringView("text"));
-    if (!text.isString())
-        return makeError("the coordinator's validation sample is not text");
-    return text.toString();
+    return ValidationSample::fromJson(*answer, joined().tokenizer.vocabSize);
 }
 
 Result<void> CoordinatorSession::commit(const CommitRequest &request)

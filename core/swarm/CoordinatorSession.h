@@ -35,8 +35,8 @@ public:
     Result<HeartbeatAnswer> heartbeat(const HeartbeatRequest &request, bool persist);
     Result<RoundAnswer> round();
     Result<ContributionAnswer> contribute(const ContributionRequest &request);
-    // Downloads a shard or the state to `file`, verified against `sha256` (or the answer's
-    // X-Content-SHA256 when empty).
+    // Downloads a shard, the state or the tokenizer to `file`, verified against `sha256` (or the
+    // answer's X-Content-SHA256 when empty); other bytes are an error at once, not retried.
     Result<void> download(const QString &path, const std::filesystem::path &file, const QString &sha256);
     // One try each: an upload the coordinator no longer needs is not worth waiting for, and a
     // goodbye must not hold up a quitting client.
@@ -47,7 +47,7 @@ public:
     // Pipeline-stage mode: this peer's stage and the open step (PipelineMessages.h), waiting
     // however long the coordinator is away; and a sample of the swarm's held-back validation text.
     Result<PipelineAnswer> pipeline(const PipelineRequest &request);
-    Result<QString> validationSample();
+    Result<ValidationSample> validationSample();
 
     // Verifiable contributions (VerificationMessages.h). The commitment and the commitments
     // wait for the coordinator like the round's other calls; the update upload and the check's

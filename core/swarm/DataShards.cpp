@@ -1,24 +1,25 @@
 #include "DataShards.h"
 
 #include "CoordinatorSession.h"
-#include "FileIo.h"
 #include "Sha256.h"
+#include "TokenShard.h"
 
 #include <algorithm>
 
 namespace swarmtrain {
 
-namespace {
-constexpr std::uint64_t kMaxShardBytes = 1ull << 30;
-}
-
-Result<std::string> loadAssignedShards(const JoinAnswer &joined, const std::filesystem::path &dir,
-                                       CoordinatorSession &session,
-                                       const std::function<void(int index, int count)> &downloading)
+Result<std::vector<std::int32_t>> loadAssignedShards(const JoinAnswer &joined, const std::filesystem::path &dir,
+                                                     CoordinatorSession &session,
+                                                     const std::function<void(int index, int count)> &downloading)
 {
     if (joined.assignedShards.isEmpty())
         return makeError("the coordinator assigned this peer no data shards");
-    std::string text;
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec)
+        return makeError("cannot create " + dir.string() + ": " + ec.message());
+    std::vector<std::int32_t> tokens;
+    std::uint64_t total = 0;
     int index = 0;
     for (const QString &id : joined.assignedShards) {
         ++index;
@@ -29,21 +30,30 @@ Result<std::string> loadAssignedShards(const JoinAnswer &joined, const std::file
             return makeError("the coordinator assigned shard '" + name + "' it does not list");
         if (name.empty() || name.find_first_of("/\\") != std::string::npos || name.front() == '.')
             return makeError("the coordinator named a shard '" + name + "', which is not a plain file name");
-        const std::filesystem::path file = dir / (name + ".txt");
+        total += info->tokens;
+        if (total > kMaxAssignedTokens)
+            return makeError("the coordinator assigned this peer more than " + std::to_string(kMaxAssignedTokens)
+                             + " tokens of shards");
+        const std::filesystem::path file = dir / (name + ".tokens");
 
-        Result<std::vector<std::byte>> bytes = readFileBytes(file, kMaxShardBytes);
-        if (!bytes || Sha256::hexOf(*bytes) != info->sha256) {
+        Result<std::string> held = Sha256::hexOfFile(file);
+        if (!held || *held != info->sha256) {
             downloading(index, int(joined.assignedShards.size()));
             const QString sha256 = QString::fromStdString(info->sha256);
             if (Result<void> got = session.download(QStringLiteral("/v1/shards/") + id, file, sha256); !got)
                 return got.error();
-            bytes = readFileBytes(file, kMaxShardBytes);
-            if (!bytes)
-                return bytes.error();
         }
-        text.append(reinterpret_cast<const char *>(bytes->data()), bytes->size());
+        const TokenShardExpectation expected{std::uint32_t(joined.tokenizer.vocabSize),
+                                             joined.tokenizer.sha256.toStdString(), info->tokens};
+        Result<TokenShardHeader> header = readTokenShard(file, expected, tokens);
+        if (!header)
+            return makeError("data shard " + name + " is refused: " + header.error().message);
+        if (header->tokens != info->tokens) {
+            return makeError("data shard " + name + " is refused: it holds " + std::to_string(header->tokens)
+                             + " tokens, not the " + std::to_string(info->tokens) + " the coordinator lists");
+        }
     }
-    return text;
+    return tokens;
 }
 
 } // namespace swarmtrain

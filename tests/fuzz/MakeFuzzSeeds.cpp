@@ -6,6 +6,7 @@
 #include "RangeAverageBlob.h"
 #include "RecordSealer.h"
 #include "TensorContainer.h"
+#include "TokenShard.h"
 
 #include <cstring>
 #include <filesystem>
@@ -131,6 +132,28 @@ int main(int argc, char **argv)
         ranges.push_back({begin, begin + std::int64_t(range.size()), encodeQuantized(quantize(range).value())});
         const std::vector<std::byte> blob = encodeRangeAverages(ranges);
         writeSeed(averages / ("seed" + std::to_string(ranges.size())), blob.data(), blob.size());
+    }
+
+    // Token shards of a byte and of a large vocabulary, and llm.c .bin files of both versions.
+    const std::filesystem::path shards = std::filesystem::path(argv[1]) / "shard";
+    std::filesystem::create_directories(shards);
+    const std::vector<std::int32_t> tokens = {2, 104, 101, 108, 108, 111, 2, 33};
+    for (const std::uint32_t vocab : {256u, 70000u}) {
+        TokenShardHeader header;
+        header.vocabSize = vocab;
+        header.documents = 2;
+        const std::vector<std::byte> shard = encodeTokenShard(header, tokens);
+        writeSeed(shards / ("shard-" + std::to_string(vocab)), shard.data(), shard.size());
+    }
+    for (const int version : {1, 2}) {
+        std::vector<std::int32_t> bin(256, 0);
+        bin[0] = 20240520;
+        bin[1] = version;
+        bin[2] = std::int32_t(tokens.size());
+        std::string file(reinterpret_cast<const char *>(bin.data()), bin.size() * 4);
+        for (const std::int32_t token : tokens)
+            file.append(reinterpret_cast<const char *>(&token), version == 1 ? 2 : 4); // little-endian
+        writeSeed(shards / ("llmc-v" + std::to_string(version)), file.data(), file.size());
     }
     return 0;
 }

@@ -155,7 +155,7 @@ TEST_F(SwarmPageTest, TheFormBuildsTheHostedSwarmsConfig)
     }
     const CoordinatorConfig config = page.hostedConfig();
     EXPECT_EQ(config.stateDir, stateDir() / "hosted");
-    EXPECT_EQ(config.data, std::filesystem::path("/data/book.txt"));
+    EXPECT_EQ(config.data, std::vector<std::filesystem::path>{"/data/book.txt"});
     EXPECT_EQ(config.listenHost, "0.0.0.0");
     EXPECT_EQ(config.listenPort, 9000);
     EXPECT_TRUE(config.tlsSelfSigned);
@@ -167,7 +167,7 @@ TEST_F(SwarmPageTest, TheFormBuildsTheHostedSwarmsConfig)
     EXPECT_DOUBLE_EQ(config.heartbeatIntervalSeconds, 2.0);
     EXPECT_DOUBLE_EQ(config.gatherTimeoutSeconds, 10.0);
     EXPECT_DOUBLE_EQ(config.roundDeadlineSeconds, 120.0);
-    EXPECT_EQ(config.shardBytes, 64u * 1024u);
+    EXPECT_EQ(config.sharding.shardTokens, 64u * 1024u);
     EXPECT_EQ(config.evalIters, 4);
 }
 

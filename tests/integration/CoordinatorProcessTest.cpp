@@ -65,7 +65,7 @@ protected:
     {
         return {"--listen", "127.0.0.1:0", "--state-dir", (dir.path() / "state").string(), "--data",
                 (dir.path() / "data.txt").string(), "--n-layer", nLayer, "--n-head", "2", "--n-embd", "16",
-                "--block-size", "16", "--batch-size", "4", "--eval-iters", "2", "--shard-bytes", "8192",
+                "--block-size", "16", "--batch-size", "4", "--eval-iters", "2", "--shard-tokens", "8192",
                 "--rounds", "fixed", // its peers speak the protocol by hand, reporting no steps
                 "--plain-http"};
     }

@@ -178,7 +178,7 @@ in_root chown "$unit_user:" "$data_dir/corpus.txt"
 coordinator_log=$cache/coordinator.log
 # A small, fast swarm on loopback; flags after --config win over the file.
 small_swarm=(--listen 127.0.0.1:0 --plain-http --n-layer 1 --n-head 2 --n-embd 32 --block-size 32 --batch-size 8
-    --inner-steps 10 --rounds fixed --warmup-iters 10 --eval-iters 2 --shard-bytes 8192 --heartbeat-interval 1
+    --inner-steps 10 --rounds fixed --warmup-iters 10 --eval-iters 2 --shard-tokens 8192 --heartbeat-interval 1
     --gather-timeout 5 --round-deadline 30 --spot-check-rate 0 --spot-check-rate-new 0)
 chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin LANG=C.UTF-8 HOME="$work_dir" /bin/sh -c \
     "cd '$work_dir' && exec setpriv --reuid='$unit_user' --regid='$unit_user' --init-groups -- $exec_start ${small_swarm[*]}" \

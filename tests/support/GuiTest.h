@@ -149,7 +149,7 @@ public:
         const std::vector<std::string> args = {
             "--listen", "127.0.0.1:0", "--state-dir", (m_dir / "state").string(), "--data", (m_dir / "data.txt").string(),
             "--n-layer", "1", "--n-head", "2", "--n-embd", "32", "--block-size", "32", "--batch-size", "8",
-            "--inner-steps", std::to_string(innerSteps), "--lr", "3e-3", "--warmup-iters", "20", "--eval-iters", "4", "--shard-bytes", "16384",
+            "--inner-steps", std::to_string(innerSteps), "--lr", "3e-3", "--warmup-iters", "20", "--eval-iters", "4", "--shard-tokens", "16384",
             "--heartbeat-interval", "1", "--gather-timeout", "5", "--round-deadline", "20", "--plain-http",
             "--rounds", "fixed"};
         std::vector<std::string> all = args;

@@ -41,7 +41,7 @@ inline std::vector<std::string> smallSwarmFlags(const std::filesystem::path &sta
 {
     return {"--listen", "127.0.0.1:" + std::to_string(port), "--state-dir", stateDir.string(), "--data", data.string(),
             "--n-layer", "1", "--n-head", "2", "--n-embd", "32", "--block-size", "32", "--batch-size", "8",
-            "--inner-steps", "20", "--lr", "3e-3", "--warmup-iters", "20", "--eval-iters", "8", "--shard-bytes",
+            "--inner-steps", "20", "--lr", "3e-3", "--warmup-iters", "20", "--eval-iters", "8", "--shard-tokens",
             "16384", "--heartbeat-interval", "1", "--gather-timeout", "5", "--round-deadline", "20", "--plain-http",
             "--spot-check-rate", "0", "--spot-check-rate-new", "0", "--rounds", "fixed"};
 }

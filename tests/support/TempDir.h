@@ -57,7 +57,11 @@ inline std::string generatedText(std::size_t bytes, unsigned seed = 7)
     std::string text;
     while (text.size() < bytes) {
         text += words[rng() % std::size(words)];
-        text += (rng() % 9 == 0) ? ".\n" : " ";
+        // Sentences a line, and paragraphs of about six: a corpus has documents to hold out.
+        if (rng() % 9 == 0)
+            text += rng() % 6 == 0 ? ".\n\n" : ".\n";
+        else
+            text += " ";
     }
     text.resize(bytes);
     return text;

@@ -19,10 +19,10 @@ JoinAnswer sampleJoinAnswer()
     JoinAnswer a;
     a.peerId = QStringLiteral("0123456789abcdef0123456789abcdef");
     a.model.vocabSize = 65;
-    a.tokenizer = {QStringLiteral("char"), QStringLiteral("abc")};
+    a.tokenizer = {QStringLiteral("char"), QStringLiteral("abc"), hash('e'), 3};
     a.training.innerSteps = 50;
     a.training.lrDecayIters = 20000;
-    a.shards = {{"000000", 100, std::string(64, 'a')}, {"000001", 200, std::string(64, 'b')}};
+    a.shards = {{"000000", 100, std::string(64, 'a'), 36}, {"000001", 200, std::string(64, 'b'), 86}};
     a.assignedShards = {QStringLiteral("000001")};
     a.round = 7;
     a.heartbeatIntervalMs = 2000;
@@ -50,6 +50,10 @@ TEST(ControlMessagesTest, EveryMessageSurvivesItsOwnCodec)
     ASSERT_EQ(join.shards.size(), 2u);
     EXPECT_EQ(join.shards[1].id, "000001");
     EXPECT_EQ(join.shards[1].bytes, 200u);
+    EXPECT_EQ(join.shards[1].tokens, 86u);
+    EXPECT_EQ(join.tokenizer.kind, QStringLiteral("char"));
+    EXPECT_EQ(join.tokenizer.sha256, hash('e'));
+    EXPECT_EQ(join.tokenizer.vocabSize, 3);
     EXPECT_EQ(join.assignedShards, QStringList{QStringLiteral("000001")});
     EXPECT_EQ(join.checkpoint.sha256, hash('c'));
     EXPECT_TRUE(join.reachable);
@@ -134,6 +138,45 @@ TEST(ControlMessagesTest, NestedFieldsAreNamedByTheirPath)
     join = sampleJoinAnswer().toJson();
     join.insert(QStringLiteral("assigned_shards"), QJsonArray{QStringLiteral("000001"), 5});
     EXPECT_EQ(errorOf<JoinAnswer>(join), "join answer.assigned_shards[1] must be a string of at most 64 characters");
+}
+
+TEST(ControlMessagesTest, TheTokenizerInfoIsBoundedAndConsistent)
+{
+    const auto withTokenizer = [](const QJsonObject &changes) {
+        QJsonObject join = sampleJoinAnswer().toJson();
+        QJsonObject tokenizer = join.value(QStringLiteral("tokenizer")).toObject();
+        for (auto it = changes.begin(); it != changes.end(); ++it)
+            tokenizer.insert(it.key(), it.value());
+        join.insert(QStringLiteral("tokenizer"), tokenizer);
+        return join;
+    };
+    const QString pieceModelHash = hash('f');
+    const Result<JoinAnswer> pieces = JoinAnswer::fromJson(withTokenizer(
+        {{QStringLiteral("kind"), QStringLiteral("sentencepiece")}, {QStringLiteral("vocabulary"), QString()},
+         {QStringLiteral("sha256"), pieceModelHash}, {QStringLiteral("vocab_size"), 32000}}));
+    ASSERT_TRUE(pieces.ok()) << pieces.error().message;
+    EXPECT_EQ(pieces->tokenizer.kind, QStringLiteral("sentencepiece"));
+    EXPECT_EQ(pieces->tokenizer.vocabSize, 32000);
+
+    EXPECT_EQ(errorOf<JoinAnswer>(withTokenizer({{QStringLiteral("kind"), QStringLiteral("bpe")}})),
+              "join answer.tokenizer.kind must be one of char, byte, sentencepiece");
+    EXPECT_EQ(errorOf<JoinAnswer>(withTokenizer({{QStringLiteral("sha256"), QStringLiteral("abc")}})),
+              "join answer.tokenizer.sha256 must be 64 lowercase hex digits (a SHA-256)");
+    EXPECT_EQ(errorOf<JoinAnswer>(withTokenizer({{QStringLiteral("vocab_size"), 1e9}})),
+              "join answer.tokenizer.vocab_size must be an integer from 1 to 2097152");
+    EXPECT_EQ(errorOf<JoinAnswer>(withTokenizer({{QStringLiteral("vocab_size"), 4}})),
+              "join answer.tokenizer.vocabulary must hold vocab_size characters");
+    EXPECT_EQ(errorOf<JoinAnswer>(withTokenizer({{QStringLiteral("kind"), QStringLiteral("byte")}})),
+              "join answer.tokenizer.vocab_size must be 256 for bytes");
+    EXPECT_EQ(errorOf<JoinAnswer>(withTokenizer({{QStringLiteral("kind"), QStringLiteral("sentencepiece")}})),
+              "join answer.tokenizer.vocabulary must be empty but for a character tokenizer");
+    QJsonObject join = sampleJoinAnswer().toJson();
+    QJsonArray shards = join.value(QStringLiteral("shards")).toArray();
+    QJsonObject shard = shards.at(0).toObject();
+    shard.insert(QStringLiteral("tokens"), 0);
+    shards.replace(0, shard);
+    join.insert(QStringLiteral("shards"), shards);
+    EXPECT_EQ(errorOf<JoinAnswer>(join), "join answer.shards[0].tokens must be an integer from 1 to 9007199254740992");
 }
 
 TEST(ControlMessagesTest, AHostileModelConfigIsBoundedBeforeAnythingIsBuilt)

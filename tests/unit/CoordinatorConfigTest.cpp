@@ -35,7 +35,11 @@ TEST(CoordinatorConfigTest, Defaults)
     ASSERT_TRUE(config.ok()) << config.error().message;
     EXPECT_DOUBLE_EQ(config->training.outerLr, 1.2);
     EXPECT_DOUBLE_EQ(config->training.outerMomentum, 0.5);
-    EXPECT_EQ(config->shardBytes, 64u * 1024u);
+    EXPECT_EQ(config->sharding.shardTokens, 1u << 20);
+    EXPECT_EQ(config->data, std::vector<std::filesystem::path>{"d.txt"});
+    EXPECT_EQ(config->corpus.textField, "text");
+    EXPECT_EQ(config->corpus.onBadRecord, BadRecordPolicy::Skip);
+    EXPECT_EQ(config->sharding.stopAfterShards, 0u);
     EXPECT_EQ(config->tokenizer, TokenizerKind::Char);
     EXPECT_TRUE(config->tls()) << "HTTPS unless asked otherwise";
     EXPECT_TRUE(config->tlsSelfSigned);
@@ -46,7 +50,7 @@ TEST(CoordinatorConfigTest, FlagsAreRead)
 {
     Result<CoordinatorConfig> config = parseCoordinatorArguments(
         {"--state-dir", "s", "--data", "d.txt", "--listen", "127.0.0.1:0", "--tokenizer", "byte", "--n-layer", "2",
-         "--round-deadline", "30", "--min-peers", "3", "--shard-bytes", "1000", "--tls-self-signed",
+         "--round-deadline", "30", "--min-peers", "3", "--shard-tokens", "1000", "--tls-self-signed",
          "--lr-decay-iters", "20000"});
     ASSERT_TRUE(config.ok()) << config.error().message;
     EXPECT_EQ(config->listenHost, "127.0.0.1");
@@ -55,9 +59,57 @@ TEST(CoordinatorConfigTest, FlagsAreRead)
     EXPECT_EQ(config->model.nLayer, 2);
     EXPECT_DOUBLE_EQ(config->roundDeadlineSeconds, 30);
     EXPECT_EQ(config->minPeers, 3);
-    EXPECT_EQ(config->shardBytes, 1000u);
+    EXPECT_EQ(config->sharding.shardTokens, 1000u);
     EXPECT_TRUE(config->tls());
     EXPECT_EQ(config->training.lrDecayIters, 20000);
+}
+
+TEST(CoordinatorConfigTest, TheCorpusAndItsTokenizerFlagsAreRead)
+{
+    Result<CoordinatorConfig> config = parseCoordinatorArguments(
+        {"--state-dir", "s", "--data", "a.jsonl.zst", "folder", "--data", "c.bin", "--text-field", "content",
+         "--on-bad-record", "refuse", "--tokenizer", "sentencepiece", "--vocab-size", "4096"});
+    ASSERT_TRUE(config.ok()) << config.error().message;
+    EXPECT_EQ(config->data, (std::vector<std::filesystem::path>{"a.jsonl.zst", "folder", "c.bin"}));
+    EXPECT_EQ(config->corpus.textField, "content");
+    EXPECT_EQ(config->corpus.onBadRecord, BadRecordPolicy::Refuse);
+    EXPECT_EQ(config->tokenizer, TokenizerKind::SentencePiece);
+    EXPECT_EQ(config->tokenizerVocabSize, 4096);
+    EXPECT_TRUE(config->tokenizerModel.empty());
+    Result<CoordinatorConfig> brought = parseCoordinatorArguments(
+        {"--state-dir", "s", "--data", "d", "--tokenizer", "sentencepiece", "--tokenizer-model", "t.model"});
+    ASSERT_TRUE(brought.ok()) << brought.error().message;
+    EXPECT_EQ(brought->tokenizerModel, "t.model");
+
+    EXPECT_NE(errorOf({"--state-dir", "s", "--data", "d", "--tokenizer", "sentencepiece"}).find("--tokenizer-model FILE, or "
+                                                                                                   "--vocab-size N"),
+              std::string::npos);
+    EXPECT_NE(errorOf({"--state-dir", "s", "--data", "d", "--tokenizer", "sentencepiece", "--vocab-size", "400",
+                       "--tokenizer-model", "t.model"})
+                  .find("--tokenizer-model FILE, or"),
+              std::string::npos);
+    EXPECT_NE(errorOf({"--state-dir", "s", "--data", "d", "--vocab-size", "400"}).find("go with --tokenizer sentencepiece"),
+              std::string::npos);
+    EXPECT_EQ(errorOf({"--state-dir", "s", "--data", "d", "--tokenizer", "sentencepiece", "--vocab-size", "10"}).rfind(
+                  "--vocab-size", 0),
+              0u);
+    EXPECT_EQ(errorOf({"--state-dir", "s", "--data", "d", "--on-bad-record", "ignore"}).rfind("--on-bad-record", 0), 0u);
+
+    TempDir dir;
+    const auto file = dir.write("swarm.json", R"({"state-dir": "s", "data": ["a.txt", "b.jsonl"], "shard-tokens": 4096})");
+    Result<CoordinatorConfig> fromFile = parseCoordinatorArguments({"--config", file.string()});
+    ASSERT_TRUE(fromFile.ok()) << fromFile.error().message;
+    EXPECT_EQ(fromFile->data, (std::vector<std::filesystem::path>{"a.txt", "b.jsonl"}));
+    EXPECT_EQ(fromFile->sharding.shardTokens, 4096u);
+}
+
+TEST(CoordinatorConfigTest, TheTestStopFlagIsHiddenFromHelp)
+{
+    Result<CoordinatorConfig> config =
+        parseCoordinatorArguments({"--state-dir", "s", "--data", "d", "--test-stop-after-shards", "3"});
+    ASSERT_TRUE(config.ok()) << config.error().message;
+    EXPECT_EQ(config->sharding.stopAfterShards, 3u);
+    EXPECT_EQ(coordinatorUsage().find("--test-stop-after-shards"), std::string::npos);
 }
 
 TEST(CoordinatorConfigTest, ConfigFileIsReadAndFlagsWin)
@@ -96,7 +148,7 @@ TEST(CoordinatorConfigTest, BadInputIsAClearError)
     EXPECT_NE(errorOf({"--data", "d.txt"}).find("--state-dir"), std::string::npos);
     EXPECT_NE(errorOf({"--state-dir", "s", "--data", "d", "--listen", "nowhere"}).find("HOST:PORT"), std::string::npos);
     EXPECT_NE(errorOf({"--state-dir", "s", "--data", "d", "--listen", "h:99999"}).find("port"), std::string::npos);
-    EXPECT_NE(errorOf({"--state-dir", "s", "--data", "d", "--tokenizer", "bpe"}).find("char or byte"),
+    EXPECT_NE(errorOf({"--state-dir", "s", "--data", "d", "--tokenizer", "bpe"}).find("sentencepiece"),
               std::string::npos);
     EXPECT_NE(errorOf({"--state-dir", "s", "--data", "d", "--n-embd", "30", "--n-head", "4"}).find("divisible"),
               std::string::npos);
@@ -123,7 +175,8 @@ TEST(CoordinatorConfigTest, HelpListsEveryFlagWithItsDefault)
         {"--batch-size", "12"}, {"--lr", "0.001"}, {"--min-lr", "0.0001"}, {"--warmup-iters", "100"},
         {"--lr-decay-iters", "0"}, {"--weight-decay", "0.1"}, {"--grad-clip", "1"}, {"--outer-lr", "1.2"},
         {"--outer-momentum", "0.5"}, {"--seed", "1"}, {"--round-deadline", "600"}, {"--gather-timeout", "60"},
-        {"--heartbeat-interval", "10"}, {"--min-peers", "1"}, {"--shard-bytes", "65536"}, {"--eval-iters", "10"}};
+        {"--heartbeat-interval", "10"}, {"--min-peers", "1"}, {"--shard-tokens", "1048576"}, {"--eval-iters", "10"},
+        {"--text-field", "text"}, {"--on-bad-record", "skip"}};
     for (const auto &[flag, value] : defaults) {
         const std::string entry = test::helpEntry(help, flag);
         EXPECT_NE(entry.find("(default: " + value + ")"), std::string::npos) << flag << " in\n" << help;
@@ -144,11 +197,12 @@ TEST(CoordinatorConfigTest, EveryBadValueNamesItsFlagFromTheCommandLineOrTheFile
                              "--dropout", "--inner-steps", "--batch-size", "--lr", "--min-lr", "--warmup-iters",
                              "--lr-decay-iters", "--weight-decay", "--grad-clip", "--outer-lr", "--outer-momentum",
                              "--seed", "--round-deadline", "--gather-timeout", "--heartbeat-interval", "--min-peers",
-                             "--shard-bytes", "--eval-iters", "--store", "--trusted-proxy"}) {
+                             "--shard-tokens", "--eval-iters", "--store", "--trusted-proxy", "--on-bad-record",
+                             "--vocab-size"}) {
         const std::string error = errorOf({"--state-dir", "s", "--data", "d", flag, "nonsense!"});
         EXPECT_EQ(error.rfind(flag, 0), 0u) << flag << ": " << error;
     }
-    for (const char *flag : {"--state-dir", "--data", "--tls-cert", "--tls-key"})
+    for (const char *flag : {"--state-dir", "--data", "--tls-cert", "--tls-key", "--text-field", "--tokenizer-model"})
         EXPECT_EQ(errorOf({"--state-dir", "s", "--data", "d", flag, ""}), std::string(flag) + " must not be empty");
     EXPECT_EQ(errorOf({"--state-dir", "s", "--data", "d", "--bias=yes"}), "--bias takes no value");
     EXPECT_EQ(errorOf({"--state-dir", "s", "--data", "d", "--min-peers"}), "--min-peers needs a value");

@@ -213,6 +213,11 @@ TEST_F(CoordinatorServerTest, JoinAnswersWithTheSwarmsConfig)
     const QJsonObject tokenizer = body.value(QLatin1StringView("tokenizer")).toObject();
     EXPECT_EQ(tokenizer.value(QLatin1StringView("kind")).toString(), QStringLiteral("char"));
     EXPECT_EQ(tokenizer.value(QLatin1StringView("vocabulary")).toString().size(), setup->model.vocabSize);
+    EXPECT_EQ(tokenizer.value(QLatin1StringView("sha256")).toString().toStdString(), setup->tokenizer->sha256());
+    EXPECT_EQ(tokenizer.value(QLatin1StringView("vocab_size")).toInt(), setup->tokenizer->vocabSize());
+    EXPECT_EQ(body.value(QLatin1StringView("shards")).toArray().at(0).toObject().value(QLatin1StringView("tokens")).toInt(),
+              4096);
+    EXPECT_EQ(send("GET", "/v1/tokenizer", {}, {}).status, 404) << "a character vocabulary travels in the answer";
     EXPECT_DOUBLE_EQ(body.value(QLatin1StringView("training")).toObject().value(QLatin1StringView("outer_lr")).toDouble(),
                      TrainingSettings{}.outerLr);
     EXPECT_EQ(body.value(QLatin1StringView("shards")).toArray().size(), qsizetype(setup->manifest->shards().size()));
@@ -1039,13 +1044,18 @@ TEST_F(CoordinatorPipelineTest, PeersArePlacedAndEveryHostileRequestIsRefused)
     EXPECT_TRUE(status->pipeline->history.empty());
     EXPECT_EQ(status->pipeline->stages.at(0).peers, QStringList{a.identity.keyId()});
 
-    // The validation sample: for peers only, bounded.
+    // The validation sample: for peers only, the held-out split's first tokens and their bytes.
     EXPECT_EQ(send("GET", "/v1/validation-sample", {}, {}).status, 401);
-    const HttpAnswer sample = signedRequest(a, "GET", "/v1/validation-sample", {});
-    ASSERT_EQ(sample.status, 200);
-    const QString text = sample.json().value(QLatin1StringView("text")).toString();
-    EXPECT_FALSE(text.isEmpty());
-    EXPECT_LE(text.size(), 64 * 1024);
+    const HttpAnswer fetched = signedRequest(a, "GET", "/v1/validation-sample", {});
+    ASSERT_EQ(fetched.status, 200);
+    const Result<ValidationSample> sample = ValidationSample::fromJson(fetched.json(), setup->tokenizer->vocabSize());
+    ASSERT_TRUE(sample.ok()) << sample.error().message;
+    ASSERT_FALSE(sample->tokens.empty());
+    EXPECT_LE(sample->tokens.size(), std::size_t(protocol::kMaxValidationSampleTokens));
+    EXPECT_EQ(std::vector<std::int32_t>(setup->validationTokens.begin(),
+                                        setup->validationTokens.begin() + std::ptrdiff_t(sample->tokens.size())),
+              sample->tokens);
+    EXPECT_EQ(sample->bytes, qint64(setup->tokenizer->decode(sample->tokens).size())) << "a character a token";
 }
 
 // A new pipeline swarm's coordinator never builds the whole model (too big for one machine is

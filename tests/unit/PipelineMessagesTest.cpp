@@ -81,7 +81,7 @@ TEST(PipelineMessagesTest, EveryMessageSurvivesItsOwnCodec)
     // In the join answer and the status, and absent from a full-model swarm's.
     JoinAnswer join;
     join.model.vocabSize = 65;
-    join.tokenizer = {QStringLiteral("char"), QStringLiteral("abc")};
+    join.tokenizer = {QStringLiteral("char"), QStringLiteral("abc"), QString(64, QLatin1Char('e')), 3};
     join.checkpoint.sha256 = QString(64, QLatin1Char('c'));
     Result<JoinAnswer> full = JoinAnswer::fromJson(join.toJson());
     ASSERT_TRUE(full.ok()) << full.error().message;
@@ -183,4 +183,21 @@ TEST(PipelineMessagesTest, AHostileAnswerIsRefusedBeforeTheClientUsesIt)
                                                     {QStringLiteral("eval_every"), 0}})
                   .find("precision"),
               std::string::npos);
+}
+
+TEST(PipelineMessagesTest, AValidationSampleIsBoundedByCountAndVocabulary)
+{
+    const ValidationSample sample{{0, 5, 31999, 2}, 17};
+    const Result<ValidationSample> back = ValidationSample::fromJson(sample.toJson(), 32000);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(back->tokens, sample.tokens);
+    EXPECT_EQ(back->bytes, 17);
+    const Result<ValidationSample> outside = ValidationSample::fromJson(sample.toJson(), 1000);
+    ASSERT_FALSE(outside.ok());
+    EXPECT_EQ(outside.error().message, "validation sample.tokens[2] must be an integer from 0 to 999");
+    QJsonObject tooMany = sample.toJson();
+    tooMany.insert(QStringLiteral("tokens"), QJsonArray::fromVariantList(QVariantList(protocol::kMaxValidationSampleTokens + 1, 1)));
+    const Result<ValidationSample> long_ = ValidationSample::fromJson(tooMany, 32000);
+    ASSERT_FALSE(long_.ok());
+    EXPECT_NE(long_.error().message.find("validation sample.tokens"), std::string::npos) << long_.error().message;
 }

@@ -14,12 +14,13 @@ namespace swarmtrain {
 
 namespace {
 
-QString vocabularyString(const Tokenizer &tokenizer)
+TokenizerInfo tokenizerInfo(const Tokenizer &tokenizer)
 {
     std::string utf8;
     for (char32_t codePoint : tokenizer.vocabulary())
         appendUtf8(utf8, codePoint);
-    return QString::fromStdString(utf8);
+    return {QString::fromLatin1(tokenizerKindName(tokenizer.kind())), QString::fromStdString(utf8),
+            QString::fromStdString(tokenizer.sha256()), tokenizer.vocabSize()};
 }
 
 // "*:PORT" from a peer that does not know its public address: the address its request came from.
@@ -131,8 +132,7 @@ HttpReply PeerEndpoints::joinAnswer(const PeerRecord &peer)
     JoinAnswer answer;
     answer.peerId = peer.keyId;
     answer.model = setup.model;
-    answer.tokenizer = {QString::fromLatin1(tokenizerKindName(setup.tokenizer->kind())),
-                        vocabularyString(*setup.tokenizer)};
+    answer.tokenizer = tokenizerInfo(*setup.tokenizer);
     answer.training = m_context.options.training;
     answer.shards = setup.manifest->shards();
     answer.assignedShards = peer.assignedShards;

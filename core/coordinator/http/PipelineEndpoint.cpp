@@ -1,5 +1,6 @@
 #include "PipelineEndpoint.h"
 
+#include "CorpusTokenizer.h"
 #include "QtText.h"
 #include "ShardManifest.h"
 
@@ -15,15 +16,20 @@ void PipelineEndpoint::addRoutes(RouteTable &routes)
                      decoding<PipelineRequest>([this](HttpExchange &exchange, const PipelineRequest &request) {
                          exchange.respond(pipeline(exchange.peer, request));
                      })));
-    // Trainers of a pipeline swarm measure the validation loss on the same held-back text the
-    // coordinator validates full-model states on (a bounded sample of it).
+    // Trainers of a pipeline swarm measure the validation loss on the same held-out split the
+    // coordinator validates full-model states on (its first tokens).
     routes.add(route(QHttpServerRequest::Method::Get, "/v1/validation-sample", RouteAccess::Peer, RouteBody::None,
-                     [this](HttpExchange &exchange) {
-                         constexpr qsizetype kSampleChars = 64 * 1024;
-                         const std::string &text = m_context.setup.manifest->validationText();
-                         exchange.respond(HttpReply::json(QJsonObject{
-                             {QStringLiteral("text"), QString::fromUtf8(text.data(), qsizetype(std::min<std::size_t>(text.size(), 4 * kSampleChars))).left(kSampleChars)}}));
-                     }));
+                     [this](HttpExchange &exchange) { exchange.respond(HttpReply::json(validationSample().toJson())); }));
+}
+
+ValidationSample PipelineEndpoint::validationSample() const
+{
+    const CoordinatorSetup &setup = m_context.setup;
+    const std::size_t count = std::min<std::size_t>(setup.validationTokens.size(), protocol::kMaxValidationSampleTokens);
+    ValidationSample sample;
+    sample.tokens.assign(setup.validationTokens.begin(), setup.validationTokens.begin() + std::ptrdiff_t(count));
+    sample.bytes = qint64(textBytesOf(*setup.tokenizer, sample.tokens));
+    return sample;
 }
 
 HttpReply PipelineEndpoint::pipeline(const PeerRecord &peer, const PipelineRequest &request)

@@ -16,6 +16,7 @@ public:
 
 private:
     HttpReply pipeline(const PeerRecord &peer, const PipelineRequest &request);
+    ValidationSample validationSample() const;
 };
 
 } // namespace swarmtrain

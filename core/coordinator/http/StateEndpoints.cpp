@@ -30,6 +30,8 @@ void StateEndpoints::addRoutes(RouteTable &routes)
                      [this](HttpExchange &exchange) { exchange.respond(checkpoint(exchange.request)); }));
     routes.add(route(QHttpServerRequest::Method::Get, "/v1/shards/", RouteAccess::Public, RouteBody::None,
                      [this](HttpExchange &exchange) { exchange.respond(shard(exchange.request, exchange.pathTail)); }));
+    routes.add(route(QHttpServerRequest::Method::Get, "/v1/tokenizer", RouteAccess::Public, RouteBody::None,
+                     [this](HttpExchange &exchange) { exchange.respond(tokenizer(exchange.request)); }));
     Route uploadRoute = route(QHttpServerRequest::Method::Post, "/v1/checkpoint", RouteAccess::Peer, RouteBody::Bytes,
                               [this](HttpExchange &exchange) { upload(exchange); });
     uploadRoute.maxBodyBytes = [this] { return maxStateBytes(); };
@@ -59,6 +61,17 @@ HttpReply StateEndpoints::shard(const HttpRequest &request, const QString &id)
     if (!shard)
         return HttpReply::error(404, QStringLiteral("no such shard"));
     return fileDownload(m_context.setup.manifest->shardPath(*shard), QString::fromStdString(shard->sha256),
+                        request.value("Range"), {});
+}
+
+HttpReply StateEndpoints::tokenizer(const HttpRequest &request)
+{
+    const CoordinatorSetup &setup = m_context.setup;
+    if (setup.tokenizerModelFile.empty()) {
+        return HttpReply::error(404, QStringLiteral("this swarm's %1 tokenizer travels in the join answer")
+                                         .arg(QString::fromLatin1(tokenizerKindName(setup.tokenizer->kind()))));
+    }
+    return fileDownload(setup.tokenizerModelFile, QString::fromStdString(setup.tokenizer->sha256()),
                         request.value("Range"), {});
 }
 

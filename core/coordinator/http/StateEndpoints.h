@@ -11,7 +11,8 @@
 
 namespace swarmtrain {
 
-// The swarm's state and data: GET /v1/checkpoint[?round=R] and /v1/shards/{id} (public, resumable), and
+// The swarm's state and data: GET /v1/checkpoint[?round=R], /v1/shards/{id} (token shards) and
+// /v1/tokenizer (a SentencePiece swarm's tokenizer.model), public and resumable, and
 // POST /v1/checkpoint?round=R, the agreed state uploaded by a member the coordinator asked.
 // Downloads stream from their files; an upload arrives spooled to a file in the checkpoints dir
 // with its hash, and is checked on a worker thread while the coordinator goes on answering.
@@ -46,6 +47,7 @@ private:
 
     HttpReply checkpoint(const HttpRequest &request);
     HttpReply shard(const HttpRequest &request, const QString &id);
+    HttpReply tokenizer(const HttpRequest &request);
     void upload(const HttpExchange &exchange);
     // The round that produced state `stateRound`, when `peer` may upload that state.
     Result<RoundRecord> uploadAllowed(const PeerRecord &peer, qint64 stateRound, int &status);

@@ -341,7 +341,7 @@ Result<void> CoordinatorClient::commitVerified(HttpPartFile &part, const std::fi
     const std::string actual = part.sha256Hex();
     if (actual != wanted) {
         part.discard();
-        return makeError("SHA-256 mismatch for " + file.string() + ": expected " + wanted + ", got " + actual
+        return makeError(std::string(kHashMismatchPrefix) + file.string() + ": expected " + wanted + ", got " + actual
                          + "; the download was deleted");
     }
     if (Result<void> committed = part.commit(file); !committed)

@@ -77,6 +77,8 @@ public:
     void cancel();
     void resetCancel();
     static bool isCancelled(const Error &error) { return error.message == kCancelled; }
+    // A download whose bytes were not the ones expected (deleted): asking again gets the same.
+    static bool isHashMismatch(const Error &error) { return error.message.starts_with(kHashMismatchPrefix); }
     // The HTTP status of a call the coordinator answered with an error (4xx, or 5xx after the
     // retries); 0 when it never answered.
     static int httpStatus(const Error &error);
@@ -89,6 +91,7 @@ private:
     static constexpr const char *kCancelled = "cancelled";
     static constexpr std::string_view kHttpErrorPrefix = "coordinator answered HTTP ";
     static constexpr std::string_view kWrongScheme = " speaks HTTPS, not HTTP: ";
+    static constexpr std::string_view kHashMismatchPrefix = "SHA-256 mismatch for ";
 
     // What one attempt of a call came to.
     struct Attempt {

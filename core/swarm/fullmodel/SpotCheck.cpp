@@ -9,6 +9,7 @@
 #include "CoordinatorSession.h"
 #include "DataPlane.h"
 #include "DataShards.h"
+#include "PeerTokenizer.h"
 #include "FileIo.h"
 #include "Quantization.h"
 #include "QtText.h"
@@ -144,9 +145,10 @@ SpotCheckReport SwarmWorker::checkWork(const SpotCheckTask &task)
         return fail(got.error());
     JoinAnswer asMember = m_session->joined();
     asMember.assignedShards = task.shards;
-    Result<std::string> text = loadAssignedShards(asMember, m_options.stateDir / "shards", *m_session, [](int, int) {});
-    if (!text)
-        return fail(text.error());
+    Result<std::vector<std::int32_t>> tokens =
+        loadAssignedShards(asMember, m_options.stateDir / "shards", *m_session, [](int, int) {});
+    if (!tokens)
+        return fail(tokens.error());
 
     // The member's inner steps, again.
     ReplicaOptions asTrained = replicaOptionsOf(task.peerId);
@@ -160,9 +162,8 @@ SpotCheckReport SwarmWorker::checkWork(const SpotCheckTask &task)
         return fail(replay.error());
     if ((*replay)->round() != base)
         return fail(makeError("the coordinator's state is not of round " + std::to_string(base)));
-    Result<std::vector<std::int32_t>> tokens = (*replay)->tokenizer().encode(*text);
-    if (!tokens)
-        return fail(tokens.error());
+    if (const std::string why = tokenizerMismatch((*replay)->tokenizer(), m_session->joined().tokenizer); !why.empty())
+        return fail(makeError("the coordinator's state holds another tokenizer: " + why));
     if (Result<void> set = (*replay)->setTrainingTokens(std::move(tokens).value()); !set)
         return fail(set.error());
     // Checking is work on this PC like any other: a pause (the person is back) gives it up.

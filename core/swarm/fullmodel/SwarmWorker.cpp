@@ -1,5 +1,6 @@
 #include "SwarmWorker.h"
 
+#include "PeerTokenizer.h"
 #include "PipelineWorker.h"
 
 #include "CoordinatorClient.h"
@@ -254,20 +255,19 @@ Result<void> SwarmWorker::runPipeline()
             qCWarning(lcWorker).noquote() << toQString(recorded.error());
         Q_EMIT roundFinished(report);
     };
-    PipelineWorker worker(m_options, *m_gate, *m_session, *m_identity, std::move(m_text), std::move(hooks));
+    PipelineWorker worker(m_options, *m_gate, *m_session, *m_identity, std::move(m_tokens), std::move(hooks));
     return worker.run(m_listenPort);
 }
 
 Result<void> SwarmWorker::prepareShards()
 {
-    Result<std::string> text = loadAssignedShards(m_session->joined(), m_options.stateDir / "shards", *m_session,
-                                                  [this](int index, int count) {
-                                                      setStatus(WorkState::Downloading,
-                                                                tr("Downloading data shard %1 of %2").arg(index).arg(count));
-                                                  });
-    if (!text)
-        return text.error();
-    m_text = std::move(text).value();
+    Result<std::vector<std::int32_t>> tokens =
+        loadAssignedShards(m_session->joined(), m_options.stateDir / "shards", *m_session, [this](int index, int count) {
+            setStatus(WorkState::Downloading, tr("Downloading data shard %1 of %2").arg(index).arg(count));
+        });
+    if (!tokens)
+        return tokens.error();
+    m_tokens = std::move(tokens).value();
     return {};
 }
 
@@ -308,13 +308,11 @@ Result<void> SwarmWorker::prepareReplica()
     m_trainer = std::move(trainer).value();
     if (!useLocal)
         removeDownloadedState(stateFile);
-    Result<std::vector<std::int32_t>> tokens = m_trainer->tokenizer().encode(m_text);
-    if (!tokens)
-        return makeError("cannot encode the data shards: " + tokens.error().message);
-    if (Result<void> set = m_trainer->setTrainingTokens(std::move(tokens).value()); !set)
+    // The shards were checked against the join answer's tokenizer; the state must hold that one too.
+    if (const std::string why = tokenizerMismatch(m_trainer->tokenizer(), joined.tokenizer); !why.empty())
+        return makeError("the swarm's state is refused: its tokenizer is not the join answer's: " + why);
+    if (Result<void> set = m_trainer->setTrainingTokens(std::exchange(m_tokens, {})); !set)
         return set.error();
-    m_text.clear();
-    m_text.shrink_to_fit();
     m_tokensPerStep = qint64(o.batchSize) * m_trainer->config().blockSize;
     qCInfo(lcWorker).noquote() << "replica at round" << m_trainer->round() << "on" << toQString(m_trainer->deviceName())
                                << (useLocal ? "(saved locally)" : "(downloaded)");

@@ -151,7 +151,7 @@ private:
     std::map<qint64, std::vector<RangeAverage>> m_appliedAverages; // what the last rounds applied, by round
     std::optional<qint64> m_updateUploaded;     // the last round whose update went up
     std::optional<WorkStatus> m_statusBeforeOutage; // while the coordinator cannot be reached
-    std::string m_text; // the data shards, until the replica encodes them
+    std::vector<std::int32_t> m_tokens; // the data shards' tokens, until the replica takes them
     qint64 m_tokensPerStep = 0;
     WorkStatus m_status;
     std::chrono::steady_clock::time_point m_lastProgress;

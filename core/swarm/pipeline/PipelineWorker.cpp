@@ -3,6 +3,7 @@
 #include "CoordinatorSession.h"
 #include "DeviceMemory.h"
 #include "Identity.h"
+#include "PeerTokenizer.h"
 #include "PipelineStage.h"
 #include "SwarmLog.h"
 #include "Tokenizer.h"
@@ -30,24 +31,16 @@ constexpr int kStepTimeoutMs = 60'000;
 
 QString toQString(const std::string &text) { return QString::fromStdString(text); }
 
-Result<Tokenizer> tokenizerOf(const TokenizerInfo &info)
-{
-    if (info.kind == L("byte"))
-        return Tokenizer::byteLevel();
-    const QList<uint> codes = info.vocabulary.toUcs4();
-    return Tokenizer::fromVocabulary(TokenizerKind::Char, std::vector<char32_t>(codes.begin(), codes.end()));
-}
-
 } // namespace
 
 PipelineWorker::PipelineWorker(const WorkerOptions &options, WorkGate &gate, CoordinatorSession &session, const Identity &identity,
-                               std::string text, Hooks hooks)
+                               std::vector<std::int32_t> tokens, Hooks hooks)
     : m_options(options)
     , m_gate(gate)
     , m_session(session)
     , m_identity(identity)
-    , m_text(std::move(text))
     , m_hooks(std::move(hooks))
+    , m_train(std::move(tokens))
     , m_rng(std::hash<std::string>{}(identity.keyId().toStdString()))
 {
 }
@@ -67,22 +60,17 @@ Result<void> PipelineWorker::setUp(quint16 port)
     if (!spans)
         return makeError("the swarm's pipeline cannot be split: " + spans.error().message);
     m_spans = std::move(*spans);
-    Result<Tokenizer> tokenizer = tokenizerOf(joined.tokenizer);
+    // This peer builds its stage without a whole-model state file: the tokenizer comes on its
+    // own, and must be the one the join answer names (its shards were checked against it).
+    Result<Tokenizer> tokenizer = fetchSwarmTokenizer(joined, m_session, m_options.stateDir);
     if (!tokenizer)
-        return makeError("the swarm's tokenizer: " + tokenizer.error().message);
+        return tokenizer.error();
     if (tokenizer->vocabSize() > m_config.vocabSize)
         return makeError("the swarm's tokenizer has more tokens than its model");
-    Result<std::vector<std::int32_t>> tokens = tokenizer->encode(m_text);
-    if (!tokens)
-        return makeError("cannot encode the data shards: " + tokens.error().message);
-    m_train = std::move(*tokens);
-    m_text.clear();
-    Result<QString> sample = m_session.validationSample();
-    if (sample) {
-        Result<std::vector<std::int32_t>> validation = tokenizer->encode(sample->toStdString());
-        if (validation)
-            m_validation = std::move(*validation);
-    }
+    if (Result<ValidationSample> sample = m_session.validationSample(); sample)
+        m_validation = std::move(sample->tokens);
+    else
+        qCWarning(lcWorker).noquote() << "no validation sample:" << QString::fromStdString(sample.error().message);
     if (int(m_train.size()) <= m_config.blockSize)
         return makeError("the data shards hold fewer tokens than one block");
     m_plane = std::make_unique<PipelinePlane>(m_identity);

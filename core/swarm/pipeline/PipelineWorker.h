@@ -44,9 +44,9 @@ public:
         std::function<void(const RoundReport &)> stepFinished;
     };
 
-    // `text`: the data shards; `port`: where the data plane listens ("" listen address: it does not).
+    // `tokens`: the data shards'; `port`: where the data plane listens ("" listen address: it does not).
     PipelineWorker(const WorkerOptions &options, WorkGate &gate, CoordinatorSession &session, const Identity &identity,
-                   std::string text, Hooks hooks);
+                   std::vector<std::int32_t> tokens, Hooks hooks);
     ~PipelineWorker() override;
 
     // Listens on `port` (the one the join announced) and trains until stopped.
@@ -74,7 +74,6 @@ private:
     WorkGate &m_gate;
     CoordinatorSession &m_session;
     const Identity &m_identity;
-    std::string m_text;
     Hooks m_hooks;
     PipelineSettings m_settings;
     ModelConfig m_config;

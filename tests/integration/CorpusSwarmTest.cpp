@@ -1,0 +1,189 @@
+// Real corpora end to end (issue 42): a folder with a .jsonl.zst holding a malformed line, a
+// truncated .jsonl.gz, a .txt and a .bin made with the swarm's SentencePiece tokenizer.
+// swarmtrain-cli tokenizer train learns that tokenizer from the folder; the coordinator's
+// tokenizing pass names the bad line and the truncated file, is stopped after three shards and
+// resumed without losing or duplicating any (the shards are those of one uninterrupted pass,
+// byte for byte); then two headless clients train on the shards and the validation loss falls.
+#include "ChildProcess.h"
+#include "CoordinatorClient.h"
+#include "CorpusFiles.h"
+#include "CorpusTokenizer.h"
+#include "Identity.h"
+#include "Sha256.h"
+#include "SwarmHarness.h"
+#include "TempDir.h"
+#include "TestApplication.h"
+#include "Tokenizer.h"
+
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonObject>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+
+using namespace swarmtrain;
+using namespace std::chrono_literals;
+using swarmtrain::test::ChildProcess;
+using swarmtrain::test::waitUntil;
+
+namespace {
+
+constexpr std::uint64_t kShardTokens = 2048;
+
+// A document of generated words, one line, as JSON Lines hold it.
+std::string documentText(int i)
+{
+    std::string text = test::generatedText(240 + std::size_t(i % 7) * 40, unsigned(1000 + i));
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    return text;
+}
+
+std::string jsonLines(int first, int count)
+{
+    std::string lines;
+    for (int i = first; i < first + count; ++i)
+        lines += "{\"id\": " + std::to_string(i) + ", \"text\": \"" + documentText(i) + "\"}\n";
+    return lines;
+}
+
+std::map<std::string, std::string> shardFiles(const std::filesystem::path &dir)
+{
+    std::map<std::string, std::string> files;
+    for (const auto &entry : std::filesystem::directory_iterator(dir)) {
+        if (entry.path().extension() == ".tokens")
+            files[entry.path().filename().string()] = Sha256::hexOfFile(entry.path()).value();
+    }
+    return files;
+}
+
+class CorpusSwarmTest : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        test::application();
+        // a.jsonl.zst: its 7th line is not JSON. b.jsonl.gz: cut short.
+        std::string a = jsonLines(0, 6) + "{\"text\": \"a record cut off\n" + jsonLines(6, 140);
+        dir.write("corpus/a.jsonl.zst", test::zstdBytes(a));
+        const std::string b = test::gzipBytes(jsonLines(200, 140));
+        dir.write("corpus/b.jsonl.gz", b.substr(0, b.size() - 300));
+        dir.write("corpus/c.txt", test::generatedText(40'000, 99));
+    }
+
+    // The .bin: documents tokenized with the swarm's tokenizer, each after its end of text, as llm.c writes them.
+    void writeTokenFile(const Tokenizer &tokenizer)
+    {
+        std::vector<std::int32_t> tokens;
+        for (int i = 400; i < 480; ++i) {
+            tokens.push_back(tokenizer.endOfText());
+            const std::vector<std::int32_t> document = tokenizer.encode(documentText(i)).value();
+            tokens.insert(tokens.end(), document.begin(), document.end());
+        }
+        dir.write("corpus/d.bin", test::llmcBin(tokens));
+    }
+
+    std::vector<std::string> coordinatorFlags(const std::vector<std::string> &extra) const
+    {
+        std::vector<std::string> args = test::smallSwarmFlags(state(), dir.path() / "corpus");
+        args.insert(args.end(), {"--tokenizer", "sentencepiece", "--tokenizer-model", model().string(), "--shard-tokens",
+                                 std::to_string(kShardTokens), "--min-peers", "2", "--inner-steps", "10"});
+        args.insert(args.end(), extra.begin(), extra.end());
+        return args;
+    }
+
+    std::filesystem::path state() const { return dir.path() / "state"; }
+    std::filesystem::path model() const { return dir.path() / "tokenizer.model"; }
+
+    QJsonObject swarmStatus() const
+    {
+        Result<QJsonObject> answer = status->getJson(QStringLiteral("/v1/status"));
+        return answer ? *answer : QJsonObject();
+    }
+
+    std::string logs() const { return test::swarmLogs(coordinator, clients); }
+
+    test::TempDir dir;
+    ChildProcess coordinator;
+    std::vector<std::unique_ptr<ChildProcess>> clients;
+    Identity watcher = Identity::generate().value();
+    std::unique_ptr<CoordinatorClient> status;
+};
+
+} // namespace
+
+TEST_F(CorpusSwarmTest, AMixedCorpusIsTokenizedOnceResumedAfterAKillAndTrainedOn)
+{
+    QElapsedTimer clock;
+    clock.start();
+
+    // The host learns a tokenizer from the folder (the .bin is made with it, so it comes after).
+    ChildProcess cli;
+    ASSERT_TRUE(cli.start(SWARMTRAIN_CLI,
+                          {"tokenizer", "train", "--input", (dir.path() / "corpus").string(), "--vocab-size", "400",
+                           "--out", model().string()},
+                          dir.path() / "cli.out", dir.path() / "cli.err"));
+    ASSERT_EQ(cli.waitForExit(120s), 0) << cli.errors();
+    EXPECT_NE(cli.output().find("\"bad_records\":2"), std::string::npos) << cli.output();
+    const Tokenizer tokenizer = Tokenizer::loadSentencePiece(model().string()).value();
+    writeTokenFile(tokenizer);
+
+    // The pass, stopped after its third shard as if killed there.
+    ASSERT_TRUE(coordinator.start(SWARMTRAIN_COORDINATOR, coordinatorFlags({"--test-stop-after-shards", "3"}),
+                                  dir.path() / "stopped.out", dir.path() / "stopped.err"));
+    EXPECT_NE(coordinator.waitForExit(120s), 0);
+    const std::string stopped = coordinator.errors();
+    EXPECT_NE(stopped.find("stopped after 3 shards"), std::string::npos) << stopped;
+    EXPECT_NE(stopped.find("a.jsonl.zst:7: not JSON"), std::string::npos) << stopped;
+    const std::map<std::string, std::string> early = shardFiles(state() / "shards");
+    ASSERT_EQ(early.size(), 3u);
+    EXPECT_FALSE(std::filesystem::exists(state() / "shards" / "manifest.json"));
+
+    // Started again, it resumes after those three and serves.
+    const int port = test::startCoordinatorProcess(coordinator, SWARMTRAIN_COORDINATOR, coordinatorFlags({}), dir.path());
+    ASSERT_NE(port, 0) << coordinator.errors();
+    const std::string resumed = coordinator.errors();
+    EXPECT_NE(resumed.find("resuming the interrupted tokenizing pass: 3 shards are done"), std::string::npos) << resumed;
+    EXPECT_NE(resumed.find("b.jsonl.gz:"), std::string::npos) << resumed;
+    EXPECT_NE(resumed.find("truncated"), std::string::npos) << resumed;
+    const std::map<std::string, std::string> all = shardFiles(state() / "shards");
+    for (const auto &[name, sha] : early)
+        EXPECT_EQ(all.at(name), sha) << name << " was written again differently";
+
+    // The same shards as one uninterrupted pass over the same folder, byte for byte.
+    const CorpusInputs inputs = listCorpusInputs({dir.path() / "corpus"}).value();
+    ShardingOptions sharding;
+    sharding.shardTokens = kShardTokens;
+    const Result<CorpusManifest> reference =
+        CorpusTokenizer(inputs, tokenizer, {}, sharding, dir.path() / "reference", {}).run();
+    ASSERT_TRUE(reference.ok()) << reference.error().message;
+    EXPECT_EQ(all, shardFiles(dir.path() / "reference"));
+    EXPECT_GE(reference->badRecords, 2u);
+    EXPECT_GT(reference->train.size(), 10u);
+    std::cout << "corpus: " << reference->train.size() << " training shards, " << reference->trainTokens()
+              << " tokens; validation " << reference->validationTokens << " tokens, " << reference->validationBytes
+              << " bytes; " << reference->badRecords << " bad records; pass and restart took " << clock.elapsed()
+              << " ms" << std::endl;
+
+    // Two clients train on the shards.
+    const QString url = QStringLiteral("http://127.0.0.1:%1").arg(port);
+    status = std::make_unique<CoordinatorClient>(watcher, CoordinatorClientOptions{url, {}, 20, 100, 1000});
+    for (int i = 0; i < 2; ++i) {
+        clients.push_back(std::make_unique<ChildProcess>());
+        ASSERT_TRUE(test::startHeadlessPeer(*clients.back(), SWARMTRAIN_CLIENT, url, dir.path(),
+                                            "client" + std::to_string(i), {"--listen", "127.0.0.1:0"}));
+    }
+    ASSERT_TRUE(waitUntil(
+        [&] { return swarmStatus().value(QLatin1StringView("val_loss_history")).toArray().size() >= 5; }, 180s))
+        << logs();
+    const QJsonArray history = swarmStatus().value(QLatin1StringView("val_loss_history")).toArray();
+    const double first = history.first().toObject().value(QLatin1StringView("val_loss")).toDouble();
+    const double last = history.last().toObject().value(QLatin1StringView("val_loss")).toDouble();
+    std::cout << "validation loss " << first << " -> " << last << " over " << history.size() << " states; "
+              << clock.elapsed() << " ms in all" << std::endl;
+    EXPECT_LT(last, first - 0.3) << logs();
+    for (auto &client : clients)
+        EXPECT_EQ(client->kill(SIGINT), 0) << logs();
+}
