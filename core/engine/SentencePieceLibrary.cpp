@@ -9,6 +9,21 @@ namespace swarmtrain {
 
 namespace {
 
+// RTLD_DEEPBIND keeps the module's bundled protobuf-lite away from LibTorch's libprotobuf
+// (SentencePieceLibrary.h). AddressSanitizer refuses it; its builds (tests/fuzz) load no LibTorch.
+#if defined(__SANITIZE_ADDRESS__)
+#define SWARMTRAIN_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SWARMTRAIN_UNDER_ASAN 1
+#endif
+#endif
+#ifdef SWARMTRAIN_UNDER_ASAN
+constexpr int kModuleScope = RTLD_LOCAL;
+#else
+constexpr int kModuleScope = RTLD_LOCAL | RTLD_DEEPBIND;
+#endif
+
 Result<const SentencePieceLibraryApi *> load()
 {
     std::vector<std::string> candidates;
@@ -28,7 +43,7 @@ Result<const SentencePieceLibraryApi *> load()
             tried += (tried.empty() ? "" : ", ") + path + " (missing)";
             continue;
         }
-        void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+        void *handle = dlopen(path.c_str(), RTLD_NOW | kModuleScope);
         if (!handle) {
             const char *why = dlerror();
             tried += (tried.empty() ? "" : ", ") + path + " (" + (why ? why : "cannot load") + ")";

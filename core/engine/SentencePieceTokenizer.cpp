@@ -121,6 +121,7 @@ struct ModelFacts {
     std::vector<std::pair<std::string, std::uint64_t>> pieces; // piece, type
     std::uint64_t modelType = 1; // UNIGRAM
     bool byteFallback = false;
+    bool whitespaceAsSuffix = false;
     std::string normalizerName;
     bool hasCharsmap = false;
     bool hasRules = false;
@@ -170,6 +171,8 @@ void readTrainerSpec(std::string_view bytes, ModelFacts &facts, WireReader &oute
             facts.modelType = value;
         else if (field == 35 && wire == 0 && r.varint(value))
             facts.byteFallback = value != 0;
+        else if (field == 24 && wire == 0 && r.varint(value))
+            facts.whitespaceAsSuffix = value != 0;
         else if (!r.failed() && !r.skip(wire))
             break;
     }
@@ -255,6 +258,8 @@ Result<ModelFacts> checkModel(std::string_view bytes)
         return makeError("the SentencePiece model removes extra whitespace: the text would not come back as it was");
     if (!facts.byteFallback)
         return makeError("the SentencePiece model has no byte fallback: characters it never saw would be lost");
+    if (facts.whitespaceAsSuffix)
+        return makeError("the SentencePiece model puts its space marks after words: only Llama's layout, before them, is accepted");
     int unknown = 0;
     std::unordered_map<std::string, std::uint64_t> types;
     for (const auto &[piece, type] : facts.pieces) {
@@ -264,6 +269,11 @@ Result<ModelFacts> checkModel(std::string_view bytes)
     }
     if (unknown != 1)
         return makeError("the SentencePiece model must have exactly one unknown piece");
+    // Without a usable piece for the space mark, the library would carry it as the bytes of
+    // U+2581, which decode as that character, not as the space it stood for.
+    const auto space = types.find(kSpaceMark);
+    if (space == types.end() || (space->second != kNormal && space->second != kUserDefined))
+        return makeError("the SentencePiece model has no piece for its space mark U+2581: spaces would not come back");
     for (int b = 0; b < 256; ++b) {
         const auto it = types.find(pieceOfByte(b));
         if (it == types.end() || it->second != kByte)

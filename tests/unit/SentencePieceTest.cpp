@@ -175,6 +175,17 @@ TEST(SentencePieceTest, HostileOrDamagedModelsAreClearErrors)
     EXPECT_NE(refused(appended(good, {0x0a, 0x0a, 0x0a, 0x03, 'q', 'q', 'q', 0x15, 0x00, 0x00, 0xc0, 0x7f})).find("not finite"),
               std::string::npos);
     EXPECT_NE(refused(appended(good, {0x0a, 0x07, 0x0a, 0x03, 'q', 'q', 'q', 0x18, 0x09})).find("unknown type"), std::string::npos);
+    // Space marks after words (trainer_spec { treat_whitespace_as_suffix: true }).
+    EXPECT_NE(refused(appended(good, {0x12, 0x03, 0xc0, 0x01, 0x01})).find("after words"), std::string::npos);
+    // No usable piece for the space mark (U+2581's piece renamed to U+25A0 here; SentencePieceModelFuzz
+    // found one marked unused): the library then carried spaces as the mark's bytes.
+    const std::string spacePiece = std::string("\x0a\x03") + "\xe2\x96\x81" + "\x15";
+    const std::size_t at = good.find(spacePiece);
+    ASSERT_NE(at, std::string::npos);
+    std::string renamed = good;
+    renamed[at + 4] = char(0xa0);
+    EXPECT_NE(refused(renamed).find("no piece for its space mark"), std::string::npos);
+    EXPECT_NE(refused(appended(good, {0x0a, 0x05, 0x0a, 0x03, 0xe2, 0x96, 0x81})).find("twice"), std::string::npos);
     // A length that runs past the end, a group wire type.
     EXPECT_NE(refused(appended(good, {0x0a, 0xff, 0xff, 0x03})).find("past the end"), std::string::npos);
     EXPECT_NE(refused(appended(good, {0x0b})).find("wire type"), std::string::npos);
