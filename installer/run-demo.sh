@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets everything up on a fresh Debian 12 machine and runs the main job: the client on a local
-# demo swarm, a small character GPT trained on Debian's fortunes.
+# demo swarm, a small Llama-family model (4 blocks, 128 wide, grouped-query attention) over a
+# SentencePiece vocabulary of 1,024 pieces, both learned from Debian's fortunes.
 # - With a display: the desktop window, hosting the demo swarm itself (an embedded coordinator)
 #   and contributing to it; the dashboard shows tokens/s, rounds and the swarm's loss.
 # - Without one: swarmtrain-coordinator, one helper peer in the background, and
@@ -32,14 +33,18 @@ cleanup() {
 trap cleanup EXIT
 
 setsid "$bin/coordinator/swarmtrain-coordinator" --listen "127.0.0.1:$port" --state-dir "$demo/coordinator" \
-    --data /usr/share/games/fortunes --n-layer 4 --n-head 4 --n-embd 128 --block-size 64 --batch-size 12 \
+    --data /usr/share/games/fortunes --tokenizer sentencepiece --vocab-size 1024 \
+    --family llama --n-layer 4 --n-head 4 --n-kv-head 2 --n-embd 128 --block-size 64 --batch-size 12 \
     --inner-steps 50 --warmup-iters 50 --eval-iters 10 --heartbeat-interval 2 --gather-timeout 20 \
     >"$demo/coordinator.log" 2>&1 &
 coordinator=$!
 # It serves HTTPS with a self-signed certificate, whose key the clients pin, and prints an
 # invite link for other PCs (the desktop client takes it).
-for _ in $(seq 50); do
+# At its first start it learns the vocabulary and tokenizes the fortunes first (seconds).
+echo "starting the demo swarm's coordinator (the first time, it learns its vocabulary from the fortunes)"
+for _ in $(seq 600); do
     grep -q "^invite " "$demo/coordinator.log" 2>/dev/null && break
+    kill -0 "$coordinator" 2>/dev/null || break
     sleep 0.2
 done
 if ! grep -q "^invite " "$demo/coordinator.log"; then

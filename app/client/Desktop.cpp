@@ -27,12 +27,14 @@ namespace swarmtrain {
 
 namespace {
 
-// The demo swarm: a small character-level GPT on `data`, hosted by this PC.
+// The demo swarm, hosted by this PC: a small Llama-family model over a SentencePiece vocabulary of
+// 1,024 pieces learned from `data` (installer/run-demo.sh hosts the same one).
 Result<CoordinatorConfig> demoSwarm(const QString &data, const std::filesystem::path &dir)
 {
     return parseCoordinatorArguments(
         {"--listen", "127.0.0.1:0", "--state-dir", (dir / "demo-swarm").string(), "--data", data.toStdString(),
-         "--n-layer", "4", "--n-head", "4", "--n-embd", "128", "--block-size", "64", "--batch-size", "12",
+         "--tokenizer", "sentencepiece", "--vocab-size", "1024", "--family", "llama", "--n-layer", "4", "--n-head", "4",
+         "--n-kv-head", "2", "--n-embd", "128", "--block-size", "64", "--batch-size", "12",
          "--inner-steps", "50", "--warmup-iters", "50", "--eval-iters", "10", "--heartbeat-interval", "2",
          "--gather-timeout", "20", "--tls-self-signed"});
 }

@@ -88,8 +88,10 @@ protected:
     std::vector<std::string> coordinatorFlags(const std::vector<std::string> &extra) const
     {
         std::vector<std::string> args = test::smallSwarmFlags(state(), dir.path() / "corpus");
+        // A Llama-family model over the SentencePiece vocabulary, as a real swarm trains.
         args.insert(args.end(), {"--tokenizer", "sentencepiece", "--tokenizer-model", model().string(), "--shard-tokens",
-                                 std::to_string(kShardTokens), "--min-peers", "2", "--inner-steps", "10"});
+                                 std::to_string(kShardTokens), "--min-peers", "2", "--inner-steps", "10", "--family",
+                                 "llama", "--n-kv-head", "1"});
         args.insert(args.end(), extra.begin(), extra.end());
         return args;
     }
@@ -184,6 +186,13 @@ TEST_F(CorpusSwarmTest, AMixedCorpusIsTokenizedOnceResumedAfterAKillAndTrainedOn
     std::cout << "validation loss " << first << " -> " << last << " over " << history.size() << " states; "
               << clock.elapsed() << " ms in all" << std::endl;
     EXPECT_LT(last, first - 0.3) << logs();
+    // Bits per byte: the validation split's tokens per UTF-8 byte, which a 400-piece vocabulary
+    // keeps well below one token a byte (and above one token in eight).
+    const double tokensPerByte = swarmStatus().value(QLatin1StringView("val_tokens_per_byte")).toDouble();
+    EXPECT_GT(tokensPerByte, 0.125);
+    EXPECT_LT(tokensPerByte, 0.9);
+    EXPECT_EQ(swarmStatus().value(QLatin1StringView("model")).toObject().value(QLatin1StringView("family")).toString(),
+              QStringLiteral("llama"));
     for (auto &client : clients)
         EXPECT_EQ(client->kill(SIGINT), 0) << logs();
 }
