@@ -4,9 +4,35 @@
 # installer/package.sh builds them; tests/package/install-test.sh installs them into a clean
 # Debian 12 root. Included from the top CMakeLists.txt after the targets.
 
-set(SWARMTRAIN_PACKAGE_MAINTAINER "SwarmTrain developers <swarmtrain@users.noreply.github.com>"
-    CACHE STRING "Maintainer field of the Debian packages")
-set(SWARMTRAIN_HOMEPAGE "https://github.com/swarmtrain/swarmtrain")
+# Who the packages name as their maintainer, and their homepage: the project has published
+# neither yet, so whoever packages it says (-DSWARMTRAIN_PACKAGE_MAINTAINER="Name <address>",
+# -DSWARMTRAIN_HOMEPAGE=URL). Without that the maintainer is whoever builds, found as dch finds
+# them (DEBFULLNAME and DEBEMAIL), else the author of the source tree's last commit; and the
+# packages carry no homepage.
+set(SWARMTRAIN_PACKAGE_MAINTAINER "" CACHE STRING
+    "Maintainer field of the Debian packages (default: DEBFULLNAME <DEBEMAIL>, else the last commit's author)")
+set(SWARMTRAIN_HOMEPAGE "" CACHE STRING "Homepage field of the Debian packages (default: none)")
+set(SWARMTRAIN_MAINTAINER "${SWARMTRAIN_PACKAGE_MAINTAINER}")
+if(NOT SWARMTRAIN_MAINTAINER AND NOT "$ENV{DEBFULLNAME}" STREQUAL "" AND NOT "$ENV{DEBEMAIL}" STREQUAL "")
+    set(SWARMTRAIN_MAINTAINER "$ENV{DEBFULLNAME} <$ENV{DEBEMAIL}>")
+endif()
+if(NOT SWARMTRAIN_MAINTAINER)
+    execute_process(COMMAND git -C ${PROJECT_SOURCE_DIR} log -1 "--format=%an <%ae>"
+                    OUTPUT_VARIABLE SWARMTRAIN_MAINTAINER OUTPUT_STRIP_TRAILING_WHITESPACE
+                    RESULT_VARIABLE git_failed ERROR_QUIET)
+    if(git_failed OR NOT SWARMTRAIN_MAINTAINER MATCHES "^[^<>]+ <[^<>@ ]+@[^<>@ ]+\\.[^<>@ ]+>$")
+        set(SWARMTRAIN_MAINTAINER "")
+    endif()
+endif()
+if(NOT SWARMTRAIN_MAINTAINER)
+    message(FATAL_ERROR "The Debian packages need a maintainer: set DEBFULLNAME and DEBEMAIL, or "
+                        "-DSWARMTRAIN_PACKAGE_MAINTAINER=\"Name <address>\"")
+endif()
+if(SWARMTRAIN_HOMEPAGE)
+    set(SWARMTRAIN_SOURCE_LINE "Source: ${SWARMTRAIN_HOMEPAGE}\n")
+else()
+    set(SWARMTRAIN_SOURCE_LINE "")
+endif()
 set(SWARMTRAIN_DEB_RELEASE 1)
 set(SWARMTRAIN_DEB_VERSION "${PROJECT_VERSION}-${SWARMTRAIN_DEB_RELEASE}")
 set(packaging_dir ${CMAKE_CURRENT_LIST_DIR})
@@ -66,7 +92,7 @@ install(FILES ${packaging_out}/swarmtrain-coordinator/copyright
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME swarmtrain)
 set(CPACK_PACKAGE_VENDOR "The SwarmTrain developers")
-set(CPACK_PACKAGE_CONTACT "${SWARMTRAIN_PACKAGE_MAINTAINER}")
+set(CPACK_PACKAGE_CONTACT "${SWARMTRAIN_MAINTAINER}")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 # Each package's synopsis is the first line of its description below. CPackDeb would put this
 # summary in front of it, except when it is CPack's default, which it therefore is.
@@ -82,8 +108,10 @@ set(CPACK_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS
 
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_RELEASE ${SWARMTRAIN_DEB_RELEASE})
-set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${SWARMTRAIN_PACKAGE_MAINTAINER}")
-set(CPACK_DEBIAN_PACKAGE_HOMEPAGE ${SWARMTRAIN_HOMEPAGE})
+set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${SWARMTRAIN_MAINTAINER}")
+if(SWARMTRAIN_HOMEPAGE)
+    set(CPACK_DEBIAN_PACKAGE_HOMEPAGE ${SWARMTRAIN_HOMEPAGE})
+endif()
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # dpkg-shlibdeps turns the binaries' libraries into Debian package names (libtorch, Qt, curl...).
