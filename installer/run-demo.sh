@@ -49,6 +49,8 @@ for _ in $(seq 600); do
 done
 if ! grep -q "^invite " "$demo/coordinator.log"; then
     cat "$demo/coordinator.log" >&2
+    echo "the demo swarm did not start; if its state is from an earlier SwarmTrain (another model or data)," \
+        "remove $demo and run this again" >&2
     exit 1
 fi
 pin=$(sed -n 's/^fingerprint //p' "$demo/coordinator.log" | head -n 1)
