@@ -101,7 +101,13 @@ protected:
         return steps;
     }
 
-    std::string logs() const { return test::swarmLogs(*coordinator, clients); }
+    // The processes' logs, with those of the lives killed before (a failure at an early step is
+    // told there: the victim's first life and the first coordinator).
+    std::string logs() const { return earlierLives + test::swarmLogs(*coordinator, clients); }
+    void keepLogs(const std::string &who, const ChildProcess &process)
+    {
+        earlierLives += who + " (killed):\n" + process.output() + process.errors() + "\n";
+    }
 
     test::TempDir dir;
     Identity watcher = Identity::generate().value();
@@ -110,6 +116,7 @@ protected:
     std::unique_ptr<CoordinatorClient> status;
     QString url;
     int coordinatorPort = 0;
+    std::string earlierLives;
 };
 
 } // namespace
@@ -141,6 +148,7 @@ TEST_F(PipelineSwarmTest, SixClientsInThreeStagesLearnAndSurviveAKilledPeerAndAC
         return p && p->phase == QLatin1StringView("training");
     }, 2min));
     ASSERT_EQ(clients[victim]->kill(SIGKILL), SIGKILL);
+    keepLogs("client " + std::to_string(victim), *clients[victim]);
     const qint64 killedAt = stepsDone();
     ASSERT_TRUE(waitForSteps(killedAt + 4)) << "training did not go on without the killed peer\n" << logs();
 
@@ -160,6 +168,7 @@ TEST_F(PipelineSwarmTest, SixClientsInThreeStagesLearnAndSurviveAKilledPeerAndAC
     // The coordinator killed mid-run and started again on the same state and port.
     const qint64 beforeRestart = stepsDone();
     ASSERT_EQ(coordinator->kill(SIGKILL), SIGKILL);
+    keepLogs("coordinator", *coordinator);
     ASSERT_NO_FATAL_FAILURE(startCoordinator(coordinatorPort));
     ASSERT_TRUE(waitForSteps(beforeRestart + 5)) << "no steps after the coordinator's restart\n" << logs();
 
