@@ -375,7 +375,7 @@ void DashboardPage::retranslate()
 
     m_speedView->chart()->setTitle(tr("Tokens per second, last 5 minutes"));
     m_speedX->setTitleText(tr("minutes ago"));
-    m_lossView->chart()->setTitle(m_snapshot.bitsPerByte ? tr("Swarm validation loss, bits per byte") : tr("Swarm validation loss"));
+    titleLossChart();
     m_lossX->setTitleText(tr("round"));
     m_dailySet->setLabel(tr("GPU-hours"));
 
@@ -486,13 +486,18 @@ void DashboardPage::showContributions(const ContributionSummary &summary)
     m_dailyView->chart()->setTitle(tr("GPU-hours per day, %1 – %2").arg(from, to));
 }
 
+void DashboardPage::titleLossChart()
+{
+    m_lossView->chart()->setTitle(m_snapshot.bitsPerByte ? tr("Swarm validation loss, bits per byte") : tr("Swarm validation loss"));
+    m_lossY->setTitleText(m_snapshot.bitsPerByte ? tr("bits per byte") : tr("loss"));
+}
+
 void DashboardPage::showSwarm(const SwarmSnapshot &snapshot)
 {
     m_snapshot = snapshot;
     const QVector<QPointF> &points = snapshot.validationLoss;
     m_lossSeries->replace(QList<QPointF>(points.begin(), points.end()));
-    m_lossView->chart()->setTitle(snapshot.bitsPerByte ? tr("Swarm validation loss, bits per byte") : tr("Swarm validation loss"));
-    m_lossY->setTitleText(snapshot.bitsPerByte ? tr("bits per byte") : tr("loss"));
+    titleLossChart();
     if (points.isEmpty())
         return;
     double minRound = points.front().x(), maxRound = minRound, minLoss = points.front().y(), maxLoss = minLoss;

@@ -51,6 +51,8 @@ private:
     void showState(const SessionState &state);
     void showContributions(const ContributionSummary &summary);
     void showSwarm(const SwarmSnapshot &snapshot);
+    // The loss chart's titles: bits per byte when the swarm says its tokens per byte.
+    void titleLossChart();
     void sampleSpeed();
     void applyChartTheme();
 

@@ -124,9 +124,6 @@ Result<void> prepareData(CoordinatorSetup &setup, const CoordinatorConfig &confi
     if (!validation)
         return makeError("the validation split: " + validation.error().message);
     setup.validationTokens = std::move(validation).value();
-    if (setup.manifest->validationBytes() > 0)
-        setup.validationTokensPerByte =
-            double(setup.manifest->validationTokens()) / double(setup.manifest->validationBytes());
     return {};
 }
 

@@ -34,7 +34,6 @@ struct CoordinatorSetup {
     // The held-out split's tokens, read from its shards (their count and the UTF-8 bytes of their
     // text: manifest->validationTokens(), validationBytes()).
     std::vector<std::int32_t> validationTokens;
-    double validationTokensPerByte = 0.0; // for bits per byte
     CheckpointRecord checkpoint; // the latest global state; no file name: none yet
     std::uint64_t seed = 1;      // the model's initial values (the swarm's training seed)
 

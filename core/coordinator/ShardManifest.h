@@ -47,6 +47,11 @@ public:
     // The validation split's size: tokens, and UTF-8 bytes of its text (bits per byte).
     std::uint64_t validationTokens() const { return m_corpus.validationTokens; }
     std::uint64_t validationBytes() const { return m_corpus.validationBytes; }
+    // Tokens per byte of the validation text (bits per byte); 0 for an empty split.
+    double validationTokensPerByte() const
+    {
+        return validationBytes() > 0 ? double(validationTokens()) / double(validationBytes()) : 0.0;
+    }
     // The validation split's tokens, read from its shards.
     Result<std::vector<std::int32_t>> readValidationTokens() const;
 

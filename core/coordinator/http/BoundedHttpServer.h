@@ -14,10 +14,11 @@
 namespace swarmtrain {
 
 // A small HTTP/1.1 server on QTcpServer whose every cost is bounded before it is paid (issue 16):
-// connections in total (making room by evicting one that waits for a request) and per address, the head's size and time, bodies by their route's limit
-// before they are read (spooled to disk when large), one request at a time per connection, and
-// downloads streamed from their file. What to accept and how to answer are the owner's: admit()
-// sees each head, handle() each complete request.
+// connections in total (making room by evicting one that waits for a request) and per address,
+// the head's size and time, bodies by their route's limit before they are read (spooled to disk
+// when large), one request at a time per connection, and downloads streamed from their file.
+// What to accept and how to answer are the owner's: admit() sees each head, handle() each
+// complete request.
 class BoundedHttpServer : public QObject {
     Q_OBJECT
 
@@ -36,8 +37,8 @@ private:
     void forget(HttpConnection *connection);
     // At the connection limit: closes the connection that has waited longest for a request,
     // among those of the address holding the most such connections. A flood of connections
-    // that never send a request (half-open, from many addresses) thus costs the newest of
-    // them, never a newcomer; false when every connection is busy with a request.
+    // that never send a request (half-open, from many addresses) thus loses its own oldest
+    // connections, not a newcomer; false when every connection is busy with a request.
     bool evictWaiting();
 
     HttpLimits m_limits;

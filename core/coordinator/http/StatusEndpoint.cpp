@@ -36,7 +36,8 @@ HttpReply StatusEndpoint::status()
     answer.checkpointRound = m_context.setup.checkpoint.round;
     answer.model = m_context.setup.model;
     answer.parameterCount = m_context.setup.parameterCount;
-    answer.validationTokensPerByte = m_context.setup.validationTokensPerByte;
+    if (m_context.setup.manifest)
+        answer.validationTokensPerByte = m_context.setup.manifest->validationTokensPerByte();
     for (const CheckpointRecord &checkpoint : *checkpoints) {
         if (checkpoint.validationLoss)
             answer.validationLossHistory.push_back({checkpoint.round, *checkpoint.validationLoss});
