@@ -140,6 +140,7 @@ QJsonObject PipelineAnswer::toJson() const
                      {L("stage"), stage},       {L("member"), member},   {L("share"), share},
                      {L("microbatches"), microbatches}, {L("peers"), peerList}, {L("stage_rates"), rates}};
     insertIds(json, L("closed_trainers"), closedTrainers);
+    insertIds(json, L("left_out"), leftOut);
     insertIds(json, L("group"), group);
     if (!resyncFrom.isEmpty())
         json.insert(L("resync_from"), resyncFrom);
@@ -159,6 +160,7 @@ Result<PipelineAnswer> PipelineAnswer::fromJson(const QJsonObject &json)
     m.share = int(r.integer(L("share"), 0, kMaxMicrobatchesPerStep));
     m.microbatches = int(r.integer(L("microbatches"), 0, kMaxMicrobatchesPerStep));
     m.closedTrainers = r.optionalStrings(L("closed_trainers"), kMaxPipelinePeers, kMaxKeyIdChars);
+    m.leftOut = r.optionalStrings(L("left_out"), kMaxPipelinePeers, kMaxKeyIdChars);
     m.group = r.optionalStrings(L("group"), kMaxPipelinePeers, kMaxKeyIdChars);
     if (r.has(L("resync_from")))
         m.resyncFrom = r.string(L("resync_from"), kMaxKeyIdChars);

@@ -95,6 +95,7 @@ struct PipelineAnswer {
     int share = 0;       // training, a trainer: microbatches to drive
     QStringList closedTrainers; // closing, stepping: the trainers whose microbatches count
     int microbatches = 0;       // stepping: M, the step's microbatches
+    QStringList leftOut;        // closing: members sitting the step out; trainers replay their work
     QStringList group;          // stepping: this peer's all-reduce group; empty: it sits the step out
     QString resyncFrom;         // take the stage's state from this peer (placed or moved here)
     std::vector<PipelinePeerInfo> peers; // the placed peers online

@@ -539,6 +539,27 @@ TEST_F(PipelineLoopbackTest, ConfirmedWorkOfAPeerKilledAfterTheCloseIsReplayedAn
     expectOneMachinesGradients(3, 1e-5);
 }
 
+// A stage peer still connected that the coordinator left out of the closed step (it never said it
+// was ready): the trainer takes its confirmed backwards back from it, replays them on the stage's
+// other peer, never on it, and sends that peer its new count, so the stage's ready peer holds the
+// whole step and the left-out one holds none of it.
+TEST_F(PipelineLoopbackTest, ConfirmedWorkOfAPeerLeftOutOfTheStepIsTakenBackAndReplayedElsewhere)
+{
+    ASSERT_NO_FATAL_FAILURE(confirmThreeAtOnePeerThenAddAnother());
+    ASSERT_TRUE(driver->closeStep(0).ok());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return servers[0]->readyForStep(0, {trainer->keyId()}) == std::optional<int>(3); }, 60'000));
+    driver->leaveOut(0, serverPeers[0]->keyId());
+    driver->leaveOut(0, serverPeers[0]->keyId()); // said again every poll: once is enough
+    ASSERT_TRUE(QTest::qWaitFor([&] { return driver->replaysRunning() == 0 && servers[0]->takenBack() == 3; }, 60'000));
+    EXPECT_EQ(driver->replays(), 3);
+    EXPECT_TRUE(trainer->transport->isConnected(serverPeers[0]->keyId()));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return servers[1]->readyForStep(0, {trainer->keyId()}) == std::optional<int>(3); }, 60'000))
+        << "the stage's other peer never held the replayed work";
+    ASSERT_TRUE(QTest::qWaitFor([&] { return servers[0]->readyForStep(0, {trainer->keyId()}) == std::optional<int>(0); }, 60'000))
+        << "it still counts the step's work it gave back";
+    expectOneMachinesGradients(3, 1e-5);
+}
+
 // A stage peer the trainer lost touch with, but that lived on: its confirmed backwards were
 // replayed elsewhere, so they are taken back from it when it is reachable again, before the
 // step closes; it then agrees with the trainer's count and nothing counts twice.

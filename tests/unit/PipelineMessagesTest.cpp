@@ -47,6 +47,7 @@ PipelineAnswer sampleAnswer()
     a.share = 2;
     a.closedTrainers = {QStringLiteral("t1"), QStringLiteral("t2")};
     a.microbatches = 8;
+    a.leftOut = {QStringLiteral("p3")};
     a.group = {QStringLiteral("p1"), QStringLiteral("p2")};
     a.resyncFrom = QStringLiteral("p2");
     a.peers = {{QStringLiteral("p1"), QByteArray(32, 'k'), QStringLiteral("127.0.0.1:5000"), 1, true}};
@@ -166,6 +167,8 @@ TEST(PipelineMessagesTest, AHostileAnswerIsRefusedBeforeTheClientUsesIt)
     for (int i = 0; i < 2000; ++i)
         many.append(QStringLiteral("p"));
     EXPECT_NE(with("group", many).find("group"), std::string::npos);
+    EXPECT_NE(with("left_out", many).find("left_out"), std::string::npos);
+    EXPECT_NE(with("left_out", QJsonArray{QString(1000, QLatin1Char('p'))}).find("left_out"), std::string::npos);
     QJsonObject peer = sampleAnswer().toJson().value(QStringLiteral("peers")).toArray().at(0).toObject();
     peer.insert(QStringLiteral("public_key"), QStringLiteral("AAAA"));
     EXPECT_NE(with("peers", QJsonArray{peer}).find("public_key"), std::string::npos);

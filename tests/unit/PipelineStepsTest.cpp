@@ -217,6 +217,67 @@ TEST_F(PipelineStepsTest, AnOfflineMemberIsLeftOutOfThePhaseItHoldsUp)
     EXPECT_EQ(b.microbatches, 4);
 }
 
+// A member online that never says it holds the step's work (too busy to answer, or it missed a
+// trainer's close), or that says it cannot, must not take its confirmed microbatches out of the
+// step: it sits the step out, the trainers are told to replay its work, and its stage steps once
+// its ready members hold all of the step's microbatches.
+TEST_F(PipelineStepsTest, AMemberThatDoesNotSayReadyHasItsWorkReplayedOnItsStage)
+{
+    ASSERT_NO_FATAL_FAILURE(fivePeers());
+    poll(QStringLiteral("a"), report(holding(0, hashOf('0')), 0, QStringLiteral("closed"), 2));
+    poll(QStringLiteral("d"), report(holding(0, hashOf('0')), 0, QStringLiteral("closed"), 2));
+    poll(QStringLiteral("b"), report(holding(1, hashOf('1')), 0, QStringLiteral("ready"), 3));
+    poll(QStringLiteral("c"), report(holding(2, hashOf('2')), 0, QStringLiteral("ready"), 4));
+    // e stays online and says nothing, past the close timeout.
+    const auto everyone = [&] {
+        for (const QString &id : {QStringLiteral("a"), QStringLiteral("d")})
+            poll(id, report(holding(0, hashOf('0')), 0, QStringLiteral("closed"), 2));
+        poll(QStringLiteral("b"), report(holding(1, hashOf('1')), 0, QStringLiteral("ready"), 3));
+        poll(QStringLiteral("c"), report(holding(2, hashOf('2')), 0, QStringLiteral("ready"), 4));
+        return poll(QStringLiteral("e"), holding(1, hashOf('1')));
+    };
+    for (qint64 waited = 2000; waited <= options.closeTimeoutMs; waited += 2000) {
+        now += 2000;
+        const PipelineAnswer e = everyone();
+        ASSERT_EQ(e.phase, QStringLiteral("closing"));
+        ASSERT_TRUE(e.leftOut.isEmpty()) << "left out after " << waited << " ms";
+    }
+    now += 2000;
+    PipelineAnswer a = poll(QStringLiteral("a"), report(holding(0, hashOf('0')), 0, QStringLiteral("closed"), 2));
+    ASSERT_EQ(a.phase, QStringLiteral("closing")) << "stage 1 holds 3 of the step's 4 microbatches";
+    EXPECT_EQ(a.leftOut, QStringList{QStringLiteral("e")});
+    // Its late "ready" does not bring it back (its work is being replayed elsewhere).
+    poll(QStringLiteral("e"), report(holding(1, hashOf('1')), 0, QStringLiteral("ready"), 1));
+    EXPECT_EQ(poll(QStringLiteral("b"), report(holding(1, hashOf('1')), 0, QStringLiteral("ready"), 3)).phase,
+              QStringLiteral("closing"));
+    // The replay lands on b.
+    const PipelineAnswer b = poll(QStringLiteral("b"), report(holding(1, hashOf('1')), 0, QStringLiteral("ready"), 4));
+    ASSERT_EQ(b.phase, QStringLiteral("stepping"));
+    EXPECT_EQ(b.group, QStringList{QStringLiteral("b")});
+    EXPECT_TRUE(b.leftOut.isEmpty()) << "said while closing only";
+    EXPECT_TRUE(poll(QStringLiteral("e"), holding(1, hashOf('1'))).group.isEmpty());
+
+    // Step 1: e says "unready" at once. The stage waits for b to hold the whole step.
+    for (const QString &id : {QStringLiteral("a"), QStringLiteral("d")})
+        poll(id, report(holding(0, hashOf('5'), 1), 0, QStringLiteral("stepped"), 2));
+    poll(QStringLiteral("c"), report(holding(2, hashOf('7'), 1), 0, QStringLiteral("stepped"), 4));
+    poll(QStringLiteral("e"), holding(1, hashOf('6'), 1)); // it took b's new state (a resync)
+    poll(QStringLiteral("b"), report(holding(1, hashOf('6'), 1), 0, QStringLiteral("stepped"), 4));
+    const PipelineStatus status = steps->status();
+    ASSERT_EQ(status.history.size(), 1u);
+    EXPECT_EQ(status.history[0].applied, (std::vector<int>{4, 4, 4})) << "a microbatch lost or counted twice";
+    ASSERT_EQ(poll(QStringLiteral("a"), holding(0, hashOf('5'), 1)).phase, QStringLiteral("training"));
+    poll(QStringLiteral("a"), report(holding(0, hashOf('5'), 1), 1, QStringLiteral("closed"), 2));
+    poll(QStringLiteral("d"), report(holding(0, hashOf('5'), 1), 1, QStringLiteral("closed"), 2));
+    poll(QStringLiteral("c"), report(holding(2, hashOf('7'), 1), 1, QStringLiteral("ready"), 4));
+    poll(QStringLiteral("b"), report(holding(1, hashOf('6'), 1), 1, QStringLiteral("ready"), 2));
+    a = poll(QStringLiteral("e"), report(holding(1, hashOf('6'), 1), 1, QStringLiteral("unready")));
+    ASSERT_EQ(a.phase, QStringLiteral("closing")) << "b holds 2 of the step's 4 microbatches";
+    EXPECT_EQ(a.leftOut, QStringList{QStringLiteral("e")});
+    ASSERT_EQ(poll(QStringLiteral("b"), report(holding(1, hashOf('6'), 1), 1, QStringLiteral("ready"), 4)).phase,
+              QStringLiteral("stepping"));
+}
+
 TEST_F(PipelineStepsTest, AStageLeftWithNoPeerGetsOneAtOnce)
 {
     threeFreshPeers();

@@ -204,7 +204,8 @@ Result<void> PipelineSteps::advanceWith(const std::vector<PeerRecord> &peers)
     } else if (phase == L("closing")) {
         // Timed from the last progress, but never more than a few timeouts in all.
         const qint64 quiet = m_clock() - std::max(m_step.phaseSinceMs, m_step.progressMs);
-        if (closingDone(online) || quiet > m_options.closeTimeoutMs || inPhase > kMaxClosingTimeouts * m_options.closeTimeoutMs)
+        if (closingDone(online) || inPhase > kMaxClosingTimeouts * m_options.closeTimeoutMs
+            || (quiet > m_options.closeTimeoutMs && !leaveOutSilentMembers(online)))
             finishClosing(online);
     } else if (phase == L("stepping")) {
         const bool allStepped = std::all_of(m_step.groups.begin(), m_step.groups.end(), [&](const QStringList &group) {
@@ -419,6 +420,12 @@ PipelineAnswer PipelineSteps::answerFor(const PeerRecord &self, const std::vecto
         for (const auto &[id, closed] : m_step.closed) {
             answer.closedTrainers.append(id);
             answer.microbatches += closed.microbatches;
+        }
+    }
+    if (m_step.phase == L("closing")) {
+        for (const QString &id : m_step.unready) {
+            if (m_step.inAttempt(stageOf(id)) && answer.leftOut.size() < protocol::kMaxPipelinePeers)
+                answer.leftOut.append(id);
         }
     }
     for (const QStringList &group : m_step.groups) {

@@ -34,6 +34,8 @@ struct PipelineStepsOptions {
 //   training  the step's trainers (its stage 0 members) drive their share of the step's
 //             microbatches through the stages, peer to peer, and report "closed";
 //   closing   every other member says whether it holds each closed trainer's count ("ready");
+//             the trainers replay the work of a member that sits the step out on its stage's
+//             ready members;
 //   stepping  each group (stage 0 with the last stage, for the tied embedding; each middle stage
 //             alone) of ready members averages its gradients and steps; each member reports its
 //             parameters' hash, and the hash most of a stage's replicas report becomes that stage's
@@ -99,7 +101,7 @@ private:
         std::map<QString, int> shares;  // trainer -> microbatches to drive
         std::map<QString, Closed> closed;
         std::map<QString, int> ready; // peer -> the step's microbatches it holds
-        std::set<QString> unready;
+        std::set<QString> unready; // sitting the step out: they said so, or said nothing in time
         std::vector<QStringList> groups; // of the attempt
         std::map<QString, Stepped> stepped;
         // A group whose all-reduce lost a member's work steps again (protocol::kMaxStepAttempts):
@@ -116,7 +118,17 @@ private:
     bool take(const QString &peerId, const PipelineRequest &request);
     Result<void> advanceWith(const std::vector<PeerRecord> &peers);
     void finishTraining();
+    // Closing, stage by stage: the counts its ready members hold, and who has not said.
+    struct Closing {
+        int issued = 0; // the closed trainers' microbatches
+        std::vector<int> held, readyCount;
+        std::vector<bool> lostMember; // gone, sitting the step out, or lost on an earlier attempt
+        std::vector<QString> silent;  // online members yet to say
+        bool awaitsReplay(std::size_t stage) const; // ready members, short of the step's work
+    };
+    Closing closing(const std::map<QString, const PeerRecord *> &online) const;
     bool closingDone(const std::map<QString, const PeerRecord *> &online) const;
+    bool leaveOutSilentMembers(const std::map<QString, const PeerRecord *> &online);
     void finishClosing(const std::map<QString, const PeerRecord *> &online);
     // Steps the groups that lost a member's work again, if the step has an attempt left.
     bool redoIncompleteGroups(const std::map<QString, const PeerRecord *> &online);

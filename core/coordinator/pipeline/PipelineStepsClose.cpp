@@ -34,35 +34,73 @@ QString majorityHash(const std::vector<std::pair<qint64, QString>> &ordinalsAndH
 
 } // namespace
 
-// Every member that closes has said whether it holds the closed trainers' counts, or is gone.
-// A stage that lost a member (or steps again after losing one) waits, up to the close timeout,
-// for its ready members' counts to add up to the step's microbatches: the trainers replay the
-// lost member's work on them first.
-bool PipelineSteps::closingDone(const std::map<QString, const PeerRecord *> &online) const
+PipelineSteps::Closing PipelineSteps::closing(const std::map<QString, const PeerRecord *> &online) const
 {
-    int issued = 0;
+    Closing c;
     for (const auto &[id, closed] : m_step.closed)
-        issued += closed.microbatches;
+        c.issued += closed.microbatches;
     const std::size_t stages = std::size_t(m_options.settings.stages);
-    std::vector<int> held(stages, 0), readyCount(stages, 0);
-    std::vector<bool> lostMember(stages, m_step.attempt > 0);
+    c.held.assign(stages, 0);
+    c.readyCount.assign(stages, 0);
+    c.lostMember.assign(stages, m_step.attempt > 0);
     for (const auto &[id, stage] : m_step.members) {
         if (stage == 0 || !m_step.inAttempt(stage))
             continue;
         if (const auto ready = m_step.ready.find(id); ready != m_step.ready.end()) {
-            held[std::size_t(stage)] += ready->second;
-            ++readyCount[std::size_t(stage)];
-        } else if (!online.contains(id)) {
-            lostMember[std::size_t(stage)] = true;
-        } else if (!m_step.unready.contains(id)) {
-            return false; // yet to say
+            c.held[std::size_t(stage)] += ready->second;
+            ++c.readyCount[std::size_t(stage)];
+        } else if (!online.contains(id) || m_step.unready.contains(id)) {
+            c.lostMember[std::size_t(stage)] = true;
+        } else {
+            c.silent.push_back(id);
         }
     }
-    for (std::size_t s = 1; s < stages; ++s) {
-        if (m_step.inAttempt(int(s)) && lostMember[s] && readyCount[s] > 0 && held[s] < issued)
+    return c;
+}
+
+bool PipelineSteps::Closing::awaitsReplay(std::size_t stage) const
+{
+    return readyCount[stage] > 0 && held[stage] < issued;
+}
+
+// Every member that closes has said whether it holds the closed trainers' counts, or is gone.
+// A stage that lost a member (gone, or sitting the step out) waits, up to the close timeout, for
+// its ready members' counts to add up to the step's microbatches: the trainers replay the lost
+// member's work on them first.
+bool PipelineSteps::closingDone(const std::map<QString, const PeerRecord *> &online) const
+{
+    const Closing c = closing(online);
+    if (!c.silent.empty())
+        return false; // yet to say
+    for (std::size_t s = 1; s < c.held.size(); ++s) {
+        if (m_step.inAttempt(int(s)) && c.lostMember[s] && c.awaitsReplay(s))
             return false;
     }
     return true;
+}
+
+// The close timeout passed with members online that never said whether they hold the step's
+// work (a machine too busy to answer, a peer that missed a trainer's close). Where their stage
+// has ready members short of the step's microbatches, they sit the step out like a member that
+// said "unready", and the trainers replay what they had confirmed on those ready members: left
+// in, their work would be neither applied nor replayed. True when someone was left out.
+bool PipelineSteps::leaveOutSilentMembers(const std::map<QString, const PeerRecord *> &online)
+{
+    const Closing c = closing(online);
+    bool leftOut = false;
+    for (const QString &id : c.silent) {
+        if (!c.awaitsReplay(std::size_t(m_step.members.at(id))))
+            continue;
+        m_step.unready.insert(id);
+        leftOut = true;
+        qCWarning(lcCoordinator).noquote() << "pipeline: peer" << id << "sits step" << m_step.number
+                                           << "out: it said nothing within the close timeout; its work is replayed on its stage";
+    }
+    if (leftOut) {
+        m_step.progressMs = m_clock();
+        m_dirty = true;
+    }
+    return leftOut;
 }
 
 void PipelineSteps::finishClosing(const std::map<QString, const PeerRecord *> &online)

@@ -60,8 +60,7 @@ PipelineDriver::PipelineDriver(PeerTransport &transport, const QString &selfKeyI
     connect(&transport, &PeerTransport::peerConnected, this, [this](const QString &peerKeyId) {
         m_dialing.remove(peerKeyId);
         // Backwards it had confirmed were replayed elsewhere while it was away: take them back.
-        for (const auto &[step, id] : m_revoke.take(peerKeyId))
-            sendVerdict(peerKeyId, step, id, false);
+        takeBack(peerKeyId);
         for (int s = 1; s < m_settings.stageCount; ++s)
             refreshPeers(s);
     });
@@ -178,6 +177,10 @@ void PipelineDriver::sendHop(Hop &hop)
     std::vector<std::string> except;
     for (const QString &peer : hop.tried)
         except.push_back(peer.toStdString());
+    if (const auto leftOut = m_leftOut.find(f->batch.step); leftOut != m_leftOut.end()) {
+        for (const QString &peer : leftOut->second)
+            except.push_back(peer.toStdString());
+    }
     const Clock::time_point now = Clock::now();
     std::optional<std::string> peer = chooser.choose(now, except);
     if (!hop.timer) {
@@ -345,6 +348,32 @@ void PipelineDriver::replayConfirmedAt(const QString &peerKeyId)
     }
 }
 
+void PipelineDriver::leaveOut(std::uint64_t step, const QString &peerKeyId)
+{
+    if (!m_closed.contains(step) || m_leftOut[step].contains(peerKeyId))
+        return;
+    m_leftOut[step].insert(peerKeyId);
+    replayConfirmedAt(peerKeyId);
+    // Connected still: it is told at once, so the step's work it held counts nowhere twice.
+    if (m_transport.isConnected(peerKeyId))
+        takeBack(peerKeyId);
+}
+
+void PipelineDriver::takeBack(const QString &peerKeyId)
+{
+    std::set<std::uint64_t> steps;
+    for (const auto &[step, id] : m_revoke.take(peerKeyId)) {
+        sendVerdict(peerKeyId, step, id, false);
+        steps.insert(step);
+    }
+    // A step it heard closed: its count now, after the verdicts, so it does not say it holds
+    // what it gave back.
+    for (const std::uint64_t step : steps) {
+        if (m_closed.contains(step))
+            sendClose(peerKeyId, step, confirmedCounts(step).value(peerKeyId));
+    }
+}
+
 void PipelineDriver::endReplay(Hop &hop)
 {
     // Not now: this hop's own code is still running.
@@ -458,6 +487,7 @@ void PipelineDriver::forgetSteps(std::uint64_t step)
     for (auto &revoke : m_revoke)
         std::erase_if(revoke, [&](const auto &key) { return forgotten(key.first); });
     m_closed.erase(m_closed.begin(), m_closed.upper_bound(step));
+    m_leftOut.erase(m_leftOut.begin(), m_leftOut.upper_bound(step));
 }
 
 } // namespace swarmtrain

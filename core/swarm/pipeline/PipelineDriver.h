@@ -85,6 +85,10 @@ public:
     // Closes `step`: sends every connected stage peer placed now the count of the step's
     // microbatches confirmed there. Fails while any of them or a replay of theirs is still running.
     Result<void> closeStep(std::uint64_t step);
+    // The coordinator left `peerKeyId` out of closed `step` (it said it could not count the step's
+    // work, or said nothing in time): its confirmed backwards are taken back from it and replayed
+    // on the stage's other peers, and no hop of the step goes to it again.
+    void leaveOut(std::uint64_t step, const QString &peerKeyId);
     // Forgets the microbatches of every step up to `step`: their stages step now (or stepped), so
     // work of theirs replayed from here on would count for nothing.
     void forgetSteps(std::uint64_t step);
@@ -122,6 +126,8 @@ private:
     void dropMicrobatch(std::uint64_t id, const Error &stageZero);
     void replayConfirmedAt(const QString &peerKeyId);
     void endReplay(Hop &hop);
+    // Sends `peerKeyId`, connected, the verdicts that take back its backwards replayed elsewhere.
+    void takeBack(const QString &peerKeyId);
     void refreshPeers(int stage);
     void redial();
     Flight *flight(std::uint64_t id);
@@ -137,6 +143,7 @@ private:
     std::map<std::uint64_t, Flight> m_flights;
     std::list<Hop> m_replays;                          // confirmed backwards replayed elsewhere
     std::set<std::uint64_t> m_closed;                  // steps closed and not forgotten yet
+    std::map<std::uint64_t, QSet<QString>> m_leftOut;  // step -> peers its hops no longer go to
     QHash<QString, std::set<std::pair<std::uint64_t, std::uint64_t>>> m_revoke; // (step, id) to take back from a peer when it returns
     QHash<QString, int> m_served;
     QHash<QString, int> m_offences;

@@ -178,6 +178,16 @@ Result<void> PipelinePlane::closeStep(std::uint64_t step)
     return result;
 }
 
+void PipelinePlane::leaveOut(std::uint64_t step, const QStringList &peerKeyIds)
+{
+    onNetworkThread([&] {
+        if (!m_driver)
+            return;
+        for (const QString &peer : peerKeyIds)
+            m_driver->leaveOut(step, peer);
+    });
+}
+
 std::optional<int> PipelinePlane::readyForStep(std::uint64_t step, const QStringList &trainers)
 {
     std::optional<int> ready;

@@ -76,6 +76,9 @@ public:
     // Trainers: drives the step's microbatches (the counts in state() start again).
     void drive(std::vector<Microbatch> batches);
     Result<void> closeStep(std::uint64_t step);
+    // Trainers: the coordinator left these members out of closed `step`; their confirmed work is
+    // replayed on their stages' other peers (PipelineDriver::leaveOut).
+    void leaveOut(std::uint64_t step, const QStringList &peerKeyIds);
     // Stage peers: when every trainer in `trainers` closed `step` here with the count this stage
     // holds, the step's microbatches held (their sum); work of other trainers of the step is
     // dropped then. Nothing otherwise.

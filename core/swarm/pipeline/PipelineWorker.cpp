@@ -185,6 +185,8 @@ Result<void> PipelineWorker::follow(const PipelineAnswer &answer)
         train(answer);
     } else if (m_stage > 0 && answer.phase == L("closing")) {
         close(answer);
+    } else if (m_stage == 0 && answer.phase == L("closing") && m_closedStep == answer.step && !answer.leftOut.isEmpty()) {
+        m_plane->leaveOut(std::uint64_t(answer.step), answer.leftOut);
     }
     publish(answer);
     return {};
