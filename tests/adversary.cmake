@@ -40,6 +40,9 @@ swarmtrain_adversary_test(swarmtrain_owner_dispute_tests adversary/OwnerDisputeT
 # A range owner that lies about its range's average, against the range's second owner (checker).
 swarmtrain_adversary_test(swarmtrain_lying_owner_tests adversary/LyingOwnerTest.cpp)
 
+# A member that commits nothing and sends nothing, against the commit timeout (issue 43).
+swarmtrain_adversary_test(swarmtrain_stalling_member_tests adversary/StallingMemberTest.cpp)
+
 # Hostile display names at the join: too long, control characters, bidi overrides, only spaces,
 # not a string; markup kept as text (issue 19).
 swarmtrain_adversary_test(swarmtrain_display_name_attack_tests adversary/DisplayNameAttackTest.cpp)

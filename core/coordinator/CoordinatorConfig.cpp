@@ -349,6 +349,9 @@ void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText
         ->transform(flags::numberIn(1.0, 7 * 86400.0));
     app.add_option("--gather-timeout", c.gatherTimeoutSeconds, "seconds a round waits to gather its members")
         ->transform(flags::numberIn(0.0, 86400.0));
+    app.add_option("--commit-timeout", c.commitTimeoutSeconds,
+                   "seconds a round's members have to commit to their pieces (plus 80 ms a million parameters)")
+        ->transform(flags::numberIn(1.0, 86400.0));
     app.add_option("--heartbeat-interval", c.heartbeatIntervalSeconds, "seconds between a peer's heartbeats")
         ->transform(flags::numberIn(0.1, 3600.0));
     app.add_option("--min-peers", c.minPeers, "peers a round needs to start")

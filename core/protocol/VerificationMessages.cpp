@@ -52,11 +52,14 @@ Result<CommitRequest> CommitRequest::fromJson(const QJsonObject &json)
 
 QJsonObject CommitmentsAnswer::toJson() const
 {
-    return QJsonObject{{L("round"), double(round)},
-                       {L("complete"), complete},
-                       {L("pieces"), hashesToJson(pieces)},
-                       {L("checked"), hashesToJson(checked)},
-                       {L("refereed"), hashesToJson(refereed)}};
+    QJsonObject json{{L("round"), double(round)},
+                     {L("complete"), complete},
+                     {L("pieces"), hashesToJson(pieces)},
+                     {L("checked"), hashesToJson(checked)},
+                     {L("refereed"), hashesToJson(refereed)}};
+    if (!uncommitted.isEmpty())
+        json.insert(L("uncommitted"), QJsonArray::fromStringList(uncommitted));
+    return json;
 }
 
 Result<CommitmentsAnswer> CommitmentsAnswer::fromJson(const QJsonObject &json)
@@ -70,6 +73,7 @@ Result<CommitmentsAnswer> CommitmentsAnswer::fromJson(const QJsonObject &json)
         m.checked = readHashes(r, L("checked"));
     if (r.has(L("refereed")))
         m.refereed = readHashes(r, L("refereed"));
+    m.uncommitted = r.optionalStrings(L("uncommitted"), kMaxCommittedPieces, kMaxKeyIdChars);
     return r.finish(std::move(m));
 }
 

@@ -48,6 +48,9 @@ struct CommitmentsAnswer {
     std::vector<PieceHash> pieces;
     std::vector<PieceHash> checked{};
     std::vector<PieceHash> refereed{};
+    // Once the commitments closed: the round's members that committed to nothing. No one waits
+    // for their pieces, averages, verdicts or rulings.
+    QStringList uncommitted{};
 
     QJsonObject toJson() const;
     static Result<CommitmentsAnswer> fromJson(const QJsonObject &json);

@@ -1,7 +1,7 @@
 // swarmtrain-hostile: `swarmtrain --headless` with a misbehaviour switch, for the adversary tests
 // only (built with the tests, never installed or packaged):
 //   swarmtrain-hostile --misbehave scale100|sign-flip|zero|noise|equivocate|lying-owner|
-//                       withhold-from-checkers|far-future-frames|vanish-in-all-reduce
+//                       withhold-from-checkers|far-future-frames|vanish-in-all-reduce|stall
 //                      [the options of swarmtrain --headless]
 #include "ClientOptions.h"
 #include "CryptoLifetime.h"
@@ -60,6 +60,8 @@ std::optional<Misbehaviour> misbehaviourNamed(const QString &name)
         m.equivocate = true;
     } else if (name == QLatin1StringView("withhold-from-checkers")) {
         m.withholdFromCheckers = true;
+    } else if (name == QLatin1StringView("stall")) {
+        m.stall = true;
     } else if (name == QLatin1StringView("vanish-in-all-reduce")) {
         // Not hostile, only mortal: the process ends as its second all-reduce begins, after the
         // group formed and before its pieces go out (a PC switched off mid-step).

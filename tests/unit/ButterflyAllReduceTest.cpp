@@ -451,6 +451,38 @@ TEST_F(ButterflyAllReduceTest, ARangeWhoseOwnerIsGoneIsSkippedByEveryone)
     EXPECT_EQ(applied, 1);
 }
 
+// A member alive and connected that committed to nothing (a stranger stalling the round): the
+// coordinator names it once the commitments close, and no one waits for its piece, its range's
+// average or its verdict; without that, everyone waited for it until the round's deadline.
+TEST_F(ButterflyAllReduceTest, AMemberTheCoordinatorNamesUncommittedIsWaitedForByNoOne)
+{
+    makePeers({true, true, true});
+    const std::size_t n = 3000;
+    const QList<AllReduceMember> list = members(n);
+    const std::vector<std::vector<float>> vectors = {randomVector(n, 1), randomVector(n, 2), randomVector(n, 3)};
+    const std::size_t staller = 1; // its transport listens and answers; its all-reduce never starts
+    std::vector<std::unique_ptr<QSignalSpy>> spies;
+    for (const std::size_t i : {std::size_t(0), std::size_t(2)}) {
+        spies.push_back(std::make_unique<QSignalSpy>(peers[i]->allReduce.get(), &ButterflyAllReduce::finished));
+        AllReduceOptions options = timeout(600'000);
+        options.uncommitted = {list[qsizetype(staller)].keyId};
+        ASSERT_TRUE(peers[i]->allReduce->start(7, list, vectors[i], 1, options).ok());
+    }
+    for (auto &spy : spies) {
+        if (spy->count() == 0) {
+            ASSERT_TRUE(spy->wait(30'000)) << "waited for the staller";
+        }
+    }
+    const AllReduceOutcome &a = peers[0]->allReduce->outcome();
+    const AllReduceOutcome &c = peers[2]->allReduce->outcome();
+    const AllReduceMember &stalling = list[qsizetype(staller)];
+    EXPECT_NE(std::find(a.skippedRanges.begin(), a.skippedRanges.end(), std::pair(stalling.begin, stalling.end)),
+              a.skippedRanges.end());
+    EXPECT_EQ(a.skippedRanges, c.skippedRanges);
+    EXPECT_EQ(a.average, c.average);
+    EXPECT_EQ(a.ownPieceContributors, 2);
+}
+
 // A member killed mid-round: its connections drop or are refused, and the others finish with
 // its range skipped instead of waiting for the round's deadline.
 TEST_F(ButterflyAllReduceTest, AMemberKilledMidRoundIsNotWaitedForUntilTheDeadline)

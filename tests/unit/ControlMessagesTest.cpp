@@ -352,7 +352,9 @@ TEST(ControlMessagesTest, CommitmentsCarryThoseToTheCheckedAndRefereedRangesBoun
     CommitmentsAnswer answer{9, true, {{QStringLiteral("m1"), hash('1')}}};
     answer.checked = {{QStringLiteral("m1"), hash('2')}, {QStringLiteral("m2"), hash('3')}};
     answer.refereed = {{QStringLiteral("m3"), hash('5')}};
+    answer.uncommitted = {QStringLiteral("m4")};
     const CommitmentsAnswer back = CommitmentsAnswer::fromJson(answer.toJson()).value();
+    EXPECT_EQ(back.uncommitted, QStringList{QStringLiteral("m4")});
     ASSERT_EQ(back.checked.size(), 2u);
     EXPECT_EQ(back.checked[1].peerId, QStringLiteral("m2"));
     EXPECT_EQ(back.checked[1].sha256, hash('3'));
@@ -383,6 +385,14 @@ TEST(ControlMessagesTest, CommitmentsCarryThoseToTheCheckedAndRefereedRangesBoun
     EXPECT_EQ(errorOf<CommitmentsAnswer>(json), "commitments.refereed must be an array of at most 4096 items");
     json.insert(QStringLiteral("refereed"), QStringLiteral("m1"));
     EXPECT_EQ(errorOf<CommitmentsAnswer>(json), "commitments.refereed must be an array of at most 4096 items");
+    json.remove(QStringLiteral("refereed"));
+    QJsonArray ids;
+    for (qsizetype i = 0; i <= protocol::kMaxCommittedPieces; ++i)
+        ids.append(QStringLiteral("m"));
+    json.insert(QStringLiteral("uncommitted"), ids);
+    EXPECT_NE(errorOf<CommitmentsAnswer>(json).find("commitments.uncommitted"), std::string::npos);
+    json.insert(QStringLiteral("uncommitted"), QJsonArray{QString(65, QLatin1Char('k'))});
+    EXPECT_NE(errorOf<CommitmentsAnswer>(json).find("commitments.uncommitted"), std::string::npos);
 }
 
 TEST(ControlMessagesTest, AContributionsAppliedAveragesAreStrictAndBounded)

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
 using namespace swarmtrain;
 using swarmtrain::test::TempDir;
@@ -33,6 +34,15 @@ protected:
         store = std::move(SqlCoordinatorStore::openSqlite(dir.path() / "c.db")).value();
         rounds = std::make_unique<CoordinatorRounds>(*store, settings, [this]() { return now; });
         ASSERT_TRUE(rounds->initialize(0).ok());
+        if (!store->checkpoint(0).value())
+            holdState(0); // the swarm's initial state, as CoordinatorSetup writes it
+    }
+
+    // The coordinator holds state `round` (an uploader sent it and it was recomputed).
+    void holdState(qint64 round)
+    {
+        const QString name = QStringLiteral("round-%1.safetensors").arg(round);
+        ASSERT_TRUE(store->addCheckpoint({round, name, QString(64, QLatin1Char('c')), 1, kHashA, std::nullopt}).ok());
     }
 
     void addPeer(const QString &keyId, bool reachable, const QString &state, qint64 baseRound)
@@ -167,6 +177,7 @@ TEST_F(CoordinatorRoundsTest, APausedPeerHoldsNoRoundUntilItTrainsAgain)
     ASSERT_TRUE(report(QStringLiteral("a"), kHashA).ok());
     ASSERT_TRUE(report(QStringLiteral("b"), kHashA).ok());
     ASSERT_EQ(current().number, 1);
+    holdState(1);
 
     now += 500;
     ASSERT_TRUE(store->recordHeartbeat(QStringLiteral("a"), QStringLiteral("ready"), {}, 0, 1, 0, now).ok());
@@ -291,6 +302,143 @@ TEST_F(CoordinatorRoundsTest, AMemberThatStopsSendingHeartbeatsIsNotWaitedFor)
     EXPECT_EQ(store->round(0)->value().agreedHash, kHashA);
 }
 
+// A new open swarm with no one established (issue 43): five fresh identities agreeing on a hash
+// outnumber two honest ones, but a majority of identities that cost nothing decides nothing: the
+// state changes only when every report agrees, so the round is gathered again. Once the host's
+// own PC (a trusted key, established from its first round) reports, only its vote counts.
+TEST_F(CoordinatorRoundsTest, FreshIdentitiesCannotOutvoteOthersBeforeAnyoneIsEstablished)
+{
+    std::set<QString> established;
+    rounds->setEstablished([&](const PeerRecord &peer) { return established.contains(peer.keyId); });
+    const QStringList sybils{QStringLiteral("s1"), QStringLiteral("s2"), QStringLiteral("s3"), QStringLiteral("s4"), QStringLiteral("s5")};
+    const QStringList honest{QStringLiteral("h1"), QStringLiteral("h2")};
+    for (const QString &id : sybils + honest)
+        addPeer(id, true, QStringLiteral("ready"), 0);
+    // Everyone ready on state `base`; the Sybils report `sybilHash`, the honest the true one.
+    const auto runRound = [&](qint64 base, const QString &sybilHash) {
+        for (const QString &id : sybils + honest)
+            ASSERT_TRUE(store->recordHeartbeat(id, QStringLiteral("ready"), {}, 0, base, 0, now).ok());
+        ASSERT_TRUE(rounds->advance().ok());
+        ASSERT_EQ(current().state, RoundState::Running);
+        for (const QString &id : sybils)
+            ASSERT_TRUE(report(id, sybilHash).ok());
+        for (const QString &id : honest)
+            ASSERT_TRUE(report(id, kHashA).ok());
+    };
+    ASSERT_NO_FATAL_FAILURE(runRound(0, kHashB));
+    const RoundRecord again = current();
+    EXPECT_EQ(again.number, 0) << "five fresh identities replaced the state";
+    EXPECT_EQ(again.attempt, 1);
+    EXPECT_FALSE(store->checkpoint(1).value().has_value());
+    for (const QString &id : sybils + honest)
+        EXPECT_FALSE(store->lastContribution(id).value()->accepted.value_or(true)) << id.toStdString();
+
+    // Unanimous fresh reports do move the state (an honest new swarm trains).
+    ASSERT_NO_FATAL_FAILURE(runRound(0, kHashA));
+    ASSERT_EQ(current().number, 1);
+    EXPECT_EQ(store->round(0)->value().agreedHash, kHashA);
+
+    // Round 1: the host's PC is established; its vote alone outweighs the five.
+    holdState(1);
+    addPeer(QStringLiteral("host"), true, QStringLiteral("ready"), 1);
+    established.insert(QStringLiteral("host"));
+    ASSERT_NO_FATAL_FAILURE(runRound(1, kHashB));
+    ASSERT_TRUE(report(QStringLiteral("host"), kHashA).ok());
+    ASSERT_EQ(current().number, 2);
+    EXPECT_EQ(store->round(1)->value().agreedHash, kHashA);
+}
+
+// A member online that commits to nothing (a stranger stalling the swarm) holds its round no
+// longer than the commit timeout, not the deadline; it is reported, and sits the next round out.
+// One that committed is waited for: its pieces are on their way.
+TEST_F(CoordinatorRoundsTest, AMemberThatCommitsNothingIsWaitedForNoLongerThanTheCommitTimeout)
+{
+    settings.commitTimeoutMs = 5'000;
+    ASSERT_NO_FATAL_FAILURE(reopen());
+    std::vector<std::pair<QString, qint64>> stalled;
+    rounds->setOnStalled([&](const QString &keyId, qint64 round) { stalled.emplace_back(keyId, round); });
+    for (const char *name : {"a", "b", "c", "s"})
+        addPeer(QString::fromLatin1(name), true, QStringLiteral("ready"), 0);
+    ASSERT_TRUE(rounds->advance().ok());
+    const RoundRecord running = current();
+    ASSERT_EQ(running.state, RoundState::Running);
+    ASSERT_EQ(running.members.size(), 4u);
+    std::vector<CommitmentRecord> pieces;
+    for (const RoundMember &owner : running.members)
+        pieces.push_back({0, 0, QStringLiteral("c"), owner.keyId, QString(64, QLatin1Char('0'))});
+    ASSERT_TRUE(store->addCommitments(pieces).ok()); // c committed, and is slow to report
+    ASSERT_TRUE(report(QStringLiteral("a"), kHashA).ok());
+    ASSERT_TRUE(report(QStringLiteral("b"), kHashA).ok());
+    const auto heartbeats = [&] {
+        for (const char *name : {"a", "b", "c", "s"})
+            ASSERT_TRUE(store->recordHeartbeat(QString::fromLatin1(name), QStringLiteral("training"), {}, 0, 0, 0, now).ok());
+    };
+    now += settings.commitTimeoutMs - 1;
+    heartbeats();
+    ASSERT_TRUE(rounds->advance().ok());
+    EXPECT_EQ(current().number, 0) << "s has until the commit timeout";
+    now += 2;
+    heartbeats();
+    ASSERT_TRUE(rounds->advance().ok());
+    EXPECT_EQ(current().number, 0) << "c committed: it is waited for";
+    ASSERT_TRUE(report(QStringLiteral("c"), kHashA).ok());
+    EXPECT_EQ(current().number, 1) << "s held the round past the commit timeout";
+    EXPECT_EQ(stalled, (std::vector<std::pair<QString, qint64>>{{QStringLiteral("s"), 0}}));
+
+    // Round 1: everyone ready on state 1; s sits it out, and the round does not wait for it.
+    holdState(1);
+    for (const char *name : {"a", "b", "c", "s"})
+        ASSERT_TRUE(store->recordHeartbeat(QString::fromLatin1(name), QStringLiteral("ready"), {}, 0, 1, 0, now).ok());
+    ASSERT_TRUE(rounds->advance().ok());
+    ASSERT_EQ(current().state, RoundState::Running);
+    std::vector<QString> members;
+    for (const RoundMember &member : current().members)
+        members.push_back(member.keyId);
+    EXPECT_EQ(members, (std::vector<QString>{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}));
+}
+
+// A peer that says "training" round after round and is never ready (a stranger delaying a
+// budgeted or gathered round by the grace each time) is waited for twice, then no more until it
+// is ready; once ready it is a member again.
+TEST_F(CoordinatorRoundsTest, APeerThatIsNeverReadyStopsDelayingTheRounds)
+{
+    addPeer(QStringLiteral("a"), true, QStringLiteral("ready"), 0);
+    addPeer(QStringLiteral("b"), true, QStringLiteral("ready"), 0);
+    addPeer(QStringLiteral("t"), true, QStringLiteral("training"), 0);
+    const auto say = [&](const char *name, const char *state, qint64 base) {
+        ASSERT_TRUE(store->recordHeartbeat(QString::fromLatin1(name), QString::fromLatin1(state), {}, 0, base, 0, now).ok());
+    };
+    for (qint64 round = 0; round < 4; ++round) {
+        if (round > 0)
+            holdState(round);
+        say("a", "ready", round);
+        say("b", "ready", round);
+        say("t", "training", round);
+        ASSERT_TRUE(rounds->advance().ok());
+        if (round < 2) {
+            EXPECT_EQ(current().state, RoundState::Gathering) << "round " << round << " waits for t";
+            now += settings.gatherTimeoutMs;
+            say("a", "ready", round);
+            say("b", "ready", round);
+            say("t", "training", round);
+            ASSERT_TRUE(rounds->advance().ok());
+        }
+        ASSERT_EQ(current().state, RoundState::Running) << "round " << round << " waited for t after it was left behind twice";
+        ASSERT_EQ(current().members.size(), 2u);
+        ASSERT_TRUE(report(QStringLiteral("a"), kHashA).ok());
+        ASSERT_TRUE(report(QStringLiteral("b"), kHashA).ok());
+        ASSERT_EQ(current().number, round + 1);
+        now += 1000;
+    }
+    holdState(4);
+    say("a", "ready", 4);
+    say("b", "ready", 4);
+    say("t", "ready", 4);
+    ASSERT_TRUE(rounds->advance().ok());
+    ASSERT_EQ(current().state, RoundState::Running);
+    EXPECT_EQ(current().members.size(), 3u) << "ready at last: a member again";
+}
+
 // The only member of a round dies before uploading the state it made: no one can continue from
 // it, so after the gather timeout the round runs again from the state it started on, with the
 // peers that joined meanwhile.
@@ -351,8 +499,9 @@ TEST_F(CoordinatorRoundsTest, AnotherHolderIsAskedForTheStateWhenTheUploaderIsGo
     EXPECT_EQ(current().number, 1) << "the round waits for the state, it does not go back";
 }
 
-// A stranger asked for the state stays online and never sends it (or is banned): after a round's
-// deadline, or at once when banned, another holder is asked.
+// A stranger asked for the state stays online and never sends it (or is banned): after its turn
+// (the gather timeout, for a model this small), or at once when banned, another holder is asked.
+// The next round waits for the state meanwhile, however ready its members are.
 TEST_F(CoordinatorRoundsTest, AnUploaderThatWithholdsTheStateIsReplaced)
 {
     for (const char *name : {"a", "c"})
@@ -370,14 +519,21 @@ TEST_F(CoordinatorRoundsTest, AnUploaderThatWithholdsTheStateIsReplaced)
             ASSERT_TRUE(store->savePeer(peer).ok());
         }
     };
-    now += settings.roundDeadlineMs / 2;
+    ASSERT_EQ(rounds->stateUploadTurnMs(), settings.gatherTimeoutMs);
+    now += settings.gatherTimeoutMs / 2;
     heartbeats();
     ASSERT_TRUE(rounds->advance().ok());
-    EXPECT_EQ(store->round(0).value()->uploaderKeyId, first) << "within the deadline its upload may be on the way";
-    now += settings.roundDeadlineMs / 2 + 1;
+    EXPECT_EQ(store->round(0).value()->uploaderKeyId, first) << "within its turn its upload may be on the way";
+    now += settings.gatherTimeoutMs / 2 + 1;
     heartbeats();
     ASSERT_TRUE(rounds->advance().ok());
     EXPECT_EQ(store->round(0).value()->uploaderKeyId, other);
+    for (const QString &key : {first, other}) {
+        ASSERT_TRUE(store->recordHeartbeat(key, QStringLiteral("ready"), {}, 0, 1, 0, now).ok());
+    }
+    ASSERT_TRUE(rounds->advance().ok());
+    EXPECT_EQ(current().number, 1);
+    EXPECT_EQ(current().state, RoundState::Gathering) << "round 1 started without its state";
 
     ASSERT_TRUE(store->banPeer(other, QStringLiteral("test")).ok());
     ASSERT_TRUE(rounds->advance().ok());

@@ -280,6 +280,10 @@ TEST_F(CoordinatorServerTest, RoundStartsWithRangesAmongReachablePeers)
 
 TEST_F(CoordinatorServerTest, MajorityHashIsAcceptedAndMismatchIsNot)
 {
+    // Established from the start: among fresh identities only a unanimous hash is taken.
+    options.trust.probationRounds = 0;
+    options.trust.spotCheckRateNew = 0.0;
+    startServer();
     startRoundWithThreePeers();
     const QString agreed = QString::fromStdString(setup->checkpoint.parametersHash.toStdString());
     const QString other = QString(64, QLatin1Char('e'));
@@ -663,6 +667,8 @@ TEST_F(CoordinatorServerTest, ANewcomerOnProbationOwnsNoRangeAndHasNoVote)
     // a makes one round alone and is past probation.
     ASSERT_EQ(heartbeat(a, QStringLiteral("ready"), 0).status, 200);
     ASSERT_TRUE(contribute(a, 0, agreed, 1000).json().value(QLatin1StringView("accepted")).toBool());
+    // As if a had uploaded state 1: round 1 starts from a state the coordinator holds.
+    ASSERT_TRUE(setup->store->addCheckpoint({1, QStringLiteral("round-1.safetensors"), QString(64, QLatin1Char('c')), 1, agreed, std::nullopt}).ok());
 
     ASSERT_EQ(join(b, QStringLiteral("*:%1").arg(listenerB.serverPort())).status, 200);
     ASSERT_EQ(join(nat, QString()).status, 200);
@@ -774,6 +780,11 @@ protected:
     void SetUp() override
     {
         CoordinatorServerTest::SetUp();
+        // Established from the start, so that a member can be outvoted (fresh identities' states
+        // change only when all agree).
+        options.trust.probationRounds = 0;
+        options.trust.spotCheckRateNew = 0.0;
+        startServer();
         startRoundWithThreePeers();
         const RoundRecord round = setup->store->round(0)->value();
         for (const RoundMember &member : round.members) {

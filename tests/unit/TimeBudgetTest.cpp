@@ -133,6 +133,14 @@ protected:
         store = std::move(SqlCoordinatorStore::openSqlite(dir.path() / "c.db")).value();
         rounds = std::make_unique<CoordinatorRounds>(*store, settings, [this]() { return now; });
         ASSERT_TRUE(rounds->initialize(0).ok());
+        holdState(0);
+    }
+
+    // The coordinator holds state `round` (a round starts only from a state it holds).
+    void holdState(qint64 round)
+    {
+        const QString name = QStringLiteral("round-%1.safetensors").arg(round);
+        ASSERT_TRUE(store->addCheckpoint({round, name, QString(64, QLatin1Char('c')), 1, QString(64, QLatin1Char('a')), std::nullopt}).ok());
     }
 
     // A peer whose device measured `flops` a second, in `state` on state `base` after `steps` steps.

@@ -62,6 +62,7 @@ CoordinatorServerOptions CoordinatorServerOptions::from(const CoordinatorConfig 
     options.rounds.heartbeatIntervalMs = qint64(config.heartbeatIntervalSeconds * 1000);
     options.rounds.gatherTimeoutMs = qint64(config.gatherTimeoutSeconds * 1000);
     options.rounds.roundDeadlineMs = qint64(config.roundDeadlineSeconds * 1000);
+    options.rounds.commitTimeoutMs = qint64(config.commitTimeoutSeconds * 1000);
     options.rounds.minPeers = config.minPeers;
     const ModelConfig &m = config.model;
     options.rounds.work.tokensPerMember = qint64(config.training.innerSteps) * config.training.batchSize * m.blockSize;
@@ -141,6 +142,11 @@ CoordinatorServer::CoordinatorServer(CoordinatorSetup &setup, CoordinatorServerO
     m_rounds.setEstablished([this](const PeerRecord &peer) { return m_reputation.established(peer); });
     m_rounds.setOnClosed([this](const RoundRecord &round, const std::vector<ContributionRecord> &verdicts) {
         return m_verification.roundClosed(round, verdicts);
+    });
+    m_rounds.setOnStalled([this](const QString &keyId, qint64 round) {
+        const QString detail = QStringLiteral("round %1: committed to nothing in time").arg(round);
+        if (Result<bool> offended = m_reputation.offend(keyId, QStringLiteral("stalled round"), detail, true); !offended)
+            qCWarning(lcCoordinator) << "cannot record a stalled round:" << offended.error().message.c_str();
     });
     if (m_options.bandwidthRanges)
         m_rounds.setOwnerWeights([this](const std::vector<RoundMember> &members) { return ownerWeights(members); });

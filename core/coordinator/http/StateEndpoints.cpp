@@ -148,18 +148,18 @@ Result<void> StateEndpoints::findInputs(Upload &upload, int &status)
     Result<std::optional<CheckpointRecord>> previous = m_context.store.checkpoint(upload.round.number);
     if (!previous)
         return previous.error();
+    status = 409;
     if (!*previous) {
-        // State R never came (its uploader withheld it, was banned or left, and the others have
-        // moved on): nothing to recompute from, and refusing would stall every state after it.
-        // This one is taken on the agreed hash alone, as before issue 16; the next is recomputed.
-        qCWarning(lcCoordinator) << "state" << upload.stateRound << "cannot be recomputed: the coordinator never got state"
-                                 << upload.round.number << "; it is checked against the agreed hash only";
-        return {};
+        // Nothing to recompute it from: an agreed hash alone would let the voters of one round
+        // put any momentum or schedule beside the true parameters, or any parameters at all.
+        // Rounds wait for their starting state (CoordinatorRounds), so this is a state of a round
+        // that ran before that rule, or a forgery: either way not taken.
+        return makeError("the coordinator does not hold state " + std::to_string(upload.round.number) + ", which state "
+                         + std::to_string(upload.stateRound) + " is recomputed from");
     }
     upload.previousState = m_context.setup.checkpointsDir() / (*previous)->fileName.toStdString();
     upload.averages =
         AverageEndpoints::averagesFile(m_context.setup, upload.round.number, upload.round.attempt, upload.keyId);
-    status = 409;
     std::error_code ec;
     if (!std::filesystem::exists(upload.averages, ec))
         return makeError("post the round's range averages (POST /v1/round/averages) before its state");
@@ -193,7 +193,7 @@ void StateEndpoints::upload(const HttpExchange &exchange)
     // Parsing, hashing and recomputing a large state take seconds: off the event loop, the verdict queued back.
     m_checks.start([this, upload, model, parameterCount, outer, advance, reply = exchange.replier()] {
         Verdict verdict{refusal(upload.file->fileName().toStdString(), upload.stateRound, upload.round, model)};
-        if (verdict.why.isEmpty() && !upload.previousState.empty())
+        if (verdict.why.isEmpty())
             verdict = recomputed(upload, parameterCount, outer, advance);
         if (verdict.why.isEmpty() && ::fsync(upload.file->handle()) != 0)
             verdict.why = QStringLiteral("cannot store the upload");

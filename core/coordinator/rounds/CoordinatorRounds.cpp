@@ -113,7 +113,18 @@ std::optional<QString> CoordinatorRounds::agreedHash(const std::vector<Contribut
         if (peer != byKey.end() && m_established && m_established(*peer->second))
             established.emplace_back(report.paramsHash, double(std::max<qint64>(peer->second->tokens, 1)));
     }
-    return established.empty() ? majorityHash(everyone) : weightedMajority(established);
+    if (!established.empty())
+        return weightedMajority(established);
+    if (!m_established)
+        return majorityHash(everyone); // no trust at all (the lifecycle's own tests)
+    // Bootstrapping: no established member reported. Fresh identities cost nothing, so however
+    // many agree they must not replace the state against one that does not: it changes only when
+    // every report agrees, and a disagreement gathers the round again. Sybils can stall a new
+    // swarm this way, never steer it; the host's own PCs (--trusted-keys) are established from
+    // their first round and end that.
+    const bool unanimous = !everyone.empty() && std::all_of(everyone.begin(), everyone.end(),
+                                                            [&](const QString &hash) { return hash == everyone.front(); });
+    return unanimous ? std::optional<QString>(everyone.front()) : std::nullopt;
 }
 
 bool CoordinatorRounds::isOnline(const PeerRecord &peer) const { return peer.lastSeenMs >= onlineSinceMs(); }
@@ -193,11 +204,11 @@ Result<bool> CoordinatorRounds::recoverLostState(const RoundRecord &round, const
                            [&](const PeerRecord &p) { return p.keyId == keyId && isOnline(p) && !p.banned(); });
     };
     const qint64 waitedMs = nowMs - before.finishedMs;
-    if (!before.uploaderKeyId.isEmpty() && online(before.uploaderKeyId) && waitedMs < m_settings.roundDeadlineMs)
+    const qint64 turnMs = stateUploadTurnMs();
+    if (!before.uploaderKeyId.isEmpty() && online(before.uploaderKeyId) && waitedMs < turnMs)
         return false; // its upload is on the way
-    // The member asked for the state is gone, banned, or has not sent it within a round's
-    // deadline (a stranger may withhold it): the accepted members of that round take turns, one
-    // each deadline.
+    // The member asked for the state is gone, banned, or has not sent it in its turn (a stranger
+    // may withhold it): the accepted members of that round take turns.
     Result<std::vector<ContributionRecord>> reports = m_store.contributions(before.number, before.attempt);
     if (!reports)
         return reports.error();
@@ -207,7 +218,7 @@ Result<bool> CoordinatorRounds::recoverLostState(const RoundRecord &round, const
             holders.push_back(report.keyId);
     }
     if (!holders.empty()) {
-        const qint64 turn = std::max<qint64>(waitedMs, 0) / std::max<qint64>(m_settings.roundDeadlineMs, 1);
+        const qint64 turn = std::max<qint64>(waitedMs, 0) / std::max<qint64>(turnMs, 1);
         const QString next = holders[std::size_t(turn % qint64(holders.size()))];
         if (next != before.uploaderKeyId) {
             qCInfo(lcCoordinator) << "state" << round.number << "is asked of" << next << "instead of"
@@ -269,12 +280,22 @@ Result<CoordinatorRounds::Candidates> CoordinatorRounds::candidates(const RoundR
         // that has not trained yet (it joins the next round).
         if (m_settings.budget.enabled && peer.state == QLatin1StringView("idle"))
             continue;
+        // A member that stalled the round before sits this one out.
+        if (m_benched.contains(peer.keyId))
+            continue;
         const qint64 staleness = round.number - peer.baseRound;
         const bool readyHere = peer.state == QLatin1StringView("ready") && baseAdmitted(staleness);
         if (readyHere && !stepsAdmitted(peer, nowMs - trainingSince(peer.baseRound)))
             continue;
+        if (readyHere) {
+            m_leftBehind.erase(peer.keyId);
+        } else if (const auto behind = m_leftBehind.find(peer.keyId);
+                   behind != m_leftBehind.end() && behind->second >= m_settings.leftBehindRounds) {
+            continue; // "training" round after round, never ready: waited for no more
+        }
         ++c.online;
         if (!readyHere) {
+            c.training.push_back(peer.keyId);
             m_readySince.erase(peer.keyId);
             c.stepsToCome += double(budget.expectedSteps(peer.tokensPerSecond, budgetMs()));
             continue;
@@ -301,10 +322,17 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
         return wentBack.error();
     if (*wentBack)
         return {};
+    // A round starts from a state the coordinator holds, recomputed from the one before: the
+    // state it makes is then checked the same way, and nothing is taken on an agreed hash alone.
+    Result<std::optional<CheckpointRecord>> start = m_store.checkpoint(round.number);
+    if (!start)
+        return start.error();
+    if (!*start)
+        return {};
     Result<Candidates> gathered = candidates(round, *peers, nowMs);
     if (!gathered)
         return gathered.error();
-    auto &[ready, readyEstablished, online, held, firstReadyMs, readySteps, stepsToCome] = *gathered;
+    auto &[ready, readyEstablished, online, training, held, firstReadyMs, readySteps, stepsToCome] = *gathered;
     const RoundBudget &budget = m_settings.budget;
     // Newcomers on probation own no range while established members are there to own them: they
     // take part as if they accepted no connections, and their pieces stay out of the average.
@@ -346,6 +374,11 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
     });
     for (const RoundMember &member : round.members)
         m_readySince.erase(member.keyId);
+    // Those it waited for and starts without: a peer left behind round after round is not
+    // waited for again (candidates) until it is ready.
+    for (const QString &keyId : training)
+        ++m_leftBehind[keyId];
+    m_benched.clear(); // they sat this one out
     updateBudget(*peers);
     qCInfo(lcCoordinator).noquote().nospace() << "round " << round.number << " attempt " << round.attempt << " runs with "
                                     << round.members.size() << " members"
@@ -405,11 +438,16 @@ Result<void> CoordinatorRounds::maybeFinish(RoundRecord round, qint64 nowMs)
         if (!peer.banned())
             online.insert(peer.keyId);
     }
+    // Nor is one that stalls it: no commitment, no report, long after the round started.
+    Result<std::set<QString>> stalled = stalledMembers(round, reported, nowMs);
+    if (!stalled)
+        return stalled.error();
     const bool everyoneReported = std::all_of(round.members.begin(), round.members.end(), [&](const RoundMember &m) {
-        return reported.count(m.keyId) > 0 || online.count(m.keyId) == 0;
+        return reported.count(m.keyId) > 0 || online.count(m.keyId) == 0 || stalled->count(m.keyId) > 0;
     });
     if (!everyoneReported && nowMs < round.deadlineMs)
         return {};
+    benchStalled(round, *stalled, *peers);
 
     // The reporters, online or not: their standing weighs their votes.
     std::vector<PeerRecord> reporters;
@@ -454,6 +492,51 @@ Result<void> CoordinatorRounds::maybeFinish(RoundRecord round, qint64 nowMs)
     if (Result<void> closed = m_store.closeRound(round, verdicts, next); !closed)
         return closed;
     return m_onClosed ? m_onClosed(round, verdicts) : Result<void>();
+}
+
+Result<std::set<QString>> CoordinatorRounds::stalledMembers(const RoundRecord &round, const std::set<QString> &reported,
+                                                            qint64 nowMs)
+{
+    std::set<QString> stalled;
+    if (nowMs < commitDeadlineMs(round))
+        return stalled;
+    Result<std::vector<CommitmentRecord>> commitments = m_store.commitments(round.number, round.attempt);
+    if (!commitments)
+        return commitments.error();
+    std::set<QString> committed;
+    for (const CommitmentRecord &commitment : *commitments)
+        committed.insert(commitment.keyId);
+    for (const RoundMember &member : round.members) {
+        if (!reported.contains(member.keyId) && !committed.contains(member.keyId))
+            stalled.insert(member.keyId);
+    }
+    return stalled;
+}
+
+void CoordinatorRounds::benchStalled(const RoundRecord &round, const std::set<QString> &stalled,
+                                     const std::vector<PeerRecord> &online)
+{
+    for (const PeerRecord &peer : online) {
+        if (!stalled.contains(peer.keyId) || peer.banned())
+            continue;
+        m_benched.insert(peer.keyId);
+        qCWarning(lcCoordinator).noquote() << "round" << round.number << ":" << peer.keyId
+                                           << "committed to nothing in time; the round went on without it, and the next starts without it";
+        // One that vanished or was paused by its owner stalled nothing on purpose.
+        if (m_onStalled && peer.lastSeenMs > commitDeadlineMs(round) && peer.state != QLatin1StringView("paused"))
+            m_onStalled(peer.keyId, round.number);
+    }
+}
+
+qint64 CoordinatorRounds::stateUploadTurnMs() const
+{
+    // A state is about as large as the parameters and their momentum: a slow home uplink's worth.
+    return std::max<qint64>(m_settings.gatherTimeoutMs, m_settings.parameterCount / 125);
+}
+
+qint64 CoordinatorRounds::commitDeadlineMs(const RoundRecord &round) const
+{
+    return round.startedMs + std::max<qint64>(m_settings.commitTimeoutMs, m_settings.parameterCount / 12'500);
 }
 
 Result<ContributionVerdict> CoordinatorRounds::contribute(ContributionRecord contribution)

@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 namespace swarmtrain {
@@ -20,6 +21,14 @@ struct RoundSettings {
     int missedHeartbeats = 3; // a peer not seen for this many intervals is offline
     qint64 gatherTimeoutMs = 60'000;
     qint64 roundDeadlineMs = 600'000;
+    // A round's members commit to their pieces (POST /v1/round/commit, their first act in the
+    // all-reduce) within this long of its start, plus 80 ms a million parameters for hashing
+    // them: commitDeadlineMs. Later, the commitments are closed; a member with neither a
+    // commitment nor a report stalls the round, which waits for it no more.
+    qint64 commitTimeoutMs = 5'000;
+    // An online peer that rounds started without this many times in a row (it says "training"
+    // and is never ready) is not waited for again until it is ready.
+    int leftBehindRounds = 2;
     int minPeers = 1; // no round starts with fewer ready peers
     double creditPerToken = 0.001;
     // Each member's work; 0 tokens: whatever it reports (tests of the lifecycle alone).
@@ -40,7 +49,9 @@ struct ContributionVerdict {
 // --min-peers ready), then "running" with ranges of the flat parameter vector split among the
 // reachable members, then "done" when every member reported or the deadline passed. The params
 // hash that established members' votes, weighted by their verified work, put above half is the
-// result (while no established member reports, as in a new swarm, each report is one vote);
+// result (while no established member reports, as in a new swarm, only a hash every report
+// agrees on: fresh identities cost nothing, so a majority of them decides nothing);
+// a round starts only once the coordinator holds its starting state (recomputed and checked);
 // matching contributions are accepted and credited with the round's fixed work. Members still
 // on probation own no range and have no vote. A round without a majority is gathered again. All
 // state lives in the store, so a restarted coordinator carries on.
@@ -105,6 +116,17 @@ public:
     // restarted coordinator just does not wait. Asynchronous rounds wait for no hold.
     void holdGathering(const QString &keyId, qint64 untilMs) { m_holds[keyId] = {untilMs, false}; }
     void releaseHold(const QString &keyId);
+    // How long the member asked for a round's new state has to send it before another accepted
+    // member of the round is asked (the next round waits for it): the gather timeout, or longer
+    // for a large model (8 bytes a parameter at 1 MB/s).
+    qint64 stateUploadTurnMs() const;
+    // When the running `round` closes its commitments (RoundSettings::commitTimeoutMs).
+    qint64 commitDeadlineMs(const RoundRecord &round) const;
+    // Called when a round closes for each member that stalled it and was heard from after the
+    // commitments closed, not paused: alive, and silent on purpose (an offence). Every member
+    // that stalled a round sits the next one out.
+    using Stalled = std::function<void(const QString &keyId, qint64 round)>;
+    void setOnStalled(Stalled stalled) { m_onStalled = std::move(stalled); }
 
 private:
     struct Hold {
@@ -118,6 +140,7 @@ private:
         std::vector<RoundMember> ready;
         std::vector<bool> readyEstablished;
         std::size_t online = 0; // the peers it would wait for, ready or not
+        std::vector<QString> training; // those of them not ready
         bool held = false;
         std::optional<qint64> firstReadyMs; // an asynchronous round: since when its first peer waits
         double readySteps = 0.0, stepsToCome = 0.0; // and the work it holds, of the work in a budget
@@ -135,9 +158,14 @@ private:
     // before again (true).
     Result<bool> recoverLostState(const RoundRecord &round, const std::vector<PeerRecord> &peers, qint64 nowMs);
     Result<void> maybeFinish(RoundRecord round, qint64 nowMs);
+    // The members of the running `round` that stalled it: past the commit timeout, with neither a
+    // commitment nor a report (`reported`).
+    Result<std::set<QString>> stalledMembers(const RoundRecord &round, const std::set<QString> &reported, qint64 nowMs);
+    // Each online member that stalled `round` sits out the round after it, and is reported.
+    void benchStalled(const RoundRecord &round, const std::set<QString> &stalled, const std::vector<PeerRecord> &online);
     Result<ContributionVerdict> verdictFor(const ContributionRecord &contribution);
     // The agreed hash of `reports`: established members' votes weighted by their verified
-    // tokens, or one vote a report when none of them is established.
+    // tokens, or, when none of them is established, the hash all of them report.
     std::optional<QString> agreedHash(const std::vector<ContributionRecord> &reports,
                                       const std::vector<PeerRecord> &peers) const;
     bool established(const PeerRecord &peer) const { return !m_established || m_established(peer); }
@@ -148,7 +176,10 @@ private:
     OwnerWeights m_ownerWeights;
     Established m_established;
     Closed m_onClosed;
+    Stalled m_onStalled;
     std::map<QString, Hold> m_holds;
+    std::set<QString> m_benched;          // peers that sit out the next round to start (they stalled one)
+    std::map<QString, int> m_leftBehind; // online peer -> rounds started without it, in a row
     // An asynchronous swarm's ready peers: the state each trained on, and since when it waits.
     std::map<QString, std::pair<qint64, qint64>> m_readySince;
     std::optional<qint64> m_budgetMs; // unset until first asked or a round starts

@@ -42,6 +42,11 @@ Result<void> Verification::commit(const PeerRecord &peer, const CommitRequest &r
     status = 403;
     if (!isMember(*round, peer.keyId))
         return makeError("not a member of round " + std::to_string(round->number));
+    // The owners went on with what was committed in time: a piece committed later would be
+    // refused by some and taken by others.
+    status = 409;
+    if (m_clock() >= m_rounds.commitDeadlineMs(*round))
+        return makeError("round " + std::to_string(round->number) + "'s commitments are closed");
     // One piece for each owner of the round, none for anyone else.
     status = 400;
     std::map<QString, QString> pieces;
@@ -114,9 +119,15 @@ Result<CommitmentsAnswer> Verification::commitmentsTo(const PeerRecord &owner, q
         if (!peer.banned())
             online.insert(peer.keyId);
     }
-    answer.complete = std::all_of(round->members.begin(), round->members.end(), [&](const RoundMember &m) {
-        return committed.count(m.keyId) > 0 || online.count(m.keyId) == 0;
-    });
+    // Closed, or everyone who can commit did: the owners need wait no longer.
+    const bool closed = m_clock() >= m_rounds.commitDeadlineMs(*round);
+    answer.complete = closed || std::all_of(round->members.begin(), round->members.end(), [&](const RoundMember &m) {
+                          return committed.count(m.keyId) > 0 || online.count(m.keyId) == 0;
+                      });
+    for (const RoundMember &m : round->members) {
+        if (closed && !committed.contains(m.keyId))
+            answer.uncommitted.append(m.keyId);
+    }
     return answer;
 }
 

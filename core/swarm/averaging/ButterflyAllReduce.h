@@ -70,6 +70,9 @@ struct AllReduceOptions {
     quint64 rotation = 0;
     std::optional<QHash<QString, QByteArray>> checkedCommitments;
     std::optional<QHash<QString, QByteArray>> refereedCommitments;
+    // Members that committed to nothing by the time the commitments closed (a stalling
+    // stranger): nothing of theirs is waited for, as if they had gone.
+    QStringList uncommitted;
 };
 
 struct AllReduceOutcome {

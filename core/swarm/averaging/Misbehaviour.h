@@ -26,6 +26,9 @@ struct Misbehaviour {
     bool equivocate = false;
     // Sends its pieces to the ranges' owners but not to their checkers, to get ranges skipped.
     bool withholdFromCheckers = false;
+    // Becomes a member, then commits to nothing and sends nothing, saying "training" until its
+    // round ends without it (a stranger stalling the swarm's rounds).
+    bool stall = false;
 };
 
 } // namespace swarmtrain

@@ -120,6 +120,16 @@ std::optional<AllReduceOutcome> SwarmWorker::averageRound(qint64 round, const Ro
     // What the frames say this peer trained (owners weigh by the coordinator's word, not this).
     const double tokens = double(std::max<qint64>(m_tokensPerStep * m_trainer->innerStepsDone(), 1));
     const qint64 heartbeatMs = m_session->joined().heartbeatIntervalMs;
+    if (m_options.misbehaviour.stall) {
+        // Hostile (tests only): holds its round as long as the coordinator lets it.
+        for (Result<RoundAnswer> now = m_session->round(); now && now->round == round && now->state == QLatin1StringView("running")
+                                                         && !m_gate->stopRequested();
+             now = m_session->round()) {
+            heartbeatIfDue(QStringLiteral("training"));
+            m_gate->sleepFor(kCommitPollMs);
+        }
+        return std::nullopt;
+    }
     // The pieces first, committed to before anyone sees another's.
     Result<QHash<QString, QByteArray>> hashes =
         m_dataPlane->preparePieces(quint64(round), members, m_trainer->pseudoGradient(), m_options.misbehaviour);
@@ -182,13 +192,9 @@ Result<void> SwarmWorker::commitPieces(qint64 round, const QHash<QString, QByteA
         options.rangeChecks = false; // a coordinator from before commitments
         return {};
     }
-    const bool owner = std::any_of(info.members.begin(), info.members.end(), [&](const RoundMemberInfo &m) {
-        return m.peerId == m_identity->keyId() && m.end > m.begin;
-    });
-    if (!owner)
-        return {}; // no pieces come to a peer that owns no range
-    // Until every member committed, or a quarter of the time left: a member that has not by
-    // then is left out of this peer's range.
+    // Until every member committed, or the commitments close, or a quarter of the time left: a
+    // member that has not by then is left out of this peer's range, and one the coordinator
+    // names as uncommitted (a stalling stranger) is waited for by no one.
     const auto until = std::chrono::steady_clock::now()
                        + std::chrono::milliseconds(std::clamp<qint64>(
                            (info.deadlineMs - QDateTime::currentMSecsSinceEpoch()) / 4, 2'000, 60'000));
@@ -206,6 +212,7 @@ Result<void> SwarmWorker::commitPieces(qint64 round, const QHash<QString, QByteA
             options.commitments = bySender(answer->pieces);
             options.checkedCommitments = bySender(answer->checked);
             options.refereedCommitments = bySender(answer->refereed);
+            options.uncommitted = answer->uncommitted;
             return {};
         }
         heartbeatIfDue(QStringLiteral("training"));
