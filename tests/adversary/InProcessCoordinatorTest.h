@@ -160,9 +160,21 @@ protected:
         return HeartbeatAnswer::fromJson(answer.json()).value();
     }
 
+    // The coordinator holds state `round`, as if its uploader had sent it (a round starts only
+    // from a state the coordinator holds).
+    void holdState(qint64 round)
+    {
+        if (setup->store->checkpoint(round)->has_value())
+            return;
+        const CheckpointRecord held{round, QStringLiteral("round-%1.safetensors").arg(round), QString(64, QLatin1Char('c')), 1,
+                                    QString(64, QLatin1Char('a')), std::nullopt};
+        ASSERT_TRUE(setup->store->addCheckpoint(held).ok());
+    }
+
     // Every peer in `members` ready on state `round`, which then runs with them.
     void startRound(const std::vector<Peer *> &members, qint64 round)
     {
+        ASSERT_NO_FATAL_FAILURE(holdState(round));
         for (Peer *peer : members)
             ASSERT_EQ(heartbeat(*peer, QStringLiteral("ready"), round).status, 200);
         const RoundRecord running = currentRound();

@@ -551,6 +551,7 @@ TEST_F(VerificationAttackTest, ANewcomersCheckHoldsTheNextRoundUntilItsVerifierI
     options.trust.spotCheckRateNew = 1.0;
     const Update work = drawCheckOfMByAnEstablished(false);
     ASSERT_FALSE(HasFailure());
+    ASSERT_NO_FATAL_FAILURE(holdState(1)); // its uploader sent it
 
     // Everyone ready on state 1, the verifier too (it has not heard of the check yet).
     for (Peer *peer : {bystander, &m, verifier})
@@ -572,6 +573,7 @@ TEST_F(VerificationAttackTest, ANewcomersCheckHoldsTheNextRoundUntilItsVerifierI
     const Update again = makeUpdate();
     ASSERT_EQ(commit(m, again.commitment).status, 200);
     finishRound({&a, &b, &m}, 1);
+    ASSERT_NO_FATAL_FAILURE(holdState(2));
     Peer *gone = byKey(check(1, m).verifierKeyId);
     ASSERT_NE(gone, nullptr);
     now += 1000;
@@ -609,6 +611,7 @@ TEST_F(VerificationAttackTest, AnEstablishedMembersCheckTakesItsVerifierOutOfThe
     options.trust.spotCheckRate = 1.0;
     drawCheckOfMByAnEstablished(true);
     ASSERT_FALSE(HasFailure());
+    ASSERT_NO_FATAL_FAILURE(holdState(1)); // its uploader sent it
     ASSERT_EQ(heartbeat(*verifier, QStringLiteral("verifying"), 1).status, 200);
     for (Peer *peer : {bystander, &m})
         ASSERT_EQ(heartbeat(*peer, QStringLiteral("ready"), 1).status, 200);
@@ -624,6 +627,7 @@ TEST_F(VerificationAttackTest, AStrangerWithholdingItsUpdateHoldsTheNextRoundNoL
     options.rounds.gatherTimeoutMs = 10'000;
     drawCheckOfMByAnEstablished(false);
     ASSERT_FALSE(HasFailure());
+    ASSERT_NO_FATAL_FAILURE(holdState(1)); // its uploader sent it
     const auto beat = [&] {
         ASSERT_EQ(heartbeat(*verifier, QStringLiteral("verifying"), 1).status, 200);
         for (Peer *peer : {bystander, &m})

@@ -280,10 +280,6 @@ TEST_F(CoordinatorServerTest, RoundStartsWithRangesAmongReachablePeers)
 
 TEST_F(CoordinatorServerTest, MajorityHashIsAcceptedAndMismatchIsNot)
 {
-    // Established from the start: among fresh identities only a unanimous hash is taken.
-    options.trust.probationRounds = 0;
-    options.trust.spotCheckRateNew = 0.0;
-    startServer();
     startRoundWithThreePeers();
     const QString agreed = QString::fromStdString(setup->checkpoint.parametersHash.toStdString());
     const QString other = QString(64, QLatin1Char('e'));
@@ -780,11 +776,6 @@ protected:
     void SetUp() override
     {
         CoordinatorServerTest::SetUp();
-        // Established from the start, so that a member can be outvoted (fresh identities' states
-        // change only when all agree).
-        options.trust.probationRounds = 0;
-        options.trust.spotCheckRateNew = 0.0;
-        startServer();
         startRoundWithThreePeers();
         const RoundRecord round = setup->store->round(0)->value();
         for (const RoundMember &member : round.members) {

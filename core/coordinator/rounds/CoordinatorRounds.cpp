@@ -113,18 +113,7 @@ std::optional<QString> CoordinatorRounds::agreedHash(const std::vector<Contribut
         if (peer != byKey.end() && m_established && m_established(*peer->second))
             established.emplace_back(report.paramsHash, double(std::max<qint64>(peer->second->tokens, 1)));
     }
-    if (!established.empty())
-        return weightedMajority(established);
-    if (!m_established)
-        return majorityHash(everyone); // no trust at all (the lifecycle's own tests)
-    // Bootstrapping: no established member reported. Fresh identities cost nothing, so however
-    // many agree they must not replace the state against one that does not: it changes only when
-    // every report agrees, and a disagreement gathers the round again. Sybils can stall a new
-    // swarm this way, never steer it; the host's own PCs (--trusted-keys) are established from
-    // their first round and end that.
-    const bool unanimous = !everyone.empty() && std::all_of(everyone.begin(), everyone.end(),
-                                                            [&](const QString &hash) { return hash == everyone.front(); });
-    return unanimous ? std::optional<QString>(everyone.front()) : std::nullopt;
+    return established.empty() ? majorityHash(everyone) : weightedMajority(established);
 }
 
 bool CoordinatorRounds::isOnline(const PeerRecord &peer) const { return peer.lastSeenMs >= onlineSinceMs(); }

@@ -49,8 +49,7 @@ struct ContributionVerdict {
 // --min-peers ready), then "running" with ranges of the flat parameter vector split among the
 // reachable members, then "done" when every member reported or the deadline passed. The params
 // hash that established members' votes, weighted by their verified work, put above half is the
-// result (while no established member reports, as in a new swarm, only a hash every report
-// agrees on: fresh identities cost nothing, so a majority of them decides nothing);
+// result (while no established member reports, as in a new swarm, each report is one vote);
 // a round starts only once the coordinator holds its starting state (recomputed and checked);
 // matching contributions are accepted and credited with the round's fixed work. Members still
 // on probation own no range and have no vote. A round without a majority is gathered again. All
@@ -165,7 +164,7 @@ private:
     void benchStalled(const RoundRecord &round, const std::set<QString> &stalled, const std::vector<PeerRecord> &online);
     Result<ContributionVerdict> verdictFor(const ContributionRecord &contribution);
     // The agreed hash of `reports`: established members' votes weighted by their verified
-    // tokens, or, when none of them is established, the hash all of them report.
+    // tokens, or one vote a report when none of them is established.
     std::optional<QString> agreedHash(const std::vector<ContributionRecord> &reports,
                                       const std::vector<PeerRecord> &peers) const;
     bool established(const PeerRecord &peer) const { return !m_established || m_established(peer); }
