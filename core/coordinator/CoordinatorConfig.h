@@ -44,7 +44,7 @@ struct CoordinatorConfig {
     double roundSeconds = 0;
     double roundDeadlineSeconds = 600;
     double gatherTimeoutSeconds = 60;
-    double commitTimeoutSeconds = 5;
+    double commitTimeoutSeconds = 30;
     double heartbeatIntervalSeconds = 10;
     int minPeers = 1;
     int evalIters = 10; // validation batches per checkpoint

@@ -25,7 +25,7 @@ struct RoundSettings {
     // all-reduce) within this long of its start, plus 80 ms a million parameters for hashing
     // them: commitDeadlineMs. Later, the commitments are closed; a member with neither a
     // commitment nor a report stalls the round, which waits for it no more.
-    qint64 commitTimeoutMs = 5'000;
+    qint64 commitTimeoutMs = 30'000;
     // An online peer that rounds started without this many times in a row (it says "training"
     // and is never ready) is not waited for again until it is ready.
     int leftBehindRounds = 2;
