@@ -184,23 +184,18 @@ Result<void> ButterflyAllReduce::start(quint64 round, QList<AllReduceMember> mem
     m_outcome = AllReduceOutcome{};
     m_outcome.average.assign(std::size_t(m_count), 0.0f);
     m_outcome.rejectedSenders = std::exchange(m_earlyRefusedList, {});
-    for (const QString &keyId : m_options.uncommitted) {
-        if (keyId != m_self && member(keyId)) {
-            qCWarning(lcAllReduce).noquote() << "round" << round << ":" << keyId << "committed to nothing; not waiting for it";
-            m_departed.insert(keyId);
-        }
+    // The commitments are closed when the all-reduce starts: nothing is waited for from a member
+    // that committed to nothing (a stalling stranger), nor a piece from one that committed to none
+    // for this range.
+    for (const AllReduceMember &m : m_members) {
+        if (m.keyId != m_self && m_options.uncommitted.contains(m.keyId))
+            m_departed.insert(m.keyId);
+        if (m.keyId != m_self && m_own && m_options.commitments && !m_options.commitments->contains(m.keyId))
+            m_outcome.uncommittedSenders.append(m.keyId);
     }
-    // The commitments are closed when the all-reduce starts: a member that committed to no piece
-    // for this range (it stalls, or was too late) sends none that counts, and is not waited for.
-    if (m_own && m_options.commitments) {
-        for (const AllReduceMember &m : m_members) {
-            if (m.keyId != m_self && !m_options.commitments->contains(m.keyId)) {
-                qCWarning(lcAllReduce).noquote() << "round" << round << ": no piece of" << m.keyId
-                                                 << "is waited for: it committed to none";
-                m_outcome.uncommittedSenders.append(m.keyId);
-            }
-        }
-    }
+    if (!m_options.uncommitted.isEmpty())
+        qCWarning(lcAllReduce).noquote() << "round" << round << ": not waiting for" << m_options.uncommitted.join(QStringLiteral(", "))
+                                         << "(committed to nothing)";
     if (Result<void> taken = takePieces(std::move(prepared.pieces)); !taken)
         return taken;
     m_running = true;
