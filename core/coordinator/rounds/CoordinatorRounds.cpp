@@ -364,9 +364,12 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
     for (const RoundMember &member : round.members)
         m_readySince.erase(member.keyId);
     // Those it waited for and starts without: a peer left behind round after round is not
-    // waited for again (candidates) until it is ready.
-    for (const QString &keyId : training)
-        ++m_leftBehind[keyId];
+    // waited for again (candidates) until it is ready. An asynchronous round waits for no one
+    // training, by design: its peers still training count in its share as ever.
+    if (!budget.async) {
+        for (const QString &keyId : training)
+            ++m_leftBehind[keyId];
+    }
     m_benched.clear(); // they sat this one out
     updateBudget(*peers);
     qCInfo(lcCoordinator).noquote().nospace() << "round " << round.number << " attempt " << round.attempt << " runs with "
