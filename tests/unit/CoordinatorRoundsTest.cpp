@@ -454,7 +454,8 @@ TEST_F(CoordinatorRoundsTest, AnotherHolderIsAskedForTheStateWhenTheUploaderIsGo
 
 // A stranger asked for the state stays online and never sends it (or is banned): after its turn
 // (the gather timeout, for a model this small), or at once when banned, another holder is asked.
-// The next round waits for the state meanwhile, however ready its members are.
+// The next round waits for the state meanwhile, however ready its members are; once every holder
+// had its turn, it waits no more.
 TEST_F(CoordinatorRoundsTest, AnUploaderThatWithholdsTheStateIsReplaced)
 {
     for (const char *name : {"a", "c"})
@@ -491,6 +492,14 @@ TEST_F(CoordinatorRoundsTest, AnUploaderThatWithholdsTheStateIsReplaced)
     ASSERT_TRUE(store->banPeer(other, QStringLiteral("test")).ok());
     ASSERT_TRUE(rounds->advance().ok());
     EXPECT_EQ(store->round(0).value()->uploaderKeyId, first) << "a banned uploader is replaced at once";
+
+    // Every accepted member had its turn and none sent the state (withheld, or an honest member
+    // that lost the averages it needs to post it): the swarm runs round 0 again, never waits on.
+    now += settings.gatherTimeoutMs;
+    ASSERT_TRUE(store->recordHeartbeat(first, QStringLiteral("ready"), {}, 0, 0, 0, now).ok());
+    ASSERT_TRUE(rounds->advance().ok());
+    EXPECT_EQ(current().number, 0);
+    EXPECT_EQ(current().attempt, 1);
 }
 
 TEST(CoordinatorRoundsRanges, AWeightedSplitFollowsTheOwnersBandwidth)

@@ -1,5 +1,5 @@
 // CoordinatorRounds' defences against members that hold rounds up (issue 43): a member that
-// commits to nothing in time, and the turn of the member asked for a round's new state.
+// commits to nothing in time, and the members asked in turn for a round's new state.
 
 #include "CoordinatorRounds.h"
 
@@ -52,6 +52,67 @@ qint64 CoordinatorRounds::stateUploadTurnMs() const
 qint64 CoordinatorRounds::commitDeadlineMs(const RoundRecord &round) const
 {
     return round.startedMs + std::max<qint64>(m_settings.commitTimeoutMs, m_settings.parameterCount / 12'500);
+}
+
+Result<bool> CoordinatorRounds::recoverLostState(const RoundRecord &round, const std::vector<PeerRecord> &peers,
+                                                qint64 nowMs)
+{
+    if (round.number == 0)
+        return false;
+    Result<std::optional<CheckpointRecord>> held = m_store.checkpoint(round.number);
+    Result<std::optional<RoundRecord>> previous = m_store.round(round.number - 1);
+    if (!held || !previous)
+        return makeError("cannot read the previous round");
+    if (*held || !*previous || (*previous)->state != RoundState::Done)
+        return false;
+    RoundRecord before = **previous;
+    const auto online = [&](const QString &keyId) {
+        return std::any_of(peers.begin(), peers.end(),
+                           [&](const PeerRecord &p) { return p.keyId == keyId && isOnline(p) && !p.banned(); });
+    };
+    const qint64 waitedMs = nowMs - before.finishedMs;
+    const qint64 turnMs = stateUploadTurnMs();
+    if (!before.uploaderKeyId.isEmpty() && online(before.uploaderKeyId) && waitedMs < turnMs)
+        return false; // its upload is on the way
+    // The member asked for the state is gone, banned, or has not sent it in its turn (a stranger
+    // may withhold it; an honest member may have lost what it needs to post it): the accepted
+    // members of that round take turns, one turn each.
+    Result<std::vector<ContributionRecord>> reports = m_store.contributions(before.number, before.attempt);
+    if (!reports)
+        return reports.error();
+    std::vector<QString> holders;
+    qint64 turns = 0;
+    for (const ContributionRecord &report : *reports) {
+        turns += report.accepted.value_or(false) ? 1 : 0;
+        if (report.accepted.value_or(false) && online(report.keyId))
+            holders.push_back(report.keyId);
+    }
+    const qint64 turn = std::max<qint64>(waitedMs, 0) / std::max<qint64>(turnMs, 1);
+    if (!holders.empty() && turn < turns) {
+        const QString next = holders[std::size_t(turn % qint64(holders.size()))];
+        if (next != before.uploaderKeyId) {
+            qCInfo(lcCoordinator) << "state" << round.number << "is asked of" << next << "instead of"
+                                  << before.uploaderKeyId;
+            before.uploaderKeyId = next;
+            if (Result<void> saved = m_store.saveRound(before); !saved)
+                return saved.error();
+        }
+        return false;
+    }
+    // No holder is left, or each had its turn: after the gather timeout, run that round again
+    // from the state it started on, which the members left can train from.
+    if (nowMs - round.gatheringSinceMs < m_settings.gatherTimeoutMs)
+        return false;
+    qCWarning(lcCoordinator) << "state" << round.number << "was lost or withheld by every member that held it; gathering round"
+                             << before.number << "again";
+    RoundRecord again;
+    again.number = before.number;
+    again.attempt = before.attempt + 1;
+    again.gatheringSinceMs = nowMs;
+    again.revision = before.revision;
+    if (Result<void> reopened = m_store.reopenRound(round.number, again); !reopened)
+        return reopened.error();
+    return true;
 }
 
 } // namespace swarmtrain

@@ -145,6 +145,7 @@ private:
     bool m_straggler = false; // too slow for the budget, as the last heartbeat said
     std::optional<qint64> m_resyncAtRound; // a rejected contribution: resync once this state is served
     std::optional<qint64> m_uploadRound;   // the coordinator asked us for this state
+    std::optional<qint64> m_unsendableRound; // a state asked of us whose averages are gone (said once)
     std::optional<SpotCheckTask> m_spotCheck;  // the coordinator asked us to check this work
     std::optional<std::pair<qint64, QString>> m_checkDone; // the last check done: not again
     std::map<qint64, QByteArray> m_sentUpdates; // the encoded pieces of the last rounds, by round

@@ -259,16 +259,20 @@ bool SwarmWorker::uploadState(qint64 stateRound)
     m_uploadRound.reset();
     if (!m_trainer || m_trainer->round() != stateRound)
         return false; // we no longer hold that state
-    // The coordinator recomputes the state from the one before and the round's averages: they go first.
-    // The upload is tried either way: a coordinator that never got the state before takes it
-    // without them, and one that needs them says so.
+    // The coordinator recomputes the state from the one before and the round's averages: they go
+    // first. Without them (a restart lost them) it would refuse the state; it asks the round's
+    // other members in turn, then runs the round again.
     const auto averages = m_appliedAverages.find(stateRound - 1);
-    const std::vector<std::byte> blob =
-        encodeRangeAverages(averages != m_appliedAverages.end() ? averages->second : std::vector<RangeAverage>{});
+    if (averages == m_appliedAverages.end()) {
+        if (m_unsendableRound != stateRound)
+            qCWarning(lcWorker) << "cannot send state" << stateRound << ": the averages of round" << stateRound - 1
+                                << "are no longer here";
+        m_unsendableRound = stateRound;
+        return false;
+    }
+    const std::vector<std::byte> blob = encodeRangeAverages(averages->second);
     const QByteArray averagesBody(reinterpret_cast<const char *>(blob.data()), qsizetype(blob.size()));
-    if (averages == m_appliedAverages.end())
-        qCWarning(lcWorker) << "the averages of round" << stateRound - 1 << "are no longer here";
-    else if (Result<void> posted = m_session->postAverages(stateRound - 1, averagesBody); !posted)
+    if (Result<void> posted = m_session->postAverages(stateRound - 1, averagesBody); !posted)
         qCWarning(lcWorker).noquote() << "the averages of round" << stateRound - 1
                                       << "were not taken:" << toQString(posted.error());
     const std::filesystem::path upload = m_options.stateDir / "upload.safetensors";
