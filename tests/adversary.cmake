@@ -51,3 +51,7 @@ swarmtrain_adversary_test(swarmtrain_display_name_attack_tests adversary/Display
 # whose headers lie (issue 42).
 swarmtrain_adversary_test(swarmtrain_tokenizer_attack_tests adversary/TokenizerAttackTest.cpp support/TestHttpServer.cpp)
 target_link_libraries(swarmtrain_tokenizer_attack_tests PRIVATE OpenSSL::SSL)
+
+# Sybils of one subnet reporting a forged hash at a public swarm's first rounds, before anyone is
+# established (issue 43).
+swarmtrain_adversary_test(swarmtrain_bootstrap_sybil_tests adversary/BootstrapSybilTest.cpp)

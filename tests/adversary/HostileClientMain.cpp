@@ -1,7 +1,8 @@
 // swarmtrain-hostile: `swarmtrain --headless` with a misbehaviour switch, for the adversary tests
 // only (built with the tests, never installed or packaged):
 //   swarmtrain-hostile --misbehave scale100|sign-flip|zero|noise|equivocate|lying-owner|
-//                       withhold-from-checkers|far-future-frames|vanish-in-all-reduce|stall
+//                       withhold-from-checkers|far-future-frames|vanish-in-all-reduce|stall|
+//                       forge-hash
 //                      [the options of swarmtrain --headless]
 #include "ClientOptions.h"
 #include "CryptoLifetime.h"
@@ -62,6 +63,8 @@ std::optional<Misbehaviour> misbehaviourNamed(const QString &name)
         m.withholdFromCheckers = true;
     } else if (name == QLatin1StringView("stall")) {
         m.stall = true;
+    } else if (name == QLatin1StringView("forge-hash")) {
+        m.reportedHash = QString(64, QLatin1Char('f')); // the same for every Sybil
     } else if (name == QLatin1StringView("vanish-in-all-reduce")) {
         // Not hostile, only mortal: the process ends as its second all-reduce begins, after the
         // group formed and before its pieces go out (a PC switched off mid-step).

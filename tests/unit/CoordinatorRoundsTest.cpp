@@ -224,6 +224,47 @@ TEST_F(CoordinatorRoundsTest, MajorityHashIsAcceptedAndCredited)
     EXPECT_EQ(store->peer(QStringLiteral("b"))->value().tokens, 0);
 }
 
+// Bootstrapping a public swarm (issue 43): before anyone is established, five fresh identities
+// made behind one subnet report a hash of their own against two from two other subnets. Each
+// subnet has one vote, so theirs weighs one against two: the two are accepted, the five are not.
+// With one vote an identity (the defence off) the five would have moved the state.
+TEST_F(CoordinatorRoundsTest, FreshIdentitiesOfOneSubnetVoteAsOneBeforeAnyoneIsEstablished)
+{
+    const auto run = [&](bool votePerSubnet) -> RoundRecord {
+        settings.votePerSubnet = votePerSubnet;
+        rounds.reset();
+        store.reset();
+        for (const char *file : {"c.db", "c.db-wal", "c.db-shm"})
+            std::filesystem::remove(dir.path() / file); // a new swarm each run
+        reopen();
+        rounds->setEstablished([](const PeerRecord &) { return false; });
+        std::vector<std::pair<QString, QString>> peers = {{QStringLiteral("h1"), QStringLiteral("198.51.100.7")},
+                                                          {QStringLiteral("h2"), QStringLiteral("203.0.113.9")}};
+        for (int i = 1; i <= 5; ++i)
+            peers.emplace_back(QStringLiteral("s%1").arg(i), QStringLiteral("192.0.2.%1").arg(i));
+        for (const auto &[key, address] : peers) {
+            addPeer(key, true, QStringLiteral("ready"), 0);
+            PeerRecord peer = store->peer(key).value().value();
+            peer.address = address;
+            EXPECT_TRUE(store->savePeer(peer).ok());
+        }
+        EXPECT_TRUE(rounds->advance().ok());
+        EXPECT_EQ(current().members.size(), peers.size());
+        for (const auto &[key, address] : peers)
+            EXPECT_TRUE(report(key, key.startsWith(QLatin1Char('h')) ? kHashA : kHashB).ok());
+        return store->round(0)->value();
+    };
+    const RoundRecord defended = run(true);
+    EXPECT_EQ(defended.state, RoundState::Done);
+    EXPECT_EQ(defended.agreedHash, kHashA);
+    EXPECT_EQ(rounds->lastVerdict(QStringLiteral("h1"))->value().second.accepted, std::optional<bool>(true));
+    EXPECT_EQ(rounds->lastVerdict(QStringLiteral("s1"))->value().second.accepted, std::optional<bool>(false));
+    EXPECT_DOUBLE_EQ(store->peer(QStringLiteral("s1"))->value().credit, 0.0);
+
+    const RoundRecord undefended = run(false);
+    EXPECT_EQ(undefended.agreedHash, kHashB) << "one vote an identity: the five outvote the two";
+}
+
 TEST_F(CoordinatorRoundsTest, DeadlineLeavesOutMembersThatDidNotReport)
 {
     for (const char *name : {"a", "b"})

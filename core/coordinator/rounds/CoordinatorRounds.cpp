@@ -2,6 +2,7 @@
 
 #include "ControlMessages.h"
 #include "CoordinatorLog.h"
+#include "PeerAddress.h"
 
 #include <QJsonDocument>
 
@@ -107,13 +108,29 @@ std::optional<QString> CoordinatorRounds::agreedHash(const std::vector<Contribut
         byKey[peer.keyId] = &peer;
     std::vector<std::pair<QString, double>> established;
     std::vector<QString> everyone;
+    std::vector<std::pair<QString, QString>> fresh; // (subnet, hash)
     for (const ContributionRecord &report : reports) {
         everyone.push_back(report.paramsHash);
         const auto peer = byKey.find(report.keyId);
+        const QString subnet = peer != byKey.end() ? subnetOf(QHostAddress(peer->second->address)) : QString();
+        fresh.emplace_back(subnet, report.paramsHash);
         if (peer != byKey.end() && m_established && m_established(*peer->second))
             established.emplace_back(report.paramsHash, double(std::max<qint64>(peer->second->tokens, 1)));
     }
-    return established.empty() ? majorityHash(everyone) : weightedMajority(established);
+    if (!established.empty())
+        return weightedMajority(established);
+    return m_established && m_settings.votePerSubnet ? weightedMajority(subnetVotes(fresh)) : majorityHash(everyone);
+}
+
+std::vector<std::pair<QString, double>> CoordinatorRounds::subnetVotes(const std::vector<std::pair<QString, QString>> &reports)
+{
+    std::map<QString, double> reporters;
+    for (const auto &[subnet, hash] : reports)
+        ++reporters[subnet];
+    std::vector<std::pair<QString, double>> votes;
+    for (const auto &[subnet, hash] : reports)
+        votes.emplace_back(hash, 1.0 / reporters[subnet]);
+    return votes;
 }
 
 bool CoordinatorRounds::isOnline(const PeerRecord &peer) const { return peer.lastSeenMs >= onlineSinceMs(); }

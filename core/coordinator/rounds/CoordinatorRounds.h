@@ -30,6 +30,10 @@ struct RoundSettings {
     // and is never ready) is not waited for again until it is ready.
     int leftBehindRounds = 2;
     int minPeers = 1; // no round starts with fewer ready peers
+    // Bootstrapping a public swarm: while no established member reports, a round's hash is
+    // voted by subnet (subnetVotes()), so identities made in numbers behind one address or
+    // subnet weigh as one. Off: one vote an identity (the defence's adversary test switches it).
+    bool votePerSubnet = true;
     double creditPerToken = 0.001;
     // Each member's work; 0 tokens: whatever it reports (tests of the lifecycle alone).
     RoundWork work;
@@ -100,6 +104,10 @@ public:
     static QString uploaderAmong(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts);
     // The hash reported by more than half of the reports, if any.
     static std::optional<QString> majorityHash(const std::vector<QString> &hashes);
+    // Bootstrapping votes (no established member reported): each subnet (subnetOf(); "" for
+    // peers of no known address) one vote, split evenly among its reporters. Given
+    // (subnet, hash) per report, the (hash, weight) pairs for weightedMajority().
+    static std::vector<std::pair<QString, double>> subnetVotes(const std::vector<std::pair<QString, QString>> &reports);
     // The hash whose votes weigh more than half of all votes' weight, if any.
     static std::optional<QString> weightedMajority(const std::vector<std::pair<QString, double>> &votes);
     // Whether a peer is past probation: it owns ranges and votes. Unset: everyone is.

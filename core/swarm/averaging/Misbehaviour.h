@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QString>
 #include <QtGlobal>
 
 #include <functional>
@@ -29,6 +30,9 @@ struct Misbehaviour {
     // Becomes a member, then commits to nothing and sends nothing, saying "training" until its
     // round ends without it (a stranger stalling the swarm's rounds).
     bool stall = false;
+    // Reports this parameters hash for its rounds instead of its own (not empty): Sybils
+    // agreeing on a state nobody trained, to outvote the honest members.
+    QString reportedHash;
 };
 
 } // namespace swarmtrain

@@ -229,7 +229,8 @@ bool SwarmWorker::reportRound(RoundReport &report, const AllReduceOutcome &outco
     contribution.flops = report.flops;
     contribution.seconds = report.computeSeconds;
     contribution.loss = report.loss;
-    contribution.paramsHash = report.paramsHash;
+    contribution.paramsHash =
+        m_options.misbehaviour.reportedHash.isEmpty() ? report.paramsHash : m_options.misbehaviour.reportedHash;
     contribution.bytesUp = m_dataPlane->bytesSent() - sentBefore;
     contribution.bytesDown = m_dataPlane->bytesReceived() - receivedBefore;
     contribution.refused = outcome.rejectedSenders;
