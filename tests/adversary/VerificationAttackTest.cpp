@@ -44,6 +44,14 @@ protected:
         ASSERT_TRUE(setup->store->savePeer(stored).ok());
     }
 
+    // The speed its heartbeats last gave (tokens a second).
+    void setSpeed(const Peer &peer, double tokensPerSecond)
+    {
+        PeerRecord stored = record(peer);
+        stored.tokensPerSecond = tokensPerSecond;
+        ASSERT_TRUE(setup->store->savePeer(stored).ok());
+    }
+
     // Two owners a and b and an outbound-only member m (three newcomers: anyone may verify)
     // finish round 0, whose work of m alone is drawn for a spot check. `mUpdate`: what m committed.
     void drawCheckOfM()
@@ -616,6 +624,54 @@ TEST_F(VerificationAttackTest, AnEstablishedMembersCheckTakesItsVerifierOutOfThe
     for (Peer *peer : {bystander, &m})
         ASSERT_EQ(heartbeat(*peer, QStringLiteral("ready"), 1).status, 200);
     EXPECT_EQ(currentRound().state, RoundState::Running);
+    EXPECT_EQ(currentRound().members.size(), 2u);
+}
+
+// A check goes to a verifier that replays the round in reasonable time (issue 43): of two free
+// established members, not b, five times slower than the member, though a owes the swarm state 1
+// (it uploads it), which would otherwise leave the check to b.
+TEST_F(VerificationAttackTest, ANewcomersCheckGoesToAVerifierThatReplaysItInTime)
+{
+    options.trust.spotCheckRateNew = 1.0;
+    startServer();
+    for (Peer *peer : {&a, &b, &m})
+        join(*peer);
+    makeEstablished(a);
+    makeEstablished(b);
+    startRound({&a, &b, &m}, 0);
+    ASSERT_NO_FATAL_FAILURE(setSpeed(b, 300.0)); // m's heartbeats said 1,500 tokens a second
+    const Update work = makeUpdate();
+    ASSERT_EQ(commit(m, work.commitment).status, 200);
+    finishRound({&a, &b, &m}, 0);
+    ASSERT_EQ(setup->store->round(0).value()->uploaderKeyId, a.keyId());
+    EXPECT_EQ(check(0, m).verifierKeyId, a.keyId());
+}
+
+// Verification does not stall (issue 43): the only verifiers free are five times slower than the
+// newcomer they check, so the replay would hold the swarm for five of its rounds. The check goes
+// on, but the next round does not wait for it: the verifier sits it out.
+TEST_F(VerificationAttackTest, ANewcomersCheckBySlowerVerifiersHoldsNoRound)
+{
+    options.trust.spotCheckRateNew = 1.0;
+    startServer();
+    for (Peer *peer : {&a, &b, &m})
+        join(*peer);
+    makeEstablished(a);
+    makeEstablished(b);
+    startRound({&a, &b, &m}, 0);
+    ASSERT_NO_FATAL_FAILURE(setSpeed(a, 300.0));
+    ASSERT_NO_FATAL_FAILURE(setSpeed(b, 300.0));
+    const Update work = makeUpdate();
+    ASSERT_EQ(commit(m, work.commitment).status, 200);
+    finishRound({&a, &b, &m}, 0);
+    verifier = byKey(check(0, m).verifierKeyId);
+    ASSERT_TRUE(verifier == &a || verifier == &b);
+    bystander = verifier == &a ? &b : &a;
+    ASSERT_NO_FATAL_FAILURE(holdState(1));
+    ASSERT_EQ(heartbeat(*verifier, QStringLiteral("verifying"), 1).status, 200);
+    for (Peer *peer : {bystander, &m})
+        ASSERT_EQ(heartbeat(*peer, QStringLiteral("ready"), 1).status, 200);
+    EXPECT_EQ(currentRound().state, RoundState::Running) << "the round waited for a slow replay";
     EXPECT_EQ(currentRound().members.size(), 2u);
 }
 

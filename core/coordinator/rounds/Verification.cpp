@@ -494,6 +494,12 @@ const PeerRecord *Verification::pickVerifier(const QString &memberKeyId, const s
     if (establishedOnline > 0 && establishedBusy >= std::max<std::size_t>(1, establishedOnline / 3))
         return nullptr;
     std::vector<const PeerRecord *> pool = establishedOnline > 0 ? freeEstablished : free;
+    // A check goes to a peer that replays it in a reasonable time where one is free (issue 43).
+    const auto member = std::find_if(peers.begin(), peers.end(), [&](const PeerRecord &p) { return p.keyId == memberKeyId; });
+    std::vector<const PeerRecord *> fast = pool;
+    std::erase_if(fast, [&](const PeerRecord *peer) { return member != peers.end() && !replayFits(*member, *peer); });
+    if (!fast.empty())
+        pool = std::move(fast);
     // Stragglers of a budgeted swarm sit rounds out: checking is the role they were offered.
     std::vector<const PeerRecord *> stragglers = pool;
     std::erase_if(stragglers, [&](const PeerRecord *peer) { return !m_rounds.isStraggler(peer->tokensPerSecond); });
@@ -548,17 +554,6 @@ Result<void> Verification::assignVerifier(SpotCheckRecord check, const std::vect
     qCInfo(lcCoordinator) << "round" << check.round << ":" << (verifier ? verifier->keyId : QStringLiteral("(no one free yet)"))
                           << "will check the work of" << check.memberKeyId;
     return m_store.saveSpotCheck(check);
-}
-
-void Verification::holdForNewcomer(const SpotCheckRecord &check, const PeerRecord &member)
-{
-    if (check.verifierKeyId.isEmpty() || established(member))
-        return;
-    // While the update is awaited, no longer than a round waits for any peer not ready yet: a
-    // stranger that withholds it holds the swarm no longer than by never saying it is ready.
-    const RoundSettings &rounds = m_rounds.settings();
-    const bool updateIn = check.state == SpotCheckState::Checking;
-    m_rounds.holdGathering(check.verifierKeyId, m_clock() + (updateIn ? rounds.roundDeadlineMs : rounds.gatherTimeoutMs));
 }
 
 Result<void> Verification::finish(SpotCheckRecord check, SpotCheckState state, const QString &detail,

@@ -112,8 +112,14 @@ private:
     // member's update keeps no one from training or from taking another check, so a stranger that
     // withholds its update ties up no verifier (the check refutes it when its time is up).
     static std::set<QString> busyVerifiers(const std::vector<SpotCheckRecord> &open);
+    // How much slower than the member a verifier may be and still replay its round in time: at
+    // most this many times the member's own training time.
+    static constexpr double kReplaySlowdown = 2.0;
+    // Whether `verifier` replays `member`'s round within kReplaySlowdown times the member's own
+    // time, by the speeds their heartbeats gave (a member of no known speed: any verifier).
+    static bool replayFits(const PeerRecord &member, const PeerRecord &verifier);
     // A peer that may check `memberKeyId`'s work now (not one in `busy`, which are checking
-    // already); null when none may.
+    // already), one that replays it in time (replayFits()) where any is free; null when none may.
     const PeerRecord *pickVerifier(const QString &memberKeyId, const std::vector<PeerRecord> &peers,
                                    const std::set<QString> &busy);
     // The members asked for a state the coordinator does not hold yet (of the last two rounds).
@@ -127,7 +133,9 @@ private:
     // A newcomer's check is the price of its admission, paid in time: the next round waits for
     // the verifier (CoordinatorRounds::holdGathering), which keeps its own round, for as long as
     // a member has for its round's work once the update is in. An established member's (rare)
-    // check costs its verifier that round instead, the cheaper way in a swarm of many.
+    // check costs its verifier that round instead, the cheaper way in a swarm of many, and so
+    // does a newcomer's check given to a verifier too slow to replay it in time (replayFits()):
+    // no round waits for a slow replay.
     void holdForNewcomer(const SpotCheckRecord &check, const PeerRecord &member);
     // Ends an open check with `state`; a refutation takes the credit back and counts an offence
     // (`offence`: the offence's kind, empty for none).

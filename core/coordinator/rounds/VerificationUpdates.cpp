@@ -8,7 +8,8 @@
 
 #include <algorithm>
 
-// The checked member's upload of its update, and its verifier's download (Verification.h).
+// The checked member's upload of its update, its verifier's download, and how long the next
+// round waits for that verifier (Verification.h).
 namespace swarmtrain {
 
 qint64 Verification::maxUpdateBytes() const
@@ -118,6 +119,27 @@ Result<SpotCheckRecord> Verification::updateFor(const QString &verifierKeyId, qi
     if (!*check || (*check)->verifierKeyId != verifierKeyId || (*check)->state != SpotCheckState::Checking)
         return makeError("no update of that member and round waits for this peer's check");
     return **check;
+}
+
+bool Verification::replayFits(const PeerRecord &member, const PeerRecord &verifier)
+{
+    return member.tokensPerSecond <= 0.0 || verifier.tokensPerSecond * kReplaySlowdown >= member.tokensPerSecond;
+}
+
+void Verification::holdForNewcomer(const SpotCheckRecord &check, const PeerRecord &member)
+{
+    if (check.verifierKeyId.isEmpty() || established(member))
+        return;
+    // A verifier too slow to replay the round soon (the only one free) sits rounds out instead,
+    // as for an established member's check: nobody waits on it.
+    Result<std::optional<PeerRecord>> verifier = m_store.peer(check.verifierKeyId);
+    if (!verifier || !*verifier || !replayFits(member, **verifier))
+        return;
+    // While the update is awaited, no longer than a round waits for any peer not ready yet: a
+    // stranger that withholds it holds the swarm no longer than by never saying it is ready.
+    const RoundSettings &rounds = m_rounds.settings();
+    const bool updateIn = check.state == SpotCheckState::Checking;
+    m_rounds.holdGathering(check.verifierKeyId, m_clock() + (updateIn ? rounds.roundDeadlineMs : rounds.gatherTimeoutMs));
 }
 
 } // namespace swarmtrain
