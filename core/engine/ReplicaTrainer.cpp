@@ -196,7 +196,9 @@ Result<InnerReport> ReplicaTrainer::trainInner(const std::function<bool()> &shou
             }
         }
         // The schedule runs over inner steps counted across rounds, the same on every peer.
-        const double lr = s.options.schedule.at(s.scheduleStart() + s.innerDone);
+        double lr = s.options.schedule.at(s.scheduleStart() + s.innerDone);
+        if (s.options.roundWarmupSteps > 0)
+            lr *= std::min(1.0, double(s.innerDone + 1) / double(s.options.roundWarmupSteps));
         double loss = 0.0;
         try {
             loss = s.step->run(x, y, lr);

@@ -93,6 +93,24 @@ protected:
         return work;
     }
 
+    // a and b established at these speeds (tokens a second), m a newcomer at 1,500 (its
+    // heartbeats'): they finish round 0, and m's work alone is drawn for a check.
+    void drawCheckOfMAtSpeeds(double aSpeed, double bSpeed)
+    {
+        options.trust.spotCheckRateNew = 1.0;
+        startServer();
+        for (Peer *peer : {&a, &b, &m})
+            join(*peer);
+        makeEstablished(a);
+        makeEstablished(b);
+        startRound({&a, &b, &m}, 0);
+        ASSERT_NO_FATAL_FAILURE(setSpeed(a, aSpeed));
+        ASSERT_NO_FATAL_FAILURE(setSpeed(b, bSpeed));
+        const Update work = makeUpdate();
+        ASSERT_EQ(commit(m, work.commitment).status, 200);
+        finishRound({&a, &b, &m}, 0);
+    }
+
     Peer &a = newPeer(true);
     Peer &b = newPeer(true);
     Peer &m = newPeer(false);
@@ -632,17 +650,8 @@ TEST_F(VerificationAttackTest, AnEstablishedMembersCheckTakesItsVerifierOutOfThe
 // (it uploads it), which would otherwise leave the check to b.
 TEST_F(VerificationAttackTest, ANewcomersCheckGoesToAVerifierThatReplaysItInTime)
 {
-    options.trust.spotCheckRateNew = 1.0;
-    startServer();
-    for (Peer *peer : {&a, &b, &m})
-        join(*peer);
-    makeEstablished(a);
-    makeEstablished(b);
-    startRound({&a, &b, &m}, 0);
-    ASSERT_NO_FATAL_FAILURE(setSpeed(b, 300.0)); // m's heartbeats said 1,500 tokens a second
-    const Update work = makeUpdate();
-    ASSERT_EQ(commit(m, work.commitment).status, 200);
-    finishRound({&a, &b, &m}, 0);
+    drawCheckOfMAtSpeeds(1500.0, 300.0);
+    ASSERT_FALSE(HasFailure());
     ASSERT_EQ(setup->store->round(0).value()->uploaderKeyId, a.keyId());
     EXPECT_EQ(check(0, m).verifierKeyId, a.keyId());
 }
@@ -652,18 +661,8 @@ TEST_F(VerificationAttackTest, ANewcomersCheckGoesToAVerifierThatReplaysItInTime
 // on, but the next round does not wait for it: the verifier sits it out.
 TEST_F(VerificationAttackTest, ANewcomersCheckBySlowerVerifiersHoldsNoRound)
 {
-    options.trust.spotCheckRateNew = 1.0;
-    startServer();
-    for (Peer *peer : {&a, &b, &m})
-        join(*peer);
-    makeEstablished(a);
-    makeEstablished(b);
-    startRound({&a, &b, &m}, 0);
-    ASSERT_NO_FATAL_FAILURE(setSpeed(a, 300.0));
-    ASSERT_NO_FATAL_FAILURE(setSpeed(b, 300.0));
-    const Update work = makeUpdate();
-    ASSERT_EQ(commit(m, work.commitment).status, 200);
-    finishRound({&a, &b, &m}, 0);
+    drawCheckOfMAtSpeeds(300.0, 300.0);
+    ASSERT_FALSE(HasFailure());
     verifier = byKey(check(0, m).verifierKeyId);
     ASSERT_TRUE(verifier == &a || verifier == &b);
     bystander = verifier == &a ? &b : &a;
