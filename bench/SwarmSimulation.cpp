@@ -155,8 +155,6 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
         ->check(flags::oneOf({"centered-clip", "mean"}));
     app.add_option("--inner-state", innerState, "whether each round's inner optimizer starts afresh or runs on")
         ->check(flags::oneOf({"reset", "keep"}));
-    app.add_option("--round-warmup", s.replica.roundWarmupSteps, "inner steps each round ramps its learning rate over")
-        ->transform(flags::wholeNumberIn(0, 100000));
     app.add_option("--peer-speeds", speeds, "each peer's relative speed, comma-separated: fixed H against time-budgeted rounds")
         ->type_name("LIST");
     app.add_option("--max-steps-ratio", s.maxStepsRatio, "time-budgeted rounds: a peer's steps at most this x H")

@@ -196,9 +196,7 @@ Result<InnerReport> ReplicaTrainer::trainInner(const std::function<bool()> &shou
             }
         }
         // The schedule runs over inner steps counted across rounds, the same on every peer.
-        double lr = s.options.schedule.at(s.scheduleStart() + s.innerDone);
-        if (s.options.roundWarmupSteps > 0)
-            lr *= std::min(1.0, double(s.innerDone + 1) / double(s.options.roundWarmupSteps));
+        const double lr = s.options.schedule.at(s.scheduleStart() + s.innerDone);
         double loss = 0.0;
         try {
             loss = s.step->run(x, y, lr);

@@ -42,9 +42,6 @@ struct ReplicaOptions {
     // instead of starting afresh, which no other peer can reproduce. Only for
     // bench/SwarmSimulation.cpp to measure what the reset costs in loss.
     bool keepInnerStateAcrossRounds = false;
-    // Each round's first inner steps ramp the learning rate up from lr / this to lr (0: none):
-    // fresh moments make Adam's first steps about lr in every coordinate.
-    std::int64_t roundWarmupSteps = 0;
 };
 
 struct InnerReport {
