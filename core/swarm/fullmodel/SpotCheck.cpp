@@ -70,6 +70,7 @@ Result<void> SwarmWorker::runSpotCheck()
     setStatus(WorkState::Training, tr("Checking the work of another peer in round %1").arg(task.round));
     qCInfo(lcWorker).noquote() << "checking the work of" << task.peerId << "in round" << task.round;
     // This PC's replica is put aside: the check needs the device (and the swarm may move on meanwhile).
+    const RoundWork interrupted = m_work;
     if (m_trainer) {
         if (Result<void> released = releaseReplica(); !released)
             return released;
@@ -93,6 +94,13 @@ Result<void> SwarmWorker::runSpotCheck()
         return reloaded;
     if (m_trainer->round() != putAside)
         m_dataPlane->resetErrorFeedback();
+    // A time budget runs on from when this round began here: the check's time comes off this
+    // peer's steps, and it is still ready when the round gathers (issue 43). Starting the budget
+    // afresh made it late, and the round it trained went without it.
+    if (m_trainer->round() == putAside && m_session->joined().training.timeBudgeted && interrupted.startedAt.isValid()) {
+        m_work.startedAt = interrupted.startedAt;
+        m_work.startedSteady = interrupted.startedSteady;
+    }
     return {};
 }
 
