@@ -86,13 +86,8 @@ protected:
         if (firstDone && lastDone)
             result.secondsPerRound = std::chrono::duration<double>(*lastDone - *firstDone).count() / double(kRounds);
         result.loss = loss.value_or(0.0);
-        const std::string coordinatorLog = swarm.coordinator.errors();
-        for (int i = 0; i < kHonest; ++i) {
-            EXPECT_TRUE(swarm.clients[std::size_t(i)]->running()) << "honest client " << i << " ended\n" << swarm.logs();
-            EXPECT_EQ(coordinatorLog.find("banned " + identity(std::size_t(i)).keyId().toStdString()), std::string::npos)
-                << swarm.logs();
-        }
         result.logs = swarm.logs();
+        expectHonestUnharmed(swarm, result.logs);
         leave(swarm, result.logs);
         return result;
     }

@@ -96,6 +96,18 @@ protected:
         return ok ? std::optional<qint64>(std::stoll(joined[1].str())) : std::nullopt;
     }
 
+    // Every honest client of the run still runs, and the coordinator never banned it.
+    void expectHonestUnharmed(const Swarm &swarm, const std::string &logs)
+    {
+        const std::string coordinatorLog = swarm.coordinator.errors();
+        for (std::size_t i = 0; i < swarm.clients.size(); ++i) {
+            if (swarm.hostile[i])
+                continue;
+            EXPECT_TRUE(swarm.clients[i]->running()) << "honest client " << i << " ended\n" << logs;
+            EXPECT_EQ(coordinatorLog.find("banned " + identity(i).keyId().toStdString()), std::string::npos) << logs;
+        }
+    }
+
     // Ends the run: the honest clients leave on Ctrl-C and must exit 0 (a banned attacker may
     // have ended with an error already), then the coordinator on SIGTERM.
     static void leave(Swarm &swarm, const std::string &logs)

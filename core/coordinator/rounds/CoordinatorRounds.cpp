@@ -265,18 +265,16 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
     Result<std::vector<PeerRecord>> peers = m_store.peersSeenSince(onlineSinceMs());
     if (!peers)
         return peers.error();
-    Result<bool> wentBack = recoverLostState(round, *peers, nowMs);
-    if (!wentBack)
-        return wentBack.error();
-    if (*wentBack)
-        return {};
     // A round starts from a state the coordinator holds, recomputed from the one before: the
     // state it makes is then checked the same way, and nothing is taken on an agreed hash alone.
+    // Until it holds it, the round waits for its upload or goes back (recoverLostState).
     Result<std::optional<CheckpointRecord>> start = m_store.checkpoint(round.number);
     if (!start)
         return start.error();
-    if (!*start)
-        return {};
+    if (!*start) {
+        Result<bool> wentBack = recoverLostState(round, *peers, nowMs);
+        return wentBack ? Result<void>() : Result<void>(wentBack.error());
+    }
     Result<Candidates> gathered = candidates(round, *peers, nowMs);
     if (!gathered)
         return gathered.error();

@@ -53,7 +53,7 @@ struct ContributionVerdict {
 // --min-peers ready), then "running" with ranges of the flat parameter vector split among the
 // reachable members, then "done" when every member reported or the deadline passed. The params
 // hash that established members' votes, weighted by their verified work, put above half is the
-// result (while no established member reports, as in a new swarm, each report is one vote);
+// result (while no established member reports, as in a new swarm, each subnet is one vote);
 // a round starts only once the coordinator holds its starting state (recomputed and checked);
 // matching contributions are accepted and credited with the round's fixed work. Members still
 // on probation own no range and have no vote. A round without a majority is gathered again. All
@@ -160,9 +160,9 @@ private:
     bool stepsAdmitted(const PeerRecord &peer, qint64 trainedForMs) const;
     // The budget for the rounds to come, from the online peers' measured speeds.
     void updateBudget(const std::vector<PeerRecord> &peers);
-    // Round `round` gathers but its starting state was never uploaded and its uploader is gone:
-    // asks another member that holds it, or, when none is left, goes back and runs the round
-    // before again (true).
+    // Round `round` gathers but the coordinator does not hold its starting state: waits for the
+    // upload in the uploader's turn, asks the round before's other accepted members in turn, and
+    // when every turn passed or no holder is left, goes back and runs that round again (true).
     Result<bool> recoverLostState(const RoundRecord &round, const std::vector<PeerRecord> &peers, qint64 nowMs);
     Result<void> maybeFinish(RoundRecord round, qint64 nowMs);
     // The members of the running `round` that stalled it: past the commit timeout, with neither a
@@ -172,7 +172,7 @@ private:
     void benchStalled(const RoundRecord &round, const std::set<QString> &stalled, const std::vector<PeerRecord> &online);
     Result<ContributionVerdict> verdictFor(const ContributionRecord &contribution);
     // The agreed hash of `reports`: established members' votes weighted by their verified
-    // tokens, or one vote a report when none of them is established.
+    // tokens, or one vote a subnet (subnetVotes()) when none of them is established.
     std::optional<QString> agreedHash(const std::vector<ContributionRecord> &reports,
                                       const std::vector<PeerRecord> &peers) const;
     bool established(const PeerRecord &peer) const { return !m_established || m_established(peer); }

@@ -59,11 +59,10 @@ Result<bool> CoordinatorRounds::recoverLostState(const RoundRecord &round, const
 {
     if (round.number == 0)
         return false;
-    Result<std::optional<CheckpointRecord>> held = m_store.checkpoint(round.number);
     Result<std::optional<RoundRecord>> previous = m_store.round(round.number - 1);
-    if (!held || !previous)
+    if (!previous)
         return makeError("cannot read the previous round");
-    if (*held || !*previous || (*previous)->state != RoundState::Done)
+    if (!*previous || (*previous)->state != RoundState::Done)
         return false;
     RoundRecord before = **previous;
     const auto online = [&](const QString &keyId) {
