@@ -13,15 +13,15 @@
 #include "CliFlags.h"
 #include "CoordinatorClient.h"
 #include "Identity.h"
+#include "StatsStore.h"
 #include "SwarmHarness.h"
 #include "TempDir.h"
 
 #include <QCoreApplication>
-#include <QSqlDatabase>
-#include <QSqlQuery>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <csignal>
 #include <fstream>
 #include <iostream>
@@ -41,24 +41,25 @@ struct Busy {
 // A peer's contributions in its stats.db: the compute seconds over the span they cover.
 Result<Busy> busyOf(const std::filesystem::path &statsDb)
 {
-    const QString name = QStringLiteral("busy-%1").arg(QString::fromStdString(statsDb.string()));
+    Result<std::unique_ptr<StatsStore>> stats = StatsStore::open(statsDb);
+    if (!stats)
+        return stats.error();
+    Result<std::vector<RecordedContribution>> rounds = (*stats)->recentContributions(100'000);
+    if (!rounds)
+        return rounds.error();
     Busy busy;
-    {
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
-        db.setDatabaseName(QString::fromStdString(statsDb.string()));
-        db.setConnectOptions(QStringLiteral("QSQLITE_OPEN_READONLY"));
-        if (!db.open())
-            return makeError("cannot open " + statsDb.string());
-        QSqlQuery query(db);
-        if (!query.exec(QStringLiteral("SELECT count(*), min(started_at), max(finished_at), total(compute_seconds) "
-                                       "FROM contributions"))
-            || !query.next())
-            return makeError("cannot read the contributions of " + statsDb.string());
-        busy.rounds = query.value(0).toLongLong();
-        const double spanSeconds = double(query.value(2).toLongLong() - query.value(1).toLongLong()) / 1000.0;
-        busy.busy = spanSeconds > 0.0 ? query.value(3).toDouble() / spanSeconds : 0.0;
+    busy.rounds = qint64(rounds->size());
+    if (rounds->empty())
+        return busy;
+    QDateTime first = rounds->front().contribution.startedAt, last = rounds->front().contribution.finishedAt;
+    double computeSeconds = 0.0;
+    for (const RecordedContribution &round : *rounds) {
+        first = std::min(first, round.contribution.startedAt);
+        last = std::max(last, round.contribution.finishedAt);
+        computeSeconds += round.contribution.computeSeconds;
     }
-    QSqlDatabase::removeDatabase(name);
+    const double spanSeconds = double(first.msecsTo(last)) / 1000.0;
+    busy.busy = spanSeconds > 0.0 ? computeSeconds / spanSeconds : 0.0;
     return busy;
 }
 
