@@ -5,6 +5,7 @@
 #include "DeviceBench.h"
 #include "FileIo.h"
 #include "GpuProbe.h"
+#include "ModelExport.h"
 #include "ScheduleCommand.h"
 #include "ScenarioJson.h"
 #include "TokenizerTraining.h"
@@ -258,6 +259,36 @@ int runSchedule(const std::vector<std::string> &args)
     return 0;
 }
 
+// export --state FILE --format hf --out DIR: the state as a Hugging Face model folder.
+int runExport(const std::vector<std::string> &args)
+{
+    ExportOptions o;
+    std::string state, out, format = "hf";
+    CLI::App app("Exports a checkpoint or a swarm state as a Hugging Face model folder (config.json, model.safetensors, "
+                 "the tokenizer and a model card) that transformers loads as LlamaForCausalLM or GPT2LMHeadModel.",
+                 "swarmtrain-cli export");
+    flags::configure(app);
+    app.add_option("--state", state, "the checkpoint or swarm state to export")
+        ->type_name("FILE")
+        ->required()
+        ->check(flags::nonEmpty());
+    app.add_option("--format", format, "hf: a Hugging Face model folder")->check(flags::oneOf({"hf"}));
+    app.add_option("--out", out, "the folder to create (it must not exist)")->type_name("DIR")->required()->check(flags::nonEmpty());
+    app.add_option("--dtype", o.dtype, "the tensors' type")->check(flags::oneOf({"float32", "bfloat16", "float16"}));
+    app.add_option("--license", o.license, "the model card's licence, as the Hugging Face Hub names them")
+        ->check(flags::nonEmpty());
+    app.add_option("--name", o.name, "the model card's title (the folder's name when not given)");
+    if (const std::optional<int> exitCode = parseFlags(app, args))
+        return *exitCode;
+    o.state = state;
+    o.out = out;
+    Result<ExportReport> report = exportHuggingFace(o);
+    if (!report)
+        return fail(report.error().message);
+    std::cout << exportReportJson(*report) << std::endl;
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -271,6 +302,7 @@ int main(int argc, char **argv)
     app.add_subcommand("train", "train a GPT or a Llama on a text file or folder (single machine)");
     app.add_subcommand("tokenizer", "train a SentencePiece BPE tokenizer (tokenizer train), or describe one (tokenizer info)");
     app.add_subcommand("sample", "generate text from a checkpoint");
+    app.add_subcommand("export", "write a checkpoint or swarm state as a Hugging Face model folder");
     app.add_subcommand("bench", "measure this machine's device: FLOP/s, copy bandwidth, training speed");
     app.add_subcommand("gpus", "list this machine's GPUs");
     app.add_subcommand("schedule", "place devices on a pipeline grid from a scenario (the DT-FM scheduler)");
@@ -290,6 +322,8 @@ int main(int argc, char **argv)
             return runSample(args);
         if (command == "tokenizer")
             return runTokenizer(args);
+        if (command == "export")
+            return runExport(args);
         if (command == "bench")
             return runBench(args);
         if (command == "gpus")

@@ -119,6 +119,7 @@ enum PieceType : std::uint64_t { kNormal = 1, kUnknown = 2, kControl = 3, kUserD
 
 struct ModelFacts {
     std::vector<std::pair<std::string, std::uint64_t>> pieces; // piece, type
+    std::vector<float> scores;                                  // each piece's
     std::uint64_t modelType = 1; // UNIGRAM
     bool byteFallback = false;
     bool whitespaceAsSuffix = false;
@@ -135,16 +136,16 @@ bool readPiece(std::string_view bytes, ModelFacts &facts, WireReader &outer)
     WireReader r(bytes);
     std::string piece;
     std::uint64_t type = kNormal;
+    float score = 0.0f;
     std::uint32_t field, wire;
     while (r.next(field, wire)) {
         std::string_view text;
-        std::uint32_t score;
+        std::uint32_t bits;
         if (field == 1 && wire == 2 && r.bytes(text)) {
             piece.assign(text);
-        } else if (field == 2 && wire == 5 && r.fixed32(score)) {
-            float value;
-            std::memcpy(&value, &score, sizeof value);
-            if (!std::isfinite(value))
+        } else if (field == 2 && wire == 5 && r.fixed32(bits)) {
+            std::memcpy(&score, &bits, sizeof score);
+            if (!std::isfinite(score))
                 return outer.fail("a piece's score is not finite");
         } else if (field == 3 && wire == 0 && r.varint(type)) {
             if (type < kNormal || type > kByte)
@@ -158,6 +159,7 @@ bool readPiece(std::string_view bytes, ModelFacts &facts, WireReader &outer)
     if (piece.empty() || piece.size() > kMaxPieceBytes)
         return outer.fail("piece " + std::to_string(facts.pieces.size()) + " is empty or longer than 1024 bytes");
     facts.pieces.emplace_back(std::move(piece), type);
+    facts.scores.push_back(score);
     return true;
 }
 
@@ -343,8 +345,10 @@ Result<std::shared_ptr<const SentencePieceModel>> SentencePieceModel::load(std::
         return makeError("the SentencePiece library reads another number of pieces");
     model->m_text.resize(std::size_t(size));
     model->m_isByte.assign(std::size_t(size), false);
+    model->m_pieces.reserve(std::size_t(size));
     for (int id = 0; id < size; ++id) {
         const auto &[piece, type] = facts->pieces[std::size_t(id)];
+        model->m_pieces.push_back({piece, facts->scores[std::size_t(id)], SentencePiece::Type(type)});
         std::string &text = model->m_text[std::size_t(id)];
         if (type == kByte) {
             model->m_isByte[std::size_t(id)] = true;

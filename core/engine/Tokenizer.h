@@ -40,6 +40,8 @@ public:
     const std::vector<char32_t> &vocabulary() const { return m_vocabulary; }
     // The SentencePiece model's serialized bytes (empty otherwise).
     const std::string &modelBytes() const;
+    // The SentencePiece model itself (SentencePieceModel.h), or null.
+    const SentencePieceModel *sentencePiece() const { return m_sentencePiece.get(); }
     // SHA-256 (hex) of what defines the tokenizer: the SentencePiece model's bytes, the
     // character vocabulary (UTF-32LE), or "byte".
     std::string sha256() const;

@@ -22,8 +22,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <map>
+#include <tuple>
 
 using namespace swarmtrain;
 using namespace std::chrono_literals;
@@ -195,4 +198,29 @@ TEST_F(CorpusSwarmTest, AMixedCorpusIsTokenizedOnceResumedAfterAKillAndTrainedOn
               QStringLiteral("llama"));
     for (auto &client : clients)
         EXPECT_EQ(client->kill(SIGINT), 0) << logs();
+
+    // What the swarm trained, exported for transformers: its latest state, as the coordinator keeps it.
+    std::filesystem::path latest;
+    int latestRound = -1;
+    for (const auto &entry : std::filesystem::directory_iterator(state() / "checkpoints")) {
+        int round = -1;
+        if (std::sscanf(entry.path().filename().c_str(), "round-%d.safetensors", &round) == 1 && round > latestRound)
+            std::tie(latest, latestRound) = std::tuple(entry.path(), round);
+    }
+    ASSERT_GT(latestRound, 0);
+    const std::vector<std::string> exportArgs{"export", "--state", latest.string(), "--format", "hf", "--out",
+                                              (dir.path() / "hf").string(), "--license", "apache-2.0"};
+    ASSERT_TRUE(cli.start(SWARMTRAIN_CLI, exportArgs, dir.path() / "export.out", dir.path() / "export.err"));
+    ASSERT_EQ(cli.waitForExit(120s), 0) << cli.errors();
+    EXPECT_NE(cli.output().find("\"architecture\":\"LlamaForCausalLM\""), std::string::npos) << cli.output();
+    for (const char *file : {"config.json", "model.safetensors", "tokenizer.model", "tokenizer_config.json", "README.md"})
+        EXPECT_TRUE(std::filesystem::exists(dir.path() / "hf" / file)) << file;
+    std::ifstream card(dir.path() / "hf" / "README.md");
+    const std::string cardText((std::istreambuf_iterator<char>(card)), std::istreambuf_iterator<char>());
+    EXPECT_NE(cardText.find("after round " + std::to_string(latestRound)), std::string::npos) << cardText;
+    // A second export into the same folder is refused, and the first is left as it was.
+    ASSERT_TRUE(cli.start(SWARMTRAIN_CLI, exportArgs, dir.path() / "again.out", dir.path() / "again.err"));
+    EXPECT_EQ(cli.waitForExit(120s), 1);
+    EXPECT_NE(cli.errors().find("already exists"), std::string::npos) << cli.errors();
+    EXPECT_TRUE(std::filesystem::exists(dir.path() / "hf" / "model.safetensors"));
 }
