@@ -259,21 +259,23 @@ int runSchedule(const std::vector<std::string> &args)
     return 0;
 }
 
-// export --state FILE --format hf --out DIR: the state as a Hugging Face model folder.
+// export --state FILE --format hf|gguf --out PATH: the state as a Hugging Face model folder or a GGUF file.
 int runExport(const std::vector<std::string> &args)
 {
     ExportOptions o;
     std::string state, out, format = "hf";
     CLI::App app("Exports a checkpoint or a swarm state as a Hugging Face model folder (config.json, model.safetensors, "
-                 "the tokenizer and a model card) that transformers loads as LlamaForCausalLM or GPT2LMHeadModel.",
+                 "the tokenizer and a model card) that transformers loads as LlamaForCausalLM or GPT2LMHeadModel, or as "
+                 "a GGUF file for llama.cpp, Ollama and LM Studio.",
                  "swarmtrain-cli export");
     flags::configure(app);
     app.add_option("--state", state, "the checkpoint or swarm state to export")
         ->type_name("FILE")
         ->required()
         ->check(flags::nonEmpty());
-    app.add_option("--format", format, "hf: a Hugging Face model folder")->check(flags::oneOf({"hf"}));
-    app.add_option("--out", out, "the folder to create (it must not exist)")->type_name("DIR")->required()->check(flags::nonEmpty());
+    app.add_option("--format", format, "hf: a Hugging Face model folder; gguf: one GGUF file")
+        ->check(flags::oneOf({"hf", "gguf"}));
+    app.add_option("--out", out, "the folder (hf) or file (gguf) to create; it must not exist")->type_name("PATH")->required()->check(flags::nonEmpty());
     app.add_option("--dtype", o.dtype, "the tensors' type")->check(flags::oneOf({"float32", "bfloat16", "float16"}));
     app.add_option("--license", o.license, "the model card's licence, as the Hugging Face Hub names them")
         ->check(flags::nonEmpty());
@@ -282,7 +284,7 @@ int runExport(const std::vector<std::string> &args)
         return *exitCode;
     o.state = state;
     o.out = out;
-    Result<ExportReport> report = exportHuggingFace(o);
+    Result<ExportReport> report = format == "gguf" ? exportGguf(o) : exportHuggingFace(o);
     if (!report)
         return fail(report.error().message);
     std::cout << exportReportJson(*report) << std::endl;
@@ -302,7 +304,7 @@ int main(int argc, char **argv)
     app.add_subcommand("train", "train a GPT or a Llama on a text file or folder (single machine)");
     app.add_subcommand("tokenizer", "train a SentencePiece BPE tokenizer (tokenizer train), or describe one (tokenizer info)");
     app.add_subcommand("sample", "generate text from a checkpoint");
-    app.add_subcommand("export", "write a checkpoint or swarm state as a Hugging Face model folder");
+    app.add_subcommand("export", "write a checkpoint or swarm state as a Hugging Face model folder or a GGUF file");
     app.add_subcommand("bench", "measure this machine's device: FLOP/s, copy bandwidth, training speed");
     app.add_subcommand("gpus", "list this machine's GPUs");
     app.add_subcommand("schedule", "place devices on a pipeline grid from a scenario (the DT-FM scheduler)");

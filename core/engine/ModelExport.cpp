@@ -1,7 +1,6 @@
 #include "ModelExport.h"
 
-#include "Checkpoint.h"
-#include "FileIo.h"
+#include "ExportCommon.h"
 #include "SentencePieceModel.h"
 #include "Sha256.h"
 
@@ -10,7 +9,6 @@
 #include <algorithm>
 #include <cmath>
 #include <fcntl.h>
-#include <map>
 #include <optional>
 #include <sstream>
 #include <system_error>
@@ -21,11 +19,6 @@ namespace swarmtrain {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-struct NamedTensor {
-    std::string name;
-    torch::Tensor value;
-};
 
 struct Dtype {
     DType container;
@@ -43,60 +36,9 @@ std::optional<Dtype> dtypeNamed(const std::string &name)
     return std::nullopt;
 }
 
-// GPT2LMHeadModel's tensors from nanoGPT's, which already use its names: the four matrices
-// GPT-2 keeps in Conv1D are [in, out], the transposes of nanoGPT's Linear weights, and every
-// LayerNorm and Conv1D has a bias (zero where the GPT was trained without).
-std::vector<NamedTensor> gpt2Tensors(DecoderImpl &model)
-{
-    static const char *const conv1d[] = {".attn.c_attn.weight", ".attn.c_proj.weight", ".mlp.c_fc.weight",
-                                         ".mlp.c_proj.weight"};
-    std::vector<NamedTensor> named;
-    std::map<std::string, torch::Tensor> present;
-    for (const auto &[name, value] : model.namedParameters())
-        present.emplace(name, value);
-    for (const auto &[name, value] : present) {
-        const bool transposed = std::any_of(std::begin(conv1d), std::end(conv1d),
-                                            [&](const char *suffix) { return name.ends_with(suffix); });
-        named.push_back({name, transposed ? value.t() : value});
-        const bool hasBias = name.ends_with(".weight") && name != "transformer.wte.weight" && name != "transformer.wpe.weight";
-        const std::string bias = name.substr(0, name.size() - std::string(".weight").size()) + ".bias";
-        if (hasBias && !present.contains(bias))
-            named.push_back({bias, torch::zeros({value.size(0)}, value.options())});
-    }
-    return named;
-}
-
-// The id of the control piece `text` (<s>, </s>) or of the unknown piece, or none.
-std::optional<int> pieceId(const SentencePieceModel *model, const std::string &text, SentencePiece::Type type)
-{
-    if (!model)
-        return std::nullopt;
-    const std::vector<SentencePiece> &pieces = model->pieces();
-    for (std::size_t id = 0; id < pieces.size(); ++id) {
-        if (pieces[id].type == type && (type == SentencePiece::Unknown || pieces[id].text == text))
-            return int(id);
-    }
-    return std::nullopt;
-}
-
 Json idOrNull(std::optional<int> id) { return id ? Json(*id) : Json(nullptr); }
 
-struct Specials {
-    std::optional<int> bos, eos, unk;
-    std::string unkText = "<unk>";
-};
-
-Specials specialsOf(const Tokenizer &tokenizer)
-{
-    const SentencePieceModel *sp = tokenizer.sentencePiece();
-    Specials s{pieceId(sp, "<s>", SentencePiece::Control), pieceId(sp, "</s>", SentencePiece::Control),
-               pieceId(sp, "", SentencePiece::Unknown)};
-    if (s.unk)
-        s.unkText = sp->pieces()[std::size_t(*s.unk)].text;
-    return s;
-}
-
-Json configJson(const ModelConfig &c, const Specials &specials, const std::string &dtype)
+Json configJson(const ModelConfig &c, const SpecialTokens &specials, const std::string &dtype)
 {
     if (c.isLlama()) {
         return Json{{"architectures", {"LlamaForCausalLM"}},
@@ -195,7 +137,7 @@ std::string modelCard(const CardFacts &f, const ModelConfig &c, const Tokenizer 
 }
 
 // The tokenizer's files, by name.
-std::vector<std::pair<std::string, std::string>> tokenizerFiles(const Tokenizer &tokenizer, const Specials &specials,
+std::vector<std::pair<std::string, std::string>> tokenizerFiles(const Tokenizer &tokenizer, const SpecialTokens &specials,
                                                                 int contextTokens)
 {
     if (const SentencePieceModel *sp = tokenizer.sentencePiece()) {
@@ -268,9 +210,7 @@ public:
 
     Result<void> write(const std::string &name, std::span<const std::byte> bytes)
     {
-        if (Result<void> written = writeFileAtomically(m_path / name, bytes); !written)
-            return makeError("cannot write the export: " + written.error().message);
-        return {};
+        return writeExportFile(m_path / name, bytes);
     }
 
     Result<void> moveIntoPlace()
@@ -303,47 +243,17 @@ Result<ExportReport> exportHuggingFace(const ExportOptions &o)
     const std::optional<Dtype> dtype = dtypeNamed(o.dtype);
     if (!dtype)
         return makeError("--dtype must be float32, bfloat16 or float16, not '" + o.dtype + "'");
-    std::filesystem::path out = std::filesystem::absolute(o.out).lexically_normal();
-    if (out.filename().empty())
-        out = out.parent_path();
-    std::error_code error;
-    if (std::filesystem::exists(std::filesystem::symlink_status(out, error)))
-        return makeError(o.out.string() + " already exists: export into a new folder");
-    if (!std::filesystem::is_directory(out.parent_path(), error))
-        return makeError("cannot export into " + o.out.string() + ": " + out.parent_path().string() + " is not a folder");
-
-    Result<LoadedCheckpoint> loaded = readCheckpoint(o.state);
-    if (!loaded)
-        return loaded.error();
-    const ModelConfig &config = loaded->config;
-    const Tokenizer &tokenizer = loaded->tokenizer;
-    Decoder model(nullptr);
-    try {
-        model = Decoder(config);
-    } catch (const c10::Error &e) {
-        return makeError(o.state.string() + ": cannot build its model: " + e.what_without_backtrace());
-    }
-    if (Result<void> restored = restoreModel(*loaded, *model); !restored)
-        return makeError(o.state.string() + ": " + restored.error().message);
-    std::optional<std::int64_t> round; // a swarm state's
-    if (loaded->container.meta("round")) {
-        Result<OuterState> outer = readOuterState(*loaded, config.parameterCount());
-        if (!outer)
-            return makeError(o.state.string() + ": " + outer.error().message);
-        round = outer->round;
-    }
-    Result<std::string> stateHash = Sha256::hexOfFile(o.state);
-    if (!stateHash)
-        return stateHash.error();
+    Result<std::filesystem::path> out = newExportPath(o.out);
+    if (!out)
+        return out.error();
+    Result<ExportSource> source = loadExportSource(o.state);
+    if (!source)
+        return source.error();
+    const ModelConfig &config = source->checkpoint.config;
+    const Tokenizer &tokenizer = source->checkpoint.tokenizer;
 
     torch::NoGradGuard noGrad;
-    std::vector<NamedTensor> tensors;
-    if (config.isLlama()) {
-        for (const auto &[name, value] : model->namedParameters())
-            tensors.push_back({name, value});
-    } else {
-        tensors = gpt2Tensors(*model);
-    }
+    const std::vector<NamedTensor> tensors = huggingFaceTensors(*source->model);
     TensorContainerWriter writer;
     writer.setMetadata("format", "pt");
     for (const NamedTensor &t : tensors) {
@@ -352,16 +262,16 @@ Result<ExportReport> exportHuggingFace(const ExportOptions &o)
                          {static_cast<const std::byte *>(value.data_ptr()), std::size_t(value.nbytes())});
     }
 
-    const Specials specials = specialsOf(tokenizer);
+    const SpecialTokens specials = specialTokensOf(tokenizer);
     CardFacts facts;
-    facts.title = o.name.empty() ? out.filename().string() : o.name;
+    facts.title = o.name.empty() ? out->filename().string() : o.name;
     facts.license = o.license;
     facts.architecture = config.isLlama() ? "LlamaForCausalLM" : "GPT2LMHeadModel";
     facts.parameters = config.parameterCount();
-    facts.stateSha256 = *stateHash;
-    facts.round = round;
-    facts.iterations = loaded->state.iter;
-    facts.valLoss = loaded->state.valLoss;
+    facts.stateSha256 = source->sha256;
+    facts.round = source->round;
+    facts.iterations = source->checkpoint.state.iter;
+    facts.valLoss = source->checkpoint.state.valLoss;
 
     std::vector<std::pair<std::string, std::string>> files = tokenizerFiles(tokenizer, specials, config.blockSize);
     files.emplace_back("config.json", configJson(config, specials, o.dtype).dump(2) + "\n");
@@ -372,10 +282,10 @@ Result<ExportReport> exportHuggingFace(const ExportOptions &o)
                                                          + "\n");
     files.emplace_back("README.md", modelCard(facts, config, tokenizer, o.dtype));
 
-    PartialFolder folder(out);
+    PartialFolder folder(*out);
     if (Result<void> created = folder.create(); !created)
         return created.error();
-    ExportReport report{out, facts.architecture, facts.parameters, {}};
+    ExportReport report{*out, facts.architecture, facts.parameters, {}};
     {
         const std::vector<std::byte> safetensors = writer.finish();
         if (Result<void> written = folder.write("model.safetensors", safetensors); !written)

@@ -7,8 +7,9 @@
 #include <string>
 #include <vector>
 
-// What the swarm trained, in the format people use (issue 44): a Hugging Face model folder that
-// `transformers` loads as LlamaForCausalLM or GPT2LMHeadModel.
+// What the swarm trained, in the formats people use (issue 44): a Hugging Face model folder that
+// `transformers` loads as LlamaForCausalLM or GPT2LMHeadModel, and a GGUF file for llama.cpp
+// (GgufExport.cpp says how it is laid out).
 //
 // The folder holds config.json (Hugging Face's LlamaConfig / GPT2Config fields),
 // generation_config.json, model.safetensors under Hugging Face's tensor names and layouts (the
@@ -23,7 +24,7 @@ namespace swarmtrain {
 
 struct ExportOptions {
     std::filesystem::path state; // a checkpoint (swarmtrain-cli train's) or a swarm state
-    std::filesystem::path out;   // the folder to create; it must not exist yet
+    std::filesystem::path out;   // the folder (or GGUF file) to create; it must not exist yet
     std::string dtype = "float32"; // of the tensors: float32, bfloat16 or float16
     std::string license = "other"; // the model card's licence (an SPDX id, as the Hub takes it)
     std::string name;              // the model card's title; the folder's name when empty
@@ -37,7 +38,7 @@ struct ExportedFile {
 
 struct ExportReport {
     std::filesystem::path folder;
-    std::string architecture; // LlamaForCausalLM or GPT2LMHeadModel
+    std::string architecture; // LlamaForCausalLM or GPT2LMHeadModel; GGUF's llama or gpt2
     std::int64_t parameters = 0;
     std::vector<ExportedFile> files; // sorted by name
 };
@@ -45,6 +46,9 @@ struct ExportReport {
 // Reads and fully checks the state (its SHA-256, config, tokenizer, shapes, finite values),
 // then writes the folder. Errors name the file at fault.
 Result<ExportReport> exportHuggingFace(const ExportOptions &options);
+// The same state as one GGUF v3 file (its tokenizer must be SentencePiece: llama.cpp has no
+// character-level one), written atomically.
+Result<ExportReport> exportGguf(const ExportOptions &options);
 
 // One JSON object: the folder, the architecture, the parameters and each file's size and hash.
 std::string exportReportJson(const ExportReport &report);

@@ -114,21 +114,28 @@ void prepare(Exported &e, Decoder &model, const Tokenizer &tokenizer)
     ASSERT_TRUE(writeFileAtomically(e.engine, writer.finish()).ok());
 }
 
-// Runs the checker; its JSON report.
-nlohmann::json check(const Exported &e, const std::filesystem::path &folder, std::vector<std::string> extra = {})
+// Runs a checker of tests/reference with `args`; its JSON report.
+nlohmann::json runChecker(const Exported &e, const std::string &script, const std::vector<std::string> &args)
 {
-    std::vector<std::string> args{SWARMTRAIN_SOURCE_DIR "/tests/reference/hf_export_check.py", folder.string(),
-                                  e.engine.string()};
-    args.insert(args.end(), extra.begin(), extra.end());
+    std::vector<std::string> all{SWARMTRAIN_SOURCE_DIR "/tests/reference/" + script};
+    all.insert(all.end(), args.begin(), args.end());
     test::ChildProcess python;
-    EXPECT_TRUE(python.start(kPython, args, e.dir.path() / "check.out", e.dir.path() / "check.err"));
+    EXPECT_TRUE(python.start(kPython, all, e.dir.path() / "check.out", e.dir.path() / "check.err"));
     const int status = python.waitForExit(std::chrono::minutes(5));
     const std::string report = python.output();
-    std::cout << folder.filename().string() << ": " << report;
+    std::cout << std::filesystem::path(args.front()).filename().string() << ": " << report;
     EXPECT_EQ(status, 0) << report << python.errors();
     const nlohmann::json json = nlohmann::json::parse(report, nullptr, false);
     EXPECT_FALSE(json.is_discarded()) << report << python.errors();
     return json.is_discarded() ? nlohmann::json::object() : json;
+}
+
+// tests/reference/hf_export_check.py on a folder.
+nlohmann::json check(const Exported &e, const std::filesystem::path &folder, std::vector<std::string> extra = {})
+{
+    std::vector<std::string> args{folder.string(), e.engine.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return runChecker(e, "hf_export_check.py", args);
 }
 
 struct Case {
@@ -196,6 +203,24 @@ TEST_P(ModelExportTest, TheFolderHasTheirLayoutAndGivesTheEnginesLogitsInPlainPy
     ASSERT_TRUE(exportHuggingFace(options).ok());
     const nlohmann::json rounded = check(e, e.dir.path() / "hf-bf16", {"--same-as", (e.dir.path() / "hf").string()});
     EXPECT_TRUE(rounded.value("ok", false)) << rounded.dump();
+
+    // GGUF, in float32 and bfloat16: the float32 folder's tensors as llama.cpp's converter makes them.
+    for (const char *dtype : {"float32", "bfloat16"}) {
+        options.out = e.dir.path() / (std::string("model-") + dtype + ".gguf");
+        options.dtype = dtype;
+        const Result<ExportReport> gguf = exportGguf(options);
+        if (!c.sentencePiece) {
+            ASSERT_FALSE(gguf.ok());
+            EXPECT_NE(gguf.error().message.find("llama.cpp has no such tokenizer"), std::string::npos)
+                << gguf.error().message;
+            EXPECT_FALSE(std::filesystem::exists(options.out));
+            continue;
+        }
+        ASSERT_TRUE(gguf.ok()) << gguf.error().message;
+        const nlohmann::json checked = runChecker(e, "gguf_check.py", {options.out.string(), (e.dir.path() / "hf").string()});
+        EXPECT_TRUE(checked.value("ok", false)) << checked.dump();
+        EXPECT_EQ(checked.value("version", 0), 3);
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -246,6 +271,9 @@ TEST(ModelExportBadInputTest, RefusesWithAClearErrorAndLeavesNothingBehind)
     // The destination exists: never replaced.
     std::filesystem::create_directory(out);
     EXPECT_NE(refusal(options(e.state, out)).find("already exists"), std::string::npos);
+    const Result<ExportReport> overGguf = exportGguf(options(e.state, e.state)); // nor is a file
+    ASSERT_FALSE(overGguf.ok());
+    EXPECT_NE(overGguf.error().message.find("already exists"), std::string::npos);
     std::filesystem::remove(out);
     // Its parent is not a folder (here, a file).
     EXPECT_NE(refusal(options(e.state, e.state / "hf")).find("is not a folder"), std::string::npos);

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The exported GGUF in llama.cpp itself (issue 44): a Llama-family model (and a GPT) trained for a
+# few hundred steps over a SentencePiece BPE vocabulary, exported with `swarmtrain-cli export
+# --format gguf`, loaded by llama.cpp through the npm package node-llama-cpp (its prebuilt
+# binaries). llama.cpp's tokenization of a held-out passage must equal SentencePiece's, its
+# next-token log-probabilities must match the engine's (mean absolute difference < 1e-3 in F32),
+# and its greedy continuation of 64 tokens must be the engine's. Prints JSON lines.
+#
+#   bench/gguf-vs-llamacpp.sh DATA.txt [steps] [dtype]
+#
+# node-llama-cpp is installed once into ~/.cache/swarmtrain-bench/node-llama-cpp (npm); without
+# node and npm the bench says so and stops.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+data=${1:?usage: bench/gguf-vs-llamacpp.sh DATA.txt [steps] [dtype]}
+steps=${2:-300}
+dtype=${3:-float32}
+cli=${SWARMTRAIN_CLI:-./build/release/app/cli/swarmtrain-cli}
+reference=${SWARMTRAIN_EXPORT_REFERENCE:-./build/release/bench/swarmtrain_export_reference}
+node_dir=${SWARMTRAIN_NODE_LLAMA_CPP:-$HOME/.cache/swarmtrain-bench/node-llama-cpp}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    echo '{"bench":"gguf_vs_llamacpp","skipped":"needs node and npm (Debian: apt-get install nodejs npm)"}'
+    exit 0
+fi
+if [ ! -d "$node_dir/node_modules/node-llama-cpp" ]; then
+    mkdir -p "$node_dir"
+    (cd "$node_dir" && npm install --no-audit --no-fund node-llama-cpp >/dev/null 2>&1) || {
+        echo '{"bench":"gguf_vs_llamacpp","skipped":"npm install node-llama-cpp failed"}'
+        exit 0
+    }
+fi
+cp bench/gguf_llamacpp.mjs "$node_dir/"
+
+# The tokenizer learns from the first 90% of the text; the passage is from the last 10%.
+bytes=$(stat -c %s "$data")
+head -c $(( bytes * 9 / 10 )) "$data" > "$work/train-part.txt"
+head -c $(( bytes - bytes / 10 + 2000 )) "$data" | tail -c 2000 > "$work/passage.txt"
+"$cli" tokenizer train --input "$work/train-part.txt" --vocab-size 1024 --out "$work/tokenizer.model" >/dev/null 2>&1
+
+for family in llama gpt; do
+    "$cli" train --data "$data" --family "$family" --tokenizer sentencepiece --tokenizer-model "$work/tokenizer.model" \
+        --n-layer 2 --n-head 4 --n-embd 64 --block-size 128 --max-iters "$steps" --eval-interval "$steps" --threads 1 \
+        --quiet --out "$work/$family" >/dev/null 2>&1
+    "$cli" export --state "$work/$family/checkpoint.safetensors" --format gguf --dtype "$dtype" \
+        --out "$work/$family.gguf" >/dev/null
+    "$reference" --state "$work/$family/checkpoint.safetensors" --text "$work/passage.txt" > "$work/$family.json"
+    node "$node_dir/gguf_llamacpp.mjs" "$work/$family.gguf" "$work/$family.json" --threads 1 \
+        | sed "s/^{/{\"family\":\"$family\",\"dtype\":\"$dtype\",\"steps\":$steps,/"
+done
