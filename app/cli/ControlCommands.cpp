@@ -4,6 +4,8 @@
 
 #include "CliFlags.h"
 #include "ControlClient.h"
+#include "CoordinatorClient.h"
+#include "Identity.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -247,6 +249,18 @@ std::optional<int> runControlCommand(const std::string &command, const std::vect
         }
         return exchange(common, request, follow);
     });
+}
+
+Result<void> downloadSwarmState(const std::string &url, const std::filesystem::path &file)
+{
+    // The state is public: any identity may fetch it, so a throwaway one signs the request.
+    Result<Identity> identity = Identity::generate();
+    if (!identity)
+        return identity.error();
+    CoordinatorClientOptions options;
+    options.baseUrl = QString::fromStdString(url);
+    CoordinatorClient client(*identity, options);
+    return client.download(QStringLiteral("/v1/checkpoint"), file, QString());
 }
 
 } // namespace swarmtrain

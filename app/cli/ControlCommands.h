@@ -1,5 +1,8 @@
 #pragma once
 
+#include "Result.h"
+
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +13,10 @@ namespace swarmtrain {
 // swarm join/leave): its exit code, or nullopt when `command` is not one of them (and always in
 // the engine-only build, which has no Qt).
 std::optional<int> runControlCommand(const std::string &command, const std::vector<std::string> &args);
+
+// The swarm's current state, from the coordinator at `url` (GET /v1/checkpoint, its SHA-256
+// checked), into `file`; an error in the engine-only build, which has no network client.
+Result<void> downloadSwarmState(const std::string &url, const std::filesystem::path &file);
 
 // For swarmtrain-cli --help: the commands above, one line each.
 std::vector<std::pair<std::string, std::string>> controlCommands();

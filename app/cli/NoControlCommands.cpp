@@ -7,4 +7,9 @@ std::optional<int> runControlCommand(const std::string &, const std::vector<std:
 
 std::vector<std::pair<std::string, std::string>> controlCommands() { return {}; }
 
+Result<void> downloadSwarmState(const std::string &, const std::filesystem::path &)
+{
+    return makeError("this engine-only build has no network client: download the state and give --state FILE");
+}
+
 } // namespace swarmtrain

@@ -4,6 +4,9 @@
 #include "ControlCommands.h"
 #include "DeviceBench.h"
 #include "FileIo.h"
+#include "Checkpoint.h"
+#include "Device.h"
+#include "Generation.h"
 #include "GpuProbe.h"
 #include "ModelExport.h"
 #include "ScheduleCommand.h"
@@ -15,6 +18,8 @@
 
 #include <cstdio>
 #include <exception>
+#include <filesystem>
+#include <memory>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -291,6 +296,81 @@ int runExport(const std::vector<std::string> &args)
     return 0;
 }
 
+// generate --state FILE|--swarm URL --prompt TEXT: the model's continuation, printed as it comes.
+int runGenerate(const std::vector<std::string> &args)
+{
+    GenerateOptions o;
+    std::string state, swarm, device = "auto";
+    int threads = 0;
+    bool json = false;
+    CLI::App app("Continues a prompt with a checkpoint's or a swarm's model, token by token on a key/value cache, "
+                 "printing the text as it comes.",
+                 "swarmtrain-cli generate");
+    flags::configure(app);
+    CLI::Option *stateFlag = app.add_option("--state", state, "a checkpoint or swarm state")->type_name("FILE");
+    app.add_option("--swarm", swarm, "a coordinator's URL: its swarm's current state")
+        ->type_name("URL")
+        ->excludes(stateFlag);
+    app.add_option("--prompt", o.prompt, "the text to continue (empty: a new document)");
+    app.add_option("--max-tokens", o.maxTokens, "tokens to generate at most")->transform(flags::wholeNumberIn(1, 1 << 20));
+    app.add_option("--temperature", o.temperature, "0: always the most likely token")->transform(flags::numberIn(0, 100));
+    app.add_option("--top-k", o.topK, "sample among the k most likely tokens (0: all)")
+        ->transform(flags::wholeNumberIn(0, 1 << 30));
+    app.add_option("--top-p", o.topP, "...and among the fewest whose probabilities add up to p")
+        ->transform(flags::numberIn(1e-9, 1));
+    app.add_option("--seed", o.seed, "seed of the sampling")->transform(flags::wholeNumberIn(0, (1ll << 53) - 1));
+    app.add_option("--device", device, "auto, cpu, cuda or cuda:N");
+    app.add_option("--threads", threads, "CPU threads (0: the cores available)")->transform(flags::wholeNumberIn(0, 1024));
+    app.add_flag("--json", json, "print one JSON object (the text and the speed) at the end instead of the text as it comes");
+    if (const std::optional<int> exitCode = parseFlags(app, args))
+        return *exitCode;
+    if (state.empty() == swarm.empty())
+        return fail("give --state FILE or --swarm URL");
+    // A swarm's state goes to a temporary file, removed on the way out.
+    const std::filesystem::path downloaded =
+        std::filesystem::temp_directory_path() / ("swarmtrain-generate-" + std::to_string(::getpid()) + ".safetensors");
+    const std::unique_ptr<const std::filesystem::path, void (*)(const std::filesystem::path *)> removeDownloaded(
+        swarm.empty() ? nullptr : &downloaded, [](const std::filesystem::path *file) {
+            std::error_code ignored;
+            std::filesystem::remove(*file, ignored);
+        });
+    if (!swarm.empty()) {
+        if (Result<void> got = downloadSwarmState(swarm, downloaded); !got)
+            return fail(swarm + ": " + got.error().message);
+        state = downloaded.string();
+    }
+    configureThreads(threads);
+    Result<torch::Device> where = resolveDevice(device);
+    if (!where)
+        return fail(where.error().message);
+    Result<LoadedCheckpoint> checkpoint = readCheckpoint(state);
+    if (!checkpoint)
+        return fail(checkpoint.error().message);
+    Decoder model(checkpoint->config);
+    if (Result<void> restored = restoreModel(*checkpoint, *model); !restored)
+        return fail(state + ": " + restored.error().message);
+    model->to(*where);
+    Result<GenerateReport> report = generateText(*model, checkpoint->tokenizer, o, [&](const std::string &text) {
+        if (!json)
+            std::cout << text << std::flush;
+        return true;
+    });
+    if (!report)
+        return fail(report.error().message);
+    const nlohmann::json summary{{"prompt_tokens", report->promptTokens}, {"tokens", report->tokens},
+                                 {"tokens_per_s", report->tokensPerSecond}, {"seconds", report->seconds},
+                                 {"stopped", report->stopped},          {"device", where->str()}};
+    if (json) {
+        nlohmann::json all = summary;
+        all["text"] = report->text;
+        std::cout << all.dump() << std::endl;
+    } else {
+        std::cout << std::endl;
+        std::cerr << summary.dump() << std::endl;
+    }
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -303,7 +383,8 @@ int main(int argc, char **argv)
     app.footer("Run 'swarmtrain-cli <command> --help' for a command's options.");
     app.add_subcommand("train", "train a GPT or a Llama on a text file or folder (single machine)");
     app.add_subcommand("tokenizer", "train a SentencePiece BPE tokenizer (tokenizer train), or describe one (tokenizer info)");
-    app.add_subcommand("sample", "generate text from a checkpoint");
+    app.add_subcommand("sample", "generate text from a checkpoint folder (swarmtrain-cli train --out)");
+    app.add_subcommand("generate", "continue a prompt with a checkpoint's or a swarm's model, on a key/value cache");
     app.add_subcommand("export", "write a checkpoint or swarm state as a Hugging Face model folder or a GGUF file");
     app.add_subcommand("bench", "measure this machine's device: FLOP/s, copy bandwidth, training speed");
     app.add_subcommand("gpus", "list this machine's GPUs");
@@ -326,6 +407,8 @@ int main(int argc, char **argv)
             return runTokenizer(args);
         if (command == "export")
             return runExport(args);
+        if (command == "generate")
+            return runGenerate(args);
         if (command == "bench")
             return runBench(args);
         if (command == "gpus")

@@ -1,5 +1,7 @@
 #include "Decoder.h"
 
+#include "KvCache.h"
+
 #include "Stages.h"
 
 #include <cmath>
@@ -130,6 +132,18 @@ void DecoderImpl::initializeAsWhole(std::uint64_t seed)
 }
 
 torch::Tensor DecoderImpl::forward(const torch::Tensor &tokens) { return forwardStages(0, m_config.nLayer + 1, tokens); }
+
+torch::Tensor DecoderImpl::forwardCached(const torch::Tensor &tokens, KvCache &cache)
+{
+    TORCH_CHECK(firstStage() == 0 && lastStage() == m_config.nLayer + 1, "generation needs the whole model");
+    TORCH_CHECK(cache.length() + tokens.size(1) <= m_config.blockSize, "positions up to ", cache.length() + tokens.size(1),
+                " are past the model's context of ", m_config.blockSize);
+    torch::Tensor x = tokens;
+    for (int i = 0; i <= lastStage(); ++i)
+        x = stage(i).forwardCached(x, cache);
+    cache.advance(tokens.size(1));
+    return x;
+}
 
 torch::Tensor DecoderImpl::forwardStages(int first, int last, torch::Tensor input)
 {

@@ -13,10 +13,16 @@
 
 namespace swarmtrain {
 
+class KvCache; // KvCache.h
+
 // One pipeline stage: the embedding, one transformer block, or the head.
 class StageImpl : public torch::nn::Module {
 public:
     virtual torch::Tensor forward(const torch::Tensor &input) = 0;
+    // forward() for a generation's new positions after the cache's (no dropout, no autograd):
+    // blocks read and extend `cache`, the GPT embedding starts its positions there; the rest
+    // have no positions and run forward().
+    virtual torch::Tensor forwardCached(const torch::Tensor &input, KvCache &cache) { (void)cache; return forward(input); }
     // The model's state-dict name of the stage's own parameter `key`: nanoGPT's names for GPT
     // (transformer.h.0.attn.c_attn.weight), Hugging Face's for Llama (model.layers.0.mlp.up_proj.weight).
     virtual std::string parameterName(const std::string &key) const = 0;
@@ -60,6 +66,9 @@ public:
 
     // Token ids [B, T] -> logits [B, T, vocab].
     torch::Tensor forward(const torch::Tensor &tokens);
+    // The same for T new tokens after the cache's positions, which it extends (a whole model
+    // only): generation's forward, each token costing one position's work.
+    torch::Tensor forwardCached(const torch::Tensor &tokens, KvCache &cache);
     // Runs stages first..last (inclusive) on `input`, continuing the caller's autograd graph.
     torch::Tensor forwardStages(int first, int last, torch::Tensor input);
     // Runs stages first..last with a detached input, for stage-by-stage training.

@@ -2,6 +2,7 @@
 // (causal self-attention on a fused projection, a 4x GELU MLP), final LayerNorm and a head tied
 // to the token embedding. Parameter names are nanoGPT's state-dict names.
 #include "Attention.h"
+#include "KvCache.h"
 #include "Layers.h"
 #include "Stages.h"
 
@@ -57,6 +58,16 @@ public:
         return dropoutIfTraining(m_proj->forward(y), m_dropout, is_training());
     }
 
+    // Block `block`'s attention for new positions after the cache's.
+    torch::Tensor forwardCached(const torch::Tensor &x, KvCache &cache, int block)
+    {
+        const std::int64_t B = x.size(0), T = x.size(1), C = x.size(2), hs = C / m_nHead;
+        const std::vector<torch::Tensor> qkv = m_attn->forward(x).split(C, -1);
+        const auto heads = [&](const torch::Tensor &t) { return t.view({B, T, m_nHead, hs}).transpose(1, 2); };
+        const auto [keys, values] = cache.append(block, heads(qkv[1]), heads(qkv[2]));
+        return m_proj->forward(cachedAttention(heads(qkv[0]), keys, values));
+    }
+
     torch::nn::Linear &projection() { return m_proj; }
 
 private:
@@ -105,6 +116,13 @@ public:
         return dropoutIfTraining(m_wte->forward(tokens) + m_wpe->forward(positions), m_dropout, is_training());
     }
 
+    torch::Tensor forwardCached(const torch::Tensor &tokens, KvCache &cache) override
+    {
+        const torch::Tensor positions =
+            torch::arange(cache.length(), cache.length() + tokens.size(1), tokens.options().dtype(torch::kLong));
+        return m_wte->forward(tokens) + m_wpe->forward(positions);
+    }
+
     std::string parameterName(const std::string &key) const override { return "transformer." + key; }
     torch::Tensor tokenEmbedding() const override { return m_wte->weight; }
 
@@ -128,6 +146,12 @@ public:
     torch::Tensor forward(const torch::Tensor &input) override
     {
         const torch::Tensor x = input + m_attn->forward(m_ln1->forward(input));
+        return x + m_mlp->forward(m_ln2->forward(x));
+    }
+
+    torch::Tensor forwardCached(const torch::Tensor &input, KvCache &cache) override
+    {
+        const torch::Tensor x = input + m_attn->forwardCached(m_ln1->forward(input), cache, m_index);
         return x + m_mlp->forward(m_ln2->forward(x));
     }
 

@@ -220,13 +220,14 @@ std::pair<torch::Tensor, torch::Tensor> RotaryTable::cosSin(const torch::Device 
     return m_onDevice.back().second;
 }
 
-torch::Tensor applyRotary(const torch::Tensor &x, const RotaryTable &table)
+torch::Tensor applyRotary(const torch::Tensor &x, const RotaryTable &table, std::int64_t offset)
 {
     const std::int64_t B = x.size(0), T = x.size(1), hs = table.headSize(), heads = x.size(2) / hs, half = hs / 2;
-    TORCH_CHECK(T <= table.positions(), "a sequence of ", T, " tokens is longer than the rotary table's ", table.positions());
+    TORCH_CHECK(offset >= 0 && offset + T <= table.positions(), "positions up to ", offset + T,
+                " are past the rotary table's ", table.positions());
     auto [cosTable, sinTable] = table.cosSin(x.device());
-    cosTable = cosTable.narrow(0, 0, T);
-    sinTable = sinTable.narrow(0, 0, T);
+    cosTable = cosTable.narrow(0, offset, T);
+    sinTable = sinTable.narrow(0, offset, T);
     if (cpuFloat(x))
         return RotaryFunction::apply(x, cosTable, sinTable, hs);
     const torch::Tensor heads4 = x.view({B, T, heads, hs});

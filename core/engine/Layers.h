@@ -39,7 +39,8 @@ private:
     mutable std::vector<std::pair<torch::Device, std::pair<torch::Tensor, torch::Tensor>>> m_onDevice;
 };
 
-// Rotates x [B, T, heads x headSize] by its positions 0..T-1.
-torch::Tensor applyRotary(const torch::Tensor &x, const RotaryTable &table);
+// Rotates x [B, T, heads x headSize] by its positions offset..offset+T-1 (a generation's new
+// tokens after `offset` cached ones).
+torch::Tensor applyRotary(const torch::Tensor &x, const RotaryTable &table, std::int64_t offset = 0);
 
 } // namespace swarmtrain

@@ -3,6 +3,7 @@
 // post_attention_layernorm, mlp.{gate,up,down}_proj}, model.norm and lm_head (untied only).
 // Rotary embeddings use the "rotate half" layout transformers expects of those weights.
 #include "Attention.h"
+#include "KvCache.h"
 #include "Layers.h"
 #include "Stages.h"
 
@@ -49,6 +50,17 @@ public:
         const torch::Tensor q = applyRotary(m_q->forward(x), *m_rotary);
         const torch::Tensor k = applyRotary(m_k->forward(x), *m_rotary);
         return m_o->forward(groupedQueryAttention(q, k, m_v->forward(x), m_nHead, m_nKvHead));
+    }
+
+    // Block `block`'s attention for new positions after the cache's, rotated by their positions.
+    torch::Tensor forwardCached(const torch::Tensor &x, KvCache &cache, int block)
+    {
+        const std::int64_t B = x.size(0), T = x.size(1), hs = m_rotary->headSize();
+        const auto heads = [&](const torch::Tensor &t, std::int64_t n) { return t.view({B, T, n, hs}).transpose(1, 2); };
+        const torch::Tensor q = applyRotary(m_q->forward(x), *m_rotary, cache.length());
+        const torch::Tensor k = applyRotary(m_k->forward(x), *m_rotary, cache.length());
+        const auto [keys, values] = cache.append(block, heads(k, m_nKvHead), heads(m_v->forward(x), m_nKvHead));
+        return m_o->forward(cachedAttention(heads(q, m_nHead), keys, values));
     }
 
 private:
@@ -107,6 +119,12 @@ public:
     torch::Tensor forward(const torch::Tensor &input) override
     {
         const torch::Tensor x = input + m_attention->forward(m_inputNorm->forward(input));
+        return x + m_mlp->forward(m_postNorm->forward(x));
+    }
+
+    torch::Tensor forwardCached(const torch::Tensor &input, KvCache &cache) override
+    {
+        const torch::Tensor x = input + m_attention->forwardCached(m_inputNorm->forward(input), cache, m_index);
         return x + m_mlp->forward(m_postNorm->forward(x));
     }
 

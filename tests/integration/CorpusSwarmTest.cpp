@@ -199,6 +199,15 @@ TEST_F(CorpusSwarmTest, AMixedCorpusIsTokenizedOnceResumedAfterAKillAndTrainedOn
     for (auto &client : clients)
         EXPECT_EQ(client->kill(SIGINT), 0) << logs();
 
+    // What the swarm trained, continuing a prompt: its current state, fetched from the coordinator.
+    ASSERT_TRUE(cli.start(SWARMTRAIN_CLI,
+                          {"generate", "--swarm", url.toStdString(), "--prompt", documentText(7).substr(0, 40),
+                           "--max-tokens", "24", "--temperature", "0", "--json"},
+                          dir.path() / "generate.out", dir.path() / "generate.err"));
+    ASSERT_EQ(cli.waitForExit(120s), 0) << cli.errors();
+    std::cout << "generated from the swarm's state: " << cli.output();
+    EXPECT_NE(cli.output().find("\"stopped\":"), std::string::npos) << cli.output();
+
     // What the swarm trained, exported for transformers: its latest state, as the coordinator keeps it.
     std::filesystem::path latest;
     int latestRound = -1;
