@@ -4,7 +4,10 @@
 # --format gguf`, loaded by llama.cpp through the npm package node-llama-cpp (its prebuilt
 # binaries). llama.cpp's tokenization of a held-out passage must equal SentencePiece's, its
 # next-token log-probabilities must match the engine's (mean absolute difference < 1e-3 in F32),
-# and its greedy continuation of 64 tokens must be the engine's. Prints JSON lines.
+# and its greedy continuation of 64 tokens must be the engine's. Then generation speed: tokens per
+# second of `swarmtrain-cli generate` (greedy, a key/value cache) against llama.cpp's on the same
+# F32 GGUF of a larger Llama (6 layers, width 384), one thread each; the target is a ratio of at
+# least 0.5. Prints JSON lines.
 #
 #   bench/gguf-vs-llamacpp.sh DATA.txt [steps] [dtype]
 #
@@ -50,3 +53,24 @@ for family in llama gpt; do
     node "$node_dir/gguf_llamacpp.mjs" "$work/$family.gguf" "$work/$family.json" --threads 1 \
         | sed "s/^{/{\"family\":\"$family\",\"dtype\":\"$dtype\",\"steps\":$steps,/"
 done
+
+# Speed: a larger model (its weights as initialized: speed does not depend on them).
+"$cli" train --data "$data" --family llama --tokenizer sentencepiece --tokenizer-model "$work/tokenizer.model" \
+    --n-layer 6 --n-head 6 --n-kv-head 2 --n-embd 384 --block-size 256 --max-iters 1 --eval-interval 1 --eval-iters 1 \
+    --threads 1 --quiet --out "$work/speed" >/dev/null 2>&1
+"$cli" export --state "$work/speed/checkpoint.safetensors" --format gguf --out "$work/speed.gguf" >/dev/null
+"$reference" --state "$work/speed/checkpoint.safetensors" --text "$work/passage.txt" --prompt-tokens 16 \
+    --greedy-tokens 128 > "$work/speed.json"
+llamacpp=$(node "$node_dir/gguf_llamacpp.mjs" "$work/speed.gguf" "$work/speed.json" --threads 1)
+prompt=$(/usr/bin/python3 -c 'import sys; print(open(sys.argv[1], encoding="utf-8", errors="replace").read()[:60])' \
+    "$work/passage.txt")
+ours=$("$cli" generate --state "$work/speed/checkpoint.safetensors" --prompt "$prompt" --max-tokens 128 \
+    --temperature 0 --threads 1 --json)
+/usr/bin/python3 - "$llamacpp" "$ours" <<'PY'
+import json, sys
+theirs, ours = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+print(json.dumps({"bench": "generate_speed", "model": "llama 6x384, 2 kv heads, F32", "threads": 1,
+                  "swarmtrain_tokens_per_s": ours["tokens_per_s"], "swarmtrain_tokens": ours["tokens"],
+                  "llama_cpp_tokens_per_s": theirs["llama_cpp_generate_tokens_per_s"],
+                  "ratio": ours["tokens_per_s"] / theirs["llama_cpp_generate_tokens_per_s"]}))
+PY

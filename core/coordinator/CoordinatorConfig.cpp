@@ -358,6 +358,14 @@ void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText
         ->transform(flags::wholeNumberIn(1, 1'000'000));
     app.add_option("--eval-iters", c.evalIters, "validation batches per checkpoint")
         ->transform(flags::wholeNumberIn(1, 10'000));
+    app.add_option("--export-every", c.exports.every,
+                   "publish every N-th state as a Hugging Face folder and a GGUF file (GET /v1/model; 0: none)")
+        ->transform(flags::wholeNumberIn(0, 1'000'000'000));
+    app.add_option("--export-keep", c.exports.keep, "published states kept")->transform(flags::wholeNumberIn(1, 1000));
+    app.add_option("--export-dtype", c.exports.dtype, "the published tensors' type")
+        ->check(flags::oneOf({"float32", "bfloat16", "float16"}));
+    app.add_option("--export-license", c.exports.license, "the published model card's licence (as the Hugging Face Hub names them)")
+        ->check(flags::nonEmpty());
     app.add_option("--stages", c.stages, "pipeline stages the scheduler places peers on (0: it chooses)")
         ->transform(flags::wholeNumberIn(0, 1024));
     app.add_option("--schedule-seconds", c.scheduleSeconds, "budget of each scheduling search")

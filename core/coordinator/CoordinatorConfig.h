@@ -19,6 +19,15 @@ namespace swarmtrain {
 
 // Everything swarmtrain-coordinator takes, from flags and/or a --config JSON file whose keys
 // are the flag names without dashes (flags win).
+// What the coordinator publishes of its swarm's states (ModelExports.h): --export-every,
+// --export-keep, --export-dtype, --export-license.
+struct ModelExportSettings {
+    int every = 0; // rounds between exports; 0: none
+    int keep = 2;  // published rounds kept
+    std::string dtype = "float32";
+    std::string license = "other";
+};
+
 struct CoordinatorConfig {
     std::string listenHost = "0.0.0.0";
     int listenPort = 8470;
@@ -48,6 +57,7 @@ struct CoordinatorConfig {
     double heartbeatIntervalSeconds = 10;
     int minPeers = 1;
     int evalIters = 10; // validation batches per checkpoint
+    ModelExportSettings exports;
     int stages = 0;     // pipeline stages the scheduler places peers on; 0: it chooses
     // How peers train (issue 17): a whole copy each, one pipeline stage each, or whichever the
     // model's training state and the peers' memory call for (StagePartition's chooseSwarmMode).

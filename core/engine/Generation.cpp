@@ -64,7 +64,7 @@ Result<GenerateReport> generateText(DecoderImpl &model, const Tokenizer &tokeniz
         return makeError("the prompt is " + std::to_string(tokens.size()) + " tokens, longer than the model's context of "
                          + std::to_string(config.blockSize));
 
-    torch::NoGradGuard noGrad;
+    c10::InferenceMode inference; // no autograd bookkeeping at all: a token costs less
     model.eval();
     const torch::Tensor anyWeight = model.parameters().front();
     KvCache cache(config.nLayer, 1, config.kvHeads(), config.headDim(), config.blockSize, anyWeight.options());

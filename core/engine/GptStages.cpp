@@ -54,18 +54,18 @@ public:
     torch::Tensor forward(const torch::Tensor &x)
     {
         const double attentionDropout = is_training() ? m_dropout : 0.0;
-        const torch::Tensor y = causalSelfAttention(m_attn->forward(x), m_nHead, attentionDropout);
-        return dropoutIfTraining(m_proj->forward(y), m_dropout, is_training());
+        const torch::Tensor y = causalSelfAttention(linearRows(x, m_attn), m_nHead, attentionDropout);
+        return dropoutIfTraining(linearRows(y, m_proj), m_dropout, is_training());
     }
 
     // Block `block`'s attention for new positions after the cache's.
     torch::Tensor forwardCached(const torch::Tensor &x, KvCache &cache, int block)
     {
         const std::int64_t B = x.size(0), T = x.size(1), C = x.size(2), hs = C / m_nHead;
-        const std::vector<torch::Tensor> qkv = m_attn->forward(x).split(C, -1);
+        const std::vector<torch::Tensor> qkv = linearRows(x, m_attn).split(C, -1);
         const auto heads = [&](const torch::Tensor &t) { return t.view({B, T, m_nHead, hs}).transpose(1, 2); };
         const auto [keys, values] = cache.append(block, heads(qkv[1]), heads(qkv[2]));
-        return m_proj->forward(cachedAttention(heads(qkv[0]), keys, values));
+        return linearRows(cachedAttention(heads(qkv[0]), keys, values), m_proj);
     }
 
     torch::nn::Linear &projection() { return m_proj; }
@@ -89,7 +89,7 @@ public:
 
     torch::Tensor forward(const torch::Tensor &x)
     {
-        return dropoutIfTraining(m_proj->forward(fastGelu(m_fc->forward(x))), m_dropout, is_training());
+        return dropoutIfTraining(linearRows(fastGelu(linearRows(x, m_fc)), m_proj), m_dropout, is_training());
     }
 
     torch::nn::Linear &projection() { return m_proj; }
@@ -189,7 +189,7 @@ public:
         }
     }
 
-    torch::Tensor forward(const torch::Tensor &x) override { return torch::linear(m_lnF->forward(x), m_weight); }
+    torch::Tensor forward(const torch::Tensor &x) override { return linearRows(m_lnF->forward(x), m_weight); }
     std::string parameterName(const std::string &key) const override { return "transformer." + key; }
 
     std::vector<std::pair<std::string, torch::Tensor>> weights() override

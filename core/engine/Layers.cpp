@@ -170,6 +170,18 @@ torch::Tensor fastGelu(const torch::Tensor &x)
     return torch::gelu(x);
 }
 
+torch::Tensor linearRows(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias)
+{
+    if (x.numel() != x.size(-1) || !x.device().is_cpu())
+        return torch::linear(x, weight, bias);
+    std::vector<std::int64_t> shape = x.sizes().vec();
+    shape.back() = weight.size(0);
+    torch::Tensor y = torch::mv(weight, x.reshape({-1}));
+    if (bias.defined())
+        y = y + bias;
+    return y.view(shape);
+}
+
 torch::Tensor rmsNorm(const torch::Tensor &x, const torch::Tensor &weight, double eps)
 {
     if (cpuFloat(x) && cpuFloat(weight))

@@ -13,6 +13,15 @@ namespace swarmtrain {
 // GELU through the fast vectorized kernels (float32 on the CPU; torch::gelu otherwise).
 torch::Tensor fastGelu(const torch::Tensor &x);
 
+// x [..., in] times weight [out, in] transposed, plus bias: torch::linear, but a single row on
+// the CPU as a matrix-vector product, which OpenBLAS runs many times faster than a one-row matrix
+// product (a generated token's every projection; bench/gguf-vs-llamacpp.sh measures it).
+torch::Tensor linearRows(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias = {});
+inline torch::Tensor linearRows(const torch::Tensor &x, const torch::nn::Linear &layer)
+{
+    return linearRows(x, layer->weight, layer->bias);
+}
+
 // RMSNorm over the last axis: x / sqrt(mean(x^2) + eps) * weight (Llama).
 torch::Tensor rmsNorm(const torch::Tensor &x, const torch::Tensor &weight, double eps);
 

@@ -47,9 +47,9 @@ public:
 
     torch::Tensor forward(const torch::Tensor &x)
     {
-        const torch::Tensor q = applyRotary(m_q->forward(x), *m_rotary);
-        const torch::Tensor k = applyRotary(m_k->forward(x), *m_rotary);
-        return m_o->forward(groupedQueryAttention(q, k, m_v->forward(x), m_nHead, m_nKvHead));
+        const torch::Tensor q = applyRotary(linearRows(x, m_q), *m_rotary);
+        const torch::Tensor k = applyRotary(linearRows(x, m_k), *m_rotary);
+        return linearRows(groupedQueryAttention(q, k, linearRows(x, m_v), m_nHead, m_nKvHead), m_o);
     }
 
     // Block `block`'s attention for new positions after the cache's, rotated by their positions.
@@ -57,10 +57,10 @@ public:
     {
         const std::int64_t B = x.size(0), T = x.size(1), hs = m_rotary->headSize();
         const auto heads = [&](const torch::Tensor &t, std::int64_t n) { return t.view({B, T, n, hs}).transpose(1, 2); };
-        const torch::Tensor q = applyRotary(m_q->forward(x), *m_rotary, cache.length());
-        const torch::Tensor k = applyRotary(m_k->forward(x), *m_rotary, cache.length());
-        const auto [keys, values] = cache.append(block, heads(k, m_nKvHead), heads(m_v->forward(x), m_nKvHead));
-        return m_o->forward(cachedAttention(heads(q, m_nHead), keys, values));
+        const torch::Tensor q = applyRotary(linearRows(x, m_q), *m_rotary, cache.length());
+        const torch::Tensor k = applyRotary(linearRows(x, m_k), *m_rotary, cache.length());
+        const auto [keys, values] = cache.append(block, heads(k, m_nKvHead), heads(linearRows(x, m_v), m_nKvHead));
+        return linearRows(cachedAttention(heads(q, m_nHead), keys, values), m_o);
     }
 
 private:
@@ -82,7 +82,7 @@ public:
 
     torch::Tensor forward(const torch::Tensor &x)
     {
-        return m_down->forward(torch::silu(m_gate->forward(x)) * m_up->forward(x));
+        return linearRows(torch::silu(linearRows(x, m_gate)) * linearRows(x, m_up), m_down);
     }
 
 private:
@@ -159,7 +159,7 @@ public:
         }
     }
 
-    torch::Tensor forward(const torch::Tensor &x) override { return torch::linear(m_norm->forward(x), m_weight); }
+    torch::Tensor forward(const torch::Tensor &x) override { return linearRows(m_norm->forward(x), m_weight); }
 
     std::string parameterName(const std::string &key) const override
     {

@@ -9,6 +9,7 @@
 #include "CorpusFiles.h"
 #include "CorpusTokenizer.h"
 #include "Identity.h"
+#include "RawHttpClient.h"
 #include "Sha256.h"
 #include "SwarmHarness.h"
 #include "TempDir.h"
@@ -94,7 +95,7 @@ protected:
         // A Llama-family model over the SentencePiece vocabulary, as a real swarm trains.
         args.insert(args.end(), {"--tokenizer", "sentencepiece", "--tokenizer-model", model().string(), "--shard-tokens",
                                  std::to_string(kShardTokens), "--min-peers", "2", "--inner-steps", "10", "--family",
-                                 "llama", "--n-kv-head", "1"});
+                                 "llama", "--n-kv-head", "1", "--export-every", "2", "--export-keep", "2"});
         args.insert(args.end(), extra.begin(), extra.end());
         return args;
     }
@@ -198,6 +199,58 @@ TEST_F(CorpusSwarmTest, AMixedCorpusIsTokenizedOnceResumedAfterAKillAndTrainedOn
               QStringLiteral("llama"));
     for (auto &client : clients)
         EXPECT_EQ(client->kill(SIGINT), 0) << logs();
+
+    // What the swarm trained, published by the coordinator (--export-every 2, --export-keep 2).
+    QJsonArray exports;
+    ASSERT_TRUE(waitUntil(
+        [&] {
+            const Result<QJsonObject> model = status->getJson(QStringLiteral("/v1/model"));
+            exports = model ? model->value(QLatin1StringView("exports")).toArray() : QJsonArray();
+            return !exports.isEmpty();
+        },
+        120s))
+        << logs();
+    const QJsonObject published = exports.first().toObject();
+    const qint64 publishedRound = published.value(QLatin1StringView("round")).toInteger();
+    EXPECT_EQ(publishedRound % 2, 0);
+    EXPECT_GT(published.value(QLatin1StringView("validation_bits_per_byte")).toDouble(), 0.0) << logs();
+    std::map<QString, QJsonObject> publishedFiles;
+    for (const QJsonValue file : published.value(QLatin1StringView("files")).toArray())
+        publishedFiles[file.toObject().value(QLatin1StringView("name")).toString()] = file.toObject();
+    for (const char *name : {"hf/config.json", "hf/model.safetensors", "hf/tokenizer.model", "hf/README.md", "model.gguf"})
+        EXPECT_TRUE(publishedFiles.contains(QString::fromLatin1(name))) << name << " is not published";
+    // A download checks out against the listed SHA-256 (the client compares the whole file's).
+    const QJsonObject gguf = publishedFiles[QStringLiteral("model.gguf")];
+    ASSERT_TRUE(status->download(gguf.value(QLatin1StringView("url")).toString(), dir.path() / "published.gguf",
+                                 gguf.value(QLatin1StringView("sha256")).toString())
+                    .ok());
+    EXPECT_EQ(qint64(std::filesystem::file_size(dir.path() / "published.gguf")),
+              gguf.value(QLatin1StringView("bytes")).toInteger());
+    // ATTACK: paths outside the manifest (the database beside the exports, a folder, a round
+    // that was never published, an absurd tail) are not served.
+    for (const std::string &path :
+         {"/v1/model/files/" + std::to_string(publishedRound) + "/../../coordinator.db",
+          "/v1/model/files/" + std::to_string(publishedRound) + "/hf", "/v1/model/files/" + std::to_string(publishedRound)
+              + "/hf/../model.gguf",
+          std::string("/v1/model/files/999999/model.gguf"), "/v1/model/files/" + std::string(400, '1') + "/model.gguf"}) {
+        test::RawHttpClient raw;
+        ASSERT_TRUE(raw.connect(port));
+        ASSERT_TRUE(raw.send("GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+        const test::RawHttpClient::Response answer = raw.read();
+        EXPECT_EQ(answer.status, 404) << path << ": " << answer.body.substr(0, 200);
+    }
+    // A resumed download: the second half by Range.
+    {
+        test::RawHttpClient raw;
+        ASSERT_TRUE(raw.connect(port));
+        const qint64 half = gguf.value(QLatin1StringView("bytes")).toInteger() / 2;
+        ASSERT_TRUE(raw.send("GET " + gguf.value(QLatin1StringView("url")).toString().toStdString()
+                             + " HTTP/1.1\r\nHost: x\r\nRange: bytes=" + std::to_string(half)
+                             + "-\r\nConnection: close\r\n\r\n"));
+        const test::RawHttpClient::Response answer = raw.read();
+        EXPECT_EQ(answer.status, 206);
+        EXPECT_EQ(qint64(answer.body.size()), gguf.value(QLatin1StringView("bytes")).toInteger() - half);
+    }
 
     // What the swarm trained, continuing a prompt: its current state, fetched from the coordinator.
     ASSERT_TRUE(cli.start(SWARMTRAIN_CLI,

@@ -149,13 +149,14 @@ TEST_F(StatusPageEndpointTest, ThePageLoadsNothingFromElsewhere)
     const QRegularExpression loads(QStringLiteral(R"(<(link|iframe|object|embed|img|audio|video|source)\b|<script\s+src|@import|url\s*\()"),
                                    QRegularExpression::CaseInsensitiveOption);
     EXPECT_FALSE(loads.match(html).hasMatch()) << loads.match(html).captured(0).toStdString();
-    // What the script fetches is the same origin's status, and only that.
+    // What the script fetches is the same origin's status and published model list, and only that.
     const QRegularExpression fetches(QStringLiteral(R"(fetch\(\s*([^,)]+))"));
-    int count = 0;
-    for (QRegularExpressionMatchIterator it = fetches.globalMatch(html); it.hasNext(); ++count)
-        EXPECT_EQ(it.next().captured(1), QStringLiteral("STATUS_PATH"));
-    EXPECT_EQ(count, 1);
+    QStringList fetched;
+    for (QRegularExpressionMatchIterator it = fetches.globalMatch(html); it.hasNext();)
+        fetched.append(it.next().captured(1));
+    EXPECT_EQ(fetched, QStringList({QStringLiteral("MODEL_PATH"), QStringLiteral("STATUS_PATH")}));
     EXPECT_TRUE(html.contains(QStringLiteral("const STATUS_PATH = '/v1/status';")));
+    EXPECT_TRUE(html.contains(QStringLiteral("const MODEL_PATH = '/v1/model';")));
 }
 
 TEST_F(StatusPageEndpointTest, ThePageNeverTurnsTextIntoMarkup)

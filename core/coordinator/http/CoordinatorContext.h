@@ -25,6 +25,7 @@ struct CoordinatorServerOptions {
     qint64 maxClockSkewMs = 60'000;
     int probeTimeoutMs = 2000;
     int evalIters = 10;
+    ModelExportSettings exports;
     int tickMs = 1000; // how often deadlines and gather timeouts are checked; 0: never (tests)
     LinkBookOptions links;
     ScheduleOptions schedule;

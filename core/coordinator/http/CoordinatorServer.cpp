@@ -2,6 +2,7 @@
 
 #include "CoordinatorLog.h"
 #include "HealthEndpoint.h"
+#include "ModelEndpoints.h"
 #include "PeerEndpoints.h"
 #include "PipelineEndpoint.h"
 #include "StagePartition.h"
@@ -83,6 +84,7 @@ CoordinatorServerOptions CoordinatorServerOptions::from(const CoordinatorConfig 
     budget.flopsPerToken = options.rounds.work.flopsPerToken;
     options.trust = config.trust;
     options.evalIters = config.evalIters;
+    options.exports = config.exports;
     options.schedule.stages = config.stages;
     options.schedule.seconds = config.scheduleSeconds;
     options.bandwidthRanges = config.bandwidthRanges;
@@ -109,7 +111,7 @@ CoordinatorServer::CoordinatorServer(CoordinatorSetup &setup, CoordinatorServerO
     , m_clock(clock ? std::move(clock) : Clock(wallClockMs))
     , m_rounds(*setup.store, options.rounds, m_clock)
     , m_verifier(options.maxClockSkewMs)
-    , m_validation(setup, options.training.batchSize, options.evalIters, options.training.seed)
+    , m_validation(setup, options.training.batchSize, options.evalIters, options.training.seed, options.exports)
     , m_links(*setup.store, options.links)
     , m_schedule(setup.model, options.training, options.schedule)
     , m_reputation(*setup.store, m_options.trust, m_clock)
@@ -134,6 +136,7 @@ CoordinatorServer::CoordinatorServer(CoordinatorSetup &setup, CoordinatorServerO
     m_endpoints.push_back(std::make_unique<ScheduleEndpoint>(m_context));
     m_endpoints.push_back(std::make_unique<VerificationEndpoints>(m_context));
     m_endpoints.push_back(std::make_unique<PipelineEndpoint>(m_context));
+    m_endpoints.push_back(std::make_unique<ModelEndpoints>(m_context));
     for (const std::unique_ptr<EndpointGroup> &group : m_endpoints)
         group->addRoutes(m_routes);
     unsigned char id[8];

@@ -7,8 +7,9 @@
 namespace swarmtrain {
 
 StateValidation::StateValidation(CoordinatorSetup &setup, int batchSize, int evalIters, std::uint64_t seed,
-                                 QObject *parent)
+                                 ModelExportSettings exports, QObject *parent)
     : QObject(parent), m_setup(setup), m_batchSize(batchSize), m_evalIters(evalIters), m_seed(seed)
+    , m_exports(std::move(exports))
 {
     m_workers.setMaxThreadCount(1);
 }
@@ -19,9 +20,14 @@ void StateValidation::validate(const CheckpointRecord &checkpoint)
 {
     const std::filesystem::path file = m_setup.checkpointsDir() / checkpoint.fileName.toStdString();
     const qint64 round = checkpoint.round;
-    m_workers.start([this, file, round]() {
+    m_workers.start([this, file, round, checkpoint]() {
         // The destructor waits for this task, so `this` outlives it.
         Result<double> loss = swarmStateLoss(file, m_setup.validationTokens, m_batchSize, m_evalIters, m_seed);
+        const std::optional<double> known = loss ? std::optional(*loss) : std::nullopt;
+        if (Result<bool> published = publishModel(m_setup, m_exports, checkpoint, known); !published)
+            qCWarning(lcCoordinator) << "state" << round << "was not exported:" << published.error().message.c_str();
+        else if (*published)
+            qCInfo(lcCoordinator) << "state" << round << "exported to" << exportsDir(m_setup).c_str();
         QMetaObject::invokeMethod(
             this,
             [this, round, loss]() {

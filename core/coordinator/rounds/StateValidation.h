@@ -1,6 +1,7 @@
 #pragma once
 
 #include "CoordinatorRecords.h"
+#include "ModelExports.h"
 
 #include <QObject>
 #include <QThreadPool>
@@ -12,13 +13,14 @@ namespace swarmtrain {
 struct CoordinatorSetup;
 
 // The validation loss of each new global state, computed on a thread of its own (it runs the
-// model) and recorded in the store and in the current checkpoint when it is still current.
+// model) and recorded in the store and in the current checkpoint when it is still current; then,
+// on the same thread, the state's export when one is due (ModelExports.h).
 class StateValidation : public QObject {
     Q_OBJECT
 
 public:
     StateValidation(CoordinatorSetup &setup, int batchSize, int evalIters, std::uint64_t seed,
-                    QObject *parent = nullptr);
+                    ModelExportSettings exports = {}, QObject *parent = nullptr);
     ~StateValidation() override; // waits for the computation in flight
 
     void validate(const CheckpointRecord &checkpoint);
@@ -35,6 +37,7 @@ private:
     int m_batchSize;
     int m_evalIters;
     std::uint64_t m_seed;
+    ModelExportSettings m_exports;
     QThreadPool m_workers;
 };
 

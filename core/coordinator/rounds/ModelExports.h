@@ -1,0 +1,34 @@
+#pragma once
+
+#include "CoordinatorConfig.h"
+#include "CoordinatorRecords.h"
+#include "Result.h"
+
+#include <QJsonObject>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+// The coordinator publishes what its swarm trained (issue 44): with --export-every N, every N-th
+// state is exported as a Hugging Face folder and, where the tokenizer is SentencePiece, a GGUF
+// file (ModelExport.h), into STATE/exports/round-R. The folder is built under a temporary name
+// and renamed into place with its manifest.json (each file's name, size and SHA-256, the round,
+// the validation loss and bits per byte), so a published round is always whole; the last
+// --export-keep rounds are kept. GET /v1/model lists them and serves their files (ModelEndpoints).
+namespace swarmtrain {
+
+struct CoordinatorSetup;
+
+std::filesystem::path exportsDir(const CoordinatorSetup &setup);
+
+// Exports `checkpoint` (a state this coordinator holds) when its round is due: true when it
+// did. The state file must still hash to its record. Runs the model: call it off the event loop.
+Result<bool> publishModel(const CoordinatorSetup &setup, const ModelExportSettings &settings,
+                          const CheckpointRecord &checkpoint, std::optional<double> validationLoss);
+
+// The published rounds' manifests, newest first (each as written, with "round" set).
+std::vector<QJsonObject> publishedModels(const std::filesystem::path &exports);
+
+} // namespace swarmtrain
