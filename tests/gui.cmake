@@ -1,7 +1,7 @@
 # The desktop client's widgets under QT_QPA_PLATFORM=offscreen (label gui). Screenshots of every
 # page, in English and in German, go to SWARMTRAIN_SCREENSHOT_DIR (the test log says where).
 add_executable(swarmtrain_gui_tests
-    gui/MainWindowTest.cpp gui/DashboardPageTest.cpp gui/SwarmPageTest.cpp gui/TrayIconTest.cpp
+    gui/MainWindowTest.cpp gui/ModelPageTest.cpp gui/DashboardPageTest.cpp gui/SwarmPageTest.cpp gui/TrayIconTest.cpp
     gui/PreferencesTest.cpp gui/SettingsPageTest.cpp gui/DevicePageTest.cpp gui/LogPageTest.cpp gui/GuiTestMain.cpp
     gui/ClientSessionTest.cpp)
 target_link_libraries(swarmtrain_gui_tests PRIVATE

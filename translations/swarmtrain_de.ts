@@ -161,6 +161,21 @@
             <numerusform>Llama, %n Schichten × %1, %2 Parameter</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Join a swarm first: the model is the swarm&apos;s.</source>
+        <translation>Treten Sie zuerst einem Schwarm bei: Das Modell gehört dem Schwarm.</translation>
+    </message>
+    <message>
+        <source>Cannot fetch the swarm&apos;s model: %1</source>
+        <translation>Das Modell des Schwarms lässt sich nicht laden: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s), %1 a second</source>
+        <translation>
+            <numerusform>%n Token, %1 pro Sekunde</numerusform>
+            <numerusform>%n Token, %1 pro Sekunde</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::ControlCommands</name>
@@ -678,6 +693,81 @@
     <message>
         <source>Log</source>
         <translation>Protokoll</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modell</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::ModelPage</name>
+    <message>
+        <source>The swarm&apos;s model</source>
+        <translation>Das Modell des Schwarms</translation>
+    </message>
+    <message>
+        <source>Download it</source>
+        <translation>Herunterladen</translation>
+    </message>
+    <message>
+        <source>Try it</source>
+        <translation>Ausprobieren</translation>
+    </message>
+    <message>
+        <source>Type the start of a text; the model writes on</source>
+        <translation>Geben Sie den Anfang eines Textes ein; das Modell schreibt weiter</translation>
+    </message>
+    <message>
+        <source>Write</source>
+        <translation>Schreiben</translation>
+    </message>
+    <message>
+        <source>Training pauses for the few seconds the model writes, and then goes on.</source>
+        <translation>Das Training pausiert für die paar Sekunden, in denen das Modell schreibt, und läuft dann weiter.</translation>
+    </message>
+    <message>
+        <source>The swarm does not answer now.</source>
+        <translation>Der Schwarm antwortet gerade nicht.</translation>
+    </message>
+    <message>
+        <source>Not in a swarm: join one on the Swarm page.</source>
+        <translation>In keinem Schwarm: Treten Sie auf der Seite Schwarm einem bei.</translation>
+    </message>
+    <message>
+        <source>%1, round %2</source>
+        <translation>%1, Runde %2</translation>
+    </message>
+    <message>
+        <source>%1 bits per byte</source>
+        <translation>%1 Bit pro Byte</translation>
+    </message>
+    <message>
+        <source>validation loss %1</source>
+        <translation>Validierungsverlust %1</translation>
+    </message>
+    <message>
+        <source>The swarm&apos;s host publishes no exports (the coordinator&apos;s --export-every).</source>
+        <translation>Der Gastgeber des Schwarms veröffentlicht keine Exporte (--export-every des Koordinators).</translation>
+    </message>
+    <message>
+        <source>Round %1: %2 (GGUF for llama.cpp, Ollama and LM Studio; the Hugging Face folder for transformers)</source>
+        <translation>Runde %1: %2 (GGUF für llama.cpp, Ollama und LM Studio; der Hugging-Face-Ordner für transformers)</translation>
+    </message>
+    <message>
+        <source>Fetching the swarm&apos;s model…</source>
+        <translation>Das Modell des Schwarms wird geladen…</translation>
+    </message>
+    <message>
+        <source>Writing; training is paused until it is done.</source>
+        <translation>Es wird geschrieben; das Training pausiert bis dahin.</translation>
+    </message>
+    <message>
+        <source>Done: %1. Training goes on.</source>
+        <translation>Fertig: %1. Das Training läuft weiter.</translation>
+    </message>
+    <message>
+        <source>Could not write: %1</source>
+        <translation>Schreiben nicht möglich: %1</translation>
     </message>
 </context>
 <context>
@@ -1252,6 +1342,10 @@
     <message>
         <source>Paused: SwarmTrain&apos;s files are over your disk limit</source>
         <translation>Pausiert: Die Dateien von SwarmTrain überschreiten Ihre Speicherplatzgrenze</translation>
+    </message>
+    <message>
+        <source>Paused: the model is writing the text you asked for</source>
+        <translation>Pausiert: Das Modell schreibt den Text, um den Sie gebeten haben</translation>
     </message>
 </context>
 <context>

@@ -161,6 +161,21 @@
             <numerusform>Llama, %n capas × %1, %2 de parámetros</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Join a swarm first: the model is the swarm&apos;s.</source>
+        <translation>Únase primero a un enjambre: el modelo es del enjambre.</translation>
+    </message>
+    <message>
+        <source>Cannot fetch the swarm&apos;s model: %1</source>
+        <translation>No se puede obtener el modelo del enjambre: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s), %1 a second</source>
+        <translation>
+            <numerusform>%n token, %1 por segundo</numerusform>
+            <numerusform>%n tokens, %1 por segundo</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::ControlCommands</name>
@@ -678,6 +693,81 @@
     <message>
         <source>Log</source>
         <translation>Registro</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modelo</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::ModelPage</name>
+    <message>
+        <source>The swarm&apos;s model</source>
+        <translation>El modelo del enjambre</translation>
+    </message>
+    <message>
+        <source>Download it</source>
+        <translation>Descargarlo</translation>
+    </message>
+    <message>
+        <source>Try it</source>
+        <translation>Pruébelo</translation>
+    </message>
+    <message>
+        <source>Type the start of a text; the model writes on</source>
+        <translation>Escriba el comienzo de un texto; el modelo lo continúa</translation>
+    </message>
+    <message>
+        <source>Write</source>
+        <translation>Escribir</translation>
+    </message>
+    <message>
+        <source>Training pauses for the few seconds the model writes, and then goes on.</source>
+        <translation>El entrenamiento se pausa los pocos segundos que escribe el modelo y luego continúa.</translation>
+    </message>
+    <message>
+        <source>The swarm does not answer now.</source>
+        <translation>El enjambre no responde ahora.</translation>
+    </message>
+    <message>
+        <source>Not in a swarm: join one on the Swarm page.</source>
+        <translation>No está en un enjambre: únase a uno en la página Enjambre.</translation>
+    </message>
+    <message>
+        <source>%1, round %2</source>
+        <translation>%1, ronda %2</translation>
+    </message>
+    <message>
+        <source>%1 bits per byte</source>
+        <translation>%1 bits por byte</translation>
+    </message>
+    <message>
+        <source>validation loss %1</source>
+        <translation>pérdida de validación %1</translation>
+    </message>
+    <message>
+        <source>The swarm&apos;s host publishes no exports (the coordinator&apos;s --export-every).</source>
+        <translation>El anfitrión del enjambre no publica exportaciones (--export-every del coordinador).</translation>
+    </message>
+    <message>
+        <source>Round %1: %2 (GGUF for llama.cpp, Ollama and LM Studio; the Hugging Face folder for transformers)</source>
+        <translation>Ronda %1: %2 (GGUF para llama.cpp, Ollama y LM Studio; la carpeta de Hugging Face para transformers)</translation>
+    </message>
+    <message>
+        <source>Fetching the swarm&apos;s model…</source>
+        <translation>Obteniendo el modelo del enjambre…</translation>
+    </message>
+    <message>
+        <source>Writing; training is paused until it is done.</source>
+        <translation>Escribiendo; el entrenamiento está en pausa hasta que termine.</translation>
+    </message>
+    <message>
+        <source>Done: %1. Training goes on.</source>
+        <translation>Listo: %1. El entrenamiento continúa.</translation>
+    </message>
+    <message>
+        <source>Could not write: %1</source>
+        <translation>No se pudo escribir: %1</translation>
     </message>
 </context>
 <context>
@@ -1252,6 +1342,10 @@
     <message>
         <source>Paused: SwarmTrain&apos;s files are over your disk limit</source>
         <translation>En pausa: los archivos de SwarmTrain superan tu límite de disco</translation>
+    </message>
+    <message>
+        <source>Paused: the model is writing the text you asked for</source>
+        <translation>En pausa: el modelo está escribiendo el texto que pidió</translation>
     </message>
 </context>
 <context>

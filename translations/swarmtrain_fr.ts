@@ -161,6 +161,21 @@
             <numerusform>Llama, %n couches × %1, %2 de paramètres</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Join a swarm first: the model is the swarm&apos;s.</source>
+        <translation>Rejoignez d&apos;abord un essaim : le modèle est celui de l&apos;essaim.</translation>
+    </message>
+    <message>
+        <source>Cannot fetch the swarm&apos;s model: %1</source>
+        <translation>Impossible de récupérer le modèle de l&apos;essaim : %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s), %1 a second</source>
+        <translation>
+            <numerusform>%n jeton, %1 par seconde</numerusform>
+            <numerusform>%n jetons, %1 par seconde</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::ControlCommands</name>
@@ -678,6 +693,81 @@
     <message>
         <source>Log</source>
         <translation>Journal</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modèle</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::ModelPage</name>
+    <message>
+        <source>The swarm&apos;s model</source>
+        <translation>Le modèle de l&apos;essaim</translation>
+    </message>
+    <message>
+        <source>Download it</source>
+        <translation>Le télécharger</translation>
+    </message>
+    <message>
+        <source>Try it</source>
+        <translation>L&apos;essayer</translation>
+    </message>
+    <message>
+        <source>Type the start of a text; the model writes on</source>
+        <translation>Tapez le début d&apos;un texte ; le modèle le poursuit</translation>
+    </message>
+    <message>
+        <source>Write</source>
+        <translation>Écrire</translation>
+    </message>
+    <message>
+        <source>Training pauses for the few seconds the model writes, and then goes on.</source>
+        <translation>L&apos;entraînement se met en pause les quelques secondes où le modèle écrit, puis reprend.</translation>
+    </message>
+    <message>
+        <source>The swarm does not answer now.</source>
+        <translation>L&apos;essaim ne répond pas pour le moment.</translation>
+    </message>
+    <message>
+        <source>Not in a swarm: join one on the Swarm page.</source>
+        <translation>Pas dans un essaim : rejoignez-en un sur la page Essaim.</translation>
+    </message>
+    <message>
+        <source>%1, round %2</source>
+        <translation>%1, tour %2</translation>
+    </message>
+    <message>
+        <source>%1 bits per byte</source>
+        <translation>%1 bits par octet</translation>
+    </message>
+    <message>
+        <source>validation loss %1</source>
+        <translation>perte de validation %1</translation>
+    </message>
+    <message>
+        <source>The swarm&apos;s host publishes no exports (the coordinator&apos;s --export-every).</source>
+        <translation>L&apos;hôte de l&apos;essaim ne publie aucun export (--export-every du coordinateur).</translation>
+    </message>
+    <message>
+        <source>Round %1: %2 (GGUF for llama.cpp, Ollama and LM Studio; the Hugging Face folder for transformers)</source>
+        <translation>Tour %1 : %2 (GGUF pour llama.cpp, Ollama et LM Studio ; le dossier Hugging Face pour transformers)</translation>
+    </message>
+    <message>
+        <source>Fetching the swarm&apos;s model…</source>
+        <translation>Récupération du modèle de l&apos;essaim…</translation>
+    </message>
+    <message>
+        <source>Writing; training is paused until it is done.</source>
+        <translation>Écriture en cours ; l&apos;entraînement est en pause jusqu&apos;à la fin.</translation>
+    </message>
+    <message>
+        <source>Done: %1. Training goes on.</source>
+        <translation>Terminé : %1. L&apos;entraînement reprend.</translation>
+    </message>
+    <message>
+        <source>Could not write: %1</source>
+        <translation>Impossible d&apos;écrire : %1</translation>
     </message>
 </context>
 <context>
@@ -1252,6 +1342,10 @@
     <message>
         <source>Paused: SwarmTrain&apos;s files are over your disk limit</source>
         <translation>En pause : les fichiers de SwarmTrain dépassent votre limite d&apos;espace disque</translation>
+    </message>
+    <message>
+        <source>Paused: the model is writing the text you asked for</source>
+        <translation>En pause : le modèle écrit le texte que vous avez demandé</translation>
     </message>
 </context>
 <context>

@@ -159,6 +159,20 @@
             <numerusform>Llama、%n 層 × %1、パラメーター %2</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Join a swarm first: the model is the swarm&apos;s.</source>
+        <translation>まずスウォームに参加してください。モデルはスウォームのものです。</translation>
+    </message>
+    <message>
+        <source>Cannot fetch the swarm&apos;s model: %1</source>
+        <translation>スウォームのモデルを取得できません: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s), %1 a second</source>
+        <translation>
+            <numerusform>%n トークン、毎秒 %1</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::ControlCommands</name>
@@ -676,6 +690,81 @@
     <message>
         <source>Log</source>
         <translation>ログ</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>モデル</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::ModelPage</name>
+    <message>
+        <source>The swarm&apos;s model</source>
+        <translation>スウォームのモデル</translation>
+    </message>
+    <message>
+        <source>Download it</source>
+        <translation>ダウンロード</translation>
+    </message>
+    <message>
+        <source>Try it</source>
+        <translation>試す</translation>
+    </message>
+    <message>
+        <source>Type the start of a text; the model writes on</source>
+        <translation>文章の書き出しを入力すると、モデルが続きを書きます</translation>
+    </message>
+    <message>
+        <source>Write</source>
+        <translation>書く</translation>
+    </message>
+    <message>
+        <source>Training pauses for the few seconds the model writes, and then goes on.</source>
+        <translation>モデルが書く数秒間だけ学習は一時停止し、その後再開します。</translation>
+    </message>
+    <message>
+        <source>The swarm does not answer now.</source>
+        <translation>スウォームが現在応答していません。</translation>
+    </message>
+    <message>
+        <source>Not in a swarm: join one on the Swarm page.</source>
+        <translation>スウォームに参加していません。スウォームページで参加してください。</translation>
+    </message>
+    <message>
+        <source>%1, round %2</source>
+        <translation>%1、ラウンド %2</translation>
+    </message>
+    <message>
+        <source>%1 bits per byte</source>
+        <translation>1 バイトあたり %1 ビット</translation>
+    </message>
+    <message>
+        <source>validation loss %1</source>
+        <translation>検証損失 %1</translation>
+    </message>
+    <message>
+        <source>The swarm&apos;s host publishes no exports (the coordinator&apos;s --export-every).</source>
+        <translation>スウォームのホストはエクスポートを公開していません（コーディネーターの --export-every）。</translation>
+    </message>
+    <message>
+        <source>Round %1: %2 (GGUF for llama.cpp, Ollama and LM Studio; the Hugging Face folder for transformers)</source>
+        <translation>ラウンド %1: %2（llama.cpp、Ollama、LM Studio 用の GGUF、transformers 用の Hugging Face フォルダー）</translation>
+    </message>
+    <message>
+        <source>Fetching the swarm&apos;s model…</source>
+        <translation>スウォームのモデルを取得しています…</translation>
+    </message>
+    <message>
+        <source>Writing; training is paused until it is done.</source>
+        <translation>書いています。終わるまで学習は一時停止しています。</translation>
+    </message>
+    <message>
+        <source>Done: %1. Training goes on.</source>
+        <translation>完了: %1。学習を再開します。</translation>
+    </message>
+    <message>
+        <source>Could not write: %1</source>
+        <translation>書けませんでした: %1</translation>
     </message>
 </context>
 <context>
@@ -1249,6 +1338,10 @@
     <message>
         <source>Paused: SwarmTrain&apos;s files are over your disk limit</source>
         <translation>一時停止中: SwarmTrain のファイルがディスク容量の上限を超えています</translation>
+    </message>
+    <message>
+        <source>Paused: the model is writing the text you asked for</source>
+        <translation>一時停止中: モデルがご依頼の文章を書いています</translation>
     </message>
 </context>
 <context>

@@ -161,6 +161,21 @@
             <numerusform>Llama, %n camadas × %1, %2 de parâmetros</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Join a swarm first: the model is the swarm&apos;s.</source>
+        <translation>Entre primeiro em um enxame: o modelo é do enxame.</translation>
+    </message>
+    <message>
+        <source>Cannot fetch the swarm&apos;s model: %1</source>
+        <translation>Não foi possível obter o modelo do enxame: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s), %1 a second</source>
+        <translation>
+            <numerusform>%n token, %1 por segundo</numerusform>
+            <numerusform>%n tokens, %1 por segundo</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::ControlCommands</name>
@@ -678,6 +693,81 @@
     <message>
         <source>Log</source>
         <translation>Registro</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modelo</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::ModelPage</name>
+    <message>
+        <source>The swarm&apos;s model</source>
+        <translation>O modelo do enxame</translation>
+    </message>
+    <message>
+        <source>Download it</source>
+        <translation>Baixar</translation>
+    </message>
+    <message>
+        <source>Try it</source>
+        <translation>Experimente</translation>
+    </message>
+    <message>
+        <source>Type the start of a text; the model writes on</source>
+        <translation>Digite o início de um texto; o modelo continua</translation>
+    </message>
+    <message>
+        <source>Write</source>
+        <translation>Escrever</translation>
+    </message>
+    <message>
+        <source>Training pauses for the few seconds the model writes, and then goes on.</source>
+        <translation>O treinamento pausa pelos poucos segundos em que o modelo escreve e depois continua.</translation>
+    </message>
+    <message>
+        <source>The swarm does not answer now.</source>
+        <translation>O enxame não está respondendo agora.</translation>
+    </message>
+    <message>
+        <source>Not in a swarm: join one on the Swarm page.</source>
+        <translation>Fora de um enxame: entre em um na página Enxame.</translation>
+    </message>
+    <message>
+        <source>%1, round %2</source>
+        <translation>%1, rodada %2</translation>
+    </message>
+    <message>
+        <source>%1 bits per byte</source>
+        <translation>%1 bits por byte</translation>
+    </message>
+    <message>
+        <source>validation loss %1</source>
+        <translation>perda de validação %1</translation>
+    </message>
+    <message>
+        <source>The swarm&apos;s host publishes no exports (the coordinator&apos;s --export-every).</source>
+        <translation>O anfitrião do enxame não publica exportações (--export-every do coordenador).</translation>
+    </message>
+    <message>
+        <source>Round %1: %2 (GGUF for llama.cpp, Ollama and LM Studio; the Hugging Face folder for transformers)</source>
+        <translation>Rodada %1: %2 (GGUF para llama.cpp, Ollama e LM Studio; a pasta do Hugging Face para transformers)</translation>
+    </message>
+    <message>
+        <source>Fetching the swarm&apos;s model…</source>
+        <translation>Obtendo o modelo do enxame…</translation>
+    </message>
+    <message>
+        <source>Writing; training is paused until it is done.</source>
+        <translation>Escrevendo; o treinamento fica pausado até terminar.</translation>
+    </message>
+    <message>
+        <source>Done: %1. Training goes on.</source>
+        <translation>Pronto: %1. O treinamento continua.</translation>
+    </message>
+    <message>
+        <source>Could not write: %1</source>
+        <translation>Não foi possível escrever: %1</translation>
     </message>
 </context>
 <context>
@@ -1252,6 +1342,10 @@
     <message>
         <source>Paused: SwarmTrain&apos;s files are over your disk limit</source>
         <translation>Pausado: os arquivos do SwarmTrain ultrapassam seu limite de disco</translation>
+    </message>
+    <message>
+        <source>Paused: the model is writing the text you asked for</source>
+        <translation>Pausado: o modelo está escrevendo o texto que você pediu</translation>
     </message>
 </context>
 <context>

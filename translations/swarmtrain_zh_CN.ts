@@ -159,6 +159,20 @@
             <numerusform>Llama，%n 层 × %1，%2 参数</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Join a swarm first: the model is the swarm&apos;s.</source>
+        <translation>请先加入一个集群：模型属于集群。</translation>
+    </message>
+    <message>
+        <source>Cannot fetch the swarm&apos;s model: %1</source>
+        <translation>无法获取集群的模型：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s), %1 a second</source>
+        <translation>
+            <numerusform>%n 个词元，每秒 %1 个</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::ControlCommands</name>
@@ -676,6 +690,81 @@
     <message>
         <source>Log</source>
         <translation>日志</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+</context>
+<context>
+    <name>swarmtrain::ModelPage</name>
+    <message>
+        <source>The swarm&apos;s model</source>
+        <translation>集群的模型</translation>
+    </message>
+    <message>
+        <source>Download it</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <source>Try it</source>
+        <translation>试一试</translation>
+    </message>
+    <message>
+        <source>Type the start of a text; the model writes on</source>
+        <translation>输入一段文字的开头，模型会接着写</translation>
+    </message>
+    <message>
+        <source>Write</source>
+        <translation>写</translation>
+    </message>
+    <message>
+        <source>Training pauses for the few seconds the model writes, and then goes on.</source>
+        <translation>模型写作的几秒钟内训练会暂停，之后继续。</translation>
+    </message>
+    <message>
+        <source>The swarm does not answer now.</source>
+        <translation>集群目前没有响应。</translation>
+    </message>
+    <message>
+        <source>Not in a swarm: join one on the Swarm page.</source>
+        <translation>未加入集群：请在“集群”页面加入一个。</translation>
+    </message>
+    <message>
+        <source>%1, round %2</source>
+        <translation>%1，第 %2 轮</translation>
+    </message>
+    <message>
+        <source>%1 bits per byte</source>
+        <translation>每字节 %1 比特</translation>
+    </message>
+    <message>
+        <source>validation loss %1</source>
+        <translation>验证损失 %1</translation>
+    </message>
+    <message>
+        <source>The swarm&apos;s host publishes no exports (the coordinator&apos;s --export-every).</source>
+        <translation>集群的主持者没有发布导出（协调器的 --export-every）。</translation>
+    </message>
+    <message>
+        <source>Round %1: %2 (GGUF for llama.cpp, Ollama and LM Studio; the Hugging Face folder for transformers)</source>
+        <translation>第 %1 轮：%2（GGUF 用于 llama.cpp、Ollama 和 LM Studio；Hugging Face 文件夹用于 transformers）</translation>
+    </message>
+    <message>
+        <source>Fetching the swarm&apos;s model…</source>
+        <translation>正在获取集群的模型…</translation>
+    </message>
+    <message>
+        <source>Writing; training is paused until it is done.</source>
+        <translation>正在写作；完成前训练暂停。</translation>
+    </message>
+    <message>
+        <source>Done: %1. Training goes on.</source>
+        <translation>完成：%1。训练继续。</translation>
+    </message>
+    <message>
+        <source>Could not write: %1</source>
+        <translation>无法写作：%1</translation>
     </message>
 </context>
 <context>
@@ -1249,6 +1338,10 @@
     <message>
         <source>Paused: SwarmTrain&apos;s files are over your disk limit</source>
         <translation>已暂停：SwarmTrain 的文件超出了你设定的磁盘上限</translation>
+    </message>
+    <message>
+        <source>Paused: the model is writing the text you asked for</source>
+        <translation>已暂停：模型正在写您要求的文字</translation>
     </message>
 </context>
 <context>

@@ -14,6 +14,7 @@
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QHostAddress>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QLocale>
 #include <QLoggingCategory>
@@ -70,6 +71,28 @@ QString lanAddress()
         }
     }
     return QStringLiteral("127.0.0.1");
+}
+
+// The newest model the coordinator publishes (GET /v1/model), into `snapshot`; nothing when it
+// publishes none (or is older than the endpoint).
+void readPublishedModel(CoordinatorClient &client, QString baseUrl, SwarmSnapshot &snapshot)
+{
+    Result<QJsonObject> answer = client.getJson(QStringLiteral("/v1/model"));
+    const QJsonArray exports = answer ? answer->value(QLatin1StringView("exports")).toArray() : QJsonArray();
+    if (exports.isEmpty())
+        return;
+    while (baseUrl.endsWith(QLatin1Char('/')))
+        baseUrl.chop(1);
+    const QJsonObject latest = exports.first().toObject();
+    snapshot.publishedRound = latest.value(QLatin1StringView("round")).toInteger(-1);
+    for (const QJsonValue value : latest.value(QLatin1StringView("files")).toArray()) {
+        const QJsonObject file = value.toObject();
+        const QString path = file.value(QLatin1StringView("url")).toString();
+        if (!path.startsWith(QLatin1StringView("/v1/model/files/")))
+            continue; // only the coordinator's own paths
+        snapshot.downloads.append({file.value(QLatin1StringView("name")).toString(), baseUrl + path,
+                                   file.value(QLatin1StringView("bytes")).toInteger()});
+    }
 }
 
 } // namespace
@@ -462,21 +485,15 @@ void ClientSession::pollSwarm()
     if (m_swarmPollRunning)
         return;
     m_swarmPollRunning = true;
-    CoordinatorClientOptions options{m_preferences.swarmUrl, m_preferences.swarmPin, 1, 250, 1000};
-    options.allowPlainHttp = plainHttpAllowed();
-    if (!m_statusIdentity) {
-        // Reading the status needs no account: a key of its own, made once.
-        Result<Identity> identity = Identity::generate();
-        if (!identity) {
-            qCWarning(lcSession).noquote() << "cannot poll the swarm:" << QString::fromStdString(identity.error().message);
-            m_swarmPollRunning = false;
-            return;
-        }
-        m_statusIdentity = std::make_shared<const Identity>(std::move(identity).value());
+    const CoordinatorClientOptions options = swarmClientOptions(1, 1000);
+    const std::shared_ptr<const Identity> identity = statusIdentity();
+    if (!identity) {
+        m_swarmPollRunning = false;
+        return;
     }
     const QPointer<ClientSession> self(this);
     const std::filesystem::path keyFile = m_options.stateDir / "identity.pem";
-    m_pool.start([self, options, identity = m_statusIdentity, keyFile, ownPeerId = m_ownPeerId] {
+    m_pool.start([self, options, identity, keyFile, ownPeerId = m_ownPeerId] {
         SwarmSnapshot snapshot;
         snapshot.ownPeerId = ownPeerId;
         // The worker makes the key when it first starts; only read here, never made (that would race it).
@@ -485,7 +502,8 @@ void ClientSession::pollSwarm()
             if (Result<Identity> own = Identity::loadOrCreate(keyFile))
                 snapshot.ownPeerId = own->keyId();
         }
-        Result<QJsonObject> answer = CoordinatorClient(*identity, options).getJson(QStringLiteral("/v1/status"));
+        CoordinatorClient client(*identity, options);
+        Result<QJsonObject> answer = client.getJson(QStringLiteral("/v1/status"));
         Result<StatusAnswer> status = answer ? StatusAnswer::fromJson(*answer) : Result<StatusAnswer>(answer.error());
         if (!status) {
             snapshot.error = QString::fromStdString(status.error().message);
@@ -509,6 +527,7 @@ void ClientSession::pollSwarm()
                         snapshot.validationLoss.append(QPointF(double(step.step), shown(step.evalLoss)));
                 }
             }
+            readPublishedModel(client, options.baseUrl, snapshot);
         }
         QMetaObject::invokeMethod(self.get(), [self, snapshot] {
             if (!self)

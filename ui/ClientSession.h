@@ -30,6 +30,7 @@ class QTimer;
 namespace swarmtrain {
 
 class Autostart;
+struct CoordinatorClientOptions;
 class Identity;
 class EmbeddedCoordinator;
 struct CoordinatorConfig;
@@ -67,6 +68,15 @@ struct SwarmSnapshot {
     };
     QVector<Stage> stages;
     int bottleneck = -1;
+    // The newest model the coordinator published (GET /v1/model; empty when it publishes none):
+    // its round and files, each with its address on the coordinator.
+    struct Download {
+        QString name; // "model.gguf", "hf/config.json", ...
+        QString url;
+        qint64 bytes = 0;
+    };
+    qint64 publishedRound = -1;
+    QVector<Download> downloads;
     // The peers with most credit, highest first, as the coordinator ranks them (rank = index + 1).
     std::vector<StatusAnswer::Leader> leaderboard;
     QString ownPeerId; // this PC's key id, to find its row; "" before its identity exists
@@ -147,6 +157,12 @@ public:
     // Re-reads stats.db (off the GUI thread); answers with contributionsUpdated().
     void refreshContributions();
 
+    // The Model page: fetches the swarm's current state, pauses training while the model
+    // continues `prompt` on the processor (a few seconds), and resumes it. The text comes as
+    // generatedText() pieces, then generationFinished().
+    void generate(const QString &prompt, int maxTokens = 120);
+    bool generating() const { return m_generating; }
+
 Q_SIGNALS:
     void stateChanged(const swarmtrain::SessionState &state);
     void roundFinished(const swarmtrain::RoundReport &report);
@@ -158,6 +174,8 @@ Q_SIGNALS:
     void benchmarkFinished(bool ok, const QList<QPair<QString, QString>> &results, const QString &error);
     void hostingChanged(bool hosting, const QString &invite, const QString &error);
     void readyToQuit();
+    void generatedText(const QString &text);
+    void generationFinished(bool ok, const QString &summary);
     // After setPreferences(): the app switches the language from here.
     void preferencesChanged(const swarmtrain::Preferences &preferences);
 
@@ -195,6 +213,12 @@ private:
     bool m_swarmPollRunning = false;
     QString m_ownPeerId; // read from the worker's identity file once it exists
     std::shared_ptr<const Identity> m_statusIdentity; // signs nothing; CoordinatorClient wants one
+    bool m_generating = false;
+
+    // m_statusIdentity, made on first use; null (with a log line) when no key can be made.
+    std::shared_ptr<const Identity> statusIdentity();
+    CoordinatorClientOptions swarmClientOptions(int attempts, int timeoutMs) const;
+    void finishGeneration(bool ok, const QString &summary);
 };
 
 } // namespace swarmtrain

@@ -5,6 +5,7 @@
 #include "DevicePage.h"
 #include "Icons.h"
 #include "LogPage.h"
+#include "ModelPage.h"
 #include "SettingsPage.h"
 #include "SwarmPage.h"
 #include "TrayIcon.h"
@@ -80,7 +81,7 @@ MainWindow::MainWindow(ClientSession &session, LogCapture &log, QWidget *parent)
     QFont pageFont = m_pageList->font();
     pageFont.setPointSizeF(pageFont.pointSizeF() * 1.1);
     m_pageList->setFont(pageFont);
-    for (int i = 0; i < 5; ++i)
+    for (int i = 0; i < 6; ++i)
         new QListWidgetItem(m_pageList);
     sideLayout->addWidget(m_pageList, 1);
 
@@ -89,6 +90,7 @@ MainWindow::MainWindow(ClientSession &session, LogCapture &log, QWidget *parent)
     m_pages->addWidget(new DashboardPage(session, m_pages));
     m_pages->addWidget(new DevicePage(session, m_pages));
     m_pages->addWidget(new SwarmPage(session, m_pages));
+    m_pages->addWidget(new ModelPage(session, m_pages));
     m_pages->addWidget(new SettingsPage(session, m_pages));
     m_pages->addWidget(new LogPage(log, m_pages));
 
@@ -192,7 +194,7 @@ void MainWindow::changeEvent(QEvent *event)
 void MainWindow::retranslate()
 {
     setWindowTitle(QStringLiteral("SwarmTrain")); // the product's name
-    const QString names[] = {tr("Dashboard"), tr("Device"), tr("Swarm"), tr("Settings"), tr("Log")};
+    const QString names[] = {tr("Dashboard"), tr("Device"), tr("Swarm"), tr("Model"), tr("Settings"), tr("Log")};
     for (int i = 0; i < m_pageList->count(); ++i)
         m_pageList->item(i)->setText(names[i]);
     showState(m_session.state());

@@ -23,7 +23,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 
 public:
-    enum class Page { Dashboard, Device, Swarm, Settings, Log };
+    enum class Page { Dashboard, Device, Swarm, Model, Settings, Log };
 
     MainWindow(ClientSession &session, LogCapture &log, QWidget *parent = nullptr);
     ~MainWindow() override;

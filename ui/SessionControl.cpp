@@ -11,6 +11,7 @@ QString reasonKey(PauseReason reason)
     switch (reason) {
     case PauseReason::None: return {};
     case PauseReason::Manual: return QStringLiteral("manual");
+    case PauseReason::Generating: return QStringLiteral("generating");
     case PauseReason::UserActive: return QStringLiteral("user_active");
     case PauseReason::OnBattery: return QStringLiteral("on_battery");
     case PauseReason::ExclusiveApp: return QStringLiteral("exclusive_app");

@@ -4,8 +4,6 @@
 #include "ControlCommands.h"
 #include "DeviceBench.h"
 #include "FileIo.h"
-#include "Checkpoint.h"
-#include "Device.h"
 #include "Generation.h"
 #include "GpuProbe.h"
 #include "ModelExport.h"
@@ -340,17 +338,7 @@ int runGenerate(const std::vector<std::string> &args)
         state = downloaded.string();
     }
     configureThreads(threads);
-    Result<torch::Device> where = resolveDevice(device);
-    if (!where)
-        return fail(where.error().message);
-    Result<LoadedCheckpoint> checkpoint = readCheckpoint(state);
-    if (!checkpoint)
-        return fail(checkpoint.error().message);
-    Decoder model(checkpoint->config);
-    if (Result<void> restored = restoreModel(*checkpoint, *model); !restored)
-        return fail(state + ": " + restored.error().message);
-    model->to(*where);
-    Result<GenerateReport> report = generateText(*model, checkpoint->tokenizer, o, [&](const std::string &text) {
+    Result<GenerateReport> report = generateFromState(state, device, o, [&](const std::string &text) {
         if (!json)
             std::cout << text << std::flush;
         return true;
@@ -359,7 +347,7 @@ int runGenerate(const std::vector<std::string> &args)
         return fail(report.error().message);
     const nlohmann::json summary{{"prompt_tokens", report->promptTokens}, {"tokens", report->tokens},
                                  {"tokens_per_s", report->tokensPerSecond}, {"seconds", report->seconds},
-                                 {"stopped", report->stopped},          {"device", where->str()}};
+                                 {"stopped", report->stopped},          {"device", report->device}};
     if (json) {
         nlohmann::json all = summary;
         all["text"] = report->text;

@@ -1,6 +1,8 @@
 #include "Generation.h"
 
+#include "Checkpoint.h"
 #include "Decoder.h"
+#include "Device.h"
 #include "KvCache.h"
 
 #include <chrono>
@@ -73,6 +75,7 @@ Result<GenerateReport> generateText(DecoderImpl &model, const Tokenizer &tokeniz
     const std::string promptText = tokenizer.decode(tokens);
     GenerateReport report;
     report.promptTokens = int(promptLength);
+    report.device = anyWeight.device().str();
     report.stopped = "max tokens";
     std::size_t shown = 0; // bytes of the continuation handed to onText
     const auto started = std::chrono::steady_clock::now();
@@ -116,6 +119,28 @@ Result<GenerateReport> generateText(DecoderImpl &model, const Tokenizer &tokeniz
     const double after = std::chrono::duration<double>(done - firstDone).count();
     report.tokensPerSecond = report.tokens > 1 && after > 0.0 ? (report.tokens - 1) / after : 0.0;
     return report;
+}
+
+Result<GenerateReport> generateFromState(const std::filesystem::path &state, const std::string &device,
+                                         const GenerateOptions &options,
+                                         const std::function<bool(const std::string &)> &onText)
+{
+    Result<torch::Device> where = resolveDevice(device);
+    if (!where)
+        return where.error();
+    Result<LoadedCheckpoint> checkpoint = readCheckpoint(state);
+    if (!checkpoint)
+        return checkpoint.error();
+    Decoder model(nullptr);
+    try {
+        model = Decoder(checkpoint->config);
+    } catch (const c10::Error &e) {
+        return makeError(state.string() + ": cannot build its model: " + e.what_without_backtrace());
+    }
+    if (Result<void> restored = restoreModel(*checkpoint, *model); !restored)
+        return makeError(state.string() + ": " + restored.error().message);
+    model->to(*where);
+    return generateText(*model, checkpoint->tokenizer, options, onText);
 }
 
 } // namespace swarmtrain

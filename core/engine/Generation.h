@@ -4,6 +4,7 @@
 #include "Tokenizer.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <string>
 
@@ -28,6 +29,7 @@ struct GenerateReport {
     double seconds = 0.0;          // generating them, the prompt's pass included
     double tokensPerSecond = 0.0;  // generated tokens after the first, a token at a time
     std::string stopped;           // "max tokens", "end of text", "context full" or "asked"
+    std::string device;            // where it ran ("cpu", "cuda:0")
 };
 
 // Continues the prompt token by token on the model's device, each token one position's work on
@@ -36,5 +38,11 @@ struct GenerateReport {
 // whole UTF-8 characters at a time; returning false stops the generation.
 Result<GenerateReport> generateText(DecoderImpl &model, const Tokenizer &tokenizer, const GenerateOptions &options,
                                     const std::function<bool(const std::string &)> &onText = {});
+
+// generateText() with the model of a checkpoint or swarm state file (fully checked as it is
+// read), on `device` (cpu, cuda, cuda:N or auto): for code that must not include LibTorch.
+Result<GenerateReport> generateFromState(const std::filesystem::path &state, const std::string &device,
+                                         const GenerateOptions &options,
+                                         const std::function<bool(const std::string &)> &onText = {});
 
 } // namespace swarmtrain

@@ -78,6 +78,12 @@ void ThrottleMonitor::resumeManually()
     decide();
 }
 
+void ThrottleMonitor::setGenerating(bool generating)
+{
+    m_signals.generating = generating;
+    decide();
+}
+
 void ThrottleMonitor::setOverDiskLimit(bool over)
 {
     m_signals.overDiskLimit = over;
@@ -125,6 +131,8 @@ QString ThrottleMonitor::describe(const ThrottleDecision &decision)
                                    : tr("Contributing");
     case PauseReason::Manual:
         return tr("Paused by you");
+    case PauseReason::Generating:
+        return tr("Paused: the model is writing the text you asked for");
     case PauseReason::UserActive:
         return tr("Paused: you are using the computer");
     case PauseReason::OnBattery:

@@ -62,6 +62,8 @@ public:
     // The tray's Pause (nullopt: until Resume) and "Pause for 1 hour".
     void pauseManually(std::optional<std::chrono::seconds> duration = std::nullopt);
     void resumeManually();
+    // Training pauses while the model writes what the person asked for (the Model page).
+    void setGenerating(bool generating);
     // The client measures its folder after each round; over the limit pauses until it is not.
     void setOverDiskLimit(bool over);
     bool manuallyPaused() const { return m_manualPause; }

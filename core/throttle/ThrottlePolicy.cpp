@@ -41,10 +41,13 @@ ThrottleDecision stop(ThrottleAction action, PauseReason reason) { return {actio
 ThrottleDecision ThrottlePolicy::decide(const ThrottleSignals &signals, const ThrottlePrefs &prefs,
                                         const ThrottleDecision &previous)
 {
-    // In order of what the person would want named first: their own pause, then what frees
+    // In order of what the person would want named first: their own pause (and the text they
+    // asked for), then what frees
     // the GPU for them (a game), then the rest.
     if (signals.manualPause)
         return stop(ThrottleAction::Pause, PauseReason::Manual);
+    if (signals.generating)
+        return stop(ThrottleAction::Pause, PauseReason::Generating);
     if (exclusiveAppRunning(signals, prefs))
         return stop(ThrottleAction::Release, PauseReason::ExclusiveApp);
     if (prefs.pauseOnBattery && signals.onBattery.value_or(false))

@@ -10,6 +10,7 @@ namespace swarmtrain {
 enum class PauseReason {
     None,
     Manual,       // the person paused it (tray, dashboard), maybe for a while
+    Generating,   // the person asked the model for text (Model page): a few seconds
     UserActive,   // input within the idle threshold
     OnBattery,
     ExclusiveApp, // a game or another app the person listed is running
@@ -34,6 +35,7 @@ struct ThrottleSignals {
     std::optional<double> gpuTemperature;       // degrees Celsius
     int minuteOfDay = 0;                        // local time, 0..1439
     bool manualPause = false;
+    bool generating = false;                    // the Model page is writing what the person asked for
     bool overDiskLimit = false;                 // the state folder, after removing what can be fetched again
 };
 

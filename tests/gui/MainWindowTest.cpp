@@ -25,7 +25,7 @@ namespace {
 
 const std::pair<Page, const char *> kPages[] = {
     {Page::Dashboard, "dashboard"}, {Page::Device, "device"}, {Page::Swarm, "swarm"},
-    {Page::Settings, "settings"},   {Page::Log, "log"},
+    {Page::Model, "model"},         {Page::Settings, "settings"}, {Page::Log, "log"},
 };
 
 int trayNotices()

@@ -80,6 +80,14 @@ TEST_F(ThrottlePolicyTest, EachSignalAlonePausesWithItsReason)
     s = idle();
     s.overDiskLimit = true;
     EXPECT_EQ(decide(s), paused(PauseReason::DiskFull));
+
+    // The text the person asked the model for comes before everything but their own pause.
+    s = idle();
+    s.generating = true;
+    s.idleSeconds = 0; // typing the prompt
+    EXPECT_EQ(decide(s), paused(PauseReason::Generating));
+    s.manualPause = true;
+    EXPECT_EQ(decide(s), paused(PauseReason::Manual));
 }
 
 TEST_F(ThrottlePolicyTest, PreferencesTurnSignalsOff)
