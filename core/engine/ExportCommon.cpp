@@ -52,17 +52,27 @@ Result<ExportSource> loadExportSource(const std::filesystem::path &file)
     return source;
 }
 
-Result<std::filesystem::path> newExportPath(const std::filesystem::path &out)
+Result<ExportStart> startExport(const ExportOptions &o)
 {
-    std::filesystem::path path = std::filesystem::absolute(out).lexically_normal();
-    if (path.filename().empty())
-        path = path.parent_path();
+    auto [dtype, scalar] = std::pair(DType::F32, torch::kFloat32);
+    if (o.dtype == "bfloat16")
+        std::tie(dtype, scalar) = std::pair(DType::BF16, torch::kBFloat16);
+    else if (o.dtype == "float16")
+        std::tie(dtype, scalar) = std::pair(DType::F16, torch::kFloat16);
+    else if (o.dtype != "float32")
+        return makeError("--dtype must be float32, bfloat16 or float16, not '" + o.dtype + "'");
+    std::filesystem::path out = std::filesystem::absolute(o.out).lexically_normal();
+    if (out.filename().empty())
+        out = out.parent_path();
     std::error_code error;
-    if (std::filesystem::exists(std::filesystem::symlink_status(path, error)))
-        return makeError(out.string() + " already exists: export to a new path");
-    if (!std::filesystem::is_directory(path.parent_path(), error))
-        return makeError("cannot export to " + out.string() + ": " + path.parent_path().string() + " is not a folder");
-    return path;
+    if (std::filesystem::exists(std::filesystem::symlink_status(out, error)))
+        return makeError(o.out.string() + " already exists: export to a new path");
+    if (!std::filesystem::is_directory(out.parent_path(), error))
+        return makeError("cannot export to " + o.out.string() + ": " + out.parent_path().string() + " is not a folder");
+    Result<ExportSource> source = loadExportSource(o.state);
+    if (!source)
+        return source.error();
+    return ExportStart{dtype, scalar, std::move(out), std::move(source).value()};
 }
 
 Result<void> writeExportFile(const std::filesystem::path &file, std::span<const std::byte> bytes)

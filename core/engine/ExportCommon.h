@@ -1,6 +1,7 @@
 #pragma once
 
 #include "Checkpoint.h"
+#include "ModelExport.h"
 
 #include <filesystem>
 #include <optional>
@@ -24,8 +25,15 @@ struct ExportSource {
 // finite values) and restores its model; errors name the file.
 Result<ExportSource> loadExportSource(const std::filesystem::path &file);
 
-// `out` made absolute, when nothing is there yet and its parent is a folder.
-Result<std::filesystem::path> newExportPath(const std::filesystem::path &out);
+// What every export starts from: the tensors' type (--dtype), the destination made absolute
+// (nothing is there yet, and its parent is a folder), and the checked state.
+struct ExportStart {
+    DType dtype; // F32, BF16 or F16
+    torch::ScalarType scalar;
+    std::filesystem::path out;
+    ExportSource source;
+};
+Result<ExportStart> startExport(const ExportOptions &options);
 
 // Writes one file of an export atomically (writeFileAtomically), readable by all: a model is
 // for sharing, unlike a state or a key.

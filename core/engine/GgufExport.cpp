@@ -238,22 +238,15 @@ void writeVocabulary(GgufWriter &gguf, const SentencePieceModel &sp, const Speci
 
 Result<ExportReport> exportGguf(const ExportOptions &o)
 {
-    GgmlType matrices;
-    std::uint32_t fileType; // llama.cpp's LLAMA_FTYPE_ALL_F32, MOSTLY_F16, MOSTLY_BF16
-    if (o.dtype == "float32")
-        std::tie(matrices, fileType) = std::pair(GgmlType::F32, 0u);
-    else if (o.dtype == "float16")
-        std::tie(matrices, fileType) = std::pair(GgmlType::F16, 1u);
-    else if (o.dtype == "bfloat16")
-        std::tie(matrices, fileType) = std::pair(GgmlType::BF16, 32u);
-    else
-        return makeError("--dtype must be float32, bfloat16 or float16, not '" + o.dtype + "'");
-    Result<std::filesystem::path> out = newExportPath(o.out);
-    if (!out)
-        return out.error();
-    Result<ExportSource> source = loadExportSource(o.state);
-    if (!source)
-        return source.error();
+    Result<ExportStart> start = startExport(o);
+    if (!start)
+        return start.error();
+    const std::filesystem::path &out = start->out;
+    ExportSource *source = &start->source;
+    // llama.cpp's tensor type and LLAMA_FTYPE_ALL_F32, MOSTLY_F16 or MOSTLY_BF16.
+    const auto [matrices, fileType] = start->dtype == DType::BF16  ? std::pair(GgmlType::BF16, 32u)
+                                      : start->dtype == DType::F16 ? std::pair(GgmlType::F16, 1u)
+                                                                   : std::pair(GgmlType::F32, 0u);
     const ModelConfig &c = source->checkpoint.config;
     const SentencePieceModel *sp = source->checkpoint.tokenizer.sentencePiece();
     if (!sp)
@@ -264,7 +257,7 @@ Result<ExportReport> exportGguf(const ExportOptions &o)
     GgufWriter gguf;
     const std::string arch = c.isLlama() ? "llama" : "gpt2";
     gguf.string("general.architecture", arch);
-    gguf.string("general.name", o.name.empty() ? out->stem().string() : o.name);
+    gguf.string("general.name", o.name.empty() ? out.stem().string() : o.name);
     gguf.string("general.license", o.license);
     gguf.u32("general.file_type", fileType);
     gguf.u32("general.alignment", std::uint32_t(kAlignment));
@@ -290,9 +283,9 @@ Result<ExportReport> exportGguf(const ExportOptions &o)
         gguf.tensor(name, value, value.dim() == 1 ? GgmlType::F32 : matrices);
 
     const std::vector<std::byte> bytes = gguf.finish();
-    if (Result<void> written = writeExportFile(*out, bytes); !written)
+    if (Result<void> written = writeExportFile(out, bytes); !written)
         return written.error();
-    return ExportReport{*out, arch, c.parameterCount(), {{out->filename().string(), bytes.size(), Sha256::hexOf(bytes)}}};
+    return ExportReport{out, arch, c.parameterCount(), {{out.filename().string(), bytes.size(), Sha256::hexOf(bytes)}}};
 }
 
 } // namespace swarmtrain

@@ -20,22 +20,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-struct Dtype {
-    DType container;
-    torch::ScalarType torch;
-};
-
-std::optional<Dtype> dtypeNamed(const std::string &name)
-{
-    if (name == "float32")
-        return Dtype{DType::F32, torch::kFloat32};
-    if (name == "bfloat16")
-        return Dtype{DType::BF16, torch::kBFloat16};
-    if (name == "float16")
-        return Dtype{DType::F16, torch::kFloat16};
-    return std::nullopt;
-}
-
 Json idOrNull(std::optional<int> id) { return id ? Json(*id) : Json(nullptr); }
 
 Json configJson(const ModelConfig &c, const SpecialTokens &specials, const std::string &dtype)
@@ -240,15 +224,11 @@ private:
 
 Result<ExportReport> exportHuggingFace(const ExportOptions &o)
 {
-    const std::optional<Dtype> dtype = dtypeNamed(o.dtype);
-    if (!dtype)
-        return makeError("--dtype must be float32, bfloat16 or float16, not '" + o.dtype + "'");
-    Result<std::filesystem::path> out = newExportPath(o.out);
-    if (!out)
-        return out.error();
-    Result<ExportSource> source = loadExportSource(o.state);
-    if (!source)
-        return source.error();
+    Result<ExportStart> start = startExport(o);
+    if (!start)
+        return start.error();
+    const std::filesystem::path &out = start->out;
+    ExportSource *source = &start->source;
     const ModelConfig &config = source->checkpoint.config;
     const Tokenizer &tokenizer = source->checkpoint.tokenizer;
 
@@ -257,14 +237,14 @@ Result<ExportReport> exportHuggingFace(const ExportOptions &o)
     TensorContainerWriter writer;
     writer.setMetadata("format", "pt");
     for (const NamedTensor &t : tensors) {
-        const torch::Tensor value = t.value.detach().to(dtype->torch).contiguous();
-        writer.addTensor(t.name, dtype->container, value.sizes().vec(),
+        const torch::Tensor value = t.value.detach().to(start->scalar).contiguous();
+        writer.addTensor(t.name, start->dtype, value.sizes().vec(),
                          {static_cast<const std::byte *>(value.data_ptr()), std::size_t(value.nbytes())});
     }
 
     const SpecialTokens specials = specialTokensOf(tokenizer);
     CardFacts facts;
-    facts.title = o.name.empty() ? out->filename().string() : o.name;
+    facts.title = o.name.empty() ? out.filename().string() : o.name;
     facts.license = o.license;
     facts.architecture = config.isLlama() ? "LlamaForCausalLM" : "GPT2LMHeadModel";
     facts.parameters = config.parameterCount();
@@ -282,10 +262,10 @@ Result<ExportReport> exportHuggingFace(const ExportOptions &o)
                                                          + "\n");
     files.emplace_back("README.md", modelCard(facts, config, tokenizer, o.dtype));
 
-    PartialFolder folder(*out);
+    PartialFolder folder(out);
     if (Result<void> created = folder.create(); !created)
         return created.error();
-    ExportReport report{*out, facts.architecture, facts.parameters, {}};
+    ExportReport report{out, facts.architecture, facts.parameters, {}};
     {
         const std::vector<std::byte> safetensors = writer.finish();
         if (Result<void> written = folder.write("model.safetensors", safetensors); !written)

@@ -176,13 +176,16 @@ step "coordinator: $exec_start (as $unit_user)"
 cat "$root"/usr/share/common-licenses/{GPL-3,LGPL-3,Apache-2.0} >"$root$data_dir/corpus.txt"
 in_root chown "$unit_user:" "$data_dir/corpus.txt"
 coordinator_log=$cache/coordinator.log
+# Emptied here, not by the redirect below: that one runs in the background child, and the tail
+# that reads the port could start first and find the last run's port in the old log.
+: >"$coordinator_log"
 # A small, fast swarm on loopback; flags after --config win over the file.
 small_swarm=(--listen 127.0.0.1:0 --plain-http --n-layer 1 --n-head 2 --n-embd 32 --block-size 32 --batch-size 8
     --inner-steps 10 --rounds fixed --warmup-iters 10 --eval-iters 2 --shard-tokens 8192 --heartbeat-interval 1
     --gather-timeout 5 --round-deadline 30 --spot-check-rate 0 --spot-check-rate-new 0)
 chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin LANG=C.UTF-8 HOME="$work_dir" /bin/sh -c \
     "cd '$work_dir' && exec setpriv --reuid='$unit_user' --regid='$unit_user' --init-groups -- $exec_start ${small_swarm[*]}" \
-    >"$coordinator_log" 2>&1 &
+    >>"$coordinator_log" 2>&1 &
 coordinator_pid=$!
 port=""
 while IFS= read -r line; do
@@ -200,11 +203,12 @@ client_exec=$(sed -n 's/^ExecStart=//p' "$user_unit")
 in_root useradd --create-home --shell /bin/sh volunteer
 step "client: $client_exec (as volunteer, no swarm given)"
 client_log=$cache/client.log
+: >"$client_log" # as the coordinator's log above
 as_volunteer() {
     chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin LANG=C.UTF-8 HOME=/home/volunteer /bin/sh -c \
         "cd && exec setpriv --reuid=volunteer --regid=volunteer --init-groups -- $*"
 }
-as_volunteer "$client_exec --listen 127.0.0.1:0 --threads 2" >"$client_log" 2>&1 &
+as_volunteer "$client_exec --listen 127.0.0.1:0 --threads 2" >>"$client_log" 2>&1 &
 client_pid=$!
 while IFS= read -r line; do
     [[ $line == "status: not in a swarm"* ]] && break

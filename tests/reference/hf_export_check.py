@@ -22,34 +22,17 @@ import argparse
 import json
 import math
 import os
-import struct
 import sys
 
 import torch
 from torch.nn import functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from llama_reference import LlamaForCausalLM  # noqa: E402
+from safetensors_file import DTYPES, read_safetensors  # noqa: E402
 
-DTYPES = {"F32": torch.float32, "BF16": torch.bfloat16, "F16": torch.float16, "I64": torch.int64, "I32": torch.int32}
 CONFIG_DTYPES = {"float32": "F32", "bfloat16": "BF16", "float16": "F16"}
-
-
-def read_safetensors(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    (length,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8:8 + length])
-    body = data[8 + length:]
-    metadata = header.pop("__metadata__", {})
-    tensors, dtypes = {}, {}
-    for name, entry in header.items():
-        begin, end = entry["data_offsets"]
-        flat = torch.frombuffer(bytearray(body[begin:end]), dtype=DTYPES[entry["dtype"]]) if end > begin else \
-            torch.empty(0, dtype=DTYPES[entry["dtype"]])
-        tensors[name] = flat.reshape(entry["shape"]).clone()
-        dtypes[name] = entry["dtype"]
-    return metadata, tensors, dtypes
 
 
 def llama_layout(c):

@@ -14,32 +14,14 @@ absolute differences; exits 1 when one exceeds the tolerance, 2 when the file ca
 import argparse
 import json
 import os
-import struct
 import sys
 
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from llama_reference import LlamaForCausalLM  # noqa: E402
-
-DTYPES = {"F32": torch.float32, "I64": torch.int64}
-
-
-def read_safetensors(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    (length,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8:8 + length])
-    body = data[8 + length:]
-    metadata = header.pop("__metadata__", {})
-    tensors = {}
-    for name, entry in header.items():
-        begin, end = entry["data_offsets"]
-        dtype = DTYPES[entry["dtype"]]
-        flat = torch.frombuffer(bytearray(body[begin:end]), dtype=dtype)
-        tensors[name] = flat.reshape(entry["shape"]).clone()
-    return metadata, tensors
-
+from safetensors_file import read_safetensors  # noqa: E402
 
 def main():
     p = argparse.ArgumentParser()
@@ -47,7 +29,7 @@ def main():
     p.add_argument("--tolerance", type=float, default=1e-5)
     a = p.parse_args()
     try:
-        metadata, tensors = read_safetensors(a.file)
+        metadata, tensors, _ = read_safetensors(a.file)
         config = json.loads(metadata["config"])
     except (OSError, ValueError, KeyError) as e:
         print(json.dumps({"error": str(e)}))
