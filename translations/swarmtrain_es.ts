@@ -769,6 +769,10 @@
         <source>Could not write: %1</source>
         <translation>No se pudo escribir: %1</translation>
     </message>
+    <message>
+        <source>%1 tokens trained</source>
+        <translation>%1 tokens entrenados</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::PipelineWorker</name>

@@ -769,6 +769,10 @@
         <source>Could not write: %1</source>
         <translation>Impossible d&apos;écrire : %1</translation>
     </message>
+    <message>
+        <source>%1 tokens trained</source>
+        <translation>%1 jetons entraînés</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::PipelineWorker</name>

@@ -766,6 +766,10 @@
         <source>Could not write: %1</source>
         <translation>書けませんでした: %1</translation>
     </message>
+    <message>
+        <source>%1 tokens trained</source>
+        <translation>学習済みトークン %1</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::PipelineWorker</name>

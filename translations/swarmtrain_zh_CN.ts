@@ -766,6 +766,10 @@
         <source>Could not write: %1</source>
         <translation>无法写作：%1</translation>
     </message>
+    <message>
+        <source>%1 tokens trained</source>
+        <translation>已训练 %1 个词元</translation>
+    </message>
 </context>
 <context>
     <name>swarmtrain::PipelineWorker</name>

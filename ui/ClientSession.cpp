@@ -85,6 +85,7 @@ void readPublishedModel(CoordinatorClient &client, QString baseUrl, SwarmSnapsho
         baseUrl.chop(1);
     const QJsonObject latest = exports.first().toObject();
     snapshot.publishedRound = latest.value(QLatin1StringView("round")).toInteger(-1);
+    snapshot.publishedTokens = latest.value(QLatin1StringView("tokens_trained")).toInteger(-1);
     for (const QJsonValue value : latest.value(QLatin1StringView("files")).toArray()) {
         const QJsonObject file = value.toObject();
         const QString path = file.value(QLatin1StringView("url")).toString();

@@ -76,6 +76,7 @@ struct SwarmSnapshot {
         qint64 bytes = 0;
     };
     qint64 publishedRound = -1;
+    qint64 publishedTokens = -1; // the tokens the swarm had trained by then (-1: not said)
     QVector<Download> downloads;
     // The peers with most credit, highest first, as the coordinator ranks them (rank = index + 1).
     std::vector<StatusAnswer::Leader> leaderboard;

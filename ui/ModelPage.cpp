@@ -109,8 +109,11 @@ void ModelPage::showSwarm(const SwarmSnapshot &snapshot)
         if (d.name == QLatin1StringView("model.gguf") || d.name == QLatin1StringView("hf/model.safetensors"))
             links << QStringLiteral("<a href=\"%1\">%2</a>").arg(d.url.toHtmlEscaped(), d.name.toHtmlEscaped());
     }
-    m_downloads->setText(tr("Round %1: %2 (GGUF for llama.cpp, Ollama and LM Studio; the Hugging Face folder for transformers)")
-                             .arg(QLocale().toString(snapshot.publishedRound), links.join(QStringLiteral(" · "))));
+    QString text = tr("Round %1: %2 (GGUF for llama.cpp, Ollama and LM Studio; the Hugging Face folder for transformers)")
+                       .arg(QLocale().toString(snapshot.publishedRound), links.join(QStringLiteral(" · ")));
+    if (snapshot.publishedTokens >= 0)
+        text += QStringLiteral(" · ") + tr("%1 tokens trained").arg(QLocale().toString(snapshot.publishedTokens));
+    m_downloads->setText(text);
 }
 
 void ModelPage::start()

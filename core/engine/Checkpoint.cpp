@@ -39,6 +39,19 @@ Result<torch::Tensor> floatTensor(const TensorContainer &container, const std::s
 
 } // namespace
 
+Result<Decoder> restoredModel(const LoadedCheckpoint &checkpoint, const std::filesystem::path &file)
+{
+    Decoder model(nullptr);
+    try {
+        model = Decoder(checkpoint.config);
+    } catch (const c10::Error &e) {
+        return makeError(file.string() + ": cannot build its model: " + e.what_without_backtrace());
+    }
+    if (Result<void> restored = restoreModel(checkpoint, *model); !restored)
+        return makeError(file.string() + ": " + restored.error().message);
+    return model;
+}
+
 Result<LoadedSwarmState> loadSwarmState(const std::filesystem::path &file, const ModelConfig *expected)
 {
     Result<LoadedCheckpoint> checkpoint = readCheckpoint(file);
@@ -48,13 +61,10 @@ Result<LoadedSwarmState> loadSwarmState(const std::filesystem::path &file, const
         return makeError(file.string() + ": the model config " + checkpoint->config.toJson() + " is not the swarm's "
                          + expected->toJson());
     LoadedSwarmState state{std::move(checkpoint).value(), Decoder(nullptr), {}};
-    try {
-        state.model = Decoder(state.checkpoint.config);
-    } catch (const c10::Error &e) {
-        return makeError(file.string() + ": cannot build its model: " + e.what_without_backtrace());
-    }
-    if (Result<void> r = restoreModel(state.checkpoint, *state.model); !r)
-        return makeError(file.string() + ": " + r.error().message);
+    Result<Decoder> model = restoredModel(state.checkpoint, file);
+    if (!model)
+        return model.error();
+    state.model = std::move(model).value();
     Result<OuterState> outer = readOuterState(state.checkpoint, state.checkpoint.config.parameterCount());
     if (!outer)
         return makeError(file.string() + ": " + outer.error().message);

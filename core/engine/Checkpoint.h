@@ -55,6 +55,8 @@ Result<void> saveCheckpoint(const std::filesystem::path &file, DecoderImpl &mode
 Result<LoadedCheckpoint> readCheckpoint(const std::filesystem::path &file);
 // Copies the checkpoint's parameters into `model`; names, shapes and finiteness are checked.
 Result<void> restoreModel(const LoadedCheckpoint &checkpoint, DecoderImpl &model);
+// The checkpoint's model, built from its config and restored; errors name `file`.
+Result<Decoder> restoredModel(const LoadedCheckpoint &checkpoint, const std::filesystem::path &file);
 // The outer state of a swarm checkpoint; `parameterCount` is the model's flat size.
 Result<OuterState> readOuterState(const LoadedCheckpoint &checkpoint, std::int64_t parameterCount);
 

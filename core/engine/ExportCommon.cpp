@@ -31,19 +31,17 @@ Result<ExportSource> loadExportSource(const std::filesystem::path &file)
     Result<LoadedCheckpoint> loaded = readCheckpoint(file);
     if (!loaded)
         return loaded.error();
-    ExportSource source{std::move(loaded).value(), Decoder(nullptr), std::nullopt, {}};
-    try {
-        source.model = Decoder(source.checkpoint.config);
-    } catch (const c10::Error &e) {
-        return makeError(file.string() + ": cannot build its model: " + e.what_without_backtrace());
-    }
-    if (Result<void> restored = restoreModel(source.checkpoint, *source.model); !restored)
-        return makeError(file.string() + ": " + restored.error().message);
+    ExportSource source{std::move(loaded).value(), Decoder(nullptr), std::nullopt, -1, {}};
+    Result<Decoder> model = restoredModel(source.checkpoint, file);
+    if (!model)
+        return model.error();
+    source.model = std::move(model).value();
     if (source.checkpoint.container.meta("round")) {
         Result<OuterState> outer = readOuterState(source.checkpoint, source.checkpoint.config.parameterCount());
         if (!outer)
             return makeError(file.string() + ": " + outer.error().message);
         source.round = outer->round;
+        source.scheduleStep = outer->scheduleStep;
     }
     Result<std::string> sha256 = Sha256::hexOfFile(file);
     if (!sha256)

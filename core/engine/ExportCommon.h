@@ -18,6 +18,7 @@ struct ExportSource {
     LoadedCheckpoint checkpoint;
     Decoder model{nullptr};
     std::optional<std::int64_t> round; // a swarm state's
+    std::int64_t scheduleStep = -1;    // ...and its tokens so far in steps of one peer (-1: unknown)
     std::string sha256;                // of the file
 };
 

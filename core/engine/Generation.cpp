@@ -131,16 +131,11 @@ Result<GenerateReport> generateFromState(const std::filesystem::path &state, con
     Result<LoadedCheckpoint> checkpoint = readCheckpoint(state);
     if (!checkpoint)
         return checkpoint.error();
-    Decoder model(nullptr);
-    try {
-        model = Decoder(checkpoint->config);
-    } catch (const c10::Error &e) {
-        return makeError(state.string() + ": cannot build its model: " + e.what_without_backtrace());
-    }
-    if (Result<void> restored = restoreModel(*checkpoint, *model); !restored)
-        return makeError(state.string() + ": " + restored.error().message);
-    model->to(*where);
-    return generateText(*model, checkpoint->tokenizer, options, onText);
+    Result<Decoder> model = restoredModel(*checkpoint, state);
+    if (!model)
+        return model.error();
+    (*model)->to(*where);
+    return generateText(**model, checkpoint->tokenizer, options, onText);
 }
 
 } // namespace swarmtrain

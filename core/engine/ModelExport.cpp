@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <fcntl.h>
 #include <optional>
 #include <sstream>
@@ -80,6 +81,7 @@ struct CardFacts {
     std::int64_t parameters = 0;
     std::string stateSha256;
     std::optional<std::int64_t> round;
+    std::int64_t tokensTrained = -1;
     std::int64_t iterations = 0;
     double valLoss = 0.0;
 };
@@ -110,6 +112,8 @@ std::string modelCard(const CardFacts &f, const ModelConfig &c, const Tokenizer 
     card << " |\n";
     if (f.round)
         card << "| Swarm round | " << *f.round << " |\n";
+    if (f.tokensTrained >= 0)
+        card << "| Tokens trained | " << f.tokensTrained << " |\n";
     else
         card << "| Training iterations | " << f.iterations << " |\n";
     if (f.valLoss > 0.0 && std::isfinite(f.valLoss))
@@ -250,6 +254,9 @@ Result<ExportReport> exportHuggingFace(const ExportOptions &o)
     facts.parameters = config.parameterCount();
     facts.stateSha256 = source->sha256;
     facts.round = source->round;
+    if (o.tokensPerStep > 0 && source->scheduleStep >= 0
+        && source->scheduleStep <= std::numeric_limits<std::int64_t>::max() / o.tokensPerStep)
+        facts.tokensTrained = source->scheduleStep * o.tokensPerStep;
     facts.iterations = source->checkpoint.state.iter;
     facts.valLoss = source->checkpoint.state.valLoss;
 
@@ -265,7 +272,7 @@ Result<ExportReport> exportHuggingFace(const ExportOptions &o)
     PartialFolder folder(out);
     if (Result<void> created = folder.create(); !created)
         return created.error();
-    ExportReport report{out, facts.architecture, facts.parameters, {}};
+    ExportReport report{out, facts.architecture, facts.parameters, {}, facts.tokensTrained};
     {
         const std::vector<std::byte> safetensors = writer.finish();
         if (Result<void> written = folder.write("model.safetensors", safetensors); !written)

@@ -28,6 +28,9 @@ struct ExportOptions {
     std::string dtype = "float32"; // of the tensors: float32, bfloat16 or float16
     std::string license = "other"; // the model card's licence (an SPDX id, as the Hub takes it)
     std::string name;              // the model card's title; the folder's name when empty
+    // Tokens one peer's inner step trains on (batch x context; the coordinator knows them): with a
+    // swarm state's schedule step, the tokens the swarm trained (card and report). 0: unknown.
+    std::int64_t tokensPerStep = 0;
 };
 
 struct ExportedFile {
@@ -41,6 +44,7 @@ struct ExportReport {
     std::string architecture; // LlamaForCausalLM or GPT2LMHeadModel; GGUF's llama or gpt2
     std::int64_t parameters = 0;
     std::vector<ExportedFile> files; // sorted by name
+    std::int64_t tokensTrained = -1; // -1: unknown (ExportOptions::tokensPerStep)
 };
 
 // Reads and fully checks the state (its SHA-256, config, tokenizer, shapes, finite values),

@@ -42,6 +42,8 @@ TEST_F(ModelPageTest, WritesOnFromAPromptWhileTrainingPausesForIt)
     ASSERT_TRUE(QTest::qWaitFor([&] { return downloads->text().contains(QLatin1StringView("model.safetensors")); }, 60'000))
         << summary->text().toStdString() << " / " << downloads->text().toStdString() << "\n" << swarm.errors();
     EXPECT_TRUE(summary->text().contains(QLatin1StringView("round"))) << summary->text().toStdString();
+    EXPECT_TRUE(QTest::qWaitFor([&] { return downloads->text().contains(QLatin1StringView("tokens trained")); }, 10'000))
+        << downloads->text().toStdString();
 
     // Whatever headlines the window shows while the model writes.
     QStringList headlines;

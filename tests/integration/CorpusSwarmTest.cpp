@@ -214,6 +214,11 @@ TEST_F(CorpusSwarmTest, AMixedCorpusIsTokenizedOnceResumedAfterAKillAndTrainedOn
     const qint64 publishedRound = published.value(QLatin1StringView("round")).toInteger();
     EXPECT_EQ(publishedRound % 2, 0);
     EXPECT_GT(published.value(QLatin1StringView("validation_bits_per_byte")).toDouble(), 0.0) << logs();
+    // The swarm's tokens by then: its schedule step (inner steps of one peer) times a step's
+    // tokens, 8 sequences of 32 (smallSwarmFlags); 10 inner steps a round from two peers.
+    const qint64 tokensTrained = published.value(QLatin1StringView("tokens_trained")).toInteger(-1);
+    EXPECT_GT(tokensTrained, 0);
+    EXPECT_EQ(tokensTrained % (8 * 32), 0) << tokensTrained;
     std::map<QString, QJsonObject> publishedFiles;
     for (const QJsonValue file : published.value(QLatin1StringView("files")).toArray())
         publishedFiles[file.toObject().value(QLatin1StringView("name")).toString()] = file.toObject();

@@ -85,18 +85,19 @@ protected:
 
     void startSwarm()
     {
-        port = test::startCoordinatorProcess(coordinator, SWARMTRAIN_COORDINATOR,
-                                             test::smallSwarmFlags(stateDir(), dir.path() / "data.txt"), dir.path());
+        std::vector<std::string> flags = test::smallSwarmFlags(stateDir(), dir.path() / "data.txt");
+        flags.insert(flags.end(), {"--export-every", "2"}); // the page's Download the model section
+        port = test::startCoordinatorProcess(coordinator, SWARMTRAIN_COORDINATOR, flags, dir.path());
         ASSERT_NE(port, 0) << coordinator.errors();
         url = QStringLiteral("http://127.0.0.1:%1/").arg(port);
         ASSERT_TRUE(test::startHeadlessPeer(client, SWARMTRAIN_CLIENT, url.chopped(1), dir.path(), "client",
                                             {"--listen", "127.0.0.1:0"}));
     }
 
-    QJsonObject status() const
+    QJsonObject status(const std::string &path = "/v1/status") const
     {
         test::RawHttpClient http(10);
-        if (!http.connect(port) || !http.send("GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+        if (!http.connect(port) || !http.send("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
             return {};
         const test::RawHttpClient::Response response = http.read();
         return response.status == 200 ? QJsonDocument::fromJson(QByteArray::fromStdString(response.body)).object()
@@ -147,6 +148,8 @@ TEST_F(StatusPageTest, ChromiumRendersTheLossChartAndShowsHostileNamesAsText)
         },
         300s))
         << "the swarm validated " << points << " states\n" << logs();
+    ASSERT_TRUE(waitUntil([&] { return !status("/v1/model").value(QLatin1StringView("exports")).toArray().isEmpty(); }, 120s))
+        << "nothing was published\n" << logs();
 
     // The page draws what it fetched: as many points as the status held then, or more.
     std::string dom;
@@ -186,6 +189,10 @@ TEST_F(StatusPageTest, ChromiumRendersTheLossChartAndShowsHostileNamesAsText)
     EXPECT_EQ(dom.find("id=\"peers\">–<"), std::string::npos);
     EXPECT_EQ(dom.find("id=\"throughput\">–<"), std::string::npos);
     EXPECT_NE(dom.find("<b>32</b>"), std::string::npos) << "the model's width is not shown";
+    // The published model, with links to this coordinator's own files.
+    EXPECT_EQ(dom.find("id=\"downloads\" hidden"), std::string::npos) << "the Download the model section is hidden";
+    EXPECT_NE(dom.find("href=\"/v1/model/files/"), std::string::npos) << "no download link";
+    EXPECT_NE(dom.find("tokens trained"), std::string::npos) << "the tokens trained are not shown";
 
     // The hostile names are text in the leaderboard's cells, and nothing they carried ran.
     const std::size_t table = dom.find("<tbody id=\"leaderboard\">");

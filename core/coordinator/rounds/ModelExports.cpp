@@ -57,7 +57,8 @@ void forgetAllBut(const std::filesystem::path &exports, int keep)
 std::filesystem::path exportsDir(const CoordinatorSetup &setup) { return setup.stateDir / "exports"; }
 
 Result<bool> publishModel(const CoordinatorSetup &setup, const ModelExportSettings &settings,
-                          const CheckpointRecord &checkpoint, std::optional<double> validationLoss)
+                          const CheckpointRecord &checkpoint, std::optional<double> validationLoss,
+                          std::int64_t tokensPerStep)
 {
     if (settings.every <= 0 || checkpoint.round <= 0 || checkpoint.round % settings.every != 0)
         return false;
@@ -86,6 +87,7 @@ Result<bool> publishModel(const CoordinatorSetup &setup, const ModelExportSettin
     options.license = settings.license;
     options.name = "SwarmTrain swarm model, round " + std::to_string(checkpoint.round);
     options.out = building / "hf";
+    options.tokensPerStep = tokensPerStep;
     Result<ExportReport> hf = exportHuggingFace(options);
     if (!hf) {
         cleanUp();
@@ -97,6 +99,8 @@ Result<bool> publishModel(const CoordinatorSetup &setup, const ModelExportSettin
                          {QStringLiteral("architecture"), QString::fromStdString(hf->architecture)},
                          {QStringLiteral("parameters"), qint64(hf->parameters)},
                          {QStringLiteral("dtype"), QString::fromStdString(settings.dtype)}};
+    if (hf->tokensTrained >= 0)
+        manifest.insert(QStringLiteral("tokens_trained"), qint64(hf->tokensTrained));
     options.out = building / "model.gguf";
     if (Result<ExportReport> gguf = exportGguf(options); gguf) {
         for (const QJsonValue file : filesOf(*gguf, QString()))

@@ -24,9 +24,11 @@ struct CoordinatorSetup;
 std::filesystem::path exportsDir(const CoordinatorSetup &setup);
 
 // Exports `checkpoint` (a state this coordinator holds) when its round is due: true when it
-// did. The state file must still hash to its record. Runs the model: call it off the event loop.
+// did. The state file must still hash to its record. `tokensPerStep`: one peer's inner step's
+// tokens (batch x context), for the tokens trained. Runs the model: call it off the event loop.
 Result<bool> publishModel(const CoordinatorSetup &setup, const ModelExportSettings &settings,
-                          const CheckpointRecord &checkpoint, std::optional<double> validationLoss);
+                          const CheckpointRecord &checkpoint, std::optional<double> validationLoss,
+                          std::int64_t tokensPerStep);
 
 // The published rounds' manifests, newest first (each as written, with "round" set).
 std::vector<QJsonObject> publishedModels(const std::filesystem::path &exports);

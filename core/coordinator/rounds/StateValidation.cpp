@@ -24,7 +24,8 @@ void StateValidation::validate(const CheckpointRecord &checkpoint)
         // The destructor waits for this task, so `this` outlives it.
         Result<double> loss = swarmStateLoss(file, m_setup.validationTokens, m_batchSize, m_evalIters, m_seed);
         const std::optional<double> known = loss ? std::optional(*loss) : std::nullopt;
-        if (Result<bool> published = publishModel(m_setup, m_exports, checkpoint, known); !published)
+        const std::int64_t tokensPerStep = std::int64_t(m_batchSize) * m_setup.model.blockSize;
+        if (Result<bool> published = publishModel(m_setup, m_exports, checkpoint, known, tokensPerStep); !published)
             qCWarning(lcCoordinator) << "state" << round << "was not exported:" << published.error().message.c_str();
         else if (*published)
             qCInfo(lcCoordinator) << "state" << round << "exported to" << exportsDir(m_setup).c_str();
