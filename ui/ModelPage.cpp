@@ -128,7 +128,7 @@ void ModelPage::start()
 
 void ModelPage::append(const QString &text)
 {
-    if (m_write->isEnabled() == false)
+    if (!m_write->isEnabled())
         m_status->setText(tr("Writing; training is paused until it is done."));
     m_output->moveCursor(QTextCursor::End);
     m_output->insertPlainText(text);
