@@ -26,11 +26,15 @@ std::optional<int> pieceId(const SentencePieceModel *model, const std::string &t
 
 } // namespace
 
-Result<ExportSource> loadExportSource(const std::filesystem::path &file)
+Result<ExportSource> loadExportSource(const std::filesystem::path &file, const std::string &expectedSha256)
 {
     Result<LoadedCheckpoint> loaded = readCheckpoint(file);
     if (!loaded)
         return loaded.error();
+    // The container holds the file's bytes as read: its hash needs no second reading.
+    const std::string sha256 = Sha256::hexOf(loaded->container.storage);
+    if (!expectedSha256.empty() && sha256 != expectedSha256)
+        return makeError(file.string() + " does not hash to its record (" + expectedSha256 + "): not exported");
     ExportSource source{std::move(loaded).value(), Decoder(nullptr), std::nullopt, -1, {}};
     Result<Decoder> model = restoredModel(source.checkpoint, file);
     if (!model)
@@ -43,10 +47,7 @@ Result<ExportSource> loadExportSource(const std::filesystem::path &file)
         source.round = outer->round;
         source.scheduleStep = outer->scheduleStep;
     }
-    Result<std::string> sha256 = Sha256::hexOfFile(file);
-    if (!sha256)
-        return sha256.error();
-    source.sha256 = *sha256;
+    source.sha256 = sha256;
     return source;
 }
 
@@ -67,7 +68,7 @@ Result<ExportStart> startExport(const ExportOptions &o)
         return makeError(o.out.string() + " already exists: export to a new path");
     if (!std::filesystem::is_directory(out.parent_path(), error))
         return makeError("cannot export to " + o.out.string() + ": " + out.parent_path().string() + " is not a folder");
-    Result<ExportSource> source = loadExportSource(o.state);
+    Result<ExportSource> source = loadExportSource(o.state, o.expectedSha256);
     if (!source)
         return source.error();
     return ExportStart{dtype, scalar, std::move(out), std::move(source).value()};

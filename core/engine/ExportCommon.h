@@ -23,8 +23,9 @@ struct ExportSource {
 };
 
 // Reads and fully checks a checkpoint or swarm state (its SHA-256, config, tokenizer, shapes,
-// finite values) and restores its model; errors name the file.
-Result<ExportSource> loadExportSource(const std::filesystem::path &file);
+// finite values) and restores its model; errors name the file. With `expectedSha256`, a file
+// whose SHA-256 differs is refused.
+Result<ExportSource> loadExportSource(const std::filesystem::path &file, const std::string &expectedSha256 = {});
 
 // What every export starts from: the tensors' type (--dtype), the destination made absolute
 // (nothing is there yet, and its parent is a folder), and the checked state.

@@ -31,6 +31,9 @@ struct ExportOptions {
     // Tokens one peer's inner step trains on (batch x context; the coordinator knows them): with a
     // swarm state's schedule step, the tokens the swarm trained (card and report). 0: unknown.
     std::int64_t tokensPerStep = 0;
+    // The state file's SHA-256 (hex) as a record of it says (the coordinator's): a file that
+    // hashes otherwise is refused. Empty: not checked.
+    std::string expectedSha256;
 };
 
 struct ExportedFile {

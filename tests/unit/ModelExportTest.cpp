@@ -289,6 +289,10 @@ TEST(ModelExportBadInputTest, RefusesWithAClearErrorAndLeavesNothingBehind)
     const std::filesystem::path forged = e.dir.path() / "forged.safetensors";
     ASSERT_TRUE(writeFileAtomically(forged, lying).ok());
     EXPECT_NE(refusal(options(forged, out)).find("SHA-256"), std::string::npos) << refusal(options(forged, out));
+    // A file that is sound but not the one its record names (the coordinator's check).
+    ExportOptions recorded = options(e.state, out);
+    recorded.expectedSha256 = std::string(64, '0');
+    EXPECT_NE(refusal(recorded).find("does not hash to its record"), std::string::npos);
     expectNothingLeft(e.dir.path(), out);
 
     // The disk fills up half way: files may grow to 4 KiB here, less than model.safetensors.

@@ -52,17 +52,14 @@ HttpReply ModelEndpoints::file(const HttpRequest &request, const QString &tail) 
     if (!ok)
         return HttpReply::error(404, QStringLiteral("no such file: ask GET /v1/model for the list"));
     const std::filesystem::path exports = exportsDir(m_context.setup);
-    for (const QJsonObject &manifest : publishedModels(exports)) {
-        if (manifest.value(QStringLiteral("round")).toInteger() != round)
+    const std::optional<QJsonObject> manifest = round >= 0 ? publishedModel(exports, round) : std::nullopt;
+    for (const QJsonValue value : manifest ? manifest->value(QStringLiteral("files")).toArray() : QJsonArray()) {
+        const QJsonObject file = value.toObject();
+        if (file.value(QStringLiteral("name")).toString() != name)
             continue;
-        for (const QJsonValue value : manifest.value(QStringLiteral("files")).toArray()) {
-            const QJsonObject file = value.toObject();
-            if (file.value(QStringLiteral("name")).toString() != name)
-                continue;
-            return fileDownload(exports / ("round-" + std::to_string(round)) / name.toStdString(),
-                                file.value(QStringLiteral("sha256")).toString(), request.value("Range"),
-                                {{"X-Swarm-Round", QByteArray::number(round)}});
-        }
+        return fileDownload(exports / ("round-" + std::to_string(round)) / name.toStdString(),
+                            file.value(QStringLiteral("sha256")).toString(), request.value("Range"),
+                            {{"X-Swarm-Round", QByteArray::number(round)}});
     }
     return HttpReply::error(404, QStringLiteral("no such file: ask GET /v1/model for the list"));
 }

@@ -3,9 +3,7 @@
 #include "CoordinatorSetup.h"
 #include "FileIo.h"
 #include "ModelExport.h"
-#include "Sha256.h"
 
-#include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
 
@@ -63,11 +61,6 @@ Result<bool> publishModel(const CoordinatorSetup &setup, const ModelExportSettin
     if (settings.every <= 0 || checkpoint.round <= 0 || checkpoint.round % settings.every != 0)
         return false;
     const std::filesystem::path state = setup.checkpointsDir() / checkpoint.fileName.toStdString();
-    Result<std::string> sha256 = Sha256::hexOfFile(state);
-    if (!sha256)
-        return sha256.error();
-    if (QString::fromStdString(*sha256) != checkpoint.sha256)
-        return makeError("state " + std::to_string(checkpoint.round) + " does not hash to its record: not exported");
     const std::filesystem::path exports = exportsDir(setup);
     const std::filesystem::path folder = exports / ("round-" + std::to_string(checkpoint.round));
     std::error_code error;
@@ -83,6 +76,7 @@ Result<bool> publishModel(const CoordinatorSetup &setup, const ModelExportSettin
 
     ExportOptions options;
     options.state = state;
+    options.expectedSha256 = checkpoint.sha256.toStdString(); // each export refuses a file that differs
     options.dtype = settings.dtype;
     options.license = settings.license;
     options.name = "SwarmTrain swarm model, round " + std::to_string(checkpoint.round);
@@ -130,6 +124,21 @@ Result<bool> publishModel(const CoordinatorSetup &setup, const ModelExportSettin
     return true;
 }
 
+std::optional<QJsonObject> publishedModel(const std::filesystem::path &exports, qint64 round)
+{
+    Result<std::vector<std::byte>> bytes =
+        readFileBytes(exports / ("round-" + std::to_string(round)) / "manifest.json", kMaxManifestBytes);
+    if (!bytes)
+        return std::nullopt;
+    const QJsonDocument document =
+        QJsonDocument::fromJson(QByteArray(reinterpret_cast<const char *>(bytes->data()), qsizetype(bytes->size())));
+    if (!document.isObject())
+        return std::nullopt;
+    QJsonObject manifest = document.object();
+    manifest.insert(QStringLiteral("round"), round);
+    return manifest;
+}
+
 std::vector<QJsonObject> publishedModels(const std::filesystem::path &exports)
 {
     std::vector<QJsonObject> models;
@@ -138,16 +147,8 @@ std::vector<QJsonObject> publishedModels(const std::filesystem::path &exports)
         const std::optional<qint64> round = roundOfFolder(entry.path().filename().string());
         if (!round)
             continue;
-        Result<std::vector<std::byte>> bytes = readFileBytes(entry.path() / "manifest.json", kMaxManifestBytes);
-        if (!bytes)
-            continue;
-        const QJsonDocument document = QJsonDocument::fromJson(
-            QByteArray(reinterpret_cast<const char *>(bytes->data()), qsizetype(bytes->size())));
-        if (!document.isObject())
-            continue;
-        QJsonObject manifest = document.object();
-        manifest.insert(QStringLiteral("round"), *round);
-        models.push_back(manifest);
+        if (std::optional<QJsonObject> manifest = publishedModel(exports, *round))
+            models.push_back(std::move(*manifest));
     }
     std::sort(models.begin(), models.end(), [](const QJsonObject &a, const QJsonObject &b) {
         return a.value(QStringLiteral("round")).toInteger() > b.value(QStringLiteral("round")).toInteger();

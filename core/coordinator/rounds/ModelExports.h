@@ -30,7 +30,9 @@ Result<bool> publishModel(const CoordinatorSetup &setup, const ModelExportSettin
                           const CheckpointRecord &checkpoint, std::optional<double> validationLoss,
                           std::int64_t tokensPerStep);
 
-// The published rounds' manifests, newest first (each as written, with "round" set).
+// One published round's manifest (as written, with "round" set), or none.
+std::optional<QJsonObject> publishedModel(const std::filesystem::path &exports, qint64 round);
+// The published rounds' manifests, newest first.
 std::vector<QJsonObject> publishedModels(const std::filesystem::path &exports);
 
 } // namespace swarmtrain
