@@ -2,10 +2,12 @@
 
 #include "ModelConfig.h"
 #include "Result.h"
+#include "StagePartition.h"
 #include "Tokenizer.h"
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -35,5 +37,20 @@ Result<SwarmStateInfo> inspectSwarmState(const std::filesystem::path &file, cons
 // the model's block size, at offsets drawn from `seed`, so the same call gives the same number.
 Result<double> swarmStateLoss(const std::filesystem::path &file, const std::vector<std::int32_t> &tokens, int batch,
                               int evalIters, std::uint64_t seed);
+
+// A pipeline swarm's model (issue 44), which no one peer holds: the stages' agreed states
+// (PipelineStage::exportState, in stage order, the model split as partitionStages(config,
+// states.size()) splits it) put together into one state file of round `round`, its schedule
+// step the first stage's optimizer steps and its outer momentum zero. Each state is checked as
+// a stranger's; the tied embedding's two copies must be equal.
+Result<void> writeSwarmStateFromStages(const std::filesystem::path &file, const ModelConfig &config,
+                                       const Tokenizer &tokenizer, const std::vector<std::vector<std::byte>> &states,
+                                       std::int64_t round);
+// The parameters' hash (PipelineStage::hash) of a stage state: what its replicas agreed on.
+Result<std::string> stageStateHash(const ModelConfig &config, const StageSpan &span,
+                                   std::span<const std::byte> state);
+// The hash each of `stageCount` stages of the state's model would have: a published pipeline
+// model checked against the stages' agreed hashes.
+Result<std::vector<std::string>> swarmStateStageHashes(const std::filesystem::path &file, int stageCount);
 
 } // namespace swarmtrain

@@ -23,6 +23,18 @@ void insertIds(QJsonObject &json, QLatin1StringView name, const QStringList &ids
         json.insert(name, QJsonArray::fromStringList(ids));
 }
 
+// A parameters hash: 64 lowercase hex digits, or empty.
+QString hashField(JsonReader &r, QLatin1StringView name)
+{
+    const QString hash = r.string(name, 64);
+    const bool hex = hash.size() == 64 && std::all_of(hash.begin(), hash.end(), [](QChar c) {
+                         return (c >= QLatin1Char('0') && c <= QLatin1Char('9')) || (c >= QLatin1Char('a') && c <= QLatin1Char('f'));
+                     });
+    if (r.ok() && !hash.isEmpty() && !hex)
+        r.fail(name, QStringLiteral("must be 64 lowercase hex digits or empty"));
+    return hash;
+}
+
 } // namespace
 
 QJsonObject PipelineSettings::toJson() const
@@ -91,14 +103,7 @@ Result<PipelineRequest> PipelineRequest::fromJson(const QJsonObject &json)
     PipelineRequest m;
     m.stage = int(r.integer(L("stage"), -1, kMaxPipelineStages - 1));
     m.stateSteps = r.integer(L("state_steps"), 0, kMaxCount);
-    m.hash = r.string(L("hash"), 64);
-    if (r.ok() && !m.hash.isEmpty()) {
-        const bool hex = m.hash.size() == 64 && std::all_of(m.hash.begin(), m.hash.end(), [](QChar c) {
-                             return (c >= QLatin1Char('0') && c <= QLatin1Char('9')) || (c >= QLatin1Char('a') && c <= QLatin1Char('f'));
-                         });
-        if (!hex)
-            r.fail(L("hash"), QStringLiteral("must be 64 lowercase hex digits or empty"));
-    }
+    m.hash = hashField(r, L("hash"));
     if (r.ok() && m.stage < 0 && !m.hash.isEmpty())
         r.fail(L("hash"), QStringLiteral("must be empty when no stage is held"));
     m.step = r.integer(L("step"), -1, kMaxCount);
@@ -144,6 +149,8 @@ QJsonObject PipelineAnswer::toJson() const
     insertIds(json, L("group"), group);
     if (!resyncFrom.isEmpty())
         json.insert(L("resync_from"), resyncFrom);
+    if (!uploadState.isEmpty())
+        json.insert(L("upload_state"), uploadState);
     return json;
 }
 
@@ -164,6 +171,8 @@ Result<PipelineAnswer> PipelineAnswer::fromJson(const QJsonObject &json)
     m.group = r.optionalStrings(L("group"), kMaxPipelinePeers, kMaxKeyIdChars);
     if (r.has(L("resync_from")))
         m.resyncFrom = r.string(L("resync_from"), kMaxKeyIdChars);
+    if (r.has(L("upload_state")))
+        m.uploadState = hashField(r, L("upload_state"));
     const QJsonArray peers = r.array(L("peers"), kMaxPipelinePeers);
     for (qsizetype i = 0; i < peers.size() && r.ok(); ++i) {
         JsonReader peer = r.element(peers, L("peers"), i);

@@ -98,6 +98,9 @@ struct PipelineAnswer {
     QStringList leftOut;        // closing: members sitting the step out; trainers replay their work
     QStringList group;          // stepping: this peer's all-reduce group; empty: it sits the step out
     QString resyncFrom;         // take the stage's state from this peer (placed or moved here)
+    // Upload the stage's state (POST /v1/pipeline/state) if its parameters' hash is this one:
+    // the coordinator puts the model together for its export (issue 44).
+    QString uploadState;
     std::vector<PipelinePeerInfo> peers; // the placed peers online
     std::vector<double> stageRates;      // microbatches a second each stage can serve (0: not known)
 

@@ -114,6 +114,13 @@ Result<CheckpointInfo> CoordinatorSession::uploadState(qint64 stateRound, const 
                                    m_client.postBytes(QStringLiteral("/v1/checkpoint?round=%1").arg(stateRound), state));
 }
 
+Result<void> CoordinatorSession::uploadStageState(int stage, const QString &hash, const QByteArray &state)
+{
+    Result<QJsonObject> done =
+        m_client.postBytes(QStringLiteral("/v1/pipeline/state?stage=%1&hash=%2").arg(stage).arg(hash), state);
+    return done ? Result<void>() : Result<void>(done.error());
+}
+
 Result<void> CoordinatorSession::postAverages(qint64 round, const QByteArray &averages)
 {
     Result<QJsonObject> done = m_client.postBytes(QStringLiteral("/v1/round/averages?round=%1").arg(round), averages);

@@ -48,6 +48,8 @@ public:
     // however long the coordinator is away; and a sample of the swarm's held-back validation text.
     Result<PipelineAnswer> pipeline(const PipelineRequest &request);
     Result<ValidationSample> validationSample();
+    // The stage's state at agreed hash `hash`, when the coordinator asks for it (its export); one try.
+    Result<void> uploadStageState(int stage, const QString &hash, const QByteArray &state);
 
     // Verifiable contributions (VerificationMessages.h). The commitment and the commitments
     // wait for the coordinator like the round's other calls; the update upload and the check's

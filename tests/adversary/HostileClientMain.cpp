@@ -2,7 +2,7 @@
 // only (built with the tests, never installed or packaged):
 //   swarmtrain-hostile --misbehave scale100|sign-flip|zero|noise|equivocate|lying-owner|
 //                       withhold-from-checkers|far-future-frames|vanish-in-all-reduce|stall|
-//                       forge-hash
+//                       forge-hash|forge-stage-state
 //                      [the options of swarmtrain --headless]
 #include "ClientOptions.h"
 #include "CryptoLifetime.h"
@@ -65,6 +65,13 @@ std::optional<Misbehaviour> misbehaviourNamed(const QString &name)
         m.stall = true;
     } else if (name == QLatin1StringView("forge-hash")) {
         m.reportedHash = QString(64, QLatin1Char('f')); // the same for every Sybil
+    } else if (name == QLatin1StringView("forge-stage-state")) {
+        // One bit of the first parameter's value flipped (after the 20-byte header): finite, and
+        // a state no replica holds.
+        m.stageState = [](QByteArray &state) {
+            if (state.size() > 20)
+                state[20] = char(state[20] ^ 0x01);
+        };
     } else if (name == QLatin1StringView("vanish-in-all-reduce")) {
         // Not hostile, only mortal: the process ends as its second all-reduce begins, after the
         // group formed and before its pieces go out (a PC switched off mid-step).

@@ -10,9 +10,12 @@
 #include "CoordinatorClient.h"
 #include "Identity.h"
 #include "SwarmHarness.h"
+#include "Sha256.h"
+#include "SwarmState.h"
 #include "TempDir.h"
 #include "TestApplication.h"
 
+#include <QJsonArray>
 #include <QJsonObject>
 
 #include <gtest/gtest.h>
@@ -44,12 +47,7 @@ protected:
     {
         coordinator = std::make_unique<ChildProcess>();
         std::vector<std::string> args = test::smallSwarmFlags(dir.path() / "coordinator", dir.path() / "data.txt", port);
-        // Two blocks, so three stages each hold a part worth computing; no peer moves stage
-        // (rebalancing has its own tests), so the one killed below has a neighbour to come back to.
-        const std::vector<std::string> pipeline = {"--mode", "pipeline", "--stages", "3", "--min-peers", "6", "--n-layer", "2",
-                                                   "--microbatches-per-step", std::to_string(kMicrobatches),
-                                                   "--microbatch-size", "4", "--eval-every", "5", "--rebalance-seconds", "86400"};
-        args.insert(args.end(), pipeline.begin(), pipeline.end());
+        args.insert(args.end(), pipelineFlags.begin(), pipelineFlags.end());
         coordinatorPort = test::startCoordinatorProcess(*coordinator, SWARMTRAIN_COORDINATOR, args, dir.path());
         ASSERT_NE(coordinatorPort, 0) << coordinator->errors();
         url = QStringLiteral("http://127.0.0.1:%1").arg(coordinatorPort);
@@ -90,10 +88,10 @@ protected:
         return waitUntil([&] { return stepsDone() >= steps; }, timeout);
     }
 
-    // "step N done at stage K of 3: ... params HASH" lines of client i, as (step, stage) -> hash.
+    // "step N done at stage K of S: ... params HASH" lines of client i, as (step, stage) -> hash.
     std::map<std::pair<qint64, int>, std::string> stepsOf(int i) const
     {
-        static const std::regex line("step (\\d+) done at stage (\\d+) of 3: .* params ([0-9a-f]{64})");
+        static const std::regex line("step (\\d+) done at stage (\\d+) of \\d+: .* params ([0-9a-f]{64})");
         std::map<std::pair<qint64, int>, std::string> steps;
         const std::string out = clients[i]->output();
         for (auto it = std::sregex_iterator(out.begin(), out.end(), line); it != std::sregex_iterator(); ++it)
@@ -109,6 +107,11 @@ protected:
         earlierLives += who + " (killed):\n" + process.output() + process.errors() + "\n";
     }
 
+    // Two blocks, so three stages each hold a part worth computing; no peer moves stage
+    // (rebalancing has its own tests), so the one killed below has a neighbour to come back to.
+    std::vector<std::string> pipelineFlags = {"--mode", "pipeline", "--stages", "3", "--min-peers", "6", "--n-layer", "2",
+                                              "--microbatches-per-step", std::to_string(kMicrobatches),
+                                              "--microbatch-size", "4", "--eval-every", "5", "--rebalance-seconds", "86400"};
     test::TempDir dir;
     Identity watcher = Identity::generate().value();
     std::unique_ptr<ChildProcess> coordinator;
@@ -202,4 +205,88 @@ TEST_F(PipelineSwarmTest, SixClientsInThreeStagesLearnAndSurviveAKilledPeerAndAC
               << evalLosses.back() << ", killed a stage peer at step " << killedAt << ", lost it in an all-reduce at step "
               << vanishedAt << ", restarted the coordinator at step "
               << beforeRestart << std::endl;
+}
+
+// A pipeline swarm publishes its model (issue 44), which no peer holds whole: with
+// --export-every 1, one member of each stage is asked to upload the stage's agreed state, the
+// coordinator checks it against the agreed hash, puts the model together, validates and
+// publishes it, and GET /v1/checkpoint serves it. ATTACK: a member that uploads a forged stage
+// state (one bit of one parameter) is refused and charged for it each time it is asked, and the
+// state comes from its stage's honest replica.
+TEST_F(PipelineSwarmTest, PublishesItsModelFromTheStagesAgreedStatesAndRefusesAForgedOne)
+{
+    // Two blocks in two stages of equal cost: five peers are placed three and two, so the forger's
+    // stage has an honest replica, whichever it is placed on.
+    constexpr int kForger = 4;
+    pipelineFlags = {"--mode", "pipeline", "--stages", "2", "--min-peers", "5", "--n-layer", "2", "--microbatches-per-step", "4",
+                     "--microbatch-size", "4", "--rebalance-seconds", "86400", "--export-every", "1"};
+    ASSERT_NO_FATAL_FAILURE(startCoordinator());
+    for (int i = 0; i < kForger; ++i)
+        ASSERT_NO_FATAL_FAILURE(startClient(i));
+    ASSERT_NO_FATAL_FAILURE(startClient(kForger, {}, "forge-stage-state"));
+    const std::regex peerLine("peer ([0-9a-f]{16,64})");
+    std::smatch forger;
+    ASSERT_TRUE(waitUntil([&] { const std::string err = clients[kForger]->errors(); return std::regex_search(err, forger, peerLine); }, 2min))
+        << logs();
+    const std::string forgerKey = forger[1].str();
+
+    // Asked at random among its stage's members, the forger is asked sooner or later: refused.
+    ASSERT_TRUE(waitUntil([&] { return coordinator->errors().find("refused stage") != std::string::npos; }, 5min))
+        << "the forger was never asked for its stage's state\n" << logs();
+    QJsonArray exports;
+    ASSERT_TRUE(waitUntil([&] {
+        const Result<QJsonObject> model = status->getJson(QStringLiteral("/v1/model"));
+        exports = model ? model->value(QLatin1StringView("exports")).toArray() : QJsonArray();
+        return !exports.isEmpty();
+    }, 3min)) << logs();
+    const std::string coordinatorLog = coordinator->errors();
+    static const std::regex refusedLine("refused stage \\d+ state of step \\d+ from \"?([0-9a-f]+)\"?");
+    int refusals = 0;
+    for (auto it = std::sregex_iterator(coordinatorLog.begin(), coordinatorLog.end(), refusedLine); it != std::sregex_iterator(); ++it) {
+        EXPECT_EQ((*it)[1].str(), forgerKey) << "an honest member's upload was refused\n" << logs();
+        ++refusals;
+    }
+    EXPECT_GE(refusals, 1);
+
+    // The swarm stops, so that no newer export replaces the one checked below.
+    for (int i = 0; i <= kForger; ++i)
+        clients[i]->kill(SIGINT);
+    for (int i = 0; i <= kForger; ++i)
+        clients[i]->waitForExit(1min);
+
+    // The model served is the stages' agreed states after its round's steps: each stage's part of
+    // it hashes to what that stage's replicas printed for that many steps.
+    const std::filesystem::path state = dir.path() / "published.safetensors";
+    ASSERT_TRUE(status->download(QStringLiteral("/v1/checkpoint"), state, {}).ok()) << logs();
+    const Result<SwarmStateInfo> info = inspectSwarmState(state);
+    ASSERT_TRUE(info.ok()) << info.error().message;
+    const qint64 round = info->round;
+    ASSERT_GE(round, 1);
+    const Result<QJsonObject> listed = status->getJson(QStringLiteral("/v1/model"));
+    ASSERT_TRUE(listed.ok());
+    QJsonObject published;
+    for (const QJsonValue manifest : listed->value(QLatin1StringView("exports")).toArray()) {
+        if (manifest.toObject().value(QLatin1StringView("round")).toInteger() == round)
+            published = manifest.toObject();
+    }
+    ASSERT_FALSE(published.isEmpty()) << "GET /v1/checkpoint served round " << round << ", which GET /v1/model does not list";
+    EXPECT_EQ(published.value(QLatin1StringView("state_sha256")).toString().toStdString(),
+              Sha256::hexOfFile(state).value());
+    EXPECT_GT(published.value(QLatin1StringView("validation_loss")).toDouble(), 0.0) << logs();
+    // Tokens trained: the first stage's optimizer steps (= the steps done), 4 microbatches of 4 sequences of 32.
+    EXPECT_EQ(published.value(QLatin1StringView("tokens_trained")).toInteger(-1), round * 4 * 4 * 32) << logs();
+    Result<std::vector<std::string>> stageHashes = swarmStateStageHashes(state, 2);
+    ASSERT_TRUE(stageHashes.ok()) << stageHashes.error().message;
+    for (int stage = 0; stage < 2; ++stage) {
+        std::set<std::string> printed;
+        for (int i = 0; i < kForger; ++i) {
+            const auto steps = stepsOf(i);
+            if (const auto it = steps.find({round - 1, stage + 1}); it != steps.end()) // printed counting from 1
+                printed.insert(it->second);
+        }
+        ASSERT_EQ(printed.size(), 1u) << "stage " << stage << "'s honest replicas after step " << round - 1 << "\n" << logs();
+        EXPECT_EQ((*stageHashes)[std::size_t(stage)], *printed.begin()) << "stage " << stage;
+    }
+    std::cout << "ATTACK forged stage state: refused " << refusals << " times; the model published after " << round
+              << " steps is the stages' agreed states" << std::endl;
 }

@@ -7,6 +7,7 @@
 #include "CoordinatorSetup.h"
 #include "FileIo.h"
 #include "Identity.h"
+#include "PipelineStage.h"
 #include "Quantization.h"
 #include "RangeAverageBlob.h"
 #include "ReplicaTrainer.h"
@@ -1004,6 +1005,8 @@ TEST_F(CoordinatorServerTest, AFullModelSwarmRefusesPipelineRequests)
     ASSERT_EQ(joined.status, 200);
     EXPECT_FALSE(JoinAnswer::fromJson(joined.json())->pipeline.has_value());
     EXPECT_EQ(post(a, "/v1/pipeline", freshPeer()).status, 409);
+    // No stage state is taken: its largest size is none.
+    EXPECT_EQ(signedRequest(a, "POST", "/v1/pipeline/state?stage=0&hash=ab", QByteArray(64, 'S')).status, 413);
     EXPECT_FALSE(StatusAnswer::fromJson(send("GET", "/v1/status", {}, {}).json())->pipeline.has_value());
 }
 
@@ -1058,6 +1061,20 @@ TEST_F(CoordinatorPipelineTest, PeersArePlacedAndEveryHostileRequestIsRefused)
                                         setup->validationTokens.begin() + std::ptrdiff_t(sample->tokens.size())),
               sample->tokens);
     EXPECT_EQ(sample->bytes, qint64(setup->tokenizer->decode(sample->tokens).size())) << "a character a token";
+
+    // ATTACK: a stage state nobody asked for (the export's, issue 44): refused before it is read
+    // as one, and no offence (an ask can end while the upload is on its way).
+    const QByteArray state(4096, 'S');
+    const QString agreed = QStringLiteral("/v1/pipeline/state?stage=0&hash=%1").arg(QString(64, QLatin1Char('a')));
+    EXPECT_EQ(send("POST", agreed.toLatin1(), state, {}).status, 401);
+    EXPECT_EQ(signedRequest(a, "POST", "/v1/pipeline/state?stage=0", state).status, 400);
+    EXPECT_EQ(signedRequest(a, "POST", "/v1/pipeline/state?stage=7&hash=ab", state).status, 400);
+    const HttpAnswer unasked = signedRequest(a, "POST", agreed.toLatin1(), state);
+    EXPECT_EQ(unasked.status, 409) << unasked.body.constData();
+    EXPECT_EQ(setup->store->peer(a.identity.keyId())->value().offences, 0);
+    // Beyond the largest stage's state: refused by its size before the body is read.
+    const QByteArray huge(int(PipelineStage::stateSize(setup->parameterCount)) + 1, 'S');
+    EXPECT_EQ(signedRequest(a, "POST", agreed.toLatin1(), huge).status, 413);
 }
 
 // A new pipeline swarm's coordinator never builds the whole model (too big for one machine is

@@ -50,6 +50,7 @@ PipelineAnswer sampleAnswer()
     a.leftOut = {QStringLiteral("p3")};
     a.group = {QStringLiteral("p1"), QStringLiteral("p2")};
     a.resyncFrom = QStringLiteral("p2");
+    a.uploadState = QString(64, QLatin1Char('b'));
     a.peers = {{QStringLiteral("p1"), QByteArray(32, 'k'), QStringLiteral("127.0.0.1:5000"), 1, true}};
     a.stageRates = {3.0, 0.0, 2.5};
     return a;
@@ -169,6 +170,11 @@ TEST(PipelineMessagesTest, AHostileAnswerIsRefusedBeforeTheClientUsesIt)
     EXPECT_NE(with("group", many).find("group"), std::string::npos);
     EXPECT_NE(with("left_out", many).find("left_out"), std::string::npos);
     EXPECT_NE(with("left_out", QJsonArray{QString(1000, QLatin1Char('p'))}).find("left_out"), std::string::npos);
+    // The hash of the state to upload: 64 lowercase hex digits, nothing else.
+    EXPECT_NE(with("upload_state", QString(64, QLatin1Char('z'))).find("upload_state"), std::string::npos);
+    EXPECT_NE(with("upload_state", QString(65, QLatin1Char('a'))).find("upload_state"), std::string::npos);
+    EXPECT_NE(with("upload_state", 7).find("upload_state"), std::string::npos);
+    EXPECT_EQ(with("upload_state", QString(64, QLatin1Char('a'))), std::string());
     QJsonObject peer = sampleAnswer().toJson().value(QStringLiteral("peers")).toArray().at(0).toObject();
     peer.insert(QStringLiteral("public_key"), QStringLiteral("AAAA"));
     EXPECT_NE(with("peers", QJsonArray{peer}).find("public_key"), std::string::npos);

@@ -584,3 +584,43 @@ TEST_F(PipelineStepsTest, TheTiedGroupStepsAgainTogetherWhenALastStageReplicaVan
     EXPECT_EQ(status.history[0].applied, (std::vector<int>{4, 4, 4}));
     EXPECT_TRUE(status.history[0].agreed);
 }
+
+// The model's export (issue 44): after every second step one member of each stage whose state is
+// the stage's agreed one is asked to upload it; a member holding another state is not, nor a
+// second member of a stage already asked. A member whose upload did not check out is asked no
+// more, another is, and the collection is whole when every stage's state of that step is kept.
+TEST_F(PipelineStepsTest, OneSyncedMemberOfEachStageIsAskedForItsAgreedStateWhenAnExportIsDue)
+{
+    options.exportEvery = 2;
+    ASSERT_NO_FATAL_FAILURE(reopen());
+    threeFreshPeers();
+    addPeer(QStringLiteral("d"));
+    ASSERT_EQ(poll(QStringLiteral("d"), PipelineRequest{}).stage, 0);
+    runStep(0, {hashOf('3'), hashOf('4'), hashOf('5')});
+    EXPECT_TRUE(poll(QStringLiteral("a"), holding(0, hashOf('3'), 1)).uploadState.isEmpty()) << "one step done: not due";
+    EXPECT_FALSE(steps->stageStateWanted(QStringLiteral("a"), 0).has_value());
+    runStep(1, {hashOf('6'), hashOf('7'), hashOf('8')});
+
+    EXPECT_EQ(poll(QStringLiteral("d"), holding(0, hashOf('6'), 2)).uploadState, hashOf('6'));
+    EXPECT_TRUE(poll(QStringLiteral("a"), holding(0, hashOf('6'), 2)).uploadState.isEmpty()) << "one member a stage";
+    EXPECT_EQ(poll(QStringLiteral("b"), holding(1, hashOf('7'), 2)).uploadState, hashOf('7'));
+    EXPECT_TRUE(poll(QStringLiteral("c"), holding(2, hashOf('5'), 1)).uploadState.isEmpty()) << "not the agreed state";
+    EXPECT_EQ(poll(QStringLiteral("c"), holding(2, hashOf('8'), 2)).uploadState, hashOf('8'));
+    const std::optional<PipelineSteps::StageStateWanted> wanted = steps->stageStateWanted(QStringLiteral("d"), 0);
+    ASSERT_TRUE(wanted.has_value());
+    EXPECT_EQ(wanted->step, 2);
+    EXPECT_EQ(wanted->hash, hashOf('6'));
+    EXPECT_FALSE(steps->stageStateWanted(QStringLiteral("a"), 0).has_value()) << "not asked";
+    EXPECT_FALSE(steps->stageStateWanted(QStringLiteral("d"), 1).has_value()) << "another stage";
+
+    steps->stageStateRefused(QStringLiteral("d"), 0);
+    EXPECT_TRUE(poll(QStringLiteral("d"), holding(0, hashOf('6'), 2)).uploadState.isEmpty()) << "a refused uploader";
+    EXPECT_EQ(poll(QStringLiteral("a"), holding(0, hashOf('6'), 2)).uploadState, hashOf('6'));
+    EXPECT_FALSE(steps->stageStateTaken(1, 0)) << "another collection's";
+    EXPECT_TRUE(steps->stageStateWanted(QStringLiteral("a"), 0).has_value());
+    EXPECT_FALSE(steps->stageStateTaken(2, 0));
+    EXPECT_FALSE(steps->stageStateWanted(QStringLiteral("a"), 0).has_value()) << "held";
+    EXPECT_TRUE(poll(QStringLiteral("a"), holding(0, hashOf('6'), 2)).uploadState.isEmpty());
+    EXPECT_FALSE(steps->stageStateTaken(2, 1));
+    EXPECT_TRUE(steps->stageStateTaken(2, 2)) << "every stage's state of the step is kept";
+}

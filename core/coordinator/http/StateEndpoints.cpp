@@ -7,6 +7,7 @@
 #include "SwarmState.h"
 #include "ControlMessages.h"
 #include "FileIo.h"
+#include "ModelExports.h"
 #include "RangeAverageBlob.h"
 #include "StateRecompute.h"
 
@@ -41,8 +42,16 @@ void StateEndpoints::addRoutes(RouteTable &routes)
 HttpReply StateEndpoints::checkpoint(const HttpRequest &request)
 {
     // ?round=R: an earlier state the coordinator still holds (what a spot check starts from).
-    if (!m_context.setup.hasState())
-        return HttpReply::error(404, QStringLiteral("this swarm has no whole-model state: its peers hold pipeline stages"));
+    if (!m_context.setup.hasState()) {
+        // A pipeline swarm: the model put together from its stages for the latest export.
+        const auto published = publishedState(exportsDir(m_context.setup));
+        if (!published || request.query().hasQueryItem(QStringLiteral("round")))
+            return HttpReply::error(404, QStringLiteral("this swarm's peers hold pipeline stages: its whole model is "
+                                                        "put together when it is published (--export-every)"));
+        const QJsonObject &manifest = published->second;
+        return fileDownload(published->first, manifest.value(QStringLiteral("state_sha256")).toString(), request.value("Range"),
+                            {{"X-Swarm-Round", QByteArray::number(manifest.value(QStringLiteral("round")).toInteger())}});
+    }
     CheckpointRecord checkpoint = m_context.setup.checkpoint;
     if (const QString round = request.query().queryItemValue(QStringLiteral("round")); !round.isEmpty()) {
         bool ok = false;

@@ -11,7 +11,8 @@
 
 namespace swarmtrain {
 
-// The swarm's state and data: GET /v1/checkpoint[?round=R], /v1/shards/{id} (token shards) and
+// The swarm's state and data: GET /v1/checkpoint[?round=R] (a pipeline swarm's: the model put
+// together from its stages for its latest export), /v1/shards/{id} (token shards) and
 // /v1/tokenizer (a SentencePiece swarm's tokenizer.model), public and resumable, and
 // POST /v1/checkpoint?round=R, the agreed state uploaded by a member the coordinator asked.
 // Downloads stream from their files; an upload arrives spooled to a file in the checkpoints dir

@@ -97,7 +97,9 @@ Result<PipelineAnswer> PipelineSteps::handle(const PeerRecord &peer, const Pipel
         m_dirty = true;
     if (Result<void> advanced = advanceWith(**all); !advanced)
         return advanced.error();
-    return answerFor(peer, **all);
+    PipelineAnswer answer = answerFor(peer, **all);
+    answer.uploadState = askForStageState(peer.keyId);
+    return answer;
 }
 
 void PipelineSteps::record(const PeerRecord &peer, const PipelineRequest &request)

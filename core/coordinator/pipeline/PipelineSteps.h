@@ -10,6 +10,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -26,6 +27,7 @@ struct PipelineStepsOptions {
     qint64 restartGraceMs = 30'000;  // after a start, peers of the open step count as present this long
     int historySteps = 200;          // steps kept for GET /v1/status
     std::map<QString, int> placeHints; // where a peer starts, by key id (--place)
+    int exportEvery = 0;             // the stages' states of every N-th step are collected for export; 0: never
 };
 
 // The coordinator's side of pipeline-stage mode (issue 17; DESIGN.md, "Pipeline-stage mode").
@@ -67,6 +69,18 @@ public:
     // Called when a step's disputes name a lying range owner (PipelineDisputes.h).
     using LyingOwner = std::function<void(const QString &keyId, const QString &detail)>;
     void setOnLyingOwner(LyingOwner found) { m_onLyingOwner = std::move(found); }
+
+    // The export's collection of the stages' agreed states (PipelineStepsExport.cpp). What an
+    // upload of `stage` by `peerId` must be: the step's agreed state, when that peer was asked.
+    struct StageStateWanted {
+        qint64 step = 0; // steps done: the published round
+        QString hash;
+    };
+    std::optional<StageStateWanted> stageStateWanted(const QString &peerId, int stage) const;
+    // A checked upload of `step`'s `stage` was kept; true when every stage's now is.
+    bool stageStateTaken(qint64 step, int stage);
+    // `peerId`'s upload did not check out: it is asked no more in this collection.
+    void stageStateRefused(const QString &peerId, int stage);
 
 private:
     struct Closed {
@@ -144,6 +158,11 @@ private:
     std::vector<double> stageRates(const std::vector<PeerRecord> &peers) const;
     PipelineAnswer answerFor(const PeerRecord &peer, const std::vector<PeerRecord> &peers) const;
     void setPhase(const QString &phase);
+    // Starts collecting the stages' states of a finished step due for export, or of this one
+    // when the last collection is not whole.
+    void collectStageStates(qint64 finishedStep);
+    // The agreed hash `peerId` is to upload its stage's state at (PipelineAnswer::uploadState), or "".
+    QString askForStageState(const QString &peerId);
     Result<void> save();
     Result<void> load();
 
@@ -168,6 +187,14 @@ private:
     std::map<QString, View> m_views;
     PipelineDisputes m_disputes;
     LyingOwner m_onLyingOwner;
+    struct StateCollection {
+        qint64 step = -1;                // steps done at the states collected; -1: none
+        std::vector<QString> hashes;     // by stage: the step's agreed ones
+        std::set<int> held;              // stages whose upload was checked and kept
+        std::map<int, std::pair<QString, qint64>> asked; // stage -> the member asked, and when
+        std::set<QString> refused;       // members whose upload did not check out
+    };
+    StateCollection m_collection; // not saved: a restarted coordinator collects at the next due step
 };
 
 } // namespace swarmtrain

@@ -249,6 +249,7 @@ void PipelineSteps::finishStep(const std::vector<PeerRecord> &peers)
                                                                       : QString());
     m_history.push_back(summary);
     m_historyDirty = true;
+    collectStageStates(summary.step);
     while (int(m_history.size()) > m_options.historySteps)
         m_history.pop_front();
     Result<std::map<QString, std::size_t>> liars = m_disputes.judge(summary.step);

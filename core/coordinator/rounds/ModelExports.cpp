@@ -16,6 +16,7 @@ namespace swarmtrain {
 namespace {
 
 constexpr qint64 kMaxManifestBytes = 1 << 20;
+constexpr const char *kStateFileName = "state.safetensors";
 
 std::optional<qint64> roundOfFolder(const std::string &name)
 {
@@ -55,19 +56,18 @@ void forgetAllBut(const std::filesystem::path &exports, int keep)
 std::filesystem::path exportsDir(const CoordinatorSetup &setup) { return setup.stateDir / "exports"; }
 
 Result<bool> publishModel(const CoordinatorSetup &setup, const ModelExportSettings &settings,
-                          const CheckpointRecord &checkpoint, std::optional<double> validationLoss,
+                          const PublishedState &state, std::optional<double> validationLoss,
                           std::int64_t tokensPerStep)
 {
-    if (settings.every <= 0 || checkpoint.round <= 0 || checkpoint.round % settings.every != 0)
+    if (settings.every <= 0 || state.round <= 0)
         return false;
-    const std::filesystem::path state = setup.checkpointsDir() / checkpoint.fileName.toStdString();
     const std::filesystem::path exports = exportsDir(setup);
-    const std::filesystem::path folder = exports / ("round-" + std::to_string(checkpoint.round));
+    const std::filesystem::path folder = exports / ("round-" + std::to_string(state.round));
     std::error_code error;
     if (std::filesystem::exists(folder, error))
         return false; // published before a restart
     const std::filesystem::path building =
-        exports / (".building-" + std::to_string(checkpoint.round) + "-" + std::to_string(::getpid()));
+        exports / (".building-" + std::to_string(state.round) + "-" + std::to_string(::getpid()));
     std::filesystem::remove_all(building, error);
     std::filesystem::create_directories(building, error);
     if (error)
@@ -75,11 +75,11 @@ Result<bool> publishModel(const CoordinatorSetup &setup, const ModelExportSettin
     const auto cleanUp = [&] { std::filesystem::remove_all(building, error); };
 
     ExportOptions options;
-    options.state = state;
-    options.expectedSha256 = checkpoint.sha256.toStdString(); // each export refuses a file that differs
+    options.state = state.file;
+    options.expectedSha256 = state.sha256.toStdString(); // each export refuses a file that differs
     options.dtype = settings.dtype;
     options.license = settings.license;
-    options.name = "SwarmTrain swarm model, round " + std::to_string(checkpoint.round);
+    options.name = "SwarmTrain swarm model, round " + std::to_string(state.round);
     options.out = building / "hf";
     options.tokensPerStep = tokensPerStep;
     Result<ExportReport> hf = exportHuggingFace(options);
@@ -88,8 +88,8 @@ Result<bool> publishModel(const CoordinatorSetup &setup, const ModelExportSettin
         return hf.error();
     }
     QJsonArray files = filesOf(*hf, QStringLiteral("hf/"));
-    QJsonObject manifest{{QStringLiteral("round"), checkpoint.round},
-                         {QStringLiteral("state_sha256"), checkpoint.sha256},
+    QJsonObject manifest{{QStringLiteral("round"), state.round},
+                         {QStringLiteral("state_sha256"), state.sha256},
                          {QStringLiteral("architecture"), QString::fromStdString(hf->architecture)},
                          {QStringLiteral("parameters"), qint64(hf->parameters)},
                          {QStringLiteral("dtype"), QString::fromStdString(settings.dtype)}};
@@ -108,6 +108,13 @@ Result<bool> publishModel(const CoordinatorSetup &setup, const ModelExportSettin
         if (setup.manifest && setup.manifest->validationTokensPerByte() > 0.0)
             manifest.insert(QStringLiteral("validation_bits_per_byte"),
                             *validationLoss / std::log(2.0) * setup.manifest->validationTokensPerByte());
+    }
+    if (state.keepFile) {
+        std::filesystem::rename(state.file, building / kStateFileName, error);
+        if (error) {
+            cleanUp();
+            return makeError("cannot keep " + state.file.string() + ": " + error.message());
+        }
     }
     const QByteArray json = QJsonDocument(manifest).toJson();
     if (Result<void> written = writeFileAtomically(building / "manifest.json", std::as_bytes(std::span(json.data(), json.size())));
@@ -137,6 +144,18 @@ std::optional<QJsonObject> publishedModel(const std::filesystem::path &exports, 
     QJsonObject manifest = document.object();
     manifest.insert(QStringLiteral("round"), round);
     return manifest;
+}
+
+std::optional<std::pair<std::filesystem::path, QJsonObject>> publishedState(const std::filesystem::path &exports)
+{
+    for (QJsonObject &manifest : publishedModels(exports)) {
+        const std::filesystem::path file =
+            exports / ("round-" + std::to_string(manifest.value(QStringLiteral("round")).toInteger())) / kStateFileName;
+        std::error_code error;
+        if (std::filesystem::is_regular_file(file, error))
+            return std::make_pair(file, std::move(manifest));
+    }
+    return std::nullopt;
 }
 
 std::vector<QJsonObject> publishedModels(const std::filesystem::path &exports)

@@ -23,12 +23,26 @@ struct CoordinatorSetup;
 
 std::filesystem::path exportsDir(const CoordinatorSetup &setup);
 
-// Exports `checkpoint` (a state this coordinator holds) when its round is due: true when it
-// did. The state file must still hash to its record. `tokensPerStep`: one peer's inner step's
-// tokens (batch x context), for the tokens trained. Runs the model: call it off the event loop.
+// A state to publish: its round, its file and the SHA-256 the file must still have.
+struct PublishedState {
+    qint64 round = 0;
+    std::filesystem::path file;
+    QString sha256;
+    // The file goes into the published folder as state.safetensors (not listed in the manifest):
+    // a pipeline swarm's model, put together from its stages, is GET /v1/checkpoint's.
+    bool keepFile = false;
+};
+
+// Exports `state` (a round due: every N-th of a full-model swarm, the first collected from N on
+// of a pipeline swarm): true when it did, false when exports are off or it was published before. `tokensPerStep`: the tokens of one
+// step of the state's schedule, for the tokens trained. Runs the model: call it off the event
+// loop.
 Result<bool> publishModel(const CoordinatorSetup &setup, const ModelExportSettings &settings,
-                          const CheckpointRecord &checkpoint, std::optional<double> validationLoss,
+                          const PublishedState &state, std::optional<double> validationLoss,
                           std::int64_t tokensPerStep);
+// The state file of the newest published round that kept one (a pipeline swarm's), with its
+// manifest.
+std::optional<std::pair<std::filesystem::path, QJsonObject>> publishedState(const std::filesystem::path &exports);
 
 // One published round's manifest (as written, with "round" set), or none.
 std::optional<QJsonObject> publishedModel(const std::filesystem::path &exports, qint64 round);

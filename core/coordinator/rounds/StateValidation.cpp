@@ -2,7 +2,11 @@
 
 #include "CoordinatorLog.h"
 #include "CoordinatorSetup.h"
+#include "FileIo.h"
+#include "Sha256.h"
 #include "SwarmState.h"
+
+#include <limits>
 
 namespace swarmtrain {
 
@@ -25,10 +29,10 @@ void StateValidation::validate(const CheckpointRecord &checkpoint)
         Result<double> loss = swarmStateLoss(file, m_setup.validationTokens, m_batchSize, m_evalIters, m_seed);
         const std::optional<double> known = loss ? std::optional(*loss) : std::nullopt;
         const std::int64_t tokensPerStep = std::int64_t(m_batchSize) * m_setup.model.blockSize;
-        if (Result<bool> published = publishModel(m_setup, m_exports, checkpoint, known, tokensPerStep); !published)
-            qCWarning(lcCoordinator) << "state" << round << "was not exported:" << published.error().message.c_str();
-        else if (*published)
-            qCInfo(lcCoordinator) << "state" << round << "exported to" << exportsDir(m_setup).c_str();
+        if (m_exports.every > 0 && round % m_exports.every == 0) {
+            const PublishedState state{round, file, checkpoint.sha256, false};
+            publish(state, known, tokensPerStep);
+        }
         QMetaObject::invokeMethod(
             this,
             [this, round, loss]() {
@@ -41,6 +45,56 @@ void StateValidation::validate(const CheckpointRecord &checkpoint)
             },
             Qt::QueuedConnection);
     });
+}
+
+void StateValidation::publish(const PublishedState &state, std::optional<double> loss, std::int64_t tokensPerStep)
+{
+    if (Result<bool> published = publishModel(m_setup, m_exports, state, loss, tokensPerStep); !published)
+        qCWarning(lcCoordinator) << "state" << state.round << "was not exported:" << published.error().message.c_str();
+    else if (*published)
+        qCInfo(lcCoordinator) << "state" << state.round << "exported to" << exportsDir(m_setup).c_str();
+}
+
+void StateValidation::publishStages(qint64 step, const std::filesystem::path &dir, int stages, std::int64_t tokensPerStep)
+{
+    m_workers.start([this, step, dir, stages, tokensPerStep] {
+        const Result<PublishedState> state = stagesState(step, dir, stages);
+        if (!state) {
+            qCWarning(lcCoordinator) << "the model of pipeline step" << step << "was not put together:"
+                                     << state.error().message.c_str();
+        } else {
+            Result<double> loss = swarmStateLoss(state->file, m_setup.validationTokens, m_batchSize, m_evalIters, m_seed);
+            if (loss)
+                qCInfo(lcCoordinator) << "pipeline step" << step << "validation loss" << *loss;
+            publish(*state, loss ? std::optional(*loss) : std::nullopt, tokensPerStep);
+        }
+        std::error_code error;
+        std::filesystem::remove_all(dir, error);
+    });
+}
+
+Result<PublishedState> StateValidation::stagesState(qint64 step, const std::filesystem::path &dir, int stages) const
+{
+    std::vector<std::vector<std::byte>> states;
+    for (int s = 0; s < stages; ++s) {
+        // Checked against the stage's agreed hash when it came (PipelineEndpoint); the file is the coordinator's own.
+        Result<std::vector<std::byte>> bytes = readFileBytes(stageStateFile(dir, s), std::numeric_limits<std::uint64_t>::max());
+        if (!bytes)
+            return bytes.error();
+        states.push_back(std::move(*bytes));
+    }
+    const std::filesystem::path file = dir / "state.safetensors";
+    if (Result<void> written = writeSwarmStateFromStages(file, m_setup.model, *m_setup.tokenizer, states, step); !written)
+        return written.error();
+    Result<std::string> sha256 = Sha256::hexOfFile(file);
+    if (!sha256)
+        return sha256.error();
+    return PublishedState{step, file, QString::fromStdString(*sha256), true};
+}
+
+std::filesystem::path StateValidation::stageStateFile(const std::filesystem::path &dir, int stage)
+{
+    return dir / ("stage-" + std::to_string(stage) + ".bin");
 }
 
 void StateValidation::record(qint64 round, double loss)

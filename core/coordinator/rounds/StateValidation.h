@@ -7,6 +7,8 @@
 #include <QThreadPool>
 
 #include <cstdint>
+#include <filesystem>
+#include <optional>
 
 namespace swarmtrain {
 
@@ -24,6 +26,11 @@ public:
     ~StateValidation() override; // waits for the computation in flight
 
     void validate(const CheckpointRecord &checkpoint);
+    // A pipeline swarm's step whose stages' agreed states are all in `dir` (stageStateFile):
+    // the model put together from them, validated and published (ModelExports.h); `dir` is
+    // removed then. `tokensPerStep`: a step's microbatches x their sequences x the context.
+    void publishStages(qint64 step, const std::filesystem::path &dir, int stages, std::int64_t tokensPerStep);
+    static std::filesystem::path stageStateFile(const std::filesystem::path &dir, int stage);
     // Blocks until the computations in flight are done (tests, shutdown).
     void waitForDone() { m_workers.waitForDone(); }
 
@@ -32,6 +39,8 @@ Q_SIGNALS:
 
 private:
     void record(qint64 round, double loss);
+    void publish(const PublishedState &state, std::optional<double> loss, std::int64_t tokensPerStep);
+    Result<PublishedState> stagesState(qint64 step, const std::filesystem::path &dir, int stages) const;
 
     CoordinatorSetup &m_setup;
     int m_batchSize;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QByteArray>
 #include <QString>
 #include <QtGlobal>
 
@@ -33,6 +34,9 @@ struct Misbehaviour {
     // Reports this parameters hash for its rounds instead of its own (not empty): Sybils
     // agreeing on a state nobody trained, to outvote the honest members.
     QString reportedHash;
+    // Changes its pipeline stage's state before it uploads it for the model's export (a forged
+    // stage passed off as the agreed one).
+    std::function<void(QByteArray &)> stageState;
 };
 
 } // namespace swarmtrain

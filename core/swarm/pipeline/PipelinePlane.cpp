@@ -12,6 +12,8 @@
 
 #include <QLoggingCategory>
 
+#include <future>
+
 namespace swarmtrain {
 
 Q_LOGGING_CATEGORY(lcPipelinePlane, "swarmtrain.pipeline")
@@ -278,6 +280,28 @@ void PipelinePlane::resyncFrom(const QString &peerKeyId, const QString &endpoint
         }
         m_server->resyncFrom(peerKeyId);
     });
+}
+
+std::optional<std::pair<QString, QByteArray>> PipelinePlane::exportState(std::chrono::milliseconds timeout)
+{
+    // Taken on the stage's thread in one piece, between its other work: the hash is the state's.
+    auto exported = std::make_shared<std::promise<std::pair<QString, QByteArray>>>();
+    std::future<std::pair<QString, QByteArray>> done = exported->get_future();
+    onNetworkThread([&] {
+        if (!m_server)
+            return;
+        m_server->worker().post(
+            m_server,
+            [](PipelineStage &stage) {
+                const std::vector<std::byte> bytes = stage.exportState();
+                return std::make_pair(QString::fromStdString(stage.hash()),
+                                      QByteArray(reinterpret_cast<const char *>(bytes.data()), qsizetype(bytes.size())));
+            },
+            [exported](const std::pair<QString, QByteArray> &state) { exported->set_value(state); });
+    });
+    if (done.wait_for(timeout) != std::future_status::ready)
+        return std::nullopt; // no stage, or one dropped (paused, moved) before it got there
+    return done.get();
 }
 
 void PipelinePlane::evaluate(std::vector<Microbatch> batches)

@@ -10,6 +10,7 @@
 #include <QHostAddress>
 #include <QString>
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -93,6 +94,9 @@ public:
     // state().evalOutcome tells it.
     void evaluate(std::vector<Microbatch> batches);
     PipelinePlaneState state() const;
+    // The stage's parameters' hash and its state (PipelineStage::exportState), taken together;
+    // none when the stage is gone or busy past `timeout`.
+    std::optional<std::pair<QString, QByteArray>> exportState(std::chrono::milliseconds timeout);
 
 private:
     void onNetworkThread(const std::function<void()> &work) const;

@@ -28,6 +28,8 @@ constexpr auto kCloseWait = std::chrono::seconds(10);
 // A resync the neighbour refused (it sends its state at most every 10 s) is asked again after this.
 constexpr auto kResyncRetry = std::chrono::seconds(11);
 constexpr int kStepTimeoutMs = 60'000;
+// The stage's state for an export waits behind the stage's queued work at most this long.
+constexpr auto kExportWait = std::chrono::seconds(60);
 
 QString toQString(const std::string &text) { return QString::fromStdString(text); }
 
@@ -188,6 +190,8 @@ Result<void> PipelineWorker::follow(const PipelineAnswer &answer)
     } else if (m_stage == 0 && answer.phase == L("closing") && m_closedStep == answer.step && !answer.leftOut.isEmpty()) {
         m_plane->leaveOut(std::uint64_t(answer.step), answer.leftOut);
     }
+    if (!answer.uploadState.isEmpty())
+        uploadState(answer);
     publish(answer);
     return {};
 }
@@ -245,6 +249,24 @@ void PipelineWorker::resync(const PipelineAnswer &answer)
     m_resyncAsked = Clock::now();
     m_resyncing = true;
     m_plane->resyncFrom(source->peerId, source->endpoint);
+}
+
+void PipelineWorker::uploadState(const PipelineAnswer &answer)
+{
+    if (answer.uploadState == m_uploadedState || answer.uploadState != m_plane->state().hash)
+        return; // sent already, or the stage moved on from it
+    // One try: the coordinator asks another member of the stage when this one fails.
+    m_uploadedState = answer.uploadState;
+    auto state = m_plane->exportState(kExportWait);
+    if (!state || state->first != answer.uploadState)
+        return;
+    if (m_options.misbehaviour.stageState)
+        m_options.misbehaviour.stageState(state->second);
+    if (Result<void> sent = m_session.uploadStageState(m_stage, state->first, state->second); !sent)
+        qCWarning(lcWorker).noquote() << "could not upload stage" << m_stage << "'s state for the model's export:"
+                                      << QString::fromStdString(sent.error().message);
+    else
+        qCInfo(lcWorker).noquote() << "uploaded stage" << m_stage << "'s state for the model's export";
 }
 
 std::vector<Microbatch> PipelineWorker::microbatches(const std::vector<std::int32_t> &tokens, int count, std::uint64_t step)

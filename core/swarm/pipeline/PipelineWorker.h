@@ -64,6 +64,8 @@ private:
     void close(const PipelineAnswer &answer);
     void step(const PipelineAnswer &answer);
     void resync(const PipelineAnswer &answer);
+    // The stage's state to the coordinator, when it asks for it for the model's export.
+    void uploadState(const PipelineAnswer &answer);
     Result<void> holdStage(int stage);
     std::vector<Microbatch> microbatches(const std::vector<std::int32_t> &tokens, int count, std::uint64_t step);
     void setReport(const PipelineAnswer &answer, const QString &kind);
@@ -109,6 +111,7 @@ private:
     std::chrono::steady_clock::time_point m_rateSince = std::chrono::steady_clock::now();
     int m_share = 0;
     QString m_seenPhase;  // the open step's phase last seen
+    QString m_uploadedState; // the agreed hash of the last state uploaded (or tried)
     bool m_acted = false; // this poll made a report or saw a new step or phase
     int m_eagerPolls = 0;
     qint64 m_servedAt = 0; // this PC's served rate, for the dashboard
