@@ -377,6 +377,7 @@ TEST_F(CoordinatorRoundsTest, AMemberThatCommitsNothingIsWaitedForNoLongerThanTh
     EXPECT_EQ(current().number, 0) << "c committed: it is waited for";
     ASSERT_TRUE(report(QStringLiteral("c"), kHashA).ok());
     EXPECT_EQ(current().number, 1) << "s held the round past the commit timeout";
+    ASSERT_TRUE(rounds->advance().ok());
     EXPECT_EQ(stalled, (std::vector<std::pair<QString, qint64>>{{QStringLiteral("s"), 0}}));
 
     // Round 1: everyone ready on state 1; s sits it out, and the round does not wait for it.
@@ -389,6 +390,44 @@ TEST_F(CoordinatorRoundsTest, AMemberThatCommitsNothingIsWaitedForNoLongerThanTh
     for (const RoundMember &member : current().members)
         members.push_back(member.keyId);
     EXPECT_EQ(members, (std::vector<QString>{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}));
+}
+
+// A round often closes moments after its commitments do, before a staller's next heartbeat: the
+// staller is judged on what follows. Heard from after the commitments closed, it is reported;
+// one never heard from again within a minute is gone, not stalling, and is not reported even if
+// it comes back later.
+TEST_F(CoordinatorRoundsTest, AStallerIsReportedOnceHeardFromAfterTheCommitmentsClosed)
+{
+    settings.commitTimeoutMs = 5'000;
+    ASSERT_NO_FATAL_FAILURE(reopen());
+    std::vector<std::pair<QString, qint64>> stalled;
+    rounds->setOnStalled([&](const QString &keyId, qint64 round) { stalled.emplace_back(keyId, round); });
+    for (const char *name : {"a", "b", "s", "g"})
+        addPeer(QString::fromLatin1(name), true, QStringLiteral("ready"), 0);
+    ASSERT_TRUE(rounds->advance().ok());
+    ASSERT_EQ(current().members.size(), 4u);
+    ASSERT_TRUE(report(QStringLiteral("a"), kHashA).ok());
+    ASSERT_TRUE(report(QStringLiteral("b"), kHashA).ok());
+    const auto say = [&](std::initializer_list<const char *> names) {
+        for (const char *name : names)
+            ASSERT_TRUE(store->recordHeartbeat(QString::fromLatin1(name), QStringLiteral("training"), {}, 0, 0, 0, now).ok());
+    };
+    now += settings.commitTimeoutMs - 1;
+    say({"a", "b", "s", "g"});
+    now += 2;
+    say({"a", "b"});
+    ASSERT_TRUE(rounds->advance().ok());
+    EXPECT_EQ(current().number, 1) << "s and g held the round past the commit timeout";
+    EXPECT_TRUE(stalled.empty()) << "neither heard from since the commitments closed";
+    now += 1'000;
+    say({"s"});
+    ASSERT_TRUE(rounds->advance().ok());
+    EXPECT_EQ(stalled, (std::vector<std::pair<QString, qint64>>{{QStringLiteral("s"), 0}}));
+    now += 61'000;
+    ASSERT_TRUE(rounds->advance().ok());
+    say({"g"});
+    ASSERT_TRUE(rounds->advance().ok());
+    EXPECT_EQ(stalled.size(), 1u) << "g was gone for a minute: not a staller";
 }
 
 // A peer that says "training" round after round and is never ready (a stranger delaying a

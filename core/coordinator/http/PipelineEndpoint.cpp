@@ -134,6 +134,11 @@ HttpReply PipelineEndpoint::keepState(const QString &keyId, int stage, qint64 st
             qCWarning(lcCoordinator) << "cannot record the offence:" << toQString(banned.error());
         return HttpReply::error(400, why);
     }
+    // While it was checked, the collection may have started again, or taken this stage already.
+    if (const auto wanted = m_context.pipeline.stageStateWanted(keyId, stage); !wanted || wanted->step != step) {
+        std::filesystem::remove(incoming, error);
+        return HttpReply::error(409, QStringLiteral("the coordinator no longer needs that state of stage %1").arg(stage));
+    }
     forgetOtherCollections(step);
     const std::filesystem::path dir = stagesDir(step);
     std::filesystem::create_directories(dir, error);

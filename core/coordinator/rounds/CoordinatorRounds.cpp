@@ -169,6 +169,10 @@ Result<void> CoordinatorRounds::advance()
 {
     if (!m_leader)
         return {};
+    if (!m_stallSuspects.empty()) {
+        if (Result<void> judged = judgeStallers(m_clock()); !judged)
+            return judged;
+    }
     // A round can finish and the next one start at the same moment.
     for (int step = 0; step < 3; ++step) {
         Result<RoundRecord> round = current();

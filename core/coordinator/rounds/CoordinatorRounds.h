@@ -129,9 +129,11 @@ public:
     qint64 stateUploadTurnMs() const;
     // When the running `round` closes its commitments (RoundSettings::commitTimeoutMs).
     qint64 commitDeadlineMs(const RoundRecord &round) const;
-    // Called when a round closes for each member that stalled it and was heard from after the
-    // commitments closed, not paused: alive, and silent on purpose (an offence). Every member
-    // that stalled a round sits the next one out.
+    // Called for each member that stalled a round once it is heard from after the round's
+    // commitments closed, not paused: alive, and silent on purpose (an offence). A round often
+    // closes moments after its commitments do, before the staller's next heartbeat, so it is
+    // judged on the heartbeats that follow, for a minute (judgeStallers). Every member that
+    // stalled a round sits the next one out.
     using Stalled = std::function<void(const QString &keyId, qint64 round)>;
     void setOnStalled(Stalled stalled) { m_onStalled = std::move(stalled); }
 
@@ -170,6 +172,9 @@ private:
     Result<std::set<QString>> stalledMembers(const RoundRecord &round, const std::set<QString> &reported, qint64 nowMs);
     // Each online member that stalled `round` sits out the round after it, and is reported.
     void benchStalled(const RoundRecord &round, const std::set<QString> &stalled, const std::vector<PeerRecord> &online);
+    // Reports the suspected stallers heard from since their round's commitments closed; forgets
+    // those not heard from within a minute (gone, not stalling).
+    Result<void> judgeStallers(qint64 nowMs);
     Result<ContributionVerdict> verdictFor(const ContributionRecord &contribution);
     // The agreed hash of `reports`: established members' votes weighted by their verified
     // tokens, or one vote a subnet (subnetVotes()) when none of them is established.
@@ -186,6 +191,11 @@ private:
     Stalled m_onStalled;
     std::map<QString, Hold> m_holds;
     std::set<QString> m_benched;          // peers that sit out the next round to start (they stalled one)
+    struct StallSuspect {
+        qint64 round = 0;
+        qint64 commitDeadlineMs = 0;
+    };
+    std::map<QString, StallSuspect> m_stallSuspects; // stalled a round, not yet heard from after it
     std::map<QString, int> m_leftBehind; // online peer -> rounds started without it, in a row
     // An asynchronous swarm's ready peers: the state each trained on, and since when it waits.
     std::map<QString, std::pair<qint64, qint64>> m_readySince;

@@ -9,6 +9,13 @@
 
 namespace swarmtrain {
 
+namespace {
+
+// A suspected staller not heard from this long after its round's commitments closed is gone.
+constexpr qint64 kStallJudgeMs = 60'000;
+
+} // namespace
+
 Result<std::set<QString>> CoordinatorRounds::stalledMembers(const RoundRecord &round, const std::set<QString> &reported,
                                                             qint64 nowMs)
 {
@@ -37,10 +44,29 @@ void CoordinatorRounds::benchStalled(const RoundRecord &round, const std::set<QS
         m_benched.insert(peer.keyId);
         qCWarning(lcCoordinator).noquote() << "round" << round.number << ":" << peer.keyId
                                            << "committed to nothing in time; the round went on without it, and the next starts without it";
-        // One that vanished or was paused by its owner stalled nothing on purpose.
-        if (m_onStalled && peer.lastSeenMs > commitDeadlineMs(round) && peer.state != QLatin1StringView("paused"))
-            m_onStalled(peer.keyId, round.number);
+        // One that vanished or was paused by its owner stalled nothing on purpose: judged on
+        // what it says after the commitments closed.
+        if (m_onStalled)
+            m_stallSuspects[peer.keyId] = {round.number, commitDeadlineMs(round)};
     }
+}
+
+Result<void> CoordinatorRounds::judgeStallers(qint64 nowMs)
+{
+    for (auto it = m_stallSuspects.begin(); it != m_stallSuspects.end();) {
+        const auto &[keyId, suspect] = *it;
+        Result<std::optional<PeerRecord>> peer = m_store.peer(keyId);
+        if (!peer)
+            return peer.error();
+        const bool heard = *peer && (*peer)->lastSeenMs > suspect.commitDeadlineMs;
+        if (heard && (*peer)->state != QLatin1StringView("paused") && !(*peer)->banned())
+            m_onStalled(keyId, suspect.round);
+        if (heard || nowMs - suspect.commitDeadlineMs > kStallJudgeMs)
+            it = m_stallSuspects.erase(it);
+        else
+            ++it;
+    }
+    return {};
 }
 
 qint64 CoordinatorRounds::stateUploadTurnMs() const
