@@ -406,6 +406,44 @@ TEST_F(CoordinatorClientTest, DownloadKeepsAnExistingFileWhenTheNewOneIsBad)
     EXPECT_TRUE(contains(badHex.error().message, "64 hex digits")) << badHex.error().message;
 }
 
+// A file already there is not fetched again when no SHA-256 is expected: asked for with
+// If-None-Match, and kept when the server answers 304. One that is not the server's current file
+// is replaced; a caller that names the file it wants gets it as ever.
+TEST_F(CoordinatorClientTest, DownloadKeepsAFileTheServerSaysIsCurrent)
+{
+    const QByteArray etag = '"' + sha256Hex(content) + '"';
+    TestHttpServer server([&](const TestHttpRequest &request) {
+        if (request.header("if-none-match") == etag) {
+            TestHttpResponse unchanged;
+            unchanged.status = 304;
+            return unchanged;
+        }
+        return serveFile(request, content);
+    });
+    CoordinatorClient client(*identity, optionsFor(server.baseUrl()));
+    const std::filesystem::path file = dir.write("global.safetensors", content.toStdString());
+
+    const Result<void> kept = client.download(QStringLiteral("/v1/checkpoint"), file, {});
+    ASSERT_TRUE(kept) << kept.error().message;
+    ASSERT_EQ(server.requests().size(), 1);
+    EXPECT_EQ(server.requests()[0].header("if-none-match"), etag);
+    EXPECT_LT(client.counters().bytesDown, content.size());
+    EXPECT_EQ(readFile(file), content.toStdString());
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / "global.safetensors.part"));
+
+    dir.write("global.safetensors", "an older state");
+    const Result<void> replaced = client.download(QStringLiteral("/v1/checkpoint"), file, {});
+    ASSERT_TRUE(replaced) << replaced.error().message;
+    ASSERT_EQ(server.requests().size(), 2);
+    EXPECT_EQ(server.requests()[1].header("if-none-match"), '"' + sha256Hex(QByteArray("an older state")) + '"');
+    EXPECT_EQ(readFile(file), content.toStdString());
+
+    ASSERT_TRUE(client.download(QStringLiteral("/v1/checkpoint"), file, QString::fromLatin1(sha256Hex(content))));
+    ASSERT_EQ(server.requests().size(), 3);
+    EXPECT_TRUE(server.requests()[2].header("if-none-match").isEmpty());
+    EXPECT_EQ(readFile(file), content.toStdString());
+}
+
 TEST_F(CoordinatorClientTest, DownloadWithoutAnyDigestIsRefused)
 {
     TestHttpServer server([&](const TestHttpRequest &) {

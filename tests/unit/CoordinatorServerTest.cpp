@@ -467,6 +467,18 @@ TEST_F(CoordinatorServerTest, ShardDownloadResumesWithRange)
     EXPECT_EQ(checkpoint.headers.value("x-swarm-round"), QByteArray("0"));
     EXPECT_EQ(checkpoint.headers.value("x-content-sha256"), setup->checkpoint.sha256.toLatin1());
     EXPECT_EQ(checkpoint.body.size(), setup->checkpoint.bytes - 8);
+
+    // A client that holds the file says so (If-None-Match with the ETag, its SHA-256): 304, no
+    // bytes. Another tag, or a list without it, gets the file.
+    const QByteArray etag = '"' + setup->checkpoint.sha256.toLatin1() + '"';
+    const HttpAnswer held = send("GET", "/v1/checkpoint", {}, {{"If-None-Match", "\"abc\", " + etag}});
+    EXPECT_EQ(held.status, 304);
+    EXPECT_TRUE(held.body.isEmpty());
+    EXPECT_EQ(held.headers.value("etag"), etag);
+    const HttpAnswer other = send("GET", "/v1/checkpoint", {}, {{"If-None-Match", "\"" + QByteArray(64, 'a') + "\""}});
+    ASSERT_EQ(other.status, 200);
+    EXPECT_EQ(other.body.size(), setup->checkpoint.bytes);
+    EXPECT_EQ(other.headers.value("etag"), etag);
 }
 
 TEST_F(CoordinatorServerTest, StatusIsPublic)

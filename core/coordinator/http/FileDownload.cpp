@@ -4,6 +4,8 @@
 
 #include <QFile>
 
+#include <algorithm>
+
 namespace swarmtrain {
 
 bool parseByteRange(const QByteArray &header, qint64 size, qint64 &begin, qint64 &end)
@@ -29,9 +31,20 @@ bool parseByteRange(const QByteArray &header, qint64 size, qint64 &begin, qint64
     return true;
 }
 
-HttpReply fileDownload(const std::filesystem::path &file, const QString &sha256, const QByteArray &rangeHeader,
+HttpReply fileDownload(const std::filesystem::path &file, const QString &sha256, const HttpRequest &request,
                        QList<QPair<QByteArray, QByteArray>> headers)
 {
+    const QByteArray etag = '"' + sha256.toLatin1() + '"';
+    headers.append(qMakePair(QByteArray("ETag"), etag));
+    const QList<QByteArray> held = request.value("If-None-Match").split(',');
+    if (!sha256.isEmpty() && std::any_of(held.begin(), held.end(), [&](const QByteArray &tag) { return tag.trimmed() == etag; })) {
+        HttpReply unchanged;
+        unchanged.status = 304;
+        unchanged.headers = std::move(headers);
+        unchanged.headers.append(qMakePair(QByteArray("X-Content-SHA256"), sha256.toLatin1()));
+        return unchanged;
+    }
+    const QByteArray rangeHeader = request.value("Range");
     auto input = std::make_shared<QFile>(toQString(file));
     if (!input->open(QIODevice::ReadOnly))
         return HttpReply::error(500, QStringLiteral("cannot read the file"));

@@ -24,6 +24,7 @@ QByteArray reasonPhrase(int status)
     case 100: return "Continue";
     case 200: return "OK";
     case 206: return "Partial Content";
+    case 304: return "Not Modified";
     case 400: return "Bad Request";
     case 401: return "Unauthorized";
     case 403: return "Forbidden";

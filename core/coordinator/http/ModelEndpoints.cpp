@@ -58,7 +58,7 @@ HttpReply ModelEndpoints::file(const HttpRequest &request, const QString &tail) 
         if (file.value(QStringLiteral("name")).toString() != name)
             continue;
         return fileDownload(exports / ("round-" + std::to_string(round)) / name.toStdString(),
-                            file.value(QStringLiteral("sha256")).toString(), request.value("Range"),
+                            file.value(QStringLiteral("sha256")).toString(), request,
                             {{"X-Swarm-Round", QByteArray::number(round)}});
     }
     return HttpReply::error(404, QStringLiteral("no such file: ask GET /v1/model for the list"));

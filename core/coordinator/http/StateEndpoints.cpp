@@ -49,7 +49,7 @@ HttpReply StateEndpoints::checkpoint(const HttpRequest &request)
             return HttpReply::error(404, QStringLiteral("this swarm's peers hold pipeline stages: its whole model is "
                                                         "put together when it is published (--export-every)"));
         const QJsonObject &manifest = published->second;
-        return fileDownload(published->first, manifest.value(QStringLiteral("state_sha256")).toString(), request.value("Range"),
+        return fileDownload(published->first, manifest.value(QStringLiteral("state_sha256")).toString(), request,
                             {{"X-Swarm-Round", QByteArray::number(manifest.value(QStringLiteral("round")).toInteger())}});
     }
     CheckpointRecord checkpoint = m_context.setup.checkpoint;
@@ -61,7 +61,7 @@ HttpReply StateEndpoints::checkpoint(const HttpRequest &request)
         checkpoint = **held;
     }
     return fileDownload(m_context.setup.checkpointsDir() / checkpoint.fileName.toStdString(), checkpoint.sha256,
-                        request.value("Range"), {{"X-Swarm-Round", QByteArray::number(checkpoint.round)}});
+                        request, {{"X-Swarm-Round", QByteArray::number(checkpoint.round)}});
 }
 
 HttpReply StateEndpoints::shard(const HttpRequest &request, const QString &id)
@@ -70,7 +70,7 @@ HttpReply StateEndpoints::shard(const HttpRequest &request, const QString &id)
     if (!shard)
         return HttpReply::error(404, QStringLiteral("no such shard"));
     return fileDownload(m_context.setup.manifest->shardPath(*shard), QString::fromStdString(shard->sha256),
-                        request.value("Range"), {});
+                        request, {});
 }
 
 HttpReply StateEndpoints::tokenizer(const HttpRequest &request)
@@ -81,7 +81,7 @@ HttpReply StateEndpoints::tokenizer(const HttpRequest &request)
                                          .arg(QString::fromLatin1(tokenizerKindName(setup.tokenizer->kind()))));
     }
     return fileDownload(setup.tokenizerModelFile, QString::fromStdString(setup.tokenizer->sha256()),
-                        request.value("Range"), {});
+                        request, {});
 }
 
 Result<RoundRecord> StateEndpoints::uploadAllowed(const PeerRecord &peer, qint64 stateRound, int &status)

@@ -110,7 +110,7 @@ HttpReply VerificationEndpoints::download(const HttpExchange &exchange)
     if (!check)
         return failure(status, check.error());
     return fileDownload(m_context.verification.updatePath(*check), check->updateSha256,
-                        exchange.request.value("Range"), {});
+                        exchange.request, {});
 }
 
 } // namespace swarmtrain

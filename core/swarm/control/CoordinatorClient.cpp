@@ -270,7 +270,7 @@ Result<QJsonObject> CoordinatorClient::requestJson(QByteArrayView method, const 
 CoordinatorClient::Attempt CoordinatorClient::downloadAttempt(const QByteArray &target, const std::string &what,
                                                              HttpPartFile &part, const std::filesystem::path &file,
                                                              const std::function<void(qint64, qint64)> &progress,
-                                                             QByteArray &announcedSha256)
+                                                             Download &download)
 {
     const std::int64_t offset = part.size();
     std::int64_t base = offset; // where this answer's bytes start in the file
@@ -278,6 +278,8 @@ CoordinatorClient::Attempt CoordinatorClient::downloadAttempt(const QByteArray &
     HttpRequest request = signedRequest("GET", target, {}, true);
     if (offset > 0)
         request.headers.append("Range: bytes=" + QByteArray::number(offset) + "-");
+    else if (!download.heldSha256.isEmpty())
+        request.headers.append("If-None-Match: \"" + download.heldSha256 + "\"");
 
     HttpHooks hooks;
     hooks.cancelled = [this] { return cancelled(); };
@@ -320,8 +322,12 @@ CoordinatorClient::Attempt CoordinatorClient::downloadAttempt(const QByteArray &
     }
     if (response.outcome != HttpOutcome::Answered)
         return transferFailure(response, what, "downloading " + file.string());
+    if (response.status == 304 && offset == 0 && !download.heldSha256.isEmpty()) {
+        download.unchanged = true;
+        return {Attempt::Done, {}};
+    }
     if (response.success()) {
-        announcedSha256 = response.header("x-content-sha256").trimmed().toLower();
+        download.announcedSha256 = response.header("x-content-sha256").trimmed().toLower();
         return {Attempt::Done, {}};
     }
     const std::string error = describeHttpError("GET", target, response.status, response.body);
@@ -376,12 +382,25 @@ Result<void> CoordinatorClient::download(const QString &path, const std::filesys
     HttpPartFile &part = *opened;
     if (part.size() > 0)
         qCInfo(lcSwarm).noquote() << "resuming" << QString::fromStdString(partPath.string()) << "at" << part.size();
-    QByteArray announcedSha256;
+    // A caller that does not say which file it wants may hold it already: the file there is
+    // named in If-None-Match, and kept when the coordinator answers that it is still its file.
+    // (One that names the file wants a new one: hashing the old first would only cost time.)
+    Download download;
+    std::error_code ec;
+    if (expected.isEmpty() && part.size() == 0 && std::filesystem::is_regular_file(file, ec)) {
+        if (Result<std::string> held = HttpPartFile::sha256OfFile(file); held)
+            download.heldSha256 = QByteArray::fromStdString(*held);
+    }
 
-    Result<void> fetched = withRetries(
-        what, [&]() { return downloadAttempt(*target, what, part, file, progress, announcedSha256); });
+    Result<void> fetched = withRetries(what, [&]() { return downloadAttempt(*target, what, part, file, progress, download); });
     if (!fetched)
         return fetched; // the .part stays for the next try
+    if (download.unchanged) {
+        part.discard();
+        qCInfo(lcSwarm).noquote() << QString::fromStdString(file.string()) << "is the coordinator's current file already";
+        return {};
+    }
+    const QByteArray &announcedSha256 = download.announcedSha256;
 
     return commitVerified(part, file, expected.isEmpty() ? toStd(announcedSha256) : expected.toStdString());
 }

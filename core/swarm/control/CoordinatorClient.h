@@ -68,6 +68,8 @@ public:
     // verifies the SHA-256 of the whole file against expectedSha256Hex, or when that is empty
     // against the X-Content-SHA256 answer header, then renames it into place atomically. A
     // mismatch deletes the .part; a failed or cancelled transfer keeps it for the next try.
+    // With none expected, a whole `file` already there is named in If-None-Match and kept when
+    // the coordinator answers 304 (the Model page's state, asked for at each prompt).
     // progress(done, total) counts bytes of the whole file; total is -1 when unknown.
     Result<void> download(const QString &path, const std::filesystem::path &file, const QString &expectedSha256Hex,
                           const std::function<void(qint64 done, qint64 total)> &progress = {});
@@ -108,10 +110,16 @@ private:
                               bool largeTransfer);
     std::string describeHttpError(QByteArrayView method, const QByteArray &target, int status,
                                   const QByteArray &body) const;
+    // A download's state across its tries.
+    struct Download {
+        QByteArray heldSha256;      // of the whole file already there, sent as If-None-Match
+        bool unchanged = false;     // the coordinator answered 304: that file is its current one
+        QByteArray announcedSha256; // X-Content-SHA256 of the answer
+    };
     // One try of download(): the rest of the file from where `part` ends.
     Attempt downloadAttempt(const QByteArray &target, const std::string &what, HttpPartFile &part,
                             const std::filesystem::path &file, const std::function<void(qint64, qint64)> &progress,
-                            QByteArray &announcedSha256);
+                            Download &download);
     // Moves the finished `part` to `file` if its SHA-256 is `wanted`; deletes it otherwise.
     Result<void> commitVerified(HttpPartFile &part, const std::filesystem::path &file, const std::string &wanted);
     Attempt transferFailure(const HttpResponse &response, const std::string &what, const std::string &task) const;

@@ -53,7 +53,20 @@ void HttpPartFile::close()
 
 Result<HttpPartFile> HttpPartFile::open(const std::filesystem::path &partFile)
 {
-    const int fd = ::open(partFile.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    return hashed(partFile, O_RDWR | O_CREAT | O_APPEND);
+}
+
+Result<std::string> HttpPartFile::sha256OfFile(const std::filesystem::path &file)
+{
+    Result<HttpPartFile> read = hashed(file, O_RDONLY);
+    if (!read)
+        return read.error();
+    return read->sha256Hex();
+}
+
+Result<HttpPartFile> HttpPartFile::hashed(const std::filesystem::path &partFile, int flags)
+{
+    const int fd = ::open(partFile.c_str(), flags | O_CLOEXEC, 0644);
     if (fd < 0)
         return makeError(describe("cannot open", partFile, errno));
     HttpPartFile part(partFile, fd);

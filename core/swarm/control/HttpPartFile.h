@@ -18,6 +18,8 @@ namespace swarmtrain {
 class HttpPartFile {
 public:
     static Result<HttpPartFile> open(const std::filesystem::path &partFile);
+    // The SHA-256 of a whole file, read as open() hashes a .part, changing nothing.
+    static Result<std::string> sha256OfFile(const std::filesystem::path &file);
 
     HttpPartFile(HttpPartFile &&) noexcept;
     HttpPartFile &operator=(HttpPartFile &&) noexcept;
@@ -39,6 +41,8 @@ private:
         void operator()(EVP_MD_CTX *context) const;
     };
     HttpPartFile(std::filesystem::path path, int fd);
+    // The file opened with `flags` and what it holds hashed.
+    static Result<HttpPartFile> hashed(const std::filesystem::path &partFile, int flags);
     Result<void> resetDigest();
     void close();
 
