@@ -34,10 +34,10 @@ Result<std::string> stageStateHash(const ModelConfig &config, const StageSpan &s
 }
 
 Result<void> writeSwarmStateFromStages(const std::filesystem::path &file, const ModelConfig &config,
-                                       const Tokenizer &tokenizer, const std::vector<std::vector<std::byte>> &states,
+                                       const Tokenizer &tokenizer, int stageCount, const StageStateSource &stateOf,
                                        std::int64_t round)
 {
-    Result<std::vector<StageSpan>> spans = partitionStages(config, int(states.size()));
+    Result<std::vector<StageSpan>> spans = partitionStages(config, stageCount);
     if (!spans)
         return spans.error();
     torch::NoGradGuard noGrad;
@@ -47,8 +47,13 @@ Result<void> writeSwarmStateFromStages(const std::filesystem::path &file, const 
         parameters.emplace(name, tensor);
     std::map<std::string, bool> filled;
     std::int64_t steps = -1;
-    for (std::size_t s = 0; s < states.size(); ++s) {
-        Result<std::unique_ptr<PipelineStage>> stage = importedStage(config, (*spans)[s], states[s]);
+    for (std::size_t s = 0; s < spans->size(); ++s) {
+        Result<std::vector<std::byte>> state = stateOf(int(s));
+        if (!state)
+            return makeError("stage " + std::to_string(s) + "'s state: " + state.error().message);
+        Result<std::unique_ptr<PipelineStage>> stage = importedStage(config, (*spans)[s], *state);
+        state->clear();
+        state->shrink_to_fit();
         if (!stage)
             return makeError("stage " + std::to_string(s) + "'s state: " + stage.error().message);
         if (steps < 0)

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -39,12 +40,13 @@ Result<double> swarmStateLoss(const std::filesystem::path &file, const std::vect
                               int evalIters, std::uint64_t seed);
 
 // A pipeline swarm's model (issue 44), which no one peer holds: the stages' agreed states
-// (PipelineStage::exportState, in stage order, the model split as partitionStages(config,
-// states.size()) splits it) put together into one state file of round `round`, its schedule
-// step the first stage's optimizer steps and its outer momentum zero. Each state is checked as
-// a stranger's; the tied embedding's two copies must be equal.
+// (PipelineStage::exportState; stateOf(s) gives stage s's, read one at a time, the model split as
+// partitionStages(config, stageCount) splits it) put together into one state file of round
+// `round`, its schedule step the first stage's optimizer steps and its outer momentum zero. Each
+// state is checked as a stranger's; the tied embedding's two copies must be equal.
+using StageStateSource = std::function<Result<std::vector<std::byte>>(int stage)>;
 Result<void> writeSwarmStateFromStages(const std::filesystem::path &file, const ModelConfig &config,
-                                       const Tokenizer &tokenizer, const std::vector<std::vector<std::byte>> &states,
+                                       const Tokenizer &tokenizer, int stageCount, const StageStateSource &stateOf,
                                        std::int64_t round);
 // The parameters' hash (PipelineStage::hash) of a stage state: what its replicas agreed on.
 Result<std::string> stageStateHash(const ModelConfig &config, const StageSpan &span,

@@ -132,6 +132,15 @@ std::vector<std::vector<std::byte>> statesOf(const std::vector<std::unique_ptr<P
     return states;
 }
 
+// writeSwarmStateFromStages over states held in memory.
+Result<void> writeFromStates(const std::filesystem::path &file, const ModelConfig &config, const Tokenizer &tokenizer,
+                             const std::vector<std::vector<std::byte>> &states, std::int64_t round)
+{
+    return writeSwarmStateFromStages(file, config, tokenizer, int(states.size()),
+                                     [&](int stage) -> Result<std::vector<std::byte>> { return states.at(std::size_t(stage)); },
+                                     round);
+}
+
 } // namespace
 
 // A pipeline swarm's model (issue 44): its stages' states put together make a state file whose
@@ -142,7 +151,7 @@ TEST_F(SwarmStateTest, AWholeModelPutTogetherFromItsStagesHoldsEachStagesParamet
 {
     for (const ModelConfig &model : {config, test::tinyLlamaConfig(tokenizer.vocabSize(), 3, 4, 2, 16, 40, 8, true)}) {
         const std::vector<std::unique_ptr<PipelineStage>> stages = steppedStages(model, 3);
-        ASSERT_TRUE(writeSwarmStateFromStages(file, model, tokenizer, statesOf(stages), 7).ok());
+        ASSERT_TRUE(writeFromStates(file, model, tokenizer, statesOf(stages), 7).ok());
         const Result<std::vector<std::string>> hashes = swarmStateStageHashes(file, 3);
         ASSERT_TRUE(hashes.ok()) << hashes.error().message;
         for (std::size_t s = 0; s < stages.size(); ++s) {
@@ -168,7 +177,7 @@ TEST_F(SwarmStateTest, StageStatesThatDoNotFitTogetherAreRefused)
 
     std::vector<std::vector<std::byte>> swapped = states;
     std::swap(swapped[0], swapped[1]);
-    Result<void> written = writeSwarmStateFromStages(file, llama, tokenizer, swapped, 1);
+    Result<void> written = writeFromStates(file, llama, tokenizer, swapped, 1);
     ASSERT_FALSE(written.ok());
     EXPECT_NE(written.error().message.find("stage 0"), std::string::npos) << written.error().message;
 
@@ -178,7 +187,7 @@ TEST_F(SwarmStateTest, StageStatesThatDoNotFitTogetherAreRefused)
     ASSERT_TRUE(last->step(std::vector<float>(std::size_t(last->parameterCount()), 0.5f), 1e-2, 0.0).ok());
     std::vector<std::vector<std::byte>> diverged = states;
     diverged[2] = last->exportState();
-    written = writeSwarmStateFromStages(file, llama, tokenizer, diverged, 1);
+    written = writeFromStates(file, llama, tokenizer, diverged, 1);
     ASSERT_FALSE(written.ok());
     EXPECT_NE(written.error().message.find("differ"), std::string::npos) << written.error().message;
 

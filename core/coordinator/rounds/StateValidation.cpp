@@ -75,16 +75,10 @@ void StateValidation::publishStages(qint64 step, const std::filesystem::path &di
 
 Result<PublishedState> StateValidation::stagesState(qint64 step, const std::filesystem::path &dir, int stages) const
 {
-    std::vector<std::vector<std::byte>> states;
-    for (int s = 0; s < stages; ++s) {
-        // Checked against the stage's agreed hash when it came (PipelineEndpoint); the file is the coordinator's own.
-        Result<std::vector<std::byte>> bytes = readFileBytes(stageStateFile(dir, s), std::numeric_limits<std::uint64_t>::max());
-        if (!bytes)
-            return bytes.error();
-        states.push_back(std::move(*bytes));
-    }
+    // Checked against each stage's agreed hash when it came (PipelineEndpoint); the files are the coordinator's own.
+    const auto stateOf = [&](int stage) { return readFileBytes(stageStateFile(dir, stage), std::numeric_limits<std::uint64_t>::max()); };
     const std::filesystem::path file = dir / "state.safetensors";
-    if (Result<void> written = writeSwarmStateFromStages(file, m_setup.model, *m_setup.tokenizer, states, step); !written)
+    if (Result<void> written = writeSwarmStateFromStages(file, m_setup.model, *m_setup.tokenizer, stages, stateOf, step); !written)
         return written.error();
     Result<std::string> sha256 = Sha256::hexOfFile(file);
     if (!sha256)
