@@ -35,7 +35,8 @@ HttpReply fileDownload(const std::filesystem::path &file, const QString &sha256,
                        QList<QPair<QByteArray, QByteArray>> headers)
 {
     const QByteArray etag = '"' + sha256.toLatin1() + '"';
-    headers.append(qMakePair(QByteArray("ETag"), etag));
+    if (!sha256.isEmpty())
+        headers.append(qMakePair(QByteArray("ETag"), etag));
     const QList<QByteArray> held = request.value("If-None-Match").split(',');
     if (!sha256.isEmpty() && std::any_of(held.begin(), held.end(), [&](const QByteArray &tag) { return tag.trimmed() == etag; })) {
         HttpReply unchanged;

@@ -37,22 +37,24 @@ void PipelineEndpoint::addRoutes(RouteTable &routes)
     Route upload = route(QHttpServerRequest::Method::Post, "/v1/pipeline/state", RouteAccess::Peer, RouteBody::Bytes,
                          [this](HttpExchange &exchange) { uploadState(exchange); });
     upload.maxBodyBytes = [this] {
-        const std::vector<qint64> &sizes = stateBytes();
-        return sizes.empty() ? qint64(0) : *std::max_element(sizes.begin(), sizes.end());
+        qint64 largest = 0; // none in a full-model swarm
+        for (const StageShape &stage : stageShapes())
+            largest = std::max(largest, stage.stateBytes);
+        return largest;
     };
     routes.add(std::move(upload));
 }
 
-const std::vector<qint64> &PipelineEndpoint::stateBytes()
+const std::vector<PipelineEndpoint::StageShape> &PipelineEndpoint::stageShapes()
 {
     // The stages as the pipeline splits the model, once it is on.
-    if (m_stateBytes.empty() && m_context.pipeline.enabled()) {
+    if (m_stages.empty() && m_context.pipeline.enabled()) {
         if (Result<std::vector<StageSpan>> spans = partitionStages(m_context.setup.model, m_context.pipeline.settings().stages)) {
             for (const StageSpan &span : *spans)
-                m_stateBytes.push_back(qint64(PipelineStage::stateSize(spanParameterCount(m_context.setup.model, span))));
+                m_stages.push_back({span, qint64(PipelineStage::stateSize(spanParameterCount(m_context.setup.model, span)))});
         }
     }
-    return m_stateBytes;
+    return m_stages;
 }
 
 std::filesystem::path PipelineEndpoint::stagesDir(qint64 step) const
@@ -81,10 +83,10 @@ void PipelineEndpoint::uploadState(const HttpExchange &exchange)
     bool stageOk = false;
     const int stage = query.queryItemValue(QStringLiteral("stage")).toInt(&stageOk);
     const QString hash = query.queryItemValue(QStringLiteral("hash")).left(64);
-    const std::vector<qint64> &sizes = stateBytes();
-    if (!m_context.pipeline.enabled() || sizes.empty())
+    const std::vector<StageShape> &stages = stageShapes();
+    if (!m_context.pipeline.enabled() || stages.empty())
         return exchange.respond(HttpReply::error(409, QStringLiteral("this swarm trains whole model copies, not pipeline stages")));
-    if (!stageOk || stage < 0 || stage >= int(sizes.size()) || hash.isEmpty())
+    if (!stageOk || stage < 0 || stage >= int(stages.size()) || hash.isEmpty())
         return exchange.respond(HttpReply::error(400, QStringLiteral("POST /v1/pipeline/state needs ?stage=S&hash=H")));
     // Asked for another state since (a collection that started again): no one's fault.
     const std::optional<PipelineSteps::StageStateWanted> wanted = m_context.pipeline.stageStateWanted(exchange.peer.keyId, stage);
@@ -92,24 +94,20 @@ void PipelineEndpoint::uploadState(const HttpExchange &exchange)
         return exchange.respond(HttpReply::error(409, QStringLiteral("the coordinator does not ask this peer for that state of stage %1 now")
                                                           .arg(stage)));
     const qint64 step = wanted->step;
-    if (!exchange.request.bodyFile() || exchange.request.contentLength() != sizes[std::size_t(stage)]) {
+    const StageShape &shape = stages[std::size_t(stage)];
+    if (!exchange.request.bodyFile() || exchange.request.contentLength() != shape.stateBytes) {
         return exchange.respond(keepState(exchange.peer.keyId, stage, step, {},
                                           QStringLiteral("a state of stage %1 is %2 bytes, not %3")
-                                              .arg(stage).arg(sizes[std::size_t(stage)]).arg(exchange.request.contentLength())));
+                                              .arg(stage).arg(shape.stateBytes).arg(exchange.request.contentLength())));
     }
     const std::filesystem::path incoming = exchange.request.bodyFile()->fileName().toStdString();
     const std::shared_ptr<QFile> file = exchange.request.bodyFile(); // kept until the check is done
     const ModelConfig model = m_context.setup.model;
-    const int stages = int(sizes.size());
-    const std::uint64_t size = std::uint64_t(sizes[std::size_t(stage)]);
-    m_checks.start([this, file, incoming, model, stages, stage, step, size, hash, keyId = exchange.peer.keyId,
+    m_checks.start([this, file, incoming, model, shape, stage, step, hash, keyId = exchange.peer.keyId,
                     reply = exchange.replier()] {
         QString why;
-        Result<std::vector<StageSpan>> spans = partitionStages(model, stages);
-        Result<std::vector<std::byte>> bytes = readFileBytes(incoming, size);
-        Result<std::string> got = !spans ? Result<std::string>(spans.error())
-                                  : !bytes ? Result<std::string>(bytes.error())
-                                           : stageStateHash(model, (*spans)[std::size_t(stage)], *bytes);
+        Result<std::vector<std::byte>> bytes = readFileBytes(incoming, std::uint64_t(shape.stateBytes));
+        Result<std::string> got = bytes ? stageStateHash(model, shape.span, *bytes) : Result<std::string>(bytes.error());
         if (!got)
             why = QStringLiteral("the stage state does not check out: %1").arg(toQString(got.error()));
         else if (QString::fromStdString(*got) != hash)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "EndpointGroup.h"
+#include "StagePartition.h"
 
 #include <QThreadPool>
 
@@ -33,11 +34,16 @@ private:
     // Back on the server's thread: a checked stage state is kept (or refused, `why`).
     HttpReply keepState(const QString &keyId, int stage, qint64 step, const std::filesystem::path &incoming,
                         const QString &why);
-    const std::vector<qint64> &stateBytes();
+    struct StageShape {
+        StageSpan span;
+        qint64 stateBytes = 0; // its state's exact size
+    };
+    // By stage; empty until pipeline mode is on.
+    const std::vector<StageShape> &stageShapes();
     std::filesystem::path stagesDir(qint64 step) const;
     void forgetOtherCollections(qint64 step) const;
 
-    std::vector<qint64> m_stateBytes; // by stage: its state's exact size; empty until pipeline mode is on
+    std::vector<StageShape> m_stages;
     std::set<qint64> m_handedOver;    // steps whose stage states are being put together and published
     QThreadPool m_checks;
 };
