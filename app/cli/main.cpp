@@ -351,7 +351,8 @@ int runGenerate(const std::vector<std::string> &args)
     if (json) {
         nlohmann::json all = summary;
         all["text"] = report->text;
-        std::cout << all.dump() << std::endl;
+        // A model may well generate bytes that are not UTF-8: JSON carries them as U+FFFD.
+        std::cout << all.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
     } else {
         std::cout << std::endl;
         std::cerr << summary.dump() << std::endl;

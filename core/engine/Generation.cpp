@@ -72,7 +72,10 @@ Result<GenerateReport> generateText(DecoderImpl &model, const Tokenizer &tokeniz
     KvCache cache(config.nLayer, 1, config.kvHeads(), config.headDim(), config.blockSize, anyWeight.options());
     auto generator = at::detail::createCPUGenerator(o.seed);
     const std::size_t promptLength = tokens.size();
-    const std::string promptText = tokenizer.decode(tokens);
+    // The continuation starts after the prompt's last whole character: a prompt cut inside a
+    // character (bytes of a longer text) gets that character back whole, completed by the model,
+    // rather than a continuation that starts with a stray continuation byte.
+    const std::size_t promptWhole = wholeCharacters(tokenizer.decode(tokens));
     GenerateReport report;
     report.promptTokens = int(promptLength);
     report.device = anyWeight.device().str();
@@ -98,10 +101,9 @@ Result<GenerateReport> generateText(DecoderImpl &model, const Tokenizer &tokeniz
         tokens.push_back(std::int32_t(next));
         ++report.tokens;
         input = torch::tensor({next}, torch::kLong);
-        // The continuation is what decoding the whole adds to the prompt's text (SentencePiece
-        // drops a leading space mark only at the very start).
+        // The continuation is what decoding the whole adds to the prompt's whole characters.
         const std::string all = tokenizer.decode(tokens);
-        report.text = all.size() >= promptText.size() ? all.substr(promptText.size()) : all;
+        report.text = all.size() >= promptWhole ? all.substr(promptWhole) : all;
         const std::size_t whole = wholeCharacters(report.text);
         if (onText && whole > shown) {
             const bool goOn = onText(report.text.substr(shown, whole - shown));

@@ -23,7 +23,8 @@ struct GenerateOptions {
 };
 
 struct GenerateReport {
-    std::string text; // the continuation
+    std::string text; // the continuation, from the prompt's last whole character (a prompt cut inside a
+                      // character gets its start back, completed); raw bytes, not always UTF-8
     int promptTokens = 0;
     int tokens = 0;                // generated
     double seconds = 0.0;          // generating them, the prompt's pass included

@@ -288,3 +288,21 @@ TEST_F(CliTest, ScheduleKeepsEachPipelineInsideItsSite)
     expectCleanFailure({"schedule", "--input", (dir.path() / "bad.json").string()}, "delay_ms");
     expectCleanFailure({"schedule", "--input", (dir.path() / "missing.json").string()}, "missing.json");
 }
+
+TEST_F(CliTest, GeneratedBytesThatAreNotUtf8StillMakeOneJsonObject)
+{
+    // An untrained byte-level model samples any of the 256 bytes: its text is not UTF-8.
+    const std::filesystem::path data = dir.write("corpus.txt", swarmtrain::test::generatedText(20000));
+    const std::string out = (dir.path() / "run").string();
+    std::vector<std::string> args = tinyModel(data);
+    args.insert(args.end(), {"--tokenizer", "byte", "--max-iters", "1", "--out", out});
+    const Outcome trained = run(args);
+    ASSERT_EQ(trained.exitCode, 0) << trained.err;
+    const Outcome generated = run({"generate", "--state", out + "/checkpoint.safetensors", "--prompt", "the ",
+                                   "--max-tokens", "12", "--temperature", "1", "--seed", "3", "--json"});
+    ASSERT_EQ(generated.exitCode, 0) << generated.err;
+    const nlohmann::json report = lastJsonLine(generated.out);
+    EXPECT_EQ(report["tokens"], 12);
+    // Each byte that is not part of a UTF-8 character arrives as U+FFFD.
+    EXPECT_NE(report["text"].get<std::string>().find("\xEF\xBF\xBD"), std::string::npos) << generated.out;
+}

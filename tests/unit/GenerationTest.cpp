@@ -149,6 +149,18 @@ TEST(GenerationTest, TheEdges)
     ASSERT_TRUE(asked.ok());
     EXPECT_EQ(asked->stopped, "asked");
     EXPECT_EQ(pieces, 3);
+
+    // A prompt cut inside a character ("\xC2" is the first of the two bytes of "\u00A3"): the
+    // continuation starts with that character's first byte, so it never starts with a stray
+    // continuation byte that nothing can show, and the prompt's whole characters plus the
+    // continuation are the decoded tokens.
+    o.prompt = "price: \xC2";
+    o.maxTokens = 4;
+    const Result<GenerateReport> cut = generateText(*model, bytes, o);
+    ASSERT_TRUE(cut.ok()) << cut.error().message;
+    ASSERT_EQ(cut->tokens, 4);
+    EXPECT_EQ(cut->text.substr(0, 1), "\xC2");
+    EXPECT_EQ(cut->text.size(), 5u);
 }
 
 } // namespace
