@@ -37,6 +37,9 @@ struct Misbehaviour {
     // Changes its pipeline stage's state before it uploads it for the model's export (a forged
     // stage passed off as the agreed one).
     std::function<void(QByteArray &)> stageState;
+    // Changes the values of its pipeline stage's answers before they go back to the trainer: the
+    // activations of a forward (`backward` false) or the input gradient of a backward.
+    std::function<void(std::vector<float> &values, bool backward)> stageAnswer;
 };
 
 } // namespace swarmtrain

@@ -1,5 +1,7 @@
 #include "PipelineDriver.h"
 
+#include "PipelineDriverFlight.h"
+
 #include "PeerTransport.h"
 #include "StageFrames.h"
 #include "StageWorker.h"
@@ -14,35 +16,9 @@ namespace swarmtrain {
 
 namespace {
 
-using Clock = HopChooser::Clock;
-
 QString toQString(const std::string &text) { return QString::fromStdString(text); }
 
 } // namespace
-
-// One request for a microbatch at one stage, and its tries: the microbatch's way through the
-// pipeline, or the replay of a backward that a vanished peer had confirmed.
-struct PipelineDriver::Hop {
-    std::uint64_t id = 0;
-    int stage = 1;
-    bool backward = false;
-    bool replay = false;
-    QString peer; // the peer asked now; empty while none is
-    std::uint32_t attempt = 0;
-    Clock::time_point sentAt;
-    QStringList tried; // peers this hop failed on
-    std::unique_ptr<QTimer> timer;
-};
-
-struct PipelineDriver::Flight {
-    Microbatch batch;
-    std::vector<QByteArray> inputs;   // [s]: stage s's input as it went over the wire (s >= 1)
-    std::vector<QByteArray> gradOuts; // [s]: the gradient of stage s's output as sent (s < S - 1)
-    std::vector<QString> confirmedAt; // [s]: the peer whose backward at stage s counts
-    double loss = 0.0;
-    bool done = false;
-    Hop hop;                          // the way through; idle once done
-};
 
 PipelineDriver::PipelineDriver(PeerTransport &transport, const QString &selfKeyId, StageWorker &firstStage,
                                PipelineDriverSettings settings, QObject *parent)
@@ -53,6 +29,7 @@ PipelineDriver::PipelineDriver(PeerTransport &transport, const QString &selfKeyI
     , m_settings(settings)
     , m_config(firstStage.config())
     , m_placed(std::size_t(settings.stageCount))
+    , m_random(settings.seed ^ 0x9e3779b97f4a7c15ull)
 {
     for (int s = 0; s < settings.stageCount; ++s)
         m_choosers.emplace_back(settings.hops, settings.seed + std::uint64_t(s));
@@ -66,22 +43,8 @@ PipelineDriver::PipelineDriver(PeerTransport &transport, const QString &selfKeyI
     });
     connect(&transport, &PeerTransport::connectionFailed, this,
             [this](const QString &peerKeyId) { m_dialing.remove(peerKeyId); });
-    connect(&transport, &PeerTransport::peerDisconnected, this, [this](const QString &peerKeyId) {
-        for (int s = 1; s < m_settings.stageCount; ++s)
-            refreshPeers(s);
-        std::vector<Hop *> waiting;
-        for (auto &[id, f] : m_flights) {
-            if (f.hop.peer == peerKeyId)
-                waiting.push_back(&f.hop);
-        }
-        for (Hop &hop : m_replays) {
-            if (hop.peer == peerKeyId)
-                waiting.push_back(&hop);
-        }
-        for (Hop *hop : waiting)
-            failHop(*hop, QStringLiteral("the peer disconnected"), false);
-        replayConfirmedAt(peerKeyId);
-    });
+    connect(&transport, &PeerTransport::peerDisconnected, this,
+            [this](const QString &peerKeyId) { dropPeer(peerKeyId, QStringLiteral("the peer disconnected")); });
     m_redial = new QTimer(this);
     m_redial->setInterval(1000);
     connect(m_redial, &QTimer::timeout, this, &PipelineDriver::redial);
@@ -89,6 +52,24 @@ PipelineDriver::PipelineDriver(PeerTransport &transport, const QString &selfKeyI
 }
 
 PipelineDriver::~PipelineDriver() = default;
+
+void PipelineDriver::dropPeer(const QString &peerKeyId, const QString &reason)
+{
+    for (int s = 1; s < m_settings.stageCount; ++s)
+        refreshPeers(s);
+    std::vector<Hop *> waiting;
+    for (auto &[id, f] : m_flights) {
+        if (f.hop.peer == peerKeyId)
+            waiting.push_back(&f.hop);
+    }
+    for (Hop &hop : m_replays) {
+        if (hop.peer == peerKeyId)
+            waiting.push_back(&hop);
+    }
+    for (Hop *hop : waiting)
+        failHop(*hop, reason, false);
+    replayConfirmedAt(peerKeyId);
+}
 
 PipelineDriver::Flight *PipelineDriver::flight(std::uint64_t id)
 {
@@ -138,6 +119,8 @@ void PipelineDriver::start(Microbatch batch)
     const std::uint64_t id = batch.id;
     if (m_flights.contains(id))
         return Q_EMIT microbatchFailed(id, QStringLiteral("microbatch %1 is already in flight").arg(id));
+    if (id >> Flight::kRunShift)
+        return Q_EMIT microbatchFailed(id, QStringLiteral("microbatch id %1 is too large").arg(id));
     Flight &f = m_flights[id];
     f.batch = std::move(batch);
     const std::size_t stages = std::size_t(m_settings.stageCount);
@@ -164,6 +147,7 @@ void PipelineDriver::start(Microbatch batch)
                 return dropMicrobatch(id, output.error());
             f->inputs[1] = *output;
             f->hop.backward = m_settings.stageCount == 2;
+            decideCheck(f->hop);
             sendHop(f->hop);
         });
 }
@@ -181,6 +165,8 @@ void PipelineDriver::sendHop(Hop &hop)
         for (const QString &peer : leftOut->second)
             except.push_back(peer.toStdString());
     }
+    for (const Answer &answer : hop.answers)
+        except.push_back(answer.peer.toStdString()); // a cross-check wants another peer's
     const Clock::time_point now = Clock::now();
     std::optional<std::string> peer = chooser.choose(now, except);
     if (!hop.timer) {
@@ -192,6 +178,8 @@ void PipelineDriver::sendHop(Hop &hop)
             sendHop(hop); // the wait for a usable peer is over
         });
     }
+    if (!peer && hop.checked && !hop.answers.empty())
+        return settleWithoutPeer(hop);
     if (!peer) {
         // Every peer of the stage is backing off or was tried: wait, then try them all again.
         hop.tried.clear();
@@ -201,7 +189,7 @@ void PipelineDriver::sendHop(Hop &hop)
     }
     const bool last = hop.stage == m_settings.stageCount - 1;
     wire::StageWork work;
-    work.set_microbatch(hop.id);
+    work.set_microbatch(f->wireId());
     work.set_stage(std::uint32_t(hop.stage));
     work.set_step(f->batch.step);
     work.set_pass(hop.backward ? wire::StageWork::PASS_BACKWARD : wire::StageWork::PASS_FORWARD);
@@ -213,6 +201,8 @@ void PipelineDriver::sendHop(Hop &hop)
     if (hop.backward)
         payload += last ? encodeTargets(f->batch.targets) : f->gradOuts[std::size_t(hop.stage)];
     hop.peer = QString::fromStdString(*peer);
+    if (!hop.replay && m_caught.contains(hop.peer))
+        hop.checked = true; // a peer caught once has every answer checked
     hop.sentAt = now;
     const std::chrono::milliseconds timeout = chooser.timeout(*peer);
     if (Result<void> sent = m_transport.send(hop.peer, stageHeader(wire::FRAME_TYPE_STAGE_REQUEST, work, payload.size()), payload);
@@ -223,11 +213,14 @@ void PipelineDriver::sendHop(Hop &hop)
 
 PipelineDriver::Hop *PipelineDriver::findHop(const QString &peerKeyId, const wire::StageWork &work)
 {
+    Flight *f = flight(work.microbatch() & ((std::uint64_t(1) << Flight::kRunShift) - 1));
+    if (!f || f->wireId() != work.microbatch())
+        return nullptr; // no such microbatch, or an answer of an earlier run of it
     const auto matches = [&](const Hop &hop) {
-        return hop.id == work.microbatch() && hop.peer == peerKeyId && hop.attempt == work.attempt()
+        return hop.id == f->hop.id && hop.peer == peerKeyId && hop.attempt == work.attempt()
                && std::uint32_t(hop.stage) == work.stage() && (work.pass() == wire::StageWork::PASS_BACKWARD) == hop.backward;
     };
-    if (Flight *f = flight(work.microbatch()); f && !f->done && matches(f->hop))
+    if (!f->done && matches(f->hop))
         return &f->hop;
     for (Hop &hop : m_replays) {
         if (matches(hop))
@@ -238,9 +231,9 @@ PipelineDriver::Hop *PipelineDriver::findHop(const QString &peerKeyId, const wir
 
 void PipelineDriver::onFrame(const QString &peerKeyId, const FrameHeader &header, const QByteArray &payload)
 {
-    if (!header.has_stage()
+    if (!header.has_stage() || m_banned.contains(peerKeyId)
         || (header.type() != wire::FRAME_TYPE_STAGE_REPLY && header.type() != wire::FRAME_TYPE_STAGE_REFUSED))
-        return;
+        return; // a dropped peer's answers, already on their way, count for nothing
     const wire::StageWork &work = header.stage();
     Hop *hop = findHop(peerKeyId, work);
     if (!hop) {
@@ -258,10 +251,11 @@ void PipelineDriver::onFrame(const QString &peerKeyId, const FrameHeader &header
 
 void PipelineDriver::onReply(Hop &hop, const QString &peerKeyId, const wire::StageWork &work, const QByteArray &payload)
 {
-    Flight &f = *flight(hop.id);
+    const Flight &f = *flight(hop.id);
     const std::size_t count = f.batch.shape.tokenCount() * std::size_t(m_config.nEmbd);
     // The answer is checked like any stranger's bytes before it is used or passed on.
-    if (Result<std::vector<float>> decoded = decodeWire(payload, count, m_settings.precision); !decoded)
+    Result<std::vector<float>> decoded = decodeWire(payload, count, m_settings.precision);
+    if (!decoded)
         return failHop(hop, QStringLiteral("a bad answer: %1").arg(toQString(decoded.error().message)), true);
     const bool last = hop.stage == m_settings.stageCount - 1;
     if (hop.backward && last && (!std::isfinite(work.loss()) || work.loss() < 0))
@@ -272,12 +266,34 @@ void PipelineDriver::onReply(Hop &hop, const QString &peerKeyId, const wire::Sta
     ++m_served[peerKeyId];
     hop.peer.clear();
     hop.tried.clear();
+    if (!hop.checked)
+        return useAnswer(hop, peerKeyId, payload, work.loss());
+    hop.answers.push_back({peerKeyId, payload, work.loss(), std::move(decoded).value()});
+    std::vector<std::pair<QString, QString>> wrong;
+    if (const std::optional<Answer> settled = settleCheck(hop, wrong)) {
+        const int stage = hop.stage;
+        useAnswer(hop, settled->peer, settled->payload, settled->loss);
+        // Once this hop has moved on: catching a peer may run this very microbatch again.
+        for (const auto &[peer, why] : wrong)
+            catchPeer(peer, stage, why);
+        return;
+    }
+    if (hop.answers.size() >= kMostAnswers)
+        return abandon(hop.id, QStringLiteral("no two of %1 peers of stage %2 gave the same answer").arg(hop.answers.size()).arg(hop.stage));
+    sendHop(hop); // another peer's answer is wanted
+}
+
+void PipelineDriver::useAnswer(Hop &hop, const QString &peerKeyId, const QByteArray &payload, double loss)
+{
+    Flight &f = *flight(hop.id);
+    f.servedBy.insert(peerKeyId);
     if (!hop.backward) {
         f.inputs[std::size_t(++hop.stage)] = payload;
         hop.backward = hop.stage == m_settings.stageCount - 1;
+        decideCheck(hop);
         return sendHop(hop);
     }
-    sendVerdict(peerKeyId, f.batch.step, hop.id, true);
+    sendVerdict(peerKeyId, f.batch.step, f.wireId(), true);
     f.confirmedAt[std::size_t(hop.stage)] = peerKeyId;
     if (hop.replay) {
         // The peer heard the step's close before this: it is told its new count, after the verdict.
@@ -285,11 +301,13 @@ void PipelineDriver::onReply(Hop &hop, const QString &peerKeyId, const wire::Sta
             sendClose(peerKeyId, f.batch.step, confirmedCounts(f.batch.step).value(peerKeyId));
         return endReplay(hop);
     }
-    if (last)
-        f.loss = work.loss();
+    if (hop.stage == m_settings.stageCount - 1)
+        f.loss = loss;
     f.gradOuts[std::size_t(--hop.stage)] = payload;
-    if (hop.stage > 0)
+    if (hop.stage > 0) {
+        decideCheck(hop);
         return sendHop(hop);
+    }
     finishLocally(hop.id);
 }
 
@@ -303,17 +321,24 @@ void PipelineDriver::failHop(Hop &hop, const QString &reason, bool offence)
     hop.tried.append(peer);
     m_choosers[std::size_t(hop.stage)].failed(peer.toStdString(), Clock::now());
     if (const Flight *f = flight(hop.id); f && hop.backward && m_transport.isConnected(peer))
-        sendVerdict(peer, f->batch.step, hop.id, false);
+        sendVerdict(peer, f->batch.step, f->wireId(), false);
     ++m_retries;
     Q_EMIT hopRetried(hop.id, hop.stage, peer, reason);
-    if (offence && ++m_offences[peer] >= m_settings.offencesBeforeBan && !m_banned.contains(peer)) {
-        m_banned.insert(peer);
-        m_transport.disconnectPeer(peer, QStringLiteral("banned after %1 bad answers").arg(m_offences[peer]));
-        for (int s = 1; s < m_settings.stageCount; ++s)
-            refreshPeers(s);
-    }
+    if (offence)
+        countOffence(peer);
     // Not from inside the frame or timer handler that failed it: the next try starts afresh.
     hop.timer->start(0);
+}
+
+void PipelineDriver::countOffence(const QString &peerKeyId)
+{
+    if (++m_offences[peerKeyId] < m_settings.offencesBeforeBan || m_banned.contains(peerKeyId))
+        return;
+    m_banned.insert(peerKeyId);
+    const QString why = QStringLiteral("banned after %1 bad answers").arg(m_offences[peerKeyId]);
+    // At once, not when the transport says it has gone: its work is taken back and run elsewhere.
+    dropPeer(peerKeyId, why);
+    m_transport.disconnectPeer(peerKeyId, why);
 }
 
 void PipelineDriver::retryElsewhere(Hop &hop)
@@ -336,7 +361,7 @@ void PipelineDriver::replayConfirmedAt(const QString &peerKeyId)
             // Its gradient went with the peer (or will be taken back should it return): the
             // backward runs again on another peer of the stage, from what was kept.
             f.confirmedAt[std::size_t(s)].clear();
-            m_revoke[peerKeyId].insert({f.batch.step, id});
+            m_revoke[peerKeyId].insert({f.batch.step, f.wireId()});
             Hop &hop = m_replays.emplace_back();
             hop.id = id;
             hop.stage = s;
@@ -403,7 +428,7 @@ void PipelineDriver::finishLocally(std::uint64_t id)
         std::make_shared<const std::vector<float>>(decodeWire(f.gradOuts[0], count, m_settings.precision).value());
     const auto tokens = std::make_shared<const std::vector<std::int32_t>>(f.batch.tokens);
     const MicrobatchShape shape = f.batch.shape;
-    const std::string key = microbatchKey(m_selfKeyId, f.batch.step, id);
+    const std::string key = microbatchKey(m_selfKeyId, f.batch.step, f.wireId());
     m_firstStage.post(
         this,
         [gradient, tokens, shape, key](PipelineStage &stage) -> Result<void> {
@@ -413,13 +438,16 @@ void PipelineDriver::finishLocally(std::uint64_t id)
             stage.confirm(key);
             return {};
         },
-        [this, id](const Result<void> &done) {
+        [this, id, generation = f.generation](const Result<void> &done) {
             Flight *f = flight(id);
-            if (!f)
-                return;
+            if (!f || f->generation != generation)
+                return; // run again since (restart()): that run finishes it
             if (!done)
                 return dropMicrobatch(id, done.error());
             f->done = true;
+            // A microbatch run again after its step closed: every stage peer hears its new count.
+            if (generation > 0 && m_closed.contains(f->batch.step))
+                sendCloses(f->batch.step);
             Q_EMIT microbatchDone(id, f->loss);
         });
 }
@@ -461,17 +489,22 @@ Result<void> PipelineDriver::closeStep(std::uint64_t step)
         if (const Flight *f = flight(hop.id); f && f->batch.step == step)
             return makeError("a replay of step " + std::to_string(step) + " is still running");
     }
-    const QHash<QString, int> confirmed = confirmedCounts(step);
-    if (confirmed.contains(QString()))
+    if (confirmedCounts(step).contains(QString()))
         return makeError("a microbatch of step " + std::to_string(step) + " is confirmed at no peer of a stage");
+    sendCloses(step);
+    m_closed.insert(step);
+    return {};
+}
+
+void PipelineDriver::sendCloses(std::uint64_t step)
+{
+    const QHash<QString, int> confirmed = confirmedCounts(step);
     for (const auto &placed : m_placed) {
         for (const QString &peer : placed.keys()) {
             if (m_transport.isConnected(peer)) // one that never hears the close sits this step out
                 sendClose(peer, step, confirmed.value(peer));
         }
     }
-    m_closed.insert(step);
-    return {};
 }
 
 void PipelineDriver::forgetSteps(std::uint64_t step)

@@ -18,6 +18,8 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <optional>
+#include <random>
 #include <set>
 #include <utility>
 #include <vector>
@@ -36,14 +38,20 @@ struct PipelineDriverSettings {
     // How long to wait before trying a stage again when none of its peers can take a microbatch
     // (all backing off, or all tried for it already).
     std::chrono::milliseconds retryWait{200};
-    // Bad answers (wrong size, not finite) before the driver stops using a peer.
+    // Bad answers (wrong size, not finite, outvoted in a cross-check) before the driver stops
+    // using a peer.
     int offencesBeforeBan = 3;
+    // Cross-checks (PipelineCrossChecks.cpp): this share of hops goes to a second peer of the
+    // stage too, and the two answers are compared; where they differ by more than
+    // crossCheckTolerance (relative L2), a third peer decides. 0: no hop is checked.
+    double crossCheckShare = 0.1;
+    double crossCheckTolerance = 0.05;
     std::uint64_t seed = std::random_device{}();
 };
 
 // One microbatch a trainer drives through the pipeline.
 struct Microbatch {
-    std::uint64_t id = 0;
+    std::uint64_t id = 0; // below 2^48 (the bits above are the run's on the wire)
     std::uint64_t step = 0; // the optimizer step it counts toward
     MicrobatchShape shape;
     std::vector<std::int32_t> tokens;
@@ -60,6 +68,10 @@ struct Microbatch {
 //    any other that ran it;
 //  - when a peer that confirmed backwards of a step goes away, they are replayed on another peer
 //    of its stage, and taken back from it if it comes back;
+//  - a share of hops is cross-checked: run on two peers of the stage and compared, a third
+//    deciding a mismatch. A peer outvoted so is caught: every microbatch of a step not forgotten
+//    that used an answer of its is taken back at every stage and run again, its later hops are
+//    all checked, and it is dropped at offencesBeforeBan;
 // so each stage counts each microbatch once. closeStep() then tells every stage peer how many of
 // its microbatches the trainer counted there, after all its other verdicts (StageServer compares).
 // A closed step's microbatches are kept until forgetSteps(): a stage peer that dies after the
@@ -99,6 +111,11 @@ public:
     // Hops a peer at capacity refused (tried elsewhere at once, no backoff).
     int busyRefusals() const { return m_busyRefusals; }
     int replays() const { return m_replayCount; }
+    // Hops cross-checked, and answers caught wrong by one, since the start.
+    int crossChecks() const { return m_crossChecks; }
+    int caught(const QString &peerKeyId) const { return m_caught.value(peerKeyId); }
+    // Microbatches run again from stage 1 because a peer they used was caught.
+    int restarts() const { return m_restarts; }
     bool isBanned(const QString &peerKeyId) const { return m_banned.contains(peerKeyId); }
     const HopChooser &chooser(int stage) const { return m_choosers.at(std::size_t(stage)); }
 
@@ -107,18 +124,40 @@ Q_SIGNALS:
     void microbatchDone(quint64 id, double loss);
     void microbatchFailed(quint64 id, const QString &reason);
     void hopRetried(quint64 id, int stage, const QString &failedPeerKeyId, const QString &reason);
+    // A cross-check outvoted `peerKeyId`'s answer at `stage`: it returned wrong results.
+    void peerCaught(const QString &peerKeyId, int stage, const QString &why);
 
 private:
     struct Hop;
     struct Flight;
+    struct Answer;
 
     void sendHop(Hop &hop);
     void onFrame(const QString &peerKeyId, const FrameHeader &header, const QByteArray &payload);
     void onReply(Hop &hop, const QString &peerKeyId, const wire::StageWork &work, const QByteArray &payload);
     void failHop(Hop &hop, const QString &reason, bool offence);
+    void countOffence(const QString &peerKeyId);
+    // A peer gone or dropped: its hops go elsewhere, its confirmed backwards are replayed.
+    void dropPeer(const QString &peerKeyId, const QString &reason);
+    // Uses the answer `payload` of `peerKeyId` for `hop`: the next stage, pass or the end.
+    void useAnswer(Hop &hop, const QString &peerKeyId, const QByteArray &payload, double loss);
+    // PipelineCrossChecks.cpp: whether this hop is checked (drawn anew for each stage and pass);
+    // the answer a checked hop settles on once two of its answers agree (none yet: the hop goes
+    // to another peer), and in `wrong` the peers whose answers differ from it, with why.
+    void decideCheck(Hop &hop);
+    std::optional<Answer> settleCheck(Hop &hop, std::vector<std::pair<QString, QString>> &wrong);
+    static constexpr std::size_t kMostAnswers = 4; // a checked hop gives up when no two of these agree
+    // A checked hop no further peer can answer: the one answer it has stands, or, where two
+    // disagree and nobody can decide, the microbatch fails.
+    void settleWithoutPeer(Hop &hop);
+    void catchPeer(const QString &peerKeyId, int stage, const QString &why);
+    // Takes every counted gradient of the microbatch back and runs it again from stage 1.
+    void restart(Flight &f);
+    void abandon(std::uint64_t id, const QString &reason);
     void retryElsewhere(Hop &hop);
     void sendVerdict(const QString &peerKeyId, std::uint64_t step, std::uint64_t id, bool count);
     void sendClose(const QString &peerKeyId, std::uint64_t step, int confirmed);
+    void sendCloses(std::uint64_t step); // to every connected stage peer placed now
     // Per peer, the step's microbatches whose backward counts there.
     QHash<QString, int> confirmedCounts(std::uint64_t step) const;
     void finishLocally(std::uint64_t id);
@@ -147,6 +186,10 @@ private:
     QHash<QString, std::set<std::pair<std::uint64_t, std::uint64_t>>> m_revoke; // (step, id) to take back from a peer when it returns
     QHash<QString, int> m_served;
     QHash<QString, int> m_offences;
+    QHash<QString, int> m_caught;
+    std::mt19937_64 m_random;
+    int m_crossChecks = 0;
+    int m_restarts = 0;
     QSet<QString> m_banned;
     QSet<QString> m_dialing;
     QTimer *m_redial = nullptr;

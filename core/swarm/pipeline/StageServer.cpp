@@ -124,7 +124,12 @@ void StageServer::onRequest(const QString &peerKeyId, const wire::StageWork &wor
 
 void StageServer::reply(const QString &peerKeyId, wire::StageWork work, const std::vector<float> &values, double loss)
 {
-    Result<QByteArray> bytes = encodeWire(values, m_settings.precision);
+    std::vector<float> changed;
+    if (m_settings.misbehaviour.stageAnswer && !values.empty()) {
+        changed = values;
+        m_settings.misbehaviour.stageAnswer(changed, work.pass() == wire::StageWork::PASS_BACKWARD);
+    }
+    Result<QByteArray> bytes = encodeWire(changed.empty() ? values : changed, m_settings.precision);
     if (!bytes) // the stage's own output overflowed the wire's range: the trainer tries elsewhere
         return refuse(peerKeyId, work, QStringLiteral("the stage's answer does not fit the wire: %1").arg(toQString(bytes.error().message)));
     work.set_loss(loss);

@@ -2,6 +2,7 @@
 
 #include "ActivationWire.h"
 #include "Frame.h"
+#include "Misbehaviour.h"
 #include "PipelineStage.h"
 
 #include <QByteArray>
@@ -43,6 +44,7 @@ struct StageServerSettings {
     // neighbour that stalls halfway): resyncBaseMs, plus the state's size at resyncMinBytesPerSecond.
     int resyncBaseMs = 60'000;
     double resyncMinBytesPerSecond = 4 << 20;
+    Misbehaviour misbehaviour; // the adversary tests' hostile client only (stageAnswer)
 };
 
 // Serves one pipeline stage to the swarm's trainers over PeerTransport (issue 17): runs their
