@@ -2,7 +2,8 @@
 // only (built with the tests, never installed or packaged):
 //   swarmtrain-hostile --misbehave scale100|sign-flip|zero|noise|equivocate|lying-owner|
 //                       withhold-from-checkers|far-future-frames|vanish-in-all-reduce|stall|
-//                       forge-hash|forge-stage-state
+//                       forge-hash|forge-stage-state|stage-gradients-x-4|stage-zero-activations|
+//                       stage-noise
 //                      [the options of swarmtrain --headless]
 #include "ClientOptions.h"
 #include "CryptoLifetime.h"
@@ -71,6 +72,25 @@ std::optional<Misbehaviour> misbehaviourNamed(const QString &name)
         m.stageState = [](QByteArray &state) {
             if (state.size() > 20)
                 state[20] = char(state[20] ^ 0x01);
+        };
+    } else if (name == QLatin1StringView("stage-gradients-x-4")) {
+        // A pipeline stage peer whose backward answers are its input gradients scaled by -4.
+        m.stageAnswer = [](std::vector<float> &values, bool backward) {
+            if (backward)
+                for (float &x : values)
+                    x *= -4.0f;
+        };
+    } else if (name == QLatin1StringView("stage-zero-activations")) {
+        m.stageAnswer = [](std::vector<float> &values, bool backward) {
+            if (!backward)
+                std::fill(values.begin(), values.end(), 0.0f);
+        };
+    } else if (name == QLatin1StringView("stage-noise")) {
+        // Noise of the honest answer's size, forward and backward: a stage peer that computes nothing.
+        m.stageAnswer = [rng = std::make_shared<std::mt19937>(7)](std::vector<float> &values, bool) {
+            std::normal_distribution<float> normal(0.0f, float(rms(values)));
+            for (float &x : values)
+                x = normal(*rng);
         };
     } else if (name == QLatin1StringView("vanish-in-all-reduce")) {
         // Not hostile, only mortal: the process ends as its second all-reduce begins, after the

@@ -302,6 +302,23 @@ protected:
             EXPECT_TRUE(QTest::qWaitFor([&] { return confirmedAt(s) >= qint64(count); }, 60'000)) << "stage " << s;
     }
 
+    // The microbatches stage `stage`'s peers (the trainer's own for stage 0) hold confirmed now.
+    std::multiset<std::string> confirmedKeys(int stage)
+    {
+        std::multiset<std::string> keys;
+        const auto collect = [&](StageWorker &worker) {
+            for (const std::string &key : onStage(worker, [](PipelineStage &s) { return s.confirmedKeys(); }))
+                keys.insert(key.substr(key.rfind('/') + 1));
+        };
+        if (stage == 0)
+            collect(*firstStage);
+        for (const auto &server : servers) {
+            if (server && server->settings().stage == stage)
+                collect(server->worker());
+        }
+        return keys;
+    }
+
     // The largest relative error of any parameter's gradient, added up over the stages, against
     // the one machine's over microbatches 1..count.
     double worstGradientError(std::uint64_t count)
@@ -874,6 +891,15 @@ TEST_F(PipelineLoopbackTest, AStagePeerWhoseAnswersAreWrongIsCaughtByCrossChecks
             // holds counts nowhere (its confirmed work was taken back and run elsewhere).
             if (driver->isBanned(liar))
                 servers[2].reset();
+            // The trainer's verdicts have reached the stages: each holds the latest run of every
+            // microbatch, once.
+            std::multiset<std::string> latest;
+            for (std::uint64_t id = 1; id <= count; ++id)
+                latest.insert(std::to_string(driver->wireIdOf(id)));
+            for (int s = 0; s < kStages; ++s)
+                EXPECT_TRUE(QTest::qWaitFor([&] { return confirmedKeys(s) == latest; }, 20'000))
+                    << "stage " << s << " holds " << ::testing::PrintToString(confirmedKeys(s)) << ", not "
+                    << ::testing::PrintToString(latest);
             const double error = worstGradientError(count);
             std::cout << "ATTACK stage peer answering " << lie.name << ", cross-check share " << share << ": " << count
                       << " microbatches, " << driver->crossChecks() << " hops checked, caught " << driver->caught(liar)

@@ -35,6 +35,12 @@ bool close(double a, double b, double tolerance)
 
 } // namespace
 
+std::uint64_t PipelineDriver::wireIdOf(std::uint64_t id) const
+{
+    const auto it = m_flights.find(id);
+    return it == m_flights.end() ? 0 : it->second.wireId();
+}
+
 void PipelineDriver::decideCheck(Hop &hop)
 {
     hop.answers.clear();

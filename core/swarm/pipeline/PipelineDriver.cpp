@@ -61,6 +61,8 @@ void PipelineDriver::dropPeer(const QString &peerKeyId, const QString &reason)
     for (auto &[id, f] : m_flights) {
         if (f.hop.peer == peerKeyId)
             waiting.push_back(&f.hop);
+        // A cross-check's answer of its stands for nothing now (nor would the gradient behind it).
+        std::erase_if(f.hop.answers, [&](const Answer &answer) { return answer.peer == peerKeyId; });
     }
     for (Hop &hop : m_replays) {
         if (hop.peer == peerKeyId)

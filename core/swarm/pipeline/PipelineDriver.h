@@ -116,6 +116,9 @@ public:
     int caught(const QString &peerKeyId) const { return m_caught.value(peerKeyId); }
     // Microbatches run again from stage 1 because a peer they used was caught.
     int restarts() const { return m_restarts; }
+    // The id microbatch `id`'s latest run goes by on the wire and in the stages' keys (its id,
+    // and the run above bit 48); 0 for a microbatch the driver does not hold.
+    std::uint64_t wireIdOf(std::uint64_t id) const;
     bool isBanned(const QString &peerKeyId) const { return m_banned.contains(peerKeyId); }
     const HopChooser &chooser(int stage) const { return m_choosers.at(std::size_t(stage)); }
 

@@ -90,6 +90,7 @@ Result<void> PipelinePlane::setStage(int index, std::unique_ptr<PipelineStage> s
         settings.maxBatch = maxBatch;
         // Every trainer may have its whole share of a step in flight here.
         settings.maxQueued = 64;
+        settings.misbehaviour = m_misbehaviour;
         m_server = new StageServer(*m_transport, std::move(stage), settings);
         m_state.stage = index;
         QObject::connect(m_server, &StageServer::requestServed, m_server, [this](const QString &, bool backward) {
