@@ -2,8 +2,11 @@
 // stage 0, two peers serving stage 1) on loopback, against one machine training the same model
 // on the same microbatches with the same optimizer, float32 and 8-bit on the wire. Prints JSON
 // lines: the validation loss of each run every --eval-every steps, then a summary with the
-// pipeline's final validation loss over one machine's.
+// pipeline's final validation loss over one machine's. --only cross_checks instead measures what
+// the trainers' cross-checks of stage peers' answers cost: the same 8-bit pipeline with none and at
+// the default share, the seconds a step takes in each, and their ratio.
 //   swarmtrain_pipeline_parity --data ../shared/data/tinyshakespeare.txt [--iters 300]
+//   swarmtrain_pipeline_parity --data ../shared/data/tinyshakespeare.txt --only cross_checks --iters 100
 #include "CliFlags.h"
 #include "LocalPipeline.h"
 #include "PipelineStage.h"
@@ -102,9 +105,11 @@ Result<double> oneMachine(const TextDataset &data, const Setup &s, const std::ve
     return last;
 }
 
-Result<double> pipeline(const TextDataset &data, const Setup &s, const std::vector<Microbatch> &eval, WirePrecision precision)
+Result<double> pipeline(const TextDataset &data, const Setup &s, const std::vector<Microbatch> &eval, WirePrecision precision,
+                        double crossCheckShare = 0.0, double *trainingSeconds = nullptr)
 {
     test::LocalPipeline::Settings settings;
+    settings.crossCheckShare = crossCheckShare;
     settings.config = s.model;
     settings.stages = 2;
     settings.trainers = 2;
@@ -116,9 +121,9 @@ Result<double> pipeline(const TextDataset &data, const Setup &s, const std::vect
     if (!created)
         return created.error();
     test::LocalPipeline &swarm = **created;
-    const std::string run = "pipeline_" + wirePrecisionName(precision);
+    const std::string run = "pipeline_" + wirePrecisionName(precision) + (crossCheckShare > 0 ? "_cross_checked" : "");
     const auto start = std::chrono::steady_clock::now();
-    double last = 0;
+    double last = 0, training = 0;
     for (int iter = 0; iter <= s.iters; ++iter) {
         if (iter % s.evalEvery == 0 || iter == s.iters) {
             Result<double> loss = swarm.evaluate(eval);
@@ -130,10 +135,36 @@ Result<double> pipeline(const TextDataset &data, const Setup &s, const std::vect
         if (iter == s.iters)
             break;
         const std::vector<Microbatch> batches = microbatches(data, s, Split::Train, std::uint64_t(iter), 4);
+        const auto stepStart = std::chrono::steady_clock::now();
         if (Result<double> step = swarm.step({{batches[0], batches[1]}, {batches[2], batches[3]}}); !step)
             return step.error();
+        training += std::chrono::duration<double>(std::chrono::steady_clock::now() - stepStart).count();
     }
+    if (trainingSeconds)
+        *trainingSeconds = training;
     return last;
+}
+
+// The cross-checks' cost: the 8-bit pipeline without and with them, a step's seconds in each.
+bool crossCheckCost(const TextDataset &data, const Setup &s, const std::vector<Microbatch> &eval)
+{
+    nlohmann::json summary{{"bench", "pipeline_cross_checks"}, {"summary", true}, {"iters", s.iters}};
+    for (const double share : {0.0, PipelineDriverSettings{}.crossCheckShare}) {
+        double seconds = 0;
+        const Result<double> loss = pipeline(data, s, eval, WirePrecision::Int8, share, &seconds);
+        if (!loss) {
+            std::cerr << loss.error().message << '\n';
+            return false;
+        }
+        const std::string name = share > 0 ? "cross_checked" : "unchecked";
+        summary[name + "_share"] = share;
+        summary[name + "_seconds_per_step"] = seconds / s.iters;
+        summary[name + "_val_loss"] = *loss;
+    }
+    summary["step_time_ratio"] = summary["cross_checked_seconds_per_step"].get<double>()
+                                 / summary["unchecked_seconds_per_step"].get<double>();
+    std::cout << summary.dump() << std::endl;
+    return true;
 }
 
 int runMain(int argc, char **argv)
@@ -155,7 +186,8 @@ int runMain(int argc, char **argv)
     app.add_option("--eval-batches", s.evalBatches, "validation microbatches")->transform(flags::wholeNumberIn(1, 10000));
     app.add_option("--lr", s.lr, "learning rate")->transform(flags::numberIn(0, 10));
     app.add_option("--seed", s.seed, "seed")->transform(flags::wholeNumberIn(0, 1LL << 62));
-    app.add_option("--only", only, "run only one of them")->check(flags::oneOf({"all", "one_machine", "fp32", "int8"}));
+    app.add_option("--only", only, "run only one of them, or measure the cross-checks' cost")
+        ->check(flags::oneOf({"all", "one_machine", "fp32", "int8", "cross_checks"}));
     CLI11_PARSE(app, argc, argv);
 
     test::application();
@@ -177,6 +209,8 @@ int runMain(int argc, char **argv)
         return 1;
     }
     const std::vector<Microbatch> eval = microbatches(*data, s, Split::Val, 1'000'000'007, s.evalBatches);
+    if (only == "cross_checks")
+        return crossCheckCost(*data, s, eval) ? 0 : 1;
     nlohmann::json summary{{"bench", "pipeline_parity"}, {"summary", true}, {"iters", s.iters}};
     std::optional<double> reference;
     const auto record = [&](const std::string &name, const Result<double> &loss) {

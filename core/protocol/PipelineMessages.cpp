@@ -93,6 +93,8 @@ QJsonObject PipelineRequest::toJson() const
             json.insert(L("why"), why);
         if (!disputed.isEmpty())
             json.insert(L("disputed"), QJsonArray::fromStringList(disputed));
+        if (!wrongAnswers.isEmpty())
+            json.insert(L("wrong_answers"), QJsonArray::fromStringList(wrongAnswers));
     }
     return json;
 }
@@ -122,6 +124,11 @@ Result<PipelineRequest> PipelineRequest::fromJson(const QJsonObject &json)
             const QJsonArray disputed = r.array(L("disputed"), 2);
             for (qsizetype i = 0; i < disputed.size() && r.ok(); ++i)
                 m.disputed.append(r.stringAt(disputed, L("disputed"), i, kMaxKeyIdChars));
+        }
+        if (r.has(L("wrong_answers"))) {
+            const QJsonArray wrong = r.array(L("wrong_answers"), kMaxWrongAnswerers);
+            for (qsizetype i = 0; i < wrong.size() && r.ok(); ++i)
+                m.wrongAnswers.append(r.stringAt(wrong, L("wrong_answers"), i, kMaxKeyIdChars));
         }
         if (r.ok() && m.step < 0)
             r.fail(L("step"), QStringLiteral("a report needs the step it is about"));

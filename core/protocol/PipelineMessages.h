@@ -21,6 +21,8 @@ namespace protocol {
 constexpr int kMaxPipelineStages = 64;
 constexpr qsizetype kMaxPipelinePeers = 1024;
 constexpr int kMaxMicrobatchesPerStep = 1 << 16;
+// Stage peers a trainer's "closed" report may name as caught answering wrong.
+constexpr int kMaxWrongAnswerers = 8;
 constexpr int kMaxMicrobatchSize = 1024; // sequences a microbatch
 // A step group's all-reduce is run at most this many times in a step: once, and again when a
 // member vanished during it and took its share of the step's work along (the trainers replay
@@ -71,6 +73,9 @@ struct PipelineRequest {
     // stepped / failed: its range partners in the group's all-reduce it disagreed with (the
     // checker of its range, the owner of the range it checks); at most two.
     QStringList disputed;
+    // closed: stage peers whose answers a cross-check of this trainer's caught wrong since its
+    // last close (PipelineDriver), at most kMaxWrongAnswerers.
+    QStringList wrongAnswers;
     qint64 served = 0;        // microbatches its stage computed since the last request
     double busySeconds = 0.0; // seconds its stage computed since the last request
 

@@ -56,6 +56,8 @@ public:
         // Trainer i uses only peer i of every stage (needs trainers == peersPerStage): the fixed
         // pipelines that stochastic wiring is measured against.
         bool fixedWiring = false;
+        // The trainers' share of cross-checked hops (PipelineDriverSettings).
+        double crossCheckShare = PipelineDriverSettings{}.crossCheckShare;
     };
 
     struct Peer {
@@ -258,6 +260,7 @@ private:
             settings.stageCount = m_settings.stages;
             settings.precision = m_settings.precision;
             settings.seed = m_settings.seed + std::uint64_t(m_peers.size());
+            settings.crossCheckShare = m_settings.crossCheckShare;
             peer.driver = std::make_unique<PipelineDriver>(*peer.transport, peer.keyId(), *peer.firstStage, settings);
             Peer *self = &peer;
             QObject::connect(peer.driver.get(), &PipelineDriver::microbatchDone, peer.driver.get(),

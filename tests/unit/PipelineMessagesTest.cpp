@@ -138,6 +138,18 @@ TEST(PipelineMessagesTest, AHostileRequestIsRefusedFieldByField)
     Result<PipelineRequest> back = PipelineRequest::fromJson(disputing.toJson());
     ASSERT_TRUE(back.ok()) << back.error().message;
     EXPECT_EQ(back->disputed, disputing.disputed);
+    // A close names at most kMaxWrongAnswerers stage peers caught answering wrong, by key id.
+    QJsonArray nine;
+    for (int i = 0; i < protocol::kMaxWrongAnswerers + 1; ++i)
+        nine.append(QStringLiteral("p%1").arg(i));
+    EXPECT_NE(with("wrong_answers", nine).find("wrong_answers"), std::string::npos);
+    EXPECT_NE(with("wrong_answers", QJsonArray{QString(65, QLatin1Char('a'))}).find("wrong_answers"), std::string::npos);
+    EXPECT_NE(with("wrong_answers", QJsonArray{QJsonObject{}}).find("wrong_answers"), std::string::npos);
+    PipelineRequest naming = sampleRequest();
+    naming.wrongAnswers = {QStringLiteral("p3")};
+    back = PipelineRequest::fromJson(naming.toJson());
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(back->wrongAnswers, naming.wrongAnswers);
     // A report needs its step; a hash needs a stage.
     EXPECT_NE(with("step", -1).find("step"), std::string::npos);
     QJsonObject noStage = good;

@@ -624,3 +624,61 @@ TEST_F(PipelineStepsTest, OneSyncedMemberOfEachStageIsAskedForItsAgreedStateWhen
     EXPECT_FALSE(steps->stageStateTaken(2, 1));
     EXPECT_TRUE(steps->stageStateTaken(2, 2)) << "every stage's state of the step is kept";
 }
+
+// Issue 43: trainers' closes name the stage peers their cross-checks caught answering wrong. One
+// trainer's word of two names nobody (or a hostile trainer could have honest stage peers banned);
+// a second trainer's within the window of steps names the peer, once; names that are not the
+// step's stage peers (the trainer itself, the other trainer, a stranger) count for nothing; and a
+// step's only trainer is believed alone.
+TEST_F(PipelineStepsTest, AStagePeerIsNamedForWrongAnswersOnceTwoTrainersCaughtIt)
+{
+    const std::vector<std::pair<QString, int>> peers{{QStringLiteral("a"), 0}, {QStringLiteral("d"), 0}, {QStringLiteral("b"), 1},
+                                                     {QStringLiteral("e"), 1}, {QStringLiteral("c"), 2}};
+    for (const auto &[id, stage] : peers)
+        options.placeHints[id] = stage;
+    options.minPeers = 5;
+    reopen();
+    std::vector<QString> named;
+    steps->setOnWrongAnswers([&](const QString &keyId, const QString &) { named.push_back(keyId); });
+    for (const auto &[id, stage] : peers) {
+        addPeer(id);
+        EXPECT_EQ(poll(id, PipelineRequest{}).stage, stage) << id.toStdString();
+    }
+    const auto stageHash = [](int stage, qint64 steps) { return hashOf(char('0' + stage + 3 * int(steps))); };
+    const std::map<QString, QStringList> accusations[2] = {
+        {{QStringLiteral("a"), {QStringLiteral("b"), QStringLiteral("a"), QStringLiteral("d"), QStringLiteral("stranger")}}},
+        {{QStringLiteral("d"), {QStringLiteral("b")}}},
+    };
+    for (qint64 step = 0; step < 2; ++step) {
+        for (const auto &[id, stage] : peers)
+            poll(id, holding(stage, stageHash(stage, step), step));
+        for (const QString &trainer : {QStringLiteral("a"), QStringLiteral("d")}) {
+            const PipelineAnswer training = poll(trainer, holding(0, stageHash(0, step), step));
+            ASSERT_EQ(training.phase, QStringLiteral("training"));
+            PipelineRequest closed = report(holding(0, stageHash(0, step), step), step, QStringLiteral("closed"), training.share);
+            if (const auto found = accusations[step].find(trainer); found != accusations[step].end())
+                closed.wrongAnswers = found->second;
+            poll(trainer, closed);
+        }
+        EXPECT_EQ(named, step == 0 ? std::vector<QString>{} : std::vector<QString>{QStringLiteral("b")}) << "after step " << step;
+        for (const auto &[id, stage] : peers) {
+            if (stage > 0)
+                poll(id, report(holding(stage, stageHash(stage, step), step), step, QStringLiteral("ready")));
+        }
+        for (const auto &[id, stage] : peers)
+            poll(id, report(holding(stage, stageHash(stage, step + 1), step + 1), step, QStringLiteral("stepped"), stage == 1 ? 2 : 4));
+        ASSERT_EQ(steps->status().history.size(), std::size_t(step + 1));
+    }
+    EXPECT_EQ(named, std::vector<QString>{QStringLiteral("b")}) << "named once";
+}
+
+TEST_F(PipelineStepsTest, TheOnlyTrainerOfAStepIsBelievedAloneAboutWrongAnswers)
+{
+    std::vector<QString> named;
+    steps->setOnWrongAnswers([&](const QString &keyId, const QString &) { named.push_back(keyId); });
+    threeFreshPeers();
+    PipelineRequest closed = report(holding(0, hashOf('0')), 0, QStringLiteral("closed"), 4);
+    closed.wrongAnswers = {QStringLiteral("c")};
+    poll(QStringLiteral("a"), closed);
+    EXPECT_EQ(named, std::vector<QString>{QStringLiteral("c")});
+}

@@ -159,6 +159,11 @@ CoordinatorServer::CoordinatorServer(CoordinatorSetup &setup, CoordinatorServerO
         if (Result<bool> offended = m_reputation.offend(keyId, QStringLiteral("lying owner"), detail, true); !offended)
             qCWarning(lcCoordinator) << "cannot record a lying owner:" << offended.error().message.c_str();
     });
+    m_pipeline.setOnWrongAnswers([this](const QString &keyId, const QString &detail) {
+        qCWarning(lcCoordinator).noquote() << "pipeline:" << keyId << "answered trainers wrong:" << detail;
+        if (Result<bool> offended = m_reputation.offend(keyId, QStringLiteral("wrong stage answers"), detail, true); !offended)
+            qCWarning(lcCoordinator) << "cannot record wrong stage answers:" << offended.error().message.c_str();
+    });
 }
 
 CoordinatorServer::~CoordinatorServer()

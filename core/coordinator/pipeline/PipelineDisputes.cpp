@@ -39,4 +39,17 @@ Result<std::map<QString, std::size_t>> PipelineDisputes::judge(qint64 step)
     return liars;
 }
 
+bool PipelineDisputes::accuse(qint64 step, const QString &trainer, const QString &accused, std::size_t trainers)
+{
+    if (trainer == accused)
+        return false;
+    std::map<QString, qint64> &accusers = m_accusers[accused];
+    accusers[trainer] = step;
+    std::erase_if(accusers, [&](const auto &accuser) { return accuser.second <= step - kDisputeWindowRounds; });
+    if (accusers.size() < std::min<std::size_t>(2, std::max<std::size_t>(trainers, 1)))
+        return false;
+    m_accusers.erase(accused);
+    return true;
+}
+
 } // namespace swarmtrain

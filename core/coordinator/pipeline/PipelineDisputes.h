@@ -7,6 +7,7 @@
 #include <QStringList>
 
 #include <cstddef>
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -32,8 +33,17 @@ public:
     // its number of distinct partners.
     Result<std::map<QString, std::size_t>> judge(qint64 step);
 
+    // A trainer's word in its close of step `step` that `accused`, a stage peer of that step,
+    // answered it wrong (its cross-checks, PipelineDriver). The word of one trainer of several
+    // names nobody, or a hostile trainer could have honest stage peers banned: `accused` is named
+    // once min(2, `trainers`) distinct trainers said so within the window of steps, and its
+    // accusers then start afresh. True when it is named now. Not saved: a restarted coordinator
+    // starts the count again.
+    bool accuse(qint64 step, const QString &trainer, const QString &accused, std::size_t trainers);
+
 private:
     CoordinatorStore &m_store;
+    std::map<QString, std::map<QString, qint64>> m_accusers; // accused -> trainer -> its latest step
 };
 
 } // namespace swarmtrain

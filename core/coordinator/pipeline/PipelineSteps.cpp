@@ -130,6 +130,13 @@ bool PipelineSteps::take(const QString &peerId, const PipelineRequest &request)
     if (request.report == L("closed") && phase == L("training") && stage == 0 && !m_step.closed.contains(peerId)
         && request.microbatches + request.dropped == share) {
         m_step.closed[peerId] = {request.microbatches, request.dropped, request.lossSum, request.evalLoss};
+        for (const QString &accused : request.wrongAnswers) {
+            const auto member = m_step.members.find(accused);
+            if (member == m_step.members.end() || member->second == 0)
+                continue; // only the step's stage peers answered this trainer
+            if (m_disputes.accuse(m_step.number, peerId, accused, m_step.shares.size()) && m_onWrongAnswers)
+                m_onWrongAnswers(accused, QStringLiteral("step %1: trainers' cross-checks caught its answers wrong").arg(m_step.number));
+        }
         return true;
     }
     if (request.attempt != m_step.attempt)

@@ -69,6 +69,8 @@ public:
     // Called when a step's disputes name a lying range owner (PipelineDisputes.h).
     using LyingOwner = std::function<void(const QString &keyId, const QString &detail)>;
     void setOnLyingOwner(LyingOwner found) { m_onLyingOwner = std::move(found); }
+    // ...and when trainers' closes name a stage peer as caught answering wrong (PipelineDisputes::accuse).
+    void setOnWrongAnswers(LyingOwner found) { m_onWrongAnswers = std::move(found); }
 
     // The export's collection of the stages' agreed states (PipelineStepsExport.cpp). What an
     // upload of `stage` by `peerId` must be: the step's agreed state, when that peer was asked.
@@ -187,6 +189,7 @@ private:
     std::map<QString, View> m_views;
     PipelineDisputes m_disputes;
     LyingOwner m_onLyingOwner;
+    LyingOwner m_onWrongAnswers;
     struct StateCollection {
         qint64 step = -1;                // steps done at the states collected; -1: none
         std::vector<QString> hashes;     // by stage: the step's agreed ones

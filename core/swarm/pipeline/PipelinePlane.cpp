@@ -127,6 +127,10 @@ Result<void> PipelinePlane::setStage(int index, std::unique_ptr<PipelineStage> s
                 ++m_state.done;
                 m_state.lossSum += loss;
             });
+            QObject::connect(m_driver, &PipelineDriver::peerCaught, m_driver, [this](const QString &peer, int, const QString &) {
+                if (!m_state.wrongAnswerers.contains(peer))
+                    m_state.wrongAnswerers.append(peer);
+            });
             QObject::connect(m_driver, &PipelineDriver::microbatchFailed, m_driver, [this](quint64 id, const QString &why) {
                 m_state.failed += int(m_driving.erase(id));
                 qCWarning(lcPipelinePlane).noquote() << "microbatch" << id << "failed:" << why;
@@ -326,6 +330,13 @@ void PipelinePlane::evaluate(std::vector<Microbatch> batches)
         m_evaluator->run(std::move(batches), std::move(peers),
                          [this](bool ok, double loss) { m_state.evalOutcome = std::make_pair(ok, loss); });
     });
+}
+
+QStringList PipelinePlane::takeWrongAnswerers()
+{
+    QStringList taken;
+    onNetworkThread([&] { taken = std::exchange(m_state.wrongAnswerers, {}); });
+    return taken;
 }
 
 PipelinePlaneState PipelinePlane::state() const

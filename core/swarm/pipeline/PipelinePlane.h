@@ -44,6 +44,9 @@ struct PipelinePlaneState {
     std::optional<std::pair<bool, QString>> resyncOutcome; // the last resync: hash, or why not
     std::optional<std::pair<bool, double>> evalOutcome;    // the last validation: loss, or failed
     qint64 served = 0;       // microbatches computed, since the start
+    // Trainers: stage peers whose answers the driver's cross-checks caught wrong, not yet
+    // reported (PipelinePlane::takeWrongAnswerers).
+    QStringList wrongAnswerers;
     double busySeconds = 0.0;
     qint64 bytesSent = 0;
     qint64 bytesReceived = 0;
@@ -94,6 +97,8 @@ public:
     // state().evalOutcome tells it.
     void evaluate(std::vector<Microbatch> batches);
     PipelinePlaneState state() const;
+    // Trainers: the stage peers caught answering wrong since the last call, for the close.
+    QStringList takeWrongAnswerers();
     // The stage's parameters' hash and its state (PipelineStage::exportState), taken together;
     // none when the stage is gone or busy past `timeout`.
     std::optional<std::pair<QString, QByteArray>> exportState(std::chrono::milliseconds timeout);

@@ -325,6 +325,7 @@ void PipelineWorker::train(const PipelineAnswer &answer)
     m_report.request.dropped = state.failed;
     m_report.request.lossSum = state.lossSum;
     m_report.request.evalLoss = m_evalLoss;
+    m_report.request.wrongAnswers = m_plane->takeWrongAnswerers().mid(0, protocol::kMaxWrongAnswerers);
 }
 
 void PipelineWorker::close(const PipelineAnswer &answer)
