@@ -270,6 +270,9 @@ void definePipelineFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &t
         ->check(flags::oneOf({"int8", "fp16", "fp32"}));
     app.add_option("--eval-every", p.evalEvery, "pipeline mode: steps between validation losses (0: none)")
         ->transform(flags::wholeNumberIn(0, 1'000'000));
+    app.add_option("--cross-check-share", p.crossCheckShare,
+                   "pipeline mode: share of hops trainers also run on a second peer of the stage, comparing the answers (0: none)")
+        ->transform(flags::numberIn(0, 1));
     app.add_option("--place", text.place, "pipeline mode: KEY_ID=STAGE, where that peer starts (repeatable)");
     app.add_option("--rebalance-seconds", c.rebalanceSeconds,
                    "pipeline mode: seconds between moves of a peer to the bottleneck stage")

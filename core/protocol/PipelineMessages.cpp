@@ -43,7 +43,8 @@ QJsonObject PipelineSettings::toJson() const
                        {L("microbatches_per_step"), microbatchesPerStep},
                        {L("microbatch_size"), microbatchSize},
                        {L("precision"), precision},
-                       {L("eval_every"), evalEvery}};
+                       {L("eval_every"), evalEvery},
+                       {L("cross_check_share"), crossCheckShare}};
 }
 
 Result<PipelineSettings> PipelineSettings::fromJson(const QJsonObject &json)
@@ -55,6 +56,7 @@ Result<PipelineSettings> PipelineSettings::fromJson(const QJsonObject &json)
     m.microbatchSize = int(r.integer(L("microbatch_size"), 1, kMaxMicrobatchSize));
     m.precision = r.oneOf(L("precision"), {L("int8"), L("fp16"), L("fp32")});
     m.evalEvery = int(r.integer(L("eval_every"), 0, kMaxMicrobatchesPerStep));
+    m.crossCheckShare = r.number(L("cross_check_share"), 0.0, 1.0, m.crossCheckShare);
     return r.finish(std::move(m));
 }
 

@@ -45,6 +45,9 @@ struct PipelineSettings {
     int microbatchSize = 4;      // sequences a microbatch
     QString precision = QStringLiteral("int8"); // activations on the wire: int8 | fp16 | fp32
     int evalEvery = 10;          // trainers measure the validation loss every this many steps (0: never)
+    // The share of hops a trainer also runs on a second peer of the stage to compare the answers
+    // (PipelineDriver's cross-checks); 0: none. Absent (an older coordinator): 0.1.
+    double crossCheckShare = 0.1;
 
     QJsonObject toJson() const;
     static Result<PipelineSettings> fromJson(const QJsonObject &json);

@@ -204,6 +204,16 @@ TEST(PipelineMessagesTest, AHostileAnswerIsRefusedBeforeTheClientUsesIt)
                                                     {QStringLiteral("eval_every"), 0}})
                   .find("precision"),
               std::string::npos);
+    // The share of cross-checked hops is a fraction; an older coordinator that names none means 0.1.
+    QJsonObject settings = PipelineSettings{}.toJson();
+    for (const double share : {-0.1, 1.5}) {
+        settings.insert(QStringLiteral("cross_check_share"), share);
+        EXPECT_NE(errorOf<PipelineSettings>(settings).find("cross_check_share"), std::string::npos) << share;
+    }
+    settings.insert(QStringLiteral("cross_check_share"), 0.0);
+    EXPECT_EQ(PipelineSettings::fromJson(settings).value().crossCheckShare, 0.0);
+    settings.remove(QStringLiteral("cross_check_share"));
+    EXPECT_EQ(PipelineSettings::fromJson(settings).value().crossCheckShare, 0.1);
 }
 
 TEST(PipelineMessagesTest, AValidationSampleIsBoundedByCountAndVocabulary)

@@ -118,6 +118,7 @@ Result<void> PipelinePlane::setStage(int index, std::unique_ptr<PipelineStage> s
             PipelineDriverSettings driverSettings;
             driverSettings.stageCount = stageCount;
             driverSettings.precision = precision;
+            driverSettings.crossCheckShare = m_crossCheckShare;
             m_driver = new PipelineDriver(*m_transport, m_self, m_server->worker(), driverSettings);
             // Only the open step's microbatches count (one of a step the swarm gave up on may still finish).
             QObject::connect(m_driver, &PipelineDriver::microbatchDone, m_driver, [this](quint64 id, double loss) {

@@ -75,6 +75,9 @@ public:
     void clearStage();
     // The adversary tests' hostile client only (its stage's all-reduce); release code never sets it.
     void setMisbehaviour(Misbehaviour misbehaviour) { m_misbehaviour = std::move(misbehaviour); }
+    // The swarm's share of cross-checked hops (PipelineSettings), for the driver of a trainer
+    // placed from now on.
+    void setCrossCheckShare(double share) { m_crossCheckShare = share; }
     // Trainers: the open step's peers of each stage 1..S-1 (key id -> endpoint).
     void setStagePeers(const std::vector<QHash<QString, QString>> &byStage);
     // Trainers: drives the step's microbatches (the counts in state() start again).
@@ -115,6 +118,7 @@ private:
     PipelineDriver *m_driver = nullptr;
     StageOptimizer *m_optimizer = nullptr;
     Misbehaviour m_misbehaviour;
+    double m_crossCheckShare = PipelineDriverSettings{}.crossCheckShare;
     StageEvaluator *m_evaluator = nullptr;
     PipelinePlaneState m_state; // touched on m_thread only
     std::vector<QHash<QString, QString>> m_stagePeers; // trainers: the open step's, by stage

@@ -77,6 +77,7 @@ Result<void> PipelineWorker::setUp(quint16 port)
         return makeError("the data shards hold fewer tokens than one block");
     m_plane = std::make_unique<PipelinePlane>(m_identity);
     m_plane->setMisbehaviour(m_options.misbehaviour);
+    m_plane->setCrossCheckShare(m_settings.crossCheckShare);
     if (!m_options.listenAddress.isEmpty()) {
         Result<quint16> listening = m_plane->listen(QHostAddress(m_options.listenAddress), port);
         if (!listening)
