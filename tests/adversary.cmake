@@ -55,3 +55,7 @@ target_link_libraries(swarmtrain_tokenizer_attack_tests PRIVATE OpenSSL::SSL)
 # Sybils of one subnet reporting a forged hash at a public swarm's first rounds, before anyone is
 # established (issue 43).
 swarmtrain_adversary_test(swarmtrain_bootstrap_sybil_tests adversary/BootstrapSybilTest.cpp)
+
+# A pipeline stage peer answering wrong (gradients x -4, zeroed activations, noise), against the
+# trainers' cross-checks and the coordinator's naming (issue 43).
+swarmtrain_adversary_test(swarmtrain_hostile_stage_tests adversary/HostileStageTest.cpp)

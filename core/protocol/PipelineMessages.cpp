@@ -156,6 +156,7 @@ QJsonObject PipelineAnswer::toJson() const
     insertIds(json, L("closed_trainers"), closedTrainers);
     insertIds(json, L("left_out"), leftOut);
     insertIds(json, L("group"), group);
+    insertIds(json, L("suspects"), suspects);
     if (!resyncFrom.isEmpty())
         json.insert(L("resync_from"), resyncFrom);
     if (!uploadState.isEmpty())
@@ -178,6 +179,7 @@ Result<PipelineAnswer> PipelineAnswer::fromJson(const QJsonObject &json)
     m.closedTrainers = r.optionalStrings(L("closed_trainers"), kMaxPipelinePeers, kMaxKeyIdChars);
     m.leftOut = r.optionalStrings(L("left_out"), kMaxPipelinePeers, kMaxKeyIdChars);
     m.group = r.optionalStrings(L("group"), kMaxPipelinePeers, kMaxKeyIdChars);
+    m.suspects = r.optionalStrings(L("suspects"), kMaxPipelinePeers, kMaxKeyIdChars);
     if (r.has(L("resync_from")))
         m.resyncFrom = r.string(L("resync_from"), kMaxKeyIdChars);
     if (r.has(L("upload_state")))

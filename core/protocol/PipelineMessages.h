@@ -109,6 +109,9 @@ struct PipelineAnswer {
     // Upload the stage's state (POST /v1/pipeline/state) if its parameters' hash is this one:
     // the coordinator puts the model together for its export (issue 44).
     QString uploadState;
+    // A trainer: stage peers some trainer caught answering wrong lately; check every answer of
+    // theirs (at most kMaxPipelinePeers).
+    QStringList suspects;
     std::vector<PipelinePeerInfo> peers; // the placed peers online
     std::vector<double> stageRates;      // microbatches a second each stage can serve (0: not known)
 

@@ -821,7 +821,8 @@ TEST_F(PipelineLoopbackTest, AStagePeerThatAnswersGarbageIsRetriedThenDropped)
 // stage 2 one honest peer; the trainer cross-checks a share of hops. The liar is caught, every
 // microbatch that used an answer of its runs again, and it is dropped after three catches: the
 // stages' gradients are still one machine's, and no honest peer is caught. With no cross-checks
-// the same liar's answers go into the gradients unseen.
+// the same liar's answers go into the gradients unseen, unless the coordinator named it a suspect
+// (another trainer caught it): then each of its answers is checked.
 namespace {
 
 struct Lie {
@@ -860,8 +861,9 @@ std::vector<Lie> stageLies()
 TEST_F(PipelineLoopbackTest, AStagePeerWhoseAnswersAreWrongIsCaughtByCrossChecksAndItsWorkRunAgain)
 {
     for (const Lie &lie : stageLies()) {
-        for (const double share : {PipelineDriverSettings{}.crossCheckShare, 0.0}) {
-            SCOPED_TRACE(std::string(lie.name) + (share > 0 ? ", cross-checked" : ", no cross-checks"));
+        for (const auto &[share, suspect] : {std::pair(PipelineDriverSettings{}.crossCheckShare, false), std::pair(0.0, false),
+                                             std::pair(0.0, true)}) {
+            SCOPED_TRACE(std::string(lie.name) + (share > 0 ? ", cross-checked" : suspect ? ", a suspect" : ", no cross-checks"));
             driver.reset();
             servers.clear();
             serverPeers.clear();
@@ -877,10 +879,12 @@ TEST_F(PipelineLoopbackTest, AStagePeerWhoseAnswersAreWrongIsCaughtByCrossChecks
             place(1, {0, 1, 2});
             place(2, {3});
             const QString liar = serverPeers[2]->keyId();
+            if (suspect)
+                driver->setSuspects({liar});
             ASSERT_TRUE(QTest::qWaitFor([&] { return trainer->transport->isConnected(liar); }, 30'000));
             // Waves of 6 microbatches until the liar is dropped (cross-checked) or for 4 waves.
             std::uint64_t count = 0;
-            for (int wave = 0; wave < (share > 0 ? 60 : 4) && !driver->isBanned(liar); ++wave) {
+            for (int wave = 0; wave < (share > 0 || suspect ? 60 : 4) && !driver->isBanned(liar); ++wave) {
                 for (int i = 0; i < 6; ++i)
                     driver->start(microbatch(++count));
                 ASSERT_TRUE(QTest::qWaitFor(
@@ -901,11 +905,12 @@ TEST_F(PipelineLoopbackTest, AStagePeerWhoseAnswersAreWrongIsCaughtByCrossChecks
                     << "stage " << s << " holds " << ::testing::PrintToString(confirmedKeys(s)) << ", not "
                     << ::testing::PrintToString(latest);
             const double error = worstGradientError(count);
-            std::cout << "ATTACK stage peer answering " << lie.name << ", cross-check share " << share << ": " << count
+            std::cout << "ATTACK stage peer answering " << lie.name << ", cross-check share " << share
+                      << (suspect ? ", a suspect" : "") << ": " << count
                       << " microbatches, " << driver->crossChecks() << " hops checked, caught " << driver->caught(liar)
                       << " times, " << driver->restarts() << " microbatches run again, dropped "
                       << (driver->isBanned(liar) ? "yes" : "no") << ", gradient error " << error << std::endl;
-            if (share > 0) {
+            if (share > 0 || suspect) {
                 EXPECT_TRUE(driver->isBanned(liar));
                 EXPECT_LE(error, 1e-5);
                 EXPECT_EQ(driver->caught(serverPeers[0]->keyId()) + driver->caught(serverPeers[1]->keyId()), 0);

@@ -182,6 +182,11 @@ TEST(PipelineMessagesTest, AHostileAnswerIsRefusedBeforeTheClientUsesIt)
     EXPECT_NE(with("group", many).find("group"), std::string::npos);
     EXPECT_NE(with("left_out", many).find("left_out"), std::string::npos);
     EXPECT_NE(with("left_out", QJsonArray{QString(1000, QLatin1Char('p'))}).find("left_out"), std::string::npos);
+    EXPECT_NE(with("suspects", many).find("suspects"), std::string::npos);
+    EXPECT_NE(with("suspects", QJsonArray{QString(65, QLatin1Char('p'))}).find("suspects"), std::string::npos);
+    PipelineAnswer suspecting = sampleAnswer();
+    suspecting.suspects = {QStringLiteral("p9")};
+    EXPECT_EQ(PipelineAnswer::fromJson(suspecting.toJson()).value().suspects, suspecting.suspects);
     // The hash of the state to upload: 64 lowercase hex digits, nothing else.
     EXPECT_NE(with("upload_state", QString(64, QLatin1Char('z'))).find("upload_state"), std::string::npos);
     EXPECT_NE(with("upload_state", QString(65, QLatin1Char('a'))).find("upload_state"), std::string::npos);

@@ -661,6 +661,10 @@ TEST_F(PipelineStepsTest, AStagePeerIsNamedForWrongAnswersOnceTwoTrainersCaughtI
             poll(trainer, closed);
         }
         EXPECT_EQ(named, step == 0 ? std::vector<QString>{} : std::vector<QString>{QStringLiteral("b")}) << "after step " << step;
+        // One trainer's word makes b a suspect that every trainer checks; stage peers are told nothing.
+        EXPECT_EQ(poll(QStringLiteral("d"), holding(0, stageHash(0, step), step)).suspects,
+                  step == 0 ? QStringList{QStringLiteral("b")} : QStringList{});
+        EXPECT_TRUE(poll(QStringLiteral("e"), holding(1, stageHash(1, step), step)).suspects.isEmpty());
         for (const auto &[id, stage] : peers) {
             if (stage > 0)
                 poll(id, report(holding(stage, stageHash(stage, step), step), step, QStringLiteral("ready")));

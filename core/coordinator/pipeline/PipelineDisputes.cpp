@@ -1,6 +1,7 @@
 #include "PipelineDisputes.h"
 
 #include "OwnerDisputes.h"
+#include "PipelineMessages.h"
 #include "RangeCheckers.h"
 
 #include <algorithm>
@@ -45,11 +46,22 @@ bool PipelineDisputes::accuse(qint64 step, const QString &trainer, const QString
         return false;
     std::map<QString, qint64> &accusers = m_accusers[accused];
     accusers[trainer] = step;
-    std::erase_if(accusers, [&](const auto &accuser) { return accuser.second <= step - kDisputeWindowRounds; });
+    std::erase_if(accusers, [&](const auto &accuser) { return accuser.second <= step - kAccusationWindowSteps; });
     if (accusers.size() < std::min<std::size_t>(2, std::max<std::size_t>(trainers, 1)))
         return false;
     m_accusers.erase(accused);
     return true;
+}
+
+QStringList PipelineDisputes::suspects(qint64 step) const
+{
+    QStringList suspects;
+    for (const auto &[accused, accusers] : m_accusers) {
+        if (std::any_of(accusers.begin(), accusers.end(), [&](const auto &a) { return a.second > step - kAccusationWindowSteps; })
+            && suspects.size() < protocol::kMaxPipelinePeers)
+            suspects.append(accused);
+    }
+    return suspects;
 }
 
 } // namespace swarmtrain

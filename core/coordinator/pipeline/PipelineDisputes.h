@@ -36,10 +36,17 @@ public:
     // A trainer's word in its close of step `step` that `accused`, a stage peer of that step,
     // answered it wrong (its cross-checks, PipelineDriver). The word of one trainer of several
     // names nobody, or a hostile trainer could have honest stage peers banned: `accused` is named
-    // once min(2, `trainers`) distinct trainers said so within the window of steps, and its
+    // once min(2, `trainers`) distinct trainers said so within kAccusationWindowSteps, and its
     // accusers then start afresh. True when it is named now. Not saved: a restarted coordinator
     // starts the count again.
     bool accuse(qint64 step, const QString &trainer, const QString &accused, std::size_t trainers);
+    // The stage peers some trainer accused within the window before `step`: every trainer checks
+    // each of their answers, so a liar one trainer caught is caught by the others at once. One
+    // hostile trainer's word costs an honest peer checks, never credit.
+    QStringList suspects(qint64 step) const;
+    // A liar drops out of a trainer's hops once caught, so a second trainer may catch it steps
+    // later; the window is long.
+    static constexpr qint64 kAccusationWindowSteps = 100;
 
 private:
     CoordinatorStore &m_store;

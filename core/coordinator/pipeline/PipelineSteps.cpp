@@ -425,6 +425,8 @@ PipelineAnswer PipelineSteps::answerFor(const PeerRecord &self, const std::vecto
     answer.stage = m_placement.contains(self.keyId) ? m_placement.at(self.keyId) : -1;
     answer.member = m_step.members.contains(self.keyId);
     answer.share = m_step.shares.contains(self.keyId) ? m_step.shares.at(self.keyId) : 0;
+    if (answer.stage == 0)
+        answer.suspects = m_disputes.suspects(m_step.number);
     if (m_step.phase == L("closing") || m_step.phase == L("stepping")) {
         for (const auto &[id, closed] : m_step.closed) {
             answer.closedTrainers.append(id);

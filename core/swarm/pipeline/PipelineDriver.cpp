@@ -203,8 +203,8 @@ void PipelineDriver::sendHop(Hop &hop)
     if (hop.backward)
         payload += last ? encodeTargets(f->batch.targets) : f->gradOuts[std::size_t(hop.stage)];
     hop.peer = QString::fromStdString(*peer);
-    if (!hop.replay && m_caught.contains(hop.peer))
-        hop.checked = true; // a peer caught once has every answer checked
+    if (!hop.replay && (m_caught.contains(hop.peer) || m_suspects.contains(hop.peer)))
+        hop.checked = true; // a peer caught once, here or by another trainer, has every answer checked
     hop.sentAt = now;
     const std::chrono::milliseconds timeout = chooser.timeout(*peer);
     if (Result<void> sent = m_transport.send(hop.peer, stageHeader(wire::FRAME_TYPE_STAGE_REQUEST, work, payload.size()), payload);

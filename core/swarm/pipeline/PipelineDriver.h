@@ -89,6 +89,9 @@ public:
     // The peers the coordinator placed on `stage` (1..S-1), by key id and endpoint; the driver
     // dials those it is not connected to, and uses the connected ones.
     void setStagePeers(int stage, const QHash<QString, QString> &endpointsByKeyId);
+    // Peers another trainer caught answering wrong (the coordinator's word): each of their answers
+    // is cross-checked, as a peer this driver caught is, until the list no longer names them.
+    void setSuspects(QSet<QString> peerKeyIds) { m_suspects = std::move(peerKeyIds); }
     // Drives `batch` forward and back; microbatchDone or microbatchFailed tells how it ended.
     void start(Microbatch batch);
     // Microbatches not done yet, and replays of confirmed backwards still running.
@@ -190,6 +193,7 @@ private:
     QHash<QString, int> m_served;
     QHash<QString, int> m_offences;
     QHash<QString, int> m_caught;
+    QSet<QString> m_suspects;
     std::mt19937_64 m_random;
     int m_crossChecks = 0;
     int m_restarts = 0;

@@ -333,6 +333,14 @@ void PipelinePlane::evaluate(std::vector<Microbatch> batches)
     });
 }
 
+void PipelinePlane::setSuspects(const QStringList &peerKeyIds)
+{
+    onNetworkThread([&] {
+        if (m_driver)
+            m_driver->setSuspects(QSet<QString>(peerKeyIds.begin(), peerKeyIds.end()));
+    });
+}
+
 QStringList PipelinePlane::takeWrongAnswerers()
 {
     QStringList taken;

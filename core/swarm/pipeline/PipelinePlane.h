@@ -102,6 +102,8 @@ public:
     PipelinePlaneState state() const;
     // Trainers: the stage peers caught answering wrong since the last call, for the close.
     QStringList takeWrongAnswerers();
+    // Trainers: the stage peers whose every answer the driver checks (PipelineDriver::setSuspects).
+    void setSuspects(const QStringList &peerKeyIds);
     // The stage's parameters' hash and its state (PipelineStage::exportState), taken together;
     // none when the stage is gone or busy past `timeout`.
     std::optional<std::pair<QString, QByteArray>> exportState(std::chrono::milliseconds timeout);

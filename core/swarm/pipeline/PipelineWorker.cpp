@@ -179,6 +179,8 @@ Result<void> PipelineWorker::follow(const PipelineAnswer &answer)
             stagePeers[std::size_t(peer.stage)].insert(peer.peerId, peer.endpoint);
     }
     m_plane->setKnownPeers(keys);
+    if (m_stage == 0)
+        m_plane->setSuspects(answer.suspects);
     if (answer.phase == L("stepping") && !answer.group.isEmpty()) {
         step(answer);
     } else if (!answer.member) {
