@@ -73,6 +73,8 @@ std::optional<PipelineDriver::Answer> PipelineDriver::settleCheck(Hop &hop, std:
     Answer used = hop.answers[*standing];
     const Flight &f = *flight(hop.id);
     for (const Answer &other : hop.answers) {
+        if (agree(other, used))
+            ++m_vouched[other.peer];
         if (other.peer == used.peer)
             continue;
         if (hop.backward) // its gradient counts nowhere

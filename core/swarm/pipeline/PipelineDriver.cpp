@@ -203,8 +203,10 @@ void PipelineDriver::sendHop(Hop &hop)
     if (hop.backward)
         payload += last ? encodeTargets(f->batch.targets) : f->gradOuts[std::size_t(hop.stage)];
     hop.peer = QString::fromStdString(*peer);
-    if (!hop.replay && (m_caught.contains(hop.peer) || m_suspects.contains(hop.peer)))
-        hop.checked = true; // a peer caught once, here or by another trainer, has every answer checked
+    // A peer on probation, caught once, or caught by another trainer has every answer checked.
+    const bool probation = m_settings.crossCheckShare > 0 && m_vouched.value(hop.peer) < m_settings.probationAnswers;
+    if (!hop.replay && (probation || m_caught.contains(hop.peer) || m_suspects.contains(hop.peer)))
+        hop.checked = true;
     hop.sentAt = now;
     const std::chrono::milliseconds timeout = chooser.timeout(*peer);
     if (Result<void> sent = m_transport.send(hop.peer, stageHeader(wire::FRAME_TYPE_STAGE_REQUEST, work, payload.size()), payload);

@@ -46,6 +46,9 @@ struct PipelineDriverSettings {
     // crossCheckTolerance (relative L2), a third peer decides. 0: no hop is checked.
     double crossCheckShare = 0.1;
     double crossCheckTolerance = 0.05;
+    // With cross-checks on, each peer's answers are all checked until this many of them agreed
+    // with another peer's: a peer that lies from the start is caught at its first wrong answer.
+    int probationAnswers = 16;
     std::uint64_t seed = std::random_device{}();
 };
 
@@ -194,6 +197,7 @@ private:
     QHash<QString, int> m_offences;
     QHash<QString, int> m_caught;
     QSet<QString> m_suspects;
+    QHash<QString, int> m_vouched; // answers of each peer a cross-check found right
     std::mt19937_64 m_random;
     int m_crossChecks = 0;
     int m_restarts = 0;
