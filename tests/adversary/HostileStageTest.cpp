@@ -32,7 +32,7 @@ namespace {
 
 constexpr int kPeers = 6;    // 0, 1: trainers; 2, 3, 4: stage 1, 4 the hostile one; 5: stage 2
 constexpr int kHostile = 4;
-constexpr qint64 kEvalStep = 12; // --eval-every 4: the trainers measure the validation loss before steps 0, 4, 8, 12
+constexpr qint64 kEvalStep = 8; // --eval-every 4: the trainers measure the validation loss before steps 0, 4, 8
 constexpr qint64 kNamedBy = 40;  // a hostile peer is named before this step
 
 int stageOf(int peer) { return peer < 2 ? 0 : peer < 5 ? 1 : 2; }
