@@ -7,15 +7,20 @@
 add_executable(swarmtrain-hostile adversary/HostileClientMain.cpp)
 target_link_libraries(swarmtrain-hostile PRIVATE swarmtrain_client_headless)
 
+# swarmtrain_adversary_test(NAME [TIMEOUT SECONDS] SOURCES...): 900 s unless told.
 function(swarmtrain_adversary_test name)
-    add_executable(${name} ${ARGN})
+    cmake_parse_arguments(arg "" "TIMEOUT" "" ${ARGN})
+    if(NOT arg_TIMEOUT)
+        set(arg_TIMEOUT 900)
+    endif()
+    add_executable(${name} ${arg_UNPARSED_ARGUMENTS})
     target_link_libraries(${name} PRIVATE
         swarmtrain_coordinator swarmtrain_swarm swarmtrain_test_support Qt6::Network Qt6::Test GTest::gtest_main)
     target_compile_definitions(${name} PRIVATE
         SWARMTRAIN_COORDINATOR="$<TARGET_FILE:swarmtrain-coordinator>" SWARMTRAIN_CLIENT="$<TARGET_FILE:swarmtrain>"
         SWARMTRAIN_HOSTILE="$<TARGET_FILE:swarmtrain-hostile>")
     add_dependencies(${name} swarmtrain-coordinator swarmtrain swarmtrain-hostile)
-    swarmtrain_add_suites(${name} LABELS adversary TIMEOUT 900)
+    swarmtrain_add_suites(${name} LABELS adversary TIMEOUT ${arg_TIMEOUT})
 endfunction()
 swarmtrain_adversary_test(swarmtrain_protocol_adversary_tests adversary/ProtocolAttackTest.cpp)
 swarmtrain_adversary_test(swarmtrain_http_adversary_tests adversary/HttpExhaustionTest.cpp)
@@ -57,5 +62,6 @@ target_link_libraries(swarmtrain_tokenizer_attack_tests PRIVATE OpenSSL::SSL)
 swarmtrain_adversary_test(swarmtrain_bootstrap_sybil_tests adversary/BootstrapSybilTest.cpp)
 
 # A pipeline stage peer answering wrong (gradients x -4, zeroed activations, noise), against the
-# trainers' cross-checks and the coordinator's naming (issue 43).
-swarmtrain_adversary_test(swarmtrain_hostile_stage_tests adversary/HostileStageTest.cpp)
+# trainers' cross-checks and the coordinator's naming (issue 43). Six swarms of six processes, one
+# after the other: about 4 minutes on an idle 2-core machine, so a busy one gets more time.
+swarmtrain_adversary_test(swarmtrain_hostile_stage_tests TIMEOUT 1800 adversary/HostileStageTest.cpp)
