@@ -7,7 +7,6 @@
 #include <QStringList>
 
 #include <cstddef>
-#include <algorithm>
 #include <map>
 #include <vector>
 

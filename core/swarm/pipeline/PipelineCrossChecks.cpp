@@ -73,13 +73,14 @@ std::optional<PipelineDriver::Answer> PipelineDriver::settleCheck(Hop &hop, std:
     Answer used = hop.answers[*standing];
     const Flight &f = *flight(hop.id);
     for (const Answer &other : hop.answers) {
-        if (agree(other, used))
+        const bool right = agree(other, used);
+        if (right)
             ++m_vouched[other.peer];
         if (other.peer == used.peer)
             continue;
         if (hop.backward) // its gradient counts nowhere
             sendVerdict(other.peer, f.batch.step, f.wireId(), false);
-        if (!agree(other, used)) {
+        if (!right) {
             const double off = range_agreement::relativeDifference(used.values, other.values);
             const QString why = QStringLiteral("its %1 of microbatch %2 differs by %3 (relative L2) from what %4 of %5 peers answered")
                                     .arg(hop.backward ? QStringLiteral("backward") : QStringLiteral("forward"))
@@ -125,10 +126,9 @@ void PipelineDriver::catchPeer(const QString &peerKeyId, int stage, const QStrin
     countOffence(peerKeyId);
 }
 
-void PipelineDriver::restart(Flight &f)
+void PipelineDriver::takeBackGradients(Flight &f)
 {
-    const std::uint64_t id = f.hop.id, step = f.batch.step, run = f.wireId();
-    // Every stage's gradient of it is taken back: each was computed from what the liar passed on.
+    const std::uint64_t step = f.batch.step, run = f.wireId();
     for (int s = 1; s < m_settings.stageCount; ++s) {
         const QString peer = std::exchange(f.confirmedAt[std::size_t(s)], QString());
         if (peer.isEmpty())
@@ -140,6 +140,13 @@ void PipelineDriver::restart(Flight &f)
     }
     m_firstStage.post(this, [key = microbatchKey(m_selfKeyId, step, run)](PipelineStage &stage) { return stage.cancel(key); },
                       [](bool) {});
+}
+
+void PipelineDriver::restart(Flight &f)
+{
+    const std::uint64_t id = f.hop.id;
+    // Every stage's gradient of it is taken back: each was computed from what the liar passed on.
+    takeBackGradients(f);
     for (Hop &replay : m_replays) {
         if (replay.id != id)
             continue;
@@ -158,10 +165,7 @@ void PipelineDriver::restart(Flight &f)
     ++f.generation;
     ++m_restarts;
     decideCheck(hop);
-    if (hop.timer)
-        hop.timer->start(0); // sends it when no peer is asked
-    else
-        sendHop(hop);
+    hop.timer->start(0); // sends it when no peer is asked (a microbatch that used a peer's answer has sent a hop)
 }
 
 void PipelineDriver::abandon(std::uint64_t id, const QString &reason)
@@ -171,11 +175,7 @@ void PipelineDriver::abandon(std::uint64_t id, const QString &reason)
         Flight *f = flight(id);
         if (!f)
             return;
-        for (int s = 1; s < m_settings.stageCount; ++s) {
-            const QString &peer = f->confirmedAt[std::size_t(s)];
-            if (!peer.isEmpty() && m_transport.isConnected(peer))
-                sendVerdict(peer, f->batch.step, f->wireId(), false);
-        }
+        takeBackGradients(*f);
         m_replays.remove_if([id](const Hop &hop) { return hop.id == id; });
         m_flights.erase(id);
         Q_EMIT microbatchFailed(id, reason);

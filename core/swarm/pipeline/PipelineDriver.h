@@ -160,7 +160,9 @@ private:
     // disagree and nobody can decide, the microbatch fails.
     void settleWithoutPeer(Hop &hop);
     void catchPeer(const QString &peerKeyId, int stage, const QString &why);
-    // Takes every counted gradient of the microbatch back and runs it again from stage 1.
+    // Takes every counted gradient of the microbatch back (at a peer gone, when it returns).
+    void takeBackGradients(Flight &f);
+    // ...and runs it again from stage 1.
     void restart(Flight &f);
     void abandon(std::uint64_t id, const QString &reason);
     void retryElsewhere(Hop &hop);
