@@ -98,6 +98,12 @@ QJsonObject PipelineRequest::toJson() const
         if (!wrongAnswers.isEmpty())
             json.insert(L("wrong_answers"), QJsonArray::fromStringList(wrongAnswers));
     }
+    if (!servedBy.empty()) {
+        QJsonArray served;
+        for (const auto &[peer, count] : servedBy)
+            served.append(QJsonObject{{L("peer_id"), peer}, {L("microbatches"), count}});
+        json.insert(L("served_by"), served);
+    }
     return json;
 }
 
@@ -135,6 +141,18 @@ Result<PipelineRequest> PipelineRequest::fromJson(const QJsonObject &json)
         if (r.ok() && m.step < 0)
             r.fail(L("step"), QStringLiteral("a report needs the step it is about"));
     }
+    if (r.has(L("served_by"))) {
+        const QJsonArray served = r.array(L("served_by"), kMaxPipelinePeers);
+        for (qsizetype i = 0; i < served.size() && r.ok(); ++i) {
+            JsonReader entry = r.element(served, L("served_by"), i);
+            const QString peer = entry.string(L("peer_id"), kMaxKeyIdChars);
+            const int count = int(entry.integer(L("microbatches"), 0, kMaxMicrobatchesPerStep));
+            if (entry.ok() && !m.servedBy.emplace(peer, count).second)
+                r.fail(L("served_by"), QStringLiteral("names %1 twice").arg(peer));
+        }
+        if (r.ok() && m.step < 0)
+            r.fail(L("step"), QStringLiteral("who served a step needs the step"));
+    }
     return r.finish(std::move(m));
 }
 
@@ -161,6 +179,10 @@ QJsonObject PipelineAnswer::toJson() const
         json.insert(L("resync_from"), resyncFrom);
     if (!uploadState.isEmpty())
         json.insert(L("upload_state"), uploadState);
+    if (credited)
+        json.insert(L("credited"), QJsonObject{{L("step"), double(credited->step)},
+                                               {L("microbatches"), credited->microbatches},
+                                               {L("credit"), credited->credit}});
     return json;
 }
 
@@ -184,6 +206,15 @@ Result<PipelineAnswer> PipelineAnswer::fromJson(const QJsonObject &json)
         m.resyncFrom = r.string(L("resync_from"), kMaxKeyIdChars);
     if (r.has(L("upload_state")))
         m.uploadState = hashField(r, L("upload_state"));
+    if (r.has(L("credited"))) {
+        JsonReader credited = r.object(L("credited"));
+        Credited c;
+        c.step = credited.integer(L("step"), 0, kMaxCount);
+        c.microbatches = int(credited.integer(L("microbatches"), 0, kMaxMicrobatchesPerStep));
+        c.credit = credited.number(L("credit"), 0.0, kMaxFigure);
+        if (credited.ok())
+            m.credited = c;
+    }
     const QJsonArray peers = r.array(L("peers"), kMaxPipelinePeers);
     for (qsizetype i = 0; i < peers.size() && r.ok(); ++i) {
         JsonReader peer = r.element(peers, L("peers"), i);
@@ -217,7 +248,8 @@ QJsonObject PipelineStatus::toJson() const
         for (const int count : s.applied)
             applied.append(count);
         steps.append(QJsonObject{{L("step"), double(s.step)}, {L("issued"), s.issued}, {L("applied"), applied},
-                                 {L("loss"), s.loss},         {L("eval_loss"), s.evalLoss}, {L("agreed"), s.agreed}});
+                                 {L("loss"), s.loss},         {L("eval_loss"), s.evalLoss}, {L("agreed"), s.agreed},
+                                 {L("credit"), s.credit}});
     }
     return QJsonObject{{L("step"), double(step)}, {L("phase"), phase}, {L("stages"), stageList},
                        {L("bottleneck"), bottleneck}, {L("history"), steps}};
@@ -250,6 +282,7 @@ Result<PipelineStatus> PipelineStatus::fromJson(const QJsonObject &json)
         s.loss = step.number(L("loss"), 0.0, kMaxFigure);
         s.evalLoss = step.number(L("eval_loss"), -1.0, kMaxFigure);
         s.agreed = step.boolean(L("agreed"));
+        s.credit = step.number(L("credit"), 0.0, kMaxFigure, 0.0);
         m.history.push_back(std::move(s));
     }
     return r.finish(std::move(m));

@@ -8,6 +8,7 @@
 #include <QStringList>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -79,6 +80,12 @@ struct PipelineRequest {
     // closed: stage peers whose answers a cross-check of this trainer's caught wrong since its
     // last close (PipelineDriver), at most kMaxWrongAnswerers.
     QStringList wrongAnswers;
+    // A trainer, while the step it closed is open (with `step`, whatever the report): how many of
+    // its microbatches each stage peer's answers carried to the end (the peer whose backward
+    // counts at its stage), at most kMaxPipelinePeers.
+    // What the coordinator credits a stage peer with (PipelineSteps): never more than the
+    // trainers say it served for them, nor than it says it holds.
+    std::map<QString, int> servedBy;
     qint64 served = 0;        // microbatches its stage computed since the last request
     double busySeconds = 0.0; // seconds its stage computed since the last request
 
@@ -112,6 +119,14 @@ struct PipelineAnswer {
     // A trainer: stage peers some trainer caught answering wrong lately; check every answer of
     // theirs (at most kMaxPipelinePeers).
     QStringList suspects;
+    // The latest step this peer was credited for, when the coordinator credited it: the
+    // microbatches of its stage it served that the step applied, and the credit they earned.
+    struct Credited {
+        qint64 step = 0;
+        int microbatches = 0;
+        double credit = 0.0;
+    };
+    std::optional<Credited> credited;
     std::vector<PipelinePeerInfo> peers; // the placed peers online
     std::vector<double> stageRates;      // microbatches a second each stage can serve (0: not known)
 
@@ -143,6 +158,7 @@ struct PipelineStatus {
         double loss = 0.0;         // mean training loss
         double evalLoss = -1.0;    // -1: none measured
         bool agreed = true;        // every stage's replicas ended with one hash
+        double credit = 0.0;       // what the step's peers were credited with, all together
     };
     qint64 step = 0;
     QString phase;

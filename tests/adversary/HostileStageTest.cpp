@@ -7,7 +7,8 @@
 // validation loss is that of the same swarm with the peer honest: within 1% beyond the spread of
 // two honest runs (which microbatch which replica computes changes the rounding of its stage's
 // 8-bit all-reduce, and so the loss, from run to run). With cross-checks off
-// (--cross-check-share 0) the same peer spoils the loss.
+// (--cross-check-share 0) the same peer spoils the loss. Every honest peer earns credit for its
+// stage's work; the liar ends with none (with cross-checks off, with some).
 #include "ChildProcess.h"
 #include "ControlMessages.h"
 #include "CoordinatorClient.h"
@@ -22,6 +23,7 @@
 #include <memory>
 #include <regex>
 #include <set>
+#include <sstream>
 
 using namespace swarmtrain;
 using namespace std::chrono_literals;
@@ -39,6 +41,7 @@ int stageOf(int peer) { return peer < 2 ? 0 : peer < 5 ? 1 : 2; }
 
 struct SwarmRun {
     double evalLoss = -1.0;
+    double credit[kPeers] = {}; // each peer's on the leaderboard when the run ends
     qint64 namedAt = -1; // the step in which the coordinator named the hostile peer; -1: never
     std::string coordinatorLog;
     std::string logs;
@@ -117,6 +120,17 @@ protected:
                 return result.namedAt >= 0 || late;
             }, 8min);
         }
+        Result<QJsonObject> answer = status.getJson(QStringLiteral("/v1/status"));
+        Result<StatusAnswer> decoded = answer ? StatusAnswer::fromJson(*answer) : Result<StatusAnswer>(answer.error());
+        EXPECT_TRUE(decoded.ok()) << name << ": no leaderboard";
+        if (decoded) {
+            for (const StatusAnswer::Leader &leader : decoded->leaderboard) {
+                for (int i = 0; i < kPeers; ++i) {
+                    if (leader.peerId.toStdString() == keys[i])
+                        result.credit[i] = leader.credit;
+                }
+            }
+        }
         for (auto &client : clients)
             client->kill(SIGINT);
         for (auto &client : clients)
@@ -153,6 +167,16 @@ TEST_F(HostileStageTest, AStagePeerAnsweringWrongIsCaughtNamedAndCostsTheSwarmNo
     const double spread = std::abs(again.evalLoss / honest.evalLoss - 1.0), tolerance = 0.01 + spread;
     std::cout << "honest swarm: validation loss before step " << kEvalStep << " " << honest.evalLoss << ", again " << again.evalLoss
               << " (spread " << 100.0 * spread << "%)" << std::endl;
+    // Every peer earns credit for its stage's work, stage peers included.
+    const auto credits = [](const SwarmRun &r) {
+        std::ostringstream line;
+        for (const double credit : r.credit)
+            line << " " << credit;
+        return line.str();
+    };
+    std::cout << "honest swarm: credit by peer" << credits(honest) << std::endl;
+    for (int i = 0; i < kPeers; ++i)
+        EXPECT_GT(honest.credit[i], 0.0) << "peer " << i << " of the honest swarm earned nothing";
     for (const char *mode : {"stage-gradients-x-4", "stage-zero-activations", "stage-noise"}) {
         const SwarmRun attacked = run(mode, mode, 0.1);
         const double delta = attacked.evalLoss / honest.evalLoss - 1.0;
@@ -161,6 +185,11 @@ TEST_F(HostileStageTest, AStagePeerAnsweringWrongIsCaughtNamedAndCostsTheSwarmNo
         EXPECT_EQ(named(attacked), std::set<std::string>{keys[kHostile]}) << mode << "\n" << attacked.logs;
         EXPECT_GE(attacked.namedAt, 0) << mode;
         EXPECT_LE(std::abs(delta), tolerance) << mode;
+        // The liar holds no credit; every honest peer earned some.
+        std::cout << "ATTACK " << mode << ": credit by peer" << credits(attacked) << std::endl;
+        EXPECT_EQ(attacked.credit[kHostile], 0.0) << mode;
+        for (int i = 0; i < kPeers; ++i)
+            EXPECT_TRUE(i == kHostile || attacked.credit[i] > 0.0) << mode << ": honest peer " << i << " earned nothing";
     }
     // The defence off: the same peer's answers go into the gradients unseen.
     const SwarmRun unchecked = run("unchecked", "stage-gradients-x-4", 0.0);
@@ -169,4 +198,6 @@ TEST_F(HostileStageTest, AStagePeerAnsweringWrongIsCaughtNamedAndCostsTheSwarmNo
               << "% against the honest swarm)" << std::endl;
     EXPECT_GT(std::abs(delta), tolerance) << "without cross-checks the hostile stage peer should have spoiled the loss";
     EXPECT_TRUE(named(unchecked).empty());
+    std::cout << "ATTACK stage-gradients-x-4, no cross-checks: credit by peer" << credits(unchecked) << std::endl;
+    EXPECT_GT(unchecked.credit[kHostile], 0.0) << "unseen, its wrong answers earn it credit";
 }

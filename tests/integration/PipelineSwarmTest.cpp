@@ -11,6 +11,7 @@
 #include "Identity.h"
 #include "SwarmHarness.h"
 #include "Sha256.h"
+#include "StatsStore.h"
 #include "SwarmState.h"
 #include "TempDir.h"
 #include "TestApplication.h"
@@ -20,6 +21,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <memory>
 #include <regex>
@@ -192,6 +194,31 @@ TEST_F(PipelineSwarmTest, SixClientsInThreeStagesLearnAndSurviveAKilledPeerAndAC
     }
     ASSERT_GE(evalLosses.size(), 3u);
     EXPECT_LT(evalLosses.back(), evalLosses.front() - 0.2) << "the validation loss did not fall";
+
+    // Credit (issue 43): a step every stage applied earns its members, all together, what a
+    // whole-model round earns for its tokens (6 microbatches x 4 sequences x 32 tokens x the
+    // default 0.001), split by the stages' FLOPs; no step earns more. A step whose work was
+    // replayed may earn less: the trainers' word on who served it reaches the coordinator with
+    // their next request, which may come after the step finished. The steps before the first
+    // kill had no replay.
+    const double full = kMicrobatches * 4 * 32 * 0.001;
+    int inFull = 0;
+    for (const PipelineStatus::Step &step : final->history) {
+        EXPECT_LE(step.credit, full * (1 + 1e-9)) << "step " << step.step;
+        const bool whole = std::abs(step.credit - full) <= 1e-9 * full;
+        inFull += whole;
+        EXPECT_TRUE(whole || step.step >= killedAt) << "step " << step.step << " earned " << step.credit << " of " << full;
+    }
+    // Each client that served to the end has it in its statistics (the dashboard's credit).
+    for (int i = 0; i < kClients; ++i) {
+        if (i == victim)
+            continue;
+        auto stats = StatsStore::open(dir.path() / ("client" + std::to_string(i)) / "stats.db");
+        ASSERT_TRUE(stats.ok()) << stats.error().message;
+        EXPECT_GT((*stats)->totals()->credit, 0.0) << "client " << i << " has no credit in its statistics";
+    }
+    std::cout << "pipeline swarm: " << inFull << " of " << final->history.size() << " steps credited in full (" << full
+              << " each)" << std::endl;
 
     // What the clients printed agrees too: one hash per step and stage.
     std::map<std::pair<qint64, int>, std::set<std::string>> hashes;

@@ -85,6 +85,27 @@ TEST_P(StoreInstancesTest, OfTwoInstancesClosingOneRoundOnlyTheFirstDoesAndCredi
     EXPECT_TRUE(lostRace(made.error()));
 }
 
+// A pipeline step's credit (issue 43) is given once, whichever instance finishes the step, and
+// never to a banned peer.
+TEST_P(StoreInstancesTest, APipelineStepIsCreditedOnceAcrossInstances)
+{
+    auto first = open();
+    auto second = open();
+    ASSERT_TRUE(first && second);
+    ASSERT_TRUE(first->savePeer(peerNamed(QStringLiteral("a"), 0)).ok());
+    ASSERT_TRUE(first->savePeer(peerNamed(QStringLiteral("b"), 1)).ok());
+    ASSERT_TRUE(first->banPeer(QStringLiteral("b"), QStringLiteral("wrong stage answers")).ok());
+    const std::vector<StepCredit> credits{{QStringLiteral("a"), 0.5, 512}, {QStringLiteral("b"), 0.25, 256}};
+    ASSERT_TRUE(first->creditPipelineStep(3, credits).ok());
+    ASSERT_TRUE(second->creditPipelineStep(3, credits).ok()); // a new leader finishing the step again
+    ASSERT_TRUE(second->creditPipelineStep(2, credits).ok()); // an older step
+    EXPECT_DOUBLE_EQ(second->peer(QStringLiteral("a"))->value().credit, 0.5);
+    EXPECT_EQ(second->peer(QStringLiteral("a"))->value().tokens, 512);
+    EXPECT_DOUBLE_EQ(second->peer(QStringLiteral("b"))->value().credit, 0.0) << "banned: nothing";
+    ASSERT_TRUE(second->creditPipelineStep(4, credits).ok());
+    EXPECT_DOUBLE_EQ(first->peer(QStringLiteral("a"))->value().credit, 1.0);
+}
+
 TEST_P(StoreInstancesTest, TheLeaseHasOneHolderUntilItExpires)
 {
     auto a = open();

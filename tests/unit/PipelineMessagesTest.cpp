@@ -75,7 +75,7 @@ TEST(PipelineMessagesTest, EveryMessageSurvivesItsOwnCodec)
     status.phase = QStringLiteral("training");
     status.stages = {{{QStringLiteral("p1")}, 2.0}, {{QStringLiteral("p2"), QStringLiteral("p3")}, 3.0}};
     status.bottleneck = 0;
-    status.history = {{3, 8, {8, 8}, 2.5, -1.0, true}};
+    status.history = {{3, 8, {8, 8}, 2.5, -1.0, true, 1.5}};
     Result<PipelineStatus> s = PipelineStatus::fromJson(status.toJson());
     ASSERT_TRUE(s.ok()) << s.error().message;
     EXPECT_EQ(s->toJson(), status.toJson());
@@ -150,6 +150,27 @@ TEST(PipelineMessagesTest, AHostileRequestIsRefusedFieldByField)
     back = PipelineRequest::fromJson(naming.toJson());
     ASSERT_TRUE(back.ok()) << back.error().message;
     EXPECT_EQ(back->wrongAnswers, naming.wrongAnswers);
+    // A trainer's word on who served it: at most kMaxPipelinePeers peers, each once, by key id,
+    // with a count a step can have.
+    const auto served = [](const QJsonValue &peer, const QJsonValue &count) {
+        return QJsonObject{{QStringLiteral("peer_id"), peer}, {QStringLiteral("microbatches"), count}};
+    };
+    QJsonArray tooMany;
+    for (int i = 0; i <= protocol::kMaxPipelinePeers; ++i)
+        tooMany.append(served(QStringLiteral("p%1").arg(i), 1));
+    EXPECT_NE(with("served_by", tooMany).find("served_by"), std::string::npos);
+    EXPECT_NE(with("served_by", QJsonArray{served(QStringLiteral("p1"), 1), served(QStringLiteral("p1"), 2)}).find("twice"),
+              std::string::npos);
+    EXPECT_NE(with("served_by", QJsonArray{served(QStringLiteral("p1"), -1)}).find("microbatches"), std::string::npos);
+    EXPECT_NE(with("served_by", QJsonArray{served(QStringLiteral("p1"), 1 << 20)}).find("microbatches"), std::string::npos);
+    EXPECT_NE(with("served_by", QJsonArray{served(QString(65, QLatin1Char('p')), 1)}).find("peer_id"), std::string::npos);
+    EXPECT_NE(with("served_by", QJsonArray{QStringLiteral("p1")}).find("served_by"), std::string::npos);
+    EXPECT_NE(with("served_by", QJsonObject{{QStringLiteral("p1"), 3}}).find("served_by"), std::string::npos);
+    PipelineRequest attributing = sampleRequest();
+    attributing.servedBy = {{QStringLiteral("p1"), 3}, {QStringLiteral("p2"), 0}};
+    back = PipelineRequest::fromJson(attributing.toJson());
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(back->servedBy, attributing.servedBy);
     // A report needs its step; a hash needs a stage.
     EXPECT_NE(with("step", -1).find("step"), std::string::npos);
     QJsonObject noStage = good;
@@ -184,6 +205,22 @@ TEST(PipelineMessagesTest, AHostileAnswerIsRefusedBeforeTheClientUsesIt)
     EXPECT_NE(with("left_out", QJsonArray{QString(1000, QLatin1Char('p'))}).find("left_out"), std::string::npos);
     EXPECT_NE(with("suspects", many).find("suspects"), std::string::npos);
     EXPECT_NE(with("suspects", QJsonArray{QString(65, QLatin1Char('p'))}).find("suspects"), std::string::npos);
+    // The credit of a step: a count a step can have, and credit that is a finite, non-negative number.
+    const auto credited = [](const QJsonValue &microbatches, const QJsonValue &credit) {
+        return QJsonObject{{QStringLiteral("step"), 3}, {QStringLiteral("microbatches"), microbatches}, {QStringLiteral("credit"), credit}};
+    };
+    EXPECT_NE(with("credited", credited(2, -1.0)).find("credit"), std::string::npos);
+    EXPECT_NE(with("credited", credited(2, QStringLiteral("lots"))).find("credit"), std::string::npos);
+    EXPECT_NE(with("credited", credited(-2, 1.0)).find("microbatches"), std::string::npos);
+    EXPECT_NE(with("credited", 5).find("credited"), std::string::npos);
+    PipelineAnswer crediting = sampleAnswer();
+    crediting.credited = PipelineAnswer::Credited{7, 2, 0.25};
+    const PipelineAnswer creditedBack = PipelineAnswer::fromJson(crediting.toJson()).value();
+    ASSERT_TRUE(creditedBack.credited.has_value());
+    EXPECT_EQ(creditedBack.credited->step, 7);
+    EXPECT_EQ(creditedBack.credited->microbatches, 2);
+    EXPECT_EQ(creditedBack.credited->credit, 0.25);
+    EXPECT_FALSE(PipelineAnswer::fromJson(good).value().credited.has_value());
     PipelineAnswer suspecting = sampleAnswer();
     suspecting.suspects = {QStringLiteral("p9")};
     EXPECT_EQ(PipelineAnswer::fromJson(suspecting.toJson()).value().suspects, suspecting.suspects);

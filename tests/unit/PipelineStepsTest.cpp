@@ -686,3 +686,125 @@ TEST_F(PipelineStepsTest, TheOnlyTrainerOfAStepIsBelievedAloneAboutWrongAnswers)
     poll(QStringLiteral("a"), closed);
     EXPECT_EQ(named, std::vector<QString>{QStringLiteral("c")});
 }
+
+// Credit for pipeline work (issue 43): each member of a step whose stage applied it earns its
+// stage's share (by stageCosts) of the tokens it served, a trainer for its own microbatches and a
+// stage peer for those the trainers say it served, never more than it says it holds. Two steps:
+// an honest one, then one with a peer named for wrong answers, a peer claiming more than it
+// served, and a trainer whose first word on who served it cannot be true.
+TEST_F(PipelineStepsTest, StagePeersEarnCreditForTheMicrobatchesTheyServedThatTheStepApplied)
+{
+    const std::vector<std::pair<QString, int>> peers{{QStringLiteral("a"), 0}, {QStringLiteral("d"), 0}, {QStringLiteral("b"), 1},
+                                                     {QStringLiteral("e"), 1}, {QStringLiteral("c"), 2}};
+    for (const auto &[id, stage] : peers)
+        options.placeHints[id] = stage;
+    options.minPeers = 5;
+    options.stageCosts = {2.0, 1.0, 1.0};
+    options.tokensPerMicrobatch = 100;
+    options.creditPerToken = 0.01; // a microbatch through the whole model earns 1
+    reopen();
+    for (const auto &[id, stage] : peers) {
+        addPeer(id);
+        EXPECT_EQ(poll(id, PipelineRequest{}).stage, stage) << id.toStdString();
+    }
+    const auto stageHash = [](int stage, qint64 steps) { return hashOf(char('0' + stage + 3 * int(steps))); };
+    const auto creditOf = [&](const QString &id) { return store->peer(id).value()->credit; };
+    const auto tokensOf = [&](const QString &id) { return store->peer(id).value()->tokens; };
+    const QString a = QStringLiteral("a"), b = QStringLiteral("b"), c = QStringLiteral("c"), d = QStringLiteral("d"),
+                  e = QStringLiteral("e");
+    // One step: the trainers close with `servedBy` (d's first word, then its word when it steps),
+    // the stage peers hold and step with `held`, and `accused` is caught by both trainers.
+    const auto runCreditedStep = [&](qint64 step, const std::map<QString, std::map<QString, int>> &servedBy,
+                                     const std::map<QString, int> &dFirst, const std::map<QString, int> &held,
+                                     const QStringList &accused) {
+        for (const auto &[id, stage] : peers)
+            poll(id, holding(stage, stageHash(stage, step), step));
+        for (const QString &trainer : {a, d}) {
+            const PipelineAnswer training = poll(trainer, holding(0, stageHash(0, step), step));
+            ASSERT_EQ(training.phase, QStringLiteral("training"));
+            ASSERT_EQ(training.share, 2);
+            PipelineRequest closed = report(holding(0, stageHash(0, step), step), step, QStringLiteral("closed"), 2);
+            closed.servedBy = trainer == d ? dFirst : servedBy.at(trainer);
+            closed.wrongAnswers = accused;
+            poll(trainer, closed);
+        }
+        for (const auto &[id, stage] : peers) {
+            if (stage > 0)
+                poll(id, report(holding(stage, stageHash(stage, step), step), step, QStringLiteral("ready"), held.at(id)));
+        }
+        for (const auto &[id, stage] : peers) {
+            PipelineRequest stepped = report(holding(stage, stageHash(stage, step + 1), step + 1), step, QStringLiteral("stepped"),
+                                             stage == 0 ? 2 : held.at(id));
+            if (stage == 0)
+                stepped.servedBy = servedBy.at(id);
+            poll(id, stepped);
+        }
+        ASSERT_EQ(steps->status().history.size(), std::size_t(step + 1));
+    };
+
+    const std::map<QString, std::map<QString, int>> honest{{a, {{b, 2}, {c, 2}}}, {d, {{e, 2}, {c, 2}}}};
+    ASSERT_NO_FATAL_FAILURE(runCreditedStep(0, honest, honest.at(d), {{b, 2}, {e, 2}, {c, 4}}, {}));
+    EXPECT_DOUBLE_EQ(creditOf(a), 1.0); // 2 microbatches x 100 tokens x 0.01 x stage 0's half
+    EXPECT_DOUBLE_EQ(creditOf(d), 1.0);
+    EXPECT_DOUBLE_EQ(creditOf(b), 0.5);
+    EXPECT_DOUBLE_EQ(creditOf(e), 0.5);
+    EXPECT_DOUBLE_EQ(creditOf(c), 1.0);
+    EXPECT_EQ(tokensOf(c), 400);
+    EXPECT_DOUBLE_EQ(steps->status().history.back().credit, 4.0); // 4 microbatches through the model
+    const PipelineAnswer told = poll(e, holding(1, stageHash(1, 1), 1));
+    ASSERT_TRUE(told.credited.has_value());
+    EXPECT_EQ(told.credited->step, 0);
+    EXPECT_EQ(told.credited->microbatches, 2);
+    EXPECT_DOUBLE_EQ(told.credited->credit, 0.5);
+
+    // Step 1: b is caught answering wrong by both trainers; e says it holds 4 where the trainers
+    // say it served 2; d first says e served 3 of its 2 microbatches, which is not taken, and says
+    // it right when it steps.
+    const std::map<QString, std::map<QString, int>> shifted{{a, {{b, 2}, {c, 2}}}, {d, {{e, 2}, {c, 2}}}};
+    ASSERT_NO_FATAL_FAILURE(runCreditedStep(1, shifted, {{e, 3}, {c, 2}}, {{b, 2}, {e, 4}, {c, 4}}, {b}));
+    EXPECT_DOUBLE_EQ(creditOf(a), 2.0);
+    EXPECT_DOUBLE_EQ(creditOf(d), 2.0);
+    EXPECT_DOUBLE_EQ(creditOf(b), 0.5) << "named for wrong answers: nothing for the step";
+    EXPECT_DOUBLE_EQ(creditOf(e), 1.0) << "what the trainers say it served, not what it claims";
+    EXPECT_DOUBLE_EQ(creditOf(c), 2.0);
+    const PipelineAnswer toB = poll(b, holding(1, stageHash(1, 2), 2));
+    ASSERT_TRUE(toB.credited.has_value());
+    EXPECT_EQ(toB.credited->step, 1);
+    EXPECT_EQ(toB.credited->microbatches, 0);
+
+    // A step is credited once, whoever finishes it again (a new leader after a crash).
+    ASSERT_TRUE(store->creditPipelineStep(1, {{c, 5.0, 500}}).ok());
+    EXPECT_DOUBLE_EQ(creditOf(c), 2.0);
+    ASSERT_TRUE(store->creditPipelineStep(2, {{c, 5.0, 500}}).ok());
+    EXPECT_DOUBLE_EQ(creditOf(c), 7.0);
+    // The leaderboard ranks by it.
+    EXPECT_EQ(store->leaderboard(1).value().front().keyId, c);
+}
+
+// A trainer's word on who served its microbatches can name only the step's stage peers, and no
+// stage more than it closed with: Sybils of a hostile trainer earn nothing they did not serve.
+TEST_F(PipelineStepsTest, ATrainersWordOnWhoServedItCannotMakeWorkUp)
+{
+    options.tokensPerMicrobatch = 100;
+    options.creditPerToken = 0.01;
+    reopen();
+    threeFreshPeers();
+    addPeer(QStringLiteral("sybil")); // placed, but not a member of step 0
+    poll(QStringLiteral("sybil"), PipelineRequest{});
+    PipelineRequest closed = report(holding(0, hashOf('0')), 0, QStringLiteral("closed"), 4);
+    closed.servedBy = {{QStringLiteral("sybil"), 4}};
+    poll(QStringLiteral("a"), closed);
+    closed.report = QStringLiteral("closed");
+    closed.servedBy = {{QStringLiteral("b"), 5}}; // more than its 4
+    poll(QStringLiteral("a"), closed);
+    poll(QStringLiteral("b"), report(holding(1, {}), 0, QStringLiteral("ready"), 4));
+    poll(QStringLiteral("c"), report(holding(2, {}), 0, QStringLiteral("ready"), 4));
+    const QString ids[] = {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")};
+    for (int s = 0; s < 3; ++s)
+        poll(ids[s], report(holding(s, hashOf(char('3' + s)), 1), 0, QStringLiteral("stepped"), 4));
+    ASSERT_EQ(steps->status().history.size(), 1u);
+    EXPECT_DOUBLE_EQ(store->peer(QStringLiteral("a")).value()->credit, 4.0 / 3.0); // its own stage
+    EXPECT_DOUBLE_EQ(store->peer(QStringLiteral("sybil")).value()->credit, 0.0);
+    EXPECT_DOUBLE_EQ(store->peer(QStringLiteral("b")).value()->credit, 0.0); // nobody said it served
+    EXPECT_DOUBLE_EQ(store->peer(QStringLiteral("c")).value()->credit, 0.0);
+}

@@ -289,6 +289,8 @@ Result<void> CoordinatorServer::startPipeline()
     options.rebalanceEveryMs = m_options.rebalanceEveryMs;
     options.placeHints = m_options.placeHints;
     options.exportEvery = m_options.exports.every;
+    options.tokensPerMicrobatch = qint64(options.settings.microbatchSize) * m_setup.model.blockSize;
+    options.creditPerToken = m_options.rounds.creditPerToken;
     options.restartGraceMs = m_options.rounds.missedHeartbeats * m_options.rounds.heartbeatIntervalMs;
     qCInfo(lcCoordinator).noquote() << QStringLiteral("pipeline-stage mode: %1 stages, %2 microbatches of %3 sequences a step, %4 on the wire")
                                            .arg(stages).arg(options.settings.microbatchesPerStep)

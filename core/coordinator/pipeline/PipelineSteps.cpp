@@ -129,18 +129,25 @@ bool PipelineSteps::take(const QString &peerId, const PipelineRequest &request)
     const int share = m_step.shares.contains(peerId) ? m_step.shares.at(peerId) : 0;
     if (request.report == L("closed") && phase == L("training") && stage == 0 && !m_step.closed.contains(peerId)
         && request.microbatches + request.dropped == share) {
-        m_step.closed[peerId] = {request.microbatches, request.dropped, request.lossSum, request.evalLoss};
+        m_step.closed[peerId] = {request.microbatches, request.dropped, request.lossSum, request.evalLoss, {}};
+        takeServedBy(peerId, request.servedBy);
         for (const QString &accused : request.wrongAnswers) {
             const auto member = m_step.members.find(accused);
             if (member == m_step.members.end() || member->second == 0)
                 continue; // only the step's stage peers answered this trainer
-            if (m_disputes.accuse(m_step.number, peerId, accused, m_step.shares.size()) && m_onWrongAnswers)
+            if (!m_disputes.accuse(m_step.number, peerId, accused, m_step.shares.size()))
+                continue;
+            m_step.named.insert(accused);
+            if (m_onWrongAnswers)
                 m_onWrongAnswers(accused, QStringLiteral("step %1: trainers' cross-checks caught its answers wrong").arg(m_step.number));
         }
         return true;
     }
+    // A closed trainer says again who served its microbatches while a replay of a vanished peer's
+    // work moves them elsewhere, with or without a report.
+    const bool attributed = stage == 0 && takeServedBy(peerId, request.servedBy);
     if (request.attempt != m_step.attempt)
-        return false; // a report on an attempt given up
+        return attributed; // a report on an attempt given up
     int closedMicrobatches = 0;
     for (const auto &[id, closed] : m_step.closed)
         closedMicrobatches += closed.microbatches;
@@ -164,20 +171,19 @@ bool PipelineSteps::take(const QString &peerId, const PipelineRequest &request)
                                     [&](const QStringList &g) { return g.contains(peerId); });
     const bool inGroup = group != m_step.groups.end();
     const bool stepReport = request.report == L("stepped") || request.report == L("failed") || request.report == L("incomplete");
-    if (stepReport && phase == L("stepping") && inGroup && !m_step.stepped.contains(peerId)
-        && request.microbatches <= closedMicrobatches) {
-        const bool ok = request.report == L("stepped") && request.stage == stage && !request.hash.isEmpty();
-        m_step.stepped[peerId] = {ok, request.hash, request.microbatches, request.report == L("incomplete")};
-        if (!request.disputed.isEmpty()) {
-            if (Result<void> kept = m_disputes.record(m_step.number, rangeOwners(*group, m_peers), peerId, request.disputed); !kept)
-                qCWarning(lcCoordinator).noquote() << "pipeline: cannot keep the disputes of" << peerId << ":"
-                                                   << QString::fromStdString(kept.error().message);
-        }
-        if (!ok)
-            qCWarning(lcCoordinator).noquote() << "pipeline: peer" << peerId << "could not step" << m_step.number << ":" << request.why;
-        return true;
+    if (!stepReport || phase != L("stepping") || !inGroup || m_step.stepped.contains(peerId)
+        || request.microbatches > closedMicrobatches)
+        return attributed;
+    const bool ok = request.report == L("stepped") && request.stage == stage && !request.hash.isEmpty();
+    m_step.stepped[peerId] = {ok, request.hash, request.microbatches, request.report == L("incomplete")};
+    if (!request.disputed.isEmpty()) {
+        if (Result<void> kept = m_disputes.record(m_step.number, rangeOwners(*group, m_peers), peerId, request.disputed); !kept)
+            qCWarning(lcCoordinator).noquote() << "pipeline: cannot keep the disputes of" << peerId << ":"
+                                               << QString::fromStdString(kept.error().message);
     }
-    return false;
+    if (!ok)
+        qCWarning(lcCoordinator).noquote() << "pipeline: peer" << peerId << "could not step" << m_step.number << ":" << request.why;
+    return true;
 }
 
 Result<void> PipelineSteps::advance()
@@ -427,6 +433,8 @@ PipelineAnswer PipelineSteps::answerFor(const PeerRecord &self, const std::vecto
     answer.share = m_step.shares.contains(self.keyId) ? m_step.shares.at(self.keyId) : 0;
     if (answer.stage == 0)
         answer.suspects = m_disputes.suspects(m_step.number);
+    if (const auto credited = m_credited.find(self.keyId); credited != m_credited.end())
+        answer.credited = credited->second;
     if (m_step.phase == L("closing") || m_step.phase == L("stepping")) {
         for (const auto &[id, closed] : m_step.closed) {
             answer.closedTrainers.append(id);

@@ -28,6 +28,10 @@ struct PipelineStepsOptions {
     int historySteps = 200;          // steps kept for GET /v1/status
     std::map<QString, int> placeHints; // where a peer starts, by key id (--place)
     int exportEvery = 0;             // the stages' states of every N-th step are collected for export; 0: never
+    // Credit: a microbatch's tokens, and what a token of the whole model's work earns (as in
+    // full-model rounds); a stage's peer earns its stage's share of stageCosts. 0: no credit.
+    qint64 tokensPerMicrobatch = 0;
+    double creditPerToken = 0.0;
 };
 
 // The coordinator's side of pipeline-stage mode (issue 17; DESIGN.md, "Pipeline-stage mode").
@@ -90,6 +94,7 @@ private:
         int dropped = 0;
         double lossSum = 0.0;
         double evalLoss = -1.0;
+        std::map<QString, int> servedBy; // the trainer's word: stage peer -> its microbatches it served
     };
     struct Stepped {
         bool ok = false;
@@ -118,6 +123,7 @@ private:
         std::map<QString, Closed> closed;
         std::map<QString, int> ready; // peer -> the step's microbatches it holds
         std::set<QString> unready; // sitting the step out: they said so, or said nothing in time
+        std::set<QString> named;   // stage peers named for wrong answers in this step: no credit for it
         std::vector<QStringList> groups; // of the attempt
         std::map<QString, Stepped> stepped;
         // A group whose all-reduce lost a member's work steps again (protocol::kMaxStepAttempts):
@@ -149,6 +155,12 @@ private:
     // Steps the groups that lost a member's work again, if the step has an attempt left.
     bool redoIncompleteGroups(const std::map<QString, const PeerRecord *> &online);
     void creditSilentMembers();
+    // A closed trainer's word on which stage peers served its microbatches (Closed::servedBy),
+    // when it can be true; whether it changed.
+    bool takeServedBy(const QString &trainer, const std::map<QString, int> &servedBy);
+    // Credits the members of the finished step whose stage applied it with the microbatches they
+    // served (PipelineStepsClose.cpp); what they earned, all together.
+    double creditStep(qint64 step);
     int stageOf(const QString &peerId) const; // in the open step, or where it is placed
     void finishStep(const std::vector<PeerRecord> &peers);
     void tryOpen(qint64 number, const std::vector<PeerRecord> &peers);
@@ -188,6 +200,7 @@ private:
     std::deque<PipelineStatus::Step> m_history;
     std::map<QString, View> m_views;
     PipelineDisputes m_disputes;
+    std::map<QString, PipelineAnswer::Credited> m_credited; // the last finished step's members (not saved)
     LyingOwner m_onLyingOwner;
     LyingOwner m_onWrongAnswers;
     struct StateCollection {

@@ -160,6 +160,70 @@ void PipelineSteps::creditSilentMembers()
     }
 }
 
+bool PipelineSteps::takeServedBy(const QString &trainer, const std::map<QString, int> &servedBy)
+{
+    // Only the step's stage peers served, and no stage more microbatches than the trainer closed
+    // with; a word that cannot be true counts for nothing, and the last one that can stands.
+    const auto closed = m_step.closed.find(trainer);
+    if (closed == m_step.closed.end() || servedBy.empty() || closed->second.servedBy == servedBy)
+        return false;
+    std::map<int, int> byStage;
+    for (const auto &[peer, count] : servedBy) {
+        const auto member = m_step.members.find(peer);
+        if (member == m_step.members.end() || member->second == 0
+            || (byStage[member->second] += count) > closed->second.microbatches)
+            return false;
+    }
+    closed->second.servedBy = servedBy;
+    return true;
+}
+
+double PipelineSteps::creditStep(qint64 step)
+{
+    // A peer earns for the microbatches its stage's step applied from it: a trainer its own, a
+    // stage peer those the trainers say it served for them, but never more than it said it held
+    // (each side's word caps the other's, so neither alone makes work up), and only when it ended
+    // in its stage's agreed state. A peer named for wrong answers earns nothing for the step.
+    m_credited.clear();
+    double costs = 0.0;
+    for (const double cost : m_options.stageCosts)
+        costs += cost;
+    std::vector<StepCredit> credits;
+    double total = 0.0;
+    for (const auto &[id, stepped] : m_step.stepped) {
+        const int stage = stageOf(id);
+        int served = 0;
+        if (stage == 0) {
+            const auto closed = m_step.closed.find(id);
+            served = closed != m_step.closed.end() ? closed->second.microbatches : 0;
+        } else {
+            for (const auto &[trainer, closed] : m_step.closed) {
+                const auto count = closed.servedBy.find(id);
+                served += count != closed.servedBy.end() ? count->second : 0;
+            }
+        }
+        const bool agreed = stepped.inAverage || (stepped.ok && stepped.hash == m_agreed[std::size_t(stage)]);
+        const int microbatches = agreed && !m_step.named.contains(id) ? std::min(stepped.microbatches, served) : 0;
+        const qint64 tokens = qint64(microbatches) * m_options.tokensPerMicrobatch;
+        const double share = costs > 0 && std::size_t(stage) < m_options.stageCosts.size()
+                                 ? m_options.stageCosts[std::size_t(stage)] / costs : 0.0;
+        const double credit = double(tokens) * m_options.creditPerToken * share;
+        m_credited[id] = {step, microbatches, credit};
+        if (credit > 0) {
+            credits.push_back({id, credit, tokens});
+            total += credit;
+        }
+    }
+    if (credits.empty())
+        return 0.0;
+    if (Result<void> kept = m_store.creditPipelineStep(step, credits); !kept) {
+        qCWarning(lcCoordinator).noquote() << "pipeline: cannot credit step" << step << ":" << QString::fromStdString(kept.error().message);
+        m_credited.clear();
+        return 0.0;
+    }
+    return total;
+}
+
 bool PipelineSteps::redoIncompleteGroups(const std::map<QString, const PeerRecord *> &online)
 {
     // First, whichever way the step goes on: a redo forgets this attempt's groups.
@@ -247,6 +311,7 @@ void PipelineSteps::finishStep(const std::vector<PeerRecord> &peers)
                                            .arg(summary.loss, 0, 'f', 4)
                                            .arg(summary.evalLoss >= 0 ? QStringLiteral(", validation loss %1").arg(summary.evalLoss, 0, 'f', 4)
                                                                       : QString());
+    summary.credit = creditStep(summary.step);
     m_history.push_back(summary);
     m_historyDirty = true;
     collectStageStates(summary.step);

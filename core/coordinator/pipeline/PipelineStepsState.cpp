@@ -71,7 +71,8 @@ Result<void> PipelineSteps::save()
     QJsonObject closed;
     for (const auto &[id, c] : m_step.closed)
         closed.insert(id, QJsonObject{{L("microbatches"), c.microbatches}, {L("dropped"), c.dropped},
-                                      {L("loss_sum"), c.lossSum}, {L("eval_loss"), c.evalLoss}});
+                                      {L("loss_sum"), c.lossSum}, {L("eval_loss"), c.evalLoss},
+                                      {L("served_by"), intMap(c.servedBy)}});
     step.insert(L("closed"), closed);
     QJsonArray groups;
     for (const QStringList &group : m_step.groups)
@@ -155,7 +156,8 @@ Result<void> PipelineSteps::load()
     for (auto it = closed.begin(); it != closed.end(); ++it) {
         const QJsonObject c = it->toObject();
         m_step.closed[it.key()] = {c.value(L("microbatches")).toInt(), c.value(L("dropped")).toInt(),
-                                   c.value(L("loss_sum")).toDouble(), c.value(L("eval_loss")).toDouble(-1.0)};
+                                   c.value(L("loss_sum")).toDouble(), c.value(L("eval_loss")).toDouble(-1.0),
+                                   readIntMap(c.value(L("served_by")).toObject(), 0, protocol::kMaxMicrobatchesPerStep)};
     }
     for (const QJsonValue &group : step.value(L("groups")).toArray()) {
         QStringList ids;

@@ -44,6 +44,13 @@ struct PeerRecord {
     bool banned() const { return !bannedReason.isEmpty(); }
 };
 
+// What one peer earned in a pipeline step: its stage's share of the tokens it served.
+struct StepCredit {
+    QString keyId;
+    double credit = 0.0;
+    qint64 tokens = 0;
+};
+
 // A member of a running round and the part of the flat parameter vector it owns in the
 // all-reduce; outbound-only members own nothing (begin == end).
 struct RoundMember {

@@ -88,6 +88,12 @@ public:
     virtual Result<std::vector<ContributionRecord>> contributions(qint64 round, int attempt) = 0;
     virtual Result<std::optional<ContributionRecord>> lastContribution(const QString &keyId) = 0;
 
+    // Credits the work of pipeline step `step` (PipelineSteps), in one transaction and once: a
+    // step whose number is not above the last one credited (a leader that died between this and
+    // saving its step, and the next leader finishing the step again) changes nothing. Banned
+    // peers get nothing.
+    virtual Result<void> creditPipelineStep(qint64 step, const std::vector<StepCredit> &credits) = 0;
+
     // Ends a round in one transaction: the verdicts on its contributions, the credit and
     // tokens they earn their peers, the round row itself and, when given, the next round.
     virtual Result<void> closeRound(const RoundRecord &closed, const std::vector<ContributionRecord> &verdicts,

@@ -66,6 +66,7 @@ public:
     Result<std::optional<ContributionRecord>> lastContribution(const QString &keyId) override;
 
     Result<void> reopenRound(qint64 abandoned, const RoundRecord &reopened) override;
+    Result<void> creditPipelineStep(qint64 step, const std::vector<StepCredit> &credits) override;
     Result<void> closeRound(const RoundRecord &closed, const std::vector<ContributionRecord> &verdicts,
                             const std::optional<RoundRecord> &next) override;
 

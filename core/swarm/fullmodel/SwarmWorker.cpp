@@ -255,6 +255,12 @@ Result<void> SwarmWorker::runPipeline()
             qCWarning(lcWorker).noquote() << toQString(recorded.error());
         Q_EMIT roundFinished(report);
     };
+    hooks.credited = [this](const PipelineAnswer::Credited &credited) {
+        // Steps this PC did not apply have no record to mark.
+        Result<std::optional<RecordedContribution>> stored = m_stats->contribution(m_options.swarmUrl, credited.step);
+        if (stored && *stored && (*stored)->verdict == Verdict::Pending)
+            (void)m_stats->markAccepted(m_options.swarmUrl, credited.step, credited.microbatches > 0, credited.credit);
+    };
     PipelineWorker worker(m_options, *m_gate, *m_session, *m_identity, std::move(m_tokens), std::move(hooks));
     return worker.run(m_listenPort);
 }

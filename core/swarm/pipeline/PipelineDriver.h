@@ -111,6 +111,9 @@ public:
     // work of theirs replayed from here on would count for nothing.
     void forgetSteps(std::uint64_t step);
 
+    // Per stage peer, the step's microbatches whose backward counts there ("": none yet at some
+    // stage): what it served for this trainer, which the close tells it and the coordinator.
+    QHash<QString, int> confirmedCounts(std::uint64_t step) const;
     // Hops a peer answered (forward and backward), and hops retried on another peer, since the start.
     int hopsServed(const QString &peerKeyId) const { return m_served.value(peerKeyId); }
     int retries() const { return m_retries; }
@@ -169,8 +172,6 @@ private:
     void sendVerdict(const QString &peerKeyId, std::uint64_t step, std::uint64_t id, bool count);
     void sendClose(const QString &peerKeyId, std::uint64_t step, int confirmed);
     void sendCloses(std::uint64_t step); // to every connected stage peer placed now
-    // Per peer, the step's microbatches whose backward counts there.
-    QHash<QString, int> confirmedCounts(std::uint64_t step) const;
     void finishLocally(std::uint64_t id);
     // Stage 0 refused the microbatch (its own checks): it is forgotten and reported failed.
     void dropMicrobatch(std::uint64_t id, const Error &stageZero);

@@ -4,6 +4,7 @@
 #include "Identity.h"
 #include "NetworkThread.h"
 #include "PeerTransport.h"
+#include "PipelineMessages.h"
 #include "PipelineStage.h"
 #include "StageEvaluator.h"
 #include "StageFrames.h"
@@ -346,6 +347,21 @@ QStringList PipelinePlane::takeWrongAnswerers()
     QStringList taken;
     onNetworkThread([&] { taken = std::exchange(m_state.wrongAnswerers, {}); });
     return taken;
+}
+
+std::map<QString, int> PipelinePlane::servedBy(std::uint64_t step)
+{
+    std::map<QString, int> served;
+    onNetworkThread([&] {
+        if (!m_driver)
+            return;
+        const QHash<QString, int> counts = m_driver->confirmedCounts(step);
+        for (auto it = counts.cbegin(); it != counts.cend(); ++it) {
+            if (!it.key().isEmpty() && qsizetype(served.size()) < protocol::kMaxPipelinePeers)
+                served.emplace(it.key(), it.value());
+        }
+    });
+    return served;
 }
 
 PipelinePlaneState PipelinePlane::state() const

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -102,6 +103,8 @@ public:
     PipelinePlaneState state() const;
     // Trainers: the stage peers caught answering wrong since the last call, for the close.
     QStringList takeWrongAnswerers();
+    // Trainers: which stage peer served how many of `step`'s microbatches (PipelineDriver::confirmedCounts).
+    std::map<QString, int> servedBy(std::uint64_t step);
     // Trainers: the stage peers whose every answer the driver checks (PipelineDriver::setSuspects).
     void setSuspects(const QStringList &peerKeyIds);
     // The stage's parameters' hash and its state (PipelineStage::exportState), taken together;

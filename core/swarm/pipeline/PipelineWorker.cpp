@@ -126,6 +126,12 @@ PipelineRequest PipelineWorker::request()
 {
     const PipelinePlaneState state = m_plane->state();
     PipelineRequest r = m_report.request;
+    // A trainer says who served its microbatches for as long as the step it closed is open: a
+    // replay of a vanished peer's work moves some of them while the step closes (again).
+    if (m_stage == 0 && m_closedStep >= 0 && m_closedStep == m_seenStep && (r.report.isEmpty() || r.step == m_closedStep)) {
+        r.step = m_closedStep;
+        r.servedBy = m_plane->servedBy(std::uint64_t(m_closedStep));
+    }
     r.stage = state.stage;
     r.stateSteps = state.stateSteps;
     r.hash = state.stage >= 0 ? state.hash : QString();
@@ -156,6 +162,11 @@ Result<void> PipelineWorker::follow(const PipelineAnswer &answer)
     if (answer.phase != m_seenPhase) {
         m_seenPhase = answer.phase;
         m_acted = true;
+    }
+    if (answer.credited && answer.credited->step != m_creditedStep) {
+        m_creditedStep = answer.credited->step;
+        if (m_hooks.credited)
+            m_hooks.credited(*answer.credited);
     }
     if (answer.stage < 0) {
         m_hooks.status(WorkState::Waiting, tr("Waiting for the coordinator to place this PC in the pipeline"));

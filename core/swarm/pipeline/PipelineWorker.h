@@ -42,6 +42,8 @@ public:
         std::function<void(WorkState, const QString &)> status;
         std::function<void(const WorkStatus &)> progress;
         std::function<void(const RoundReport &)> stepFinished;
+        // The coordinator credited a step this peer stepped in (once a step).
+        std::function<void(const PipelineAnswer::Credited &)> credited;
     };
 
     // `tokens`: the data shards'; `port`: where the data plane listens ("" listen address: it does not).
@@ -91,6 +93,7 @@ private:
     qint64 m_seenStep = -1;   // the open step last seen
     qint64 m_drivenStep = -1; // trainers: the step whose microbatches went out
     qint64 m_closedStep = -1;
+    qint64 m_creditedStep = -1; // the last step the coordinator's credit for was passed on
     int m_seenAttempt = 0;
     // All-reduce rounds (pipelineAllReduceRound: a step's attempt): the one whose closing this
     // peer follows, the one whose group step began here, the one the stage's optimizer expects.
