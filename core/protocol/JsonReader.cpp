@@ -169,6 +169,19 @@ QByteArray JsonReader::base64(QLatin1StringView name, qsizetype bytes)
     return decoded.decoded;
 }
 
+QByteArray JsonReader::base64AtMost(QLatin1StringView name, qsizetype maxBytes)
+{
+    const QString encoded = string(name, 4 * (maxBytes / 3 + 1));
+    if (!ok())
+        return {};
+    const auto decoded = QByteArray::fromBase64Encoding(encoded.toLatin1(), QByteArray::AbortOnBase64DecodingErrors);
+    if (!decoded || decoded.decoded.isEmpty() || decoded.decoded.size() > maxBytes) {
+        fail(name, QStringLiteral("must be 1 to %1 bytes in base64").arg(maxBytes));
+        return {};
+    }
+    return decoded.decoded;
+}
+
 JsonReader JsonReader::object(QLatin1StringView name)
 {
     const std::optional<QJsonValue> value = required(name);

@@ -32,6 +32,7 @@ public:
     QString oneOf(QLatin1StringView name, std::initializer_list<QLatin1StringView> allowed);
     QString sha256Hex(QLatin1StringView name); // 64 lowercase hex digits
     QByteArray base64(QLatin1StringView name, qsizetype bytes); // exactly `bytes` once decoded
+    QByteArray base64AtMost(QLatin1StringView name, qsizetype maxBytes); // 1 to `maxBytes` once decoded
     JsonReader object(QLatin1StringView name);
     QJsonArray array(QLatin1StringView name, qsizetype maxItems);
 

@@ -5,6 +5,8 @@
 
 #include <QJsonArray>
 
+#include <algorithm>
+
 namespace swarmtrain {
 
 namespace {
@@ -143,6 +145,53 @@ Result<SpotCheckReport> SpotCheckReport::fromJson(const QJsonObject &json)
         m.cosine = r.number(L("cosine"), -1.0, 1.0);
         m.relativeNorm = r.number(L("relative_norm"), 0.0, 1e12);
     }
+    return r.finish(std::move(m));
+}
+
+QJsonObject RangeEvidence::toJson() const
+{
+    QJsonArray list;
+    for (const auto &[sender, payload] : pieces)
+        list.append(QJsonObject{{L("peer_id"), sender}, {L("payload"), QString::fromLatin1(payload.toBase64())}});
+    return QJsonObject{{L("round"), double(round)}, {L("attempt"), attempt},
+                       {L("begin"), double(begin)}, {L("end"), double(end)},
+                       {L("average"), QString::fromLatin1(average.toBase64())}, {L("pieces"), list}};
+}
+
+Result<RangeEvidence> RangeEvidence::fromJson(const QJsonObject &json, qsizetype maxPayloadBytes)
+{
+    JsonReader r(json, QStringLiteral("range evidence"));
+    RangeEvidence m;
+    m.round = r.integer(L("round"), 0, kMaxCount);
+    m.attempt = int(r.integer(L("attempt"), 0, 1 << 20));
+    m.begin = r.integer(L("begin"), 0, kMaxCount);
+    m.end = r.integer(L("end"), 0, kMaxCount);
+    if (r.ok() && m.end <= m.begin)
+        r.fail(L("end"), QStringLiteral("must be past begin"));
+    m.average = r.base64AtMost(L("average"), maxPayloadBytes);
+    const QJsonArray list = r.array(L("pieces"), kMaxCommittedPieces);
+    for (qsizetype i = 0; i < list.size() && r.ok(); ++i) {
+        JsonReader piece = r.element(list, L("pieces"), i);
+        const QString sender = piece.string(L("peer_id"), kMaxKeyIdChars);
+        QByteArray payload = piece.base64AtMost(L("payload"), maxPayloadBytes);
+        const bool twice = std::any_of(m.pieces.begin(), m.pieces.end(), [&](const auto &p) { return p.first == sender; });
+        if (piece.ok() && twice)
+            r.fail(L("pieces"), QStringLiteral("hold two pieces of %1").arg(sender));
+        m.pieces.emplace_back(sender, std::move(payload));
+    }
+    if (r.ok() && m.pieces.empty())
+        r.fail(L("pieces"), QStringLiteral("must hold the pieces averaged"));
+    return r.finish(std::move(m));
+}
+
+QJsonObject EvidenceRuling::toJson() const { return QJsonObject{{L("upheld"), upheld}, {L("why"), why}}; }
+
+Result<EvidenceRuling> EvidenceRuling::fromJson(const QJsonObject &json)
+{
+    JsonReader r(json, QStringLiteral("evidence ruling"));
+    EvidenceRuling m;
+    m.upheld = r.boolean(L("upheld"));
+    m.why = r.text(L("why"), kMaxFailureChars);
     return r.finish(std::move(m));
 }
 

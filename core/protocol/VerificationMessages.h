@@ -56,6 +56,32 @@ struct CommitmentsAnswer {
     static Result<CommitmentsAnswer> fromJson(const QJsonObject &json);
 };
 
+// POST /v1/round/evidence (issue 43): a range owner whose checker did not agree with its average
+// sends the coordinator what it averaged, so the coordinator rules on the range itself rather
+// than on the word of the owner's partners: each piece must be the one its sender committed to,
+// and the average must be what the pieces make (RangeAggregation.h). `maxPayloadBytes` bounds
+// each payload (the encoded range), and there is at most one piece a member.
+struct RangeEvidence {
+    qint64 round = 0;
+    int attempt = 0;
+    qint64 begin = 0;
+    qint64 end = 0;
+    QByteArray average; // the 8-bit encoded average, as the members got it
+    std::vector<std::pair<QString, QByteArray>> pieces; // sender, its encoded piece as it came
+
+    QJsonObject toJson() const;
+    static Result<RangeEvidence> fromJson(const QJsonObject &json, qsizetype maxPayloadBytes);
+};
+
+// Its answer: whether the average holds, and why not.
+struct EvidenceRuling {
+    bool upheld = false;
+    QString why;
+
+    QJsonObject toJson() const;
+    static Result<EvidenceRuling> fromJson(const QJsonObject &json);
+};
+
 // A spot check the coordinator gives a peer (in its heartbeat answer): re-run `peerId`'s inner
 // steps of round `round` from state baseRound() with that member's shards and seed, and compare with
 // the update it sent (GET /v1/round/update, once `updateReady`), whose pieces cover `ranges`.

@@ -159,6 +159,13 @@ Result<void> CoordinatorSession::commit(const CommitRequest &request)
     return done ? Result<void>() : Result<void>(done.error());
 }
 
+Result<EvidenceRuling> CoordinatorSession::sendEvidence(const RangeEvidence &evidence)
+{
+    return decoded<EvidenceRuling>("evidence", ask("evidence", [&] {
+        return m_client.postJson(QStringLiteral("/v1/round/evidence"), evidence.toJson());
+    }));
+}
+
 Result<CommitmentsAnswer> CoordinatorSession::commitments(qint64 round)
 {
     return decoded<CommitmentsAnswer>("commitments", ask("commitments", [&] {

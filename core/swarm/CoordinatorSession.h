@@ -55,6 +55,8 @@ public:
     // wait for the coordinator like the round's other calls; the update upload and the check's
     // report are tried once, as a state upload is.
     Result<void> commit(const CommitRequest &request);
+    // POST /v1/round/evidence: this owner's pieces, when its checker did not agree (OwnerEvidence.h).
+    Result<EvidenceRuling> sendEvidence(const RangeEvidence &evidence);
     Result<CommitmentsAnswer> commitments(qint64 round);
     Result<void> uploadUpdate(qint64 round, const QByteArray &update);
     Result<void> reportCheck(const SpotCheckReport &report);

@@ -58,6 +58,12 @@ std::optional<Misbehaviour> misbehaviourNamed(const QString &name)
         };
     } else if (name == QLatin1StringView("lying-owner")) {
         m.ownerAverage = [](std::vector<float> &average) { std::fill(average.begin(), average.end(), 0.01f); };
+    } else if (name == QLatin1StringView("lying-checker")) {
+        // Disputes every owner whose range it checks with an average of its own (x -4).
+        m.checkerAverage = [](std::vector<float> &average) {
+            for (float &x : average)
+                x *= -4.0f;
+        };
     } else if (name == QLatin1StringView("equivocate")) {
         m.equivocate = true;
     } else if (name == QLatin1StringView("withhold-from-checkers")) {

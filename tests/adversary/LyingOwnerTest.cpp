@@ -42,6 +42,7 @@ struct SwarmRun {
     double credit = -1.0;                // the liar's on the leaderboard once banned
     std::string logs;
     std::string validation; // the coordinator's validation loss of each state, a line each
+    std::string evidence;   // the coordinator's rulings on owners' evidence, a line each
 };
 
 std::string linesWith(const std::string &text, const std::string &what)
@@ -66,7 +67,7 @@ int countOf(const std::string &text, const std::string &what)
 class LyingOwnerTest : public test::AttackedSwarmTest {
 protected:
     // The three honest clients and a fourth with key 3, honest or the liar.
-    SwarmRun run(const std::string &name, bool attacked)
+    SwarmRun run(const std::string &name, bool attacked, const std::string &misbehave = "lying-owner")
     {
         Swarm swarm;
         // No probation: the fourth is established at once and owns a range, as a liar that had
@@ -79,7 +80,7 @@ protected:
                                        "--spot-check-rate", "0"});
         const QString fourth = identity(kHonest).keyId();
         for (int i = 0; i <= kHonest; ++i)
-            join(swarm, i == kHonest && attacked ? "lying-owner" : "", true);
+            join(swarm, i == kHonest && attacked ? misbehave : "", true);
 
         SwarmRun result;
         Identity watcher = Identity::generate().value();
@@ -122,6 +123,7 @@ protected:
         }
         result.logs = swarm.logs();
         result.validation = linesWith(coordinatorLog, "validation loss");
+        result.evidence = linesWith(coordinatorLog, "the evidence of");
         leave(swarm, result.logs);
         return result;
     }
@@ -153,4 +155,28 @@ TEST_F(LyingOwnerTest, ALyingRangeOwnerIsCaughtItsRangeRedoneAndItIsBannedAndEar
     EXPECT_LT(std::abs(delta), 0.01) << "validation loss " << attacked.loss << " against " << clean.loss
                                      << "\nthe honest run's states:\n" << clean.validation
                                      << "the attacked run's states:\n" << attacked.validation << attacked.logs;
+}
+
+// A range's checker that disputes every owner it checks with an average of its own (issue 43):
+// its owner sends the coordinator the pieces it averaged, and the coordinator's recomputation,
+// the same function the client uses, upholds each honest owner's average, in real processes. The
+// referee confirms the owner's average, every member applies it, and the lying checker is the
+// one its partners dispute: it is banned and earns nothing, and no honest peer is named.
+TEST_F(LyingOwnerTest, AnHonestOwnerDisputedByALyingCheckerHasItsEvidenceUpheld)
+{
+    const SwarmRun clean = run("clean", false);
+    ASSERT_GT(clean.loss, 0.0) << clean.logs;
+    const SwarmRun attacked = run("lying-checker", true, "lying-checker");
+    const double delta = attacked.loss / clean.loss - 1.0;
+    const int upheld = countOf(attacked.evidence, " holds"), refuted = countOf(attacked.evidence, "does not hold");
+    std::cout << "ATTACK lying-checker banned_after="
+              << (attacked.bannedAtRound ? std::to_string(*attacked.bannedAtRound) + "-rounds" : std::string("never"))
+              << " evidence_upheld=" << upheld << " evidence_refuted=" << refuted << " loss_delta=" << test::signedPercent(delta)
+              << std::endl;
+    EXPECT_GE(upheld, kRounds - 1) << "each round's disputed owner sent evidence that held\n" << attacked.evidence << attacked.logs;
+    EXPECT_EQ(refuted, 0) << attacked.evidence;
+    EXPECT_TRUE(attacked.bannedAtRound.has_value()) << attacked.logs;
+    EXPECT_EQ(attacked.credit, 0.0) << attacked.logs;
+    EXPECT_EQ(attacked.redone, 0) << "no owner's range is applied as its lying checker averaged it\n" << attacked.logs;
+    EXPECT_LT(std::abs(delta), 0.01) << "validation loss " << attacked.loss << " against " << clean.loss;
 }

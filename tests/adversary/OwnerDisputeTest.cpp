@@ -2,11 +2,15 @@
 // checker that rotates with the round (rangeCheckers()); partners that disagree dispute each
 // other in their contributions, and the coordinator finds the lying owner as the one disputed by
 // more partners than any of its partners. A lying owner, a stranger's accusation, a liar that
-// blames the honest, and the commitments a checker needs to recompute the range it checks.
+// blames the honest, and the commitments a checker needs to recompute the range it checks. And an
+// owner's evidence (issue 43, OwnerEvidence.h): an honest one's holds, a liar's does not and names
+// it at once, and evidence that cannot be an owner's is refused.
 #include "InProcessCoordinatorTest.h"
 #include "OwnerDisputes.h"
+#include "RangeAggregation.h"
 
 #include <map>
+#include <random>
 #include <set>
 
 using namespace swarmtrain;
@@ -92,6 +96,63 @@ protected:
             join(*peer);
     }
 
+    // Real pieces (issue 43): every member's encoded piece of every owner's range in the running
+    // round, committed, by owner then sender; and an owner's evidence of its range, its average
+    // what its pieces make (scaled by `lie`: a lying owner's).
+    using Pieces = std::map<QString, std::map<QString, QByteArray>>;
+    Pieces commitRealPieces(const std::vector<Peer *> &members)
+    {
+        const RoundRecord round = currentRound();
+        Pieces pieces;
+        for (Peer *peer : members) {
+            CommitRequest commitment{round.number, {}};
+            for (const RoundMember &owner : ownersByRange(round)) {
+                std::vector<float> values(std::size_t(owner.end - owner.begin));
+                std::uniform_real_distribution<float> uniform(-0.01f, 0.01f);
+                for (float &value : values)
+                    value = uniform(random);
+                const std::vector<std::byte> encoded = encodeQuantized(quantize(values).value());
+                const QByteArray bytes(reinterpret_cast<const char *>(encoded.data()), qsizetype(encoded.size()));
+                pieces[owner.keyId][peer->keyId()] = bytes;
+                commitment.pieces.push_back(
+                    {owner.keyId, QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex())});
+            }
+            EXPECT_EQ(commit(*peer, commitment).status, 200);
+        }
+        return pieces;
+    }
+
+    RangeEvidence evidenceOf(const Peer &owner, const Pieces &pieces, float lie = 1.0f)
+    {
+        const RoundRecord round = currentRound();
+        const auto range = std::find_if(round.members.begin(), round.members.end(),
+                                        [&](const RoundMember &m) { return m.keyId == owner.keyId(); });
+        const std::size_t count = std::size_t(range->end - range->begin);
+        RangeEvidence evidence{round.number, round.attempt, range->begin, range->end, {}, {}};
+        std::vector<std::vector<float>> values;
+        std::vector<RangePiece> inputs;
+        for (const auto &[sender, bytes] : pieces.at(owner.keyId())) {
+            evidence.pieces.emplace_back(sender, bytes);
+            values.push_back(dequantize(
+                decodeQuantized(std::span(reinterpret_cast<const std::byte *>(bytes.constData()), std::size_t(bytes.size())), count)
+                    .value()));
+        }
+        for (const std::vector<float> &v : values)
+            inputs.push_back({v});
+        std::vector<float> average = aggregateRange(inputs, count, {}).value();
+        for (float &value : average)
+            value *= lie;
+        const std::vector<std::byte> encoded = encodeQuantized(quantize(average).value());
+        evidence.average = QByteArray(reinterpret_cast<const char *>(encoded.data()), qsizetype(encoded.size()));
+        return evidence;
+    }
+
+    HttpAnswer sendEvidence(Peer &owner, const RangeEvidence &evidence)
+    {
+        return post(owner, "/v1/round/evidence", evidence.toJson());
+    }
+
+    std::mt19937 random{43};
     Peer &liar = newPeer(true);
     Peer &h1 = newPeer(true);
     Peer &h2 = newPeer(true);
@@ -292,4 +353,95 @@ TEST_F(OwnerDisputeTest, TheCommitmentsAnswerCarriesThoseToTheRangesTheAskerChec
         EXPECT_TRUE(CommitmentsAnswer::fromJson(none.json()).value().refereed.empty()) << "...nor to referee";
         ASSERT_NO_FATAL_FAILURE(finishRound(members, round));
     }
+}
+
+// Issue 43: an honest owner's evidence holds, every round and for every owner: the coordinator's
+// recomputation from the committed pieces is the owner's own (RangeAggregation.h), so evidence
+// never costs an honest owner anything.
+TEST_F(OwnerDisputeTest, AnHonestOwnersEvidenceHoldsEveryRound)
+{
+    startServer();
+    joinAll(owners);
+    for (qint64 round = 0; round < 3; ++round) {
+        ASSERT_NO_FATAL_FAILURE(startRound(owners, round));
+        const Pieces pieces = commitRealPieces(owners);
+        for (Peer *owner : owners) {
+            const HttpAnswer ruled = sendEvidence(*owner, evidenceOf(*owner, pieces));
+            ASSERT_EQ(ruled.status, 200) << ruled.body.constData();
+            EXPECT_TRUE(EvidenceRuling::fromJson(ruled.json()).value().upheld) << ruled.body.constData();
+        }
+        ASSERT_NO_FATAL_FAILURE(finishRound(owners, round));
+    }
+    for (Peer *owner : owners) {
+        EXPECT_EQ(record(*owner).offences, 0);
+        EXPECT_DOUBLE_EQ(record(*owner).credit, 3 * roundCredit());
+    }
+}
+
+// A lying owner's evidence does not hold: its average is not what its pieces make, or a piece is
+// not the one its sender committed to. It is named at once, in the round it lied, without waiting
+// for a second partner's dispute.
+TEST_F(OwnerDisputeTest, ALyingOwnersEvidenceFailsAndNamesItAtOnce)
+{
+    startServer();
+    joinAll(owners);
+    ASSERT_NO_FATAL_FAILURE(startRound(owners, 0));
+    Pieces pieces = commitRealPieces(owners);
+    Peer &checker = checkerOf(liar);
+    HttpAnswer ruled = sendEvidence(liar, evidenceOf(liar, pieces, -4.0f));
+    ASSERT_EQ(ruled.status, 200) << ruled.body.constData();
+    const EvidenceRuling wrong = EvidenceRuling::fromJson(ruled.json()).value();
+    EXPECT_FALSE(wrong.upheld);
+    EXPECT_NE(wrong.why.indexOf(QLatin1StringView("differs")), -1) << wrong.why.toStdString();
+    EXPECT_EQ(sendEvidence(liar, evidenceOf(liar, pieces)).status, 409) << "one ruling a round";
+    ASSERT_NO_FATAL_FAILURE(closeRound(owners, 0, {{&checker, {liar.keyId()}}, {&liar, {checker.keyId()}}}));
+    EXPECT_EQ(record(liar).offences, 1) << "named in the round it lied";
+    EXPECT_FALSE(lastContribution(liar).accepted.value_or(true));
+    EXPECT_EQ(record(checker).offences, 0);
+
+    // A piece it made up, and one from a peer that is not a member.
+    ASSERT_NO_FATAL_FAILURE(startRound(owners, 1));
+    pieces = commitRealPieces(owners);
+    RangeEvidence forged = evidenceOf(liar, pieces);
+    forged.pieces.front().second[0] = char(forged.pieces.front().second[0] ^ 1);
+    ruled = sendEvidence(liar, forged);
+    ASSERT_EQ(ruled.status, 200);
+    EXPECT_NE(EvidenceRuling::fromJson(ruled.json()).value().why.indexOf(QLatin1StringView("committed")), -1) << ruled.body.constData();
+    EXPECT_EQ(record(liar).offences, 1) << "counted when the round closes";
+}
+
+// What the coordinator refuses before it recomputes anything: evidence from a peer that owns no
+// range, of another range, of another round, a piece twice, a payload larger than any range.
+TEST_F(OwnerDisputeTest, EvidenceThatCannotBeAnOwnersIsRefused)
+{
+    Peer &outbound = newPeer(false);
+    std::vector<Peer *> members = owners;
+    members.push_back(&outbound);
+    startServer();
+    joinAll(members);
+    ASSERT_NO_FATAL_FAILURE(startRound(members, 0));
+    const Pieces pieces = commitRealPieces(members);
+    const RangeEvidence good = evidenceOf(h1, pieces);
+    EXPECT_EQ(sendEvidence(outbound, good).status, 403) << "it owns no range";
+    EXPECT_EQ(sendEvidence(h2, good).status, 400) << "not its range";
+    RangeEvidence other = good;
+    other.round = 5;
+    EXPECT_EQ(sendEvidence(h1, other).status, 409);
+    RangeEvidence twice = good;
+    twice.pieces.push_back(twice.pieces.front());
+    HttpAnswer refused = sendEvidence(h1, twice);
+    EXPECT_EQ(refused.status, 400);
+    EXPECT_NE(refused.error().indexOf(QLatin1StringView("two pieces")), -1) << refused.body.constData();
+    RangeEvidence huge = good;
+    huge.average = QByteArray(qsizetype(encodedQuantizedSize(std::size_t(server->rounds().settings().parameterCount))) + 1, 'x');
+    refused = sendEvidence(h1, huge);
+    EXPECT_EQ(refused.status, 400);
+    EXPECT_NE(refused.error().indexOf(QLatin1StringView("average")), -1) << refused.body.constData();
+    RangeEvidence none = good;
+    none.pieces.clear();
+    EXPECT_EQ(sendEvidence(h1, none).status, 400);
+    // The good one still holds: nothing above was judged.
+    const HttpAnswer ruled = sendEvidence(h1, good);
+    ASSERT_EQ(ruled.status, 200) << ruled.body.constData();
+    EXPECT_TRUE(EvidenceRuling::fromJson(ruled.json()).value().upheld);
 }

@@ -1,11 +1,13 @@
 #include "ControlMessages.h"
 #include "JsonReader.h"
+#include "VerificationMessages.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <limits>
 
 using namespace swarmtrain;
@@ -610,4 +612,39 @@ TEST(ControlMessagesTest, TheLeaderboardCarriesDisplayNamesBesidePeerIds)
     json.insert(QStringLiteral("leaderboard"), leaders);
     EXPECT_NE(errorOf<StatusAnswer>(json).find("status.leaderboard[1].display_name must not contain bidirectional"),
               std::string::npos);
+}
+
+// An owner's evidence (issue 43): payloads in strict base64 of 1 to maxPayloadBytes bytes, a range
+// that is not empty, pieces that name members once each, and at least one piece.
+TEST(ControlMessagesTest, RangeEvidenceIsBoundedBeforeTheCoordinatorDecodesAPiece)
+{
+    RangeEvidence evidence{4, 1, 100, 164, QByteArray(40, 'a'), {{QStringLiteral("p1"), QByteArray(40, 'b')},
+                                                                  {QStringLiteral("p2"), QByteArray(40, 'c')}}};
+    Result<RangeEvidence> back = RangeEvidence::fromJson(evidence.toJson(), 64);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(back->toJson(), evidence.toJson());
+    const auto refused = [&](const std::function<void(QJsonObject &)> &change, qsizetype maxBytes = 64) {
+        QJsonObject json = evidence.toJson();
+        change(json);
+        Result<RangeEvidence> decoded = RangeEvidence::fromJson(json, maxBytes);
+        return decoded ? std::string() : decoded.error().message;
+    };
+    EXPECT_NE(refused([](QJsonObject &) {}, 39).find("average"), std::string::npos) << "larger than any range";
+    EXPECT_NE(refused([](QJsonObject &j) { j.insert(QStringLiteral("average"), QStringLiteral("not*base64")); }).find("average"),
+              std::string::npos);
+    EXPECT_NE(refused([](QJsonObject &j) { j.insert(QStringLiteral("average"), QString()); }).find("average"), std::string::npos);
+    EXPECT_NE(refused([](QJsonObject &j) { j.insert(QStringLiteral("end"), 100); }).find("end"), std::string::npos);
+    EXPECT_NE(refused([](QJsonObject &j) { j.insert(QStringLiteral("pieces"), QJsonArray{}); }).find("pieces"), std::string::npos);
+    EXPECT_NE(refused([](QJsonObject &j) {
+                  QJsonArray pieces = j.value(QStringLiteral("pieces")).toArray();
+                  pieces.append(pieces.at(0));
+                  j.insert(QStringLiteral("pieces"), pieces);
+              }).find("two pieces of p1"),
+              std::string::npos);
+    EXPECT_NE(refused([](QJsonObject &j) {
+                  j.insert(QStringLiteral("pieces"), QJsonArray{QJsonObject{{QStringLiteral("peer_id"), QString(65, QLatin1Char('p'))},
+                                                                            {QStringLiteral("payload"), QStringLiteral("YQ==")}}});
+              }).find("peer_id"),
+              std::string::npos);
+    EXPECT_EQ(EvidenceRuling::fromJson(EvidenceRuling{false, QStringLiteral("x")}.toJson())->why, QStringLiteral("x"));
 }

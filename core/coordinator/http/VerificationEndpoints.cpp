@@ -48,6 +48,10 @@ void VerificationEndpoints::addRoutes(RouteTable &routes)
                               [this](HttpExchange &exchange) { upload(exchange); });
     uploadRoute.maxBodyBytes = [this] { return m_context.verification.maxUpdateBytes(); };
     routes.add(std::move(uploadRoute));
+    Route evidenceRoute = route(Method::Post, "/v1/round/evidence", RouteAccess::Peer, RouteBody::Json,
+                                [this](HttpExchange &exchange) { evidence(exchange); });
+    evidenceRoute.maxBodyBytes = [this] { return m_context.verification.maxEvidenceBytes(); };
+    routes.add(std::move(evidenceRoute));
     routes.add(route(Method::Get, "/v1/round/update", RouteAccess::Peer, RouteBody::None,
                      [this](HttpExchange &exchange) { exchange.respond(download(exchange)); }));
     routes.add(route(Method::Post, "/v1/round/check", RouteAccess::Peer, RouteBody::Json,
@@ -94,6 +98,28 @@ void VerificationEndpoints::upload(const HttpExchange &exchange)
                 int status = 0;
                 Result<void> kept = m_context.verification.keepUpdate(expected, path, sha256, mismatch, status);
                 reply(kept ? HttpReply::json(QJsonObject{{QStringLiteral("kept"), true}}) : failure(status, kept.error()));
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void VerificationEndpoints::evidence(const HttpExchange &exchange)
+{
+    Result<RangeEvidence> evidence = RangeEvidence::fromJson(exchange.json, m_context.verification.maxEvidencePayloadBytes());
+    if (!evidence)
+        return exchange.respond(failure(400, evidence.error()));
+    int status = 0;
+    Result<EvidenceCase> owned = m_context.verification.evidenceCase(exchange.peer, *evidence, status);
+    if (!owned)
+        return exchange.respond(failure(status, owned.error()));
+    // Decoding every piece and recomputing the range takes a while for a large model: off the event loop.
+    m_checks.start([this, evidence = std::move(evidence).value(), owned = std::move(owned).value(), reply = exchange.replier()] {
+        const QString refusal = evidenceRefusal(evidence, owned);
+        QMetaObject::invokeMethod(
+            m_context.server,
+            [this, owned, refusal, reply] {
+                Result<void> kept = m_context.verification.rule(owned, refusal);
+                reply(kept ? HttpReply::json(EvidenceRuling{refusal.isEmpty(), refusal}.toJson()) : failure(500, kept.error()));
             },
             Qt::QueuedConnection);
     });

@@ -10,7 +10,8 @@ namespace swarmtrain {
 // /v1/round/commitments?round=R around the all-reduce; POST /v1/round/update?round=R (the pieces
 // a spot-checked member sent, checked against its commitment on a worker thread), GET
 // /v1/round/update?round=R&peer=ID (for its verifier only) and POST /v1/round/check (the
-// verifier's figures).
+// verifier's figures); POST /v1/round/evidence (a range owner's pieces, OwnerEvidence.h, judged
+// on a worker thread).
 class VerificationEndpoints : public EndpointGroup {
 public:
     explicit VerificationEndpoints(CoordinatorContext context);
@@ -22,6 +23,7 @@ private:
     HttpReply commitments(const HttpExchange &exchange);
     void upload(const HttpExchange &exchange);
     HttpReply download(const HttpExchange &exchange);
+    void evidence(const HttpExchange &exchange);
 
     QThreadPool m_checks; // update checks; waited for before the endpoints go
 };

@@ -2,6 +2,7 @@
 
 #include "CoordinatorLog.h"
 #include "OwnerDisputes.h"
+#include "OwnerEvidence.h"
 
 #include <algorithm>
 #include <map>
@@ -228,32 +229,6 @@ Result<void> Verification::countReports(const RoundRecord &round, const std::vec
         if (Result<void> taken = revokeAccepted(round, verdicts, sender); !taken)
             return taken;
         revoked.insert(sender);
-    }
-    return {};
-}
-
-Result<void> Verification::judgeDisputes(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
-                                         std::set<QString> &revoked)
-{
-    Result<std::vector<UpdateReportRecord>> disputes = m_store.disputes(round.number - kDisputeWindowRounds + 1, round.number);
-    if (!disputes)
-        return disputes.error();
-    // Older disputes are history: only a member with a dispute in this round (on either side)
-    // answers for them now.
-    std::set<QString> disputedNow;
-    for (const UpdateReportRecord &dispute : *disputes) {
-        if (dispute.round == round.number && dispute.attempt == round.attempt)
-            disputedNow.insert({dispute.reporterKeyId, dispute.senderKeyId});
-    }
-    for (const auto &[liar, partners] : lyingOwners(*disputes)) {
-        if (!disputedNow.count(liar))
-            continue;
-        const QString detail = QStringLiteral("round %1: disputed by %2 range partners").arg(round.number).arg(partners);
-        if (Result<bool> offended = m_reputation.offend(liar, QStringLiteral("lying owner"), detail, true); !offended)
-            return offended.error();
-        if (Result<void> taken = revokeAccepted(round, verdicts, liar); !taken)
-            return taken;
-        revoked.insert(liar);
     }
     return {};
 }

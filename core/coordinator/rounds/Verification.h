@@ -2,6 +2,7 @@
 
 #include "CoordinatorRounds.h"
 #include "CoordinatorStore.h"
+#include "OwnerEvidence.h"
 #include "Reputation.h"
 #include "Result.h"
 #include "TrustSettings.h"
@@ -55,6 +56,15 @@ public:
     Result<void> tasksFor(const QString &keyId, std::optional<qint64> &updateRound,
                           std::optional<SpotCheckTask> &spotCheck);
 
+    // POST /v1/round/evidence (OwnerEvidence.h), in three steps like an update's: the case the
+    // evidence is judged by, when `owner` owns its range in the running round and sent none for it
+    // yet (on the server's thread); evidenceRefusal() (any thread); the ruling kept (server's thread).
+    Result<EvidenceCase> evidenceCase(const PeerRecord &owner, const RangeEvidence &evidence, int &status);
+    Result<void> rule(const EvidenceCase &owned, const QString &refusal);
+    // The largest encoded range any piece or average of the evidence can be, and the largest body.
+    qint64 maxEvidencePayloadBytes() const;
+    qint64 maxEvidenceBytes() const;
+
     // POST /v1/round/update: the largest body any round's update can have.
     qint64 maxUpdateBytes() const;
     // The member's upload of its update of `round`, in three steps: what the coordinator expects
@@ -91,9 +101,13 @@ private:
     // taken back (added to `revoked`).
     Result<void> countReports(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
                               std::set<QString> &revoked);
-    // The lying owner of the last rounds' disputes, if it was disputed in `round`: an offence and
-    // the round's credit taken back (added to `revoked`).
+    // The lying owner of the last rounds' disputes, if it was disputed in `round` (and not judged
+    // on its evidence already): an offence and the round's credit taken back (added to `revoked`).
     Result<void> judgeDisputes(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
+                               std::set<QString> &revoked);
+    // The rulings on the round's evidence (OwnerEvidence.h): an owner whose evidence did not hold
+    // is counted an offence and loses the round's credit (added to `revoked`).
+    Result<void> judgeEvidence(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
                                std::set<QString> &revoked);
     // Takes back the credit of `keyId`'s contribution to `round` when it was accepted.
     Result<void> revokeAccepted(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,

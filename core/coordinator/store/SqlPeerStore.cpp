@@ -242,4 +242,34 @@ Result<qint64> SqlCoordinatorStore::recordOffence(const QString &keyId, const QS
     return count;
 }
 
+Result<void> SqlCoordinatorStore::creditPipelineStep(qint64 step, const std::vector<StepCredit> &credits)
+{
+    return inTransaction([&]() -> Result<void> {
+        // The marker first: of two instances crediting the step, the second waits for the first's
+        // row lock here, then finds the step credited and changes nothing.
+        QSqlQuery first = query(QStringLiteral("INSERT INTO meta (key, value) VALUES ('pipeline_credited_step', '-1')"
+                                               " ON CONFLICT DO NOTHING"));
+        if (Result<void> done = exec(first, "marking a pipeline step credited"); !done)
+            return done;
+        QSqlQuery mark = query(QStringLiteral("UPDATE meta SET value = ? WHERE key = 'pipeline_credited_step'"
+                                              " AND CAST(value AS BIGINT) < ?"));
+        mark.addBindValue(text(QString::number(step)));
+        mark.addBindValue(step);
+        if (Result<void> done = exec(mark, "marking a pipeline step credited"); !done)
+            return done;
+        if (mark.numRowsAffected() != 1)
+            return {}; // credited already
+        for (const StepCredit &credit : credits) {
+            QSqlQuery q = query(QStringLiteral("UPDATE peers SET credit = credit + ?, tokens = tokens + ? WHERE key_id = ?"
+                                               " AND banned_reason = ''"));
+            q.addBindValue(credit.credit);
+            q.addBindValue(credit.tokens);
+            q.addBindValue(text(credit.keyId));
+            if (Result<void> done = exec(q, "crediting a pipeline peer"); !done)
+                return done;
+        }
+        return {};
+    });
+}
+
 } // namespace swarmtrain

@@ -585,6 +585,7 @@ void ButterflyAllReduce::finish()
     skipUncheckedRanges();
     std::sort(m_outcome.skippedRanges.begin(), m_outcome.skippedRanges.end());
     m_outcome.appliedAverages = appliedAverages();
+    keepEvidence();
     m_running = false;
     m_ownerTimer.stop();
     m_checkTimer.stop();

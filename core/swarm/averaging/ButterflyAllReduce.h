@@ -6,6 +6,7 @@
 #include "Result.h"
 #include "StalenessWeight.h"
 #include "StateRecompute.h"
+#include "VerificationMessages.h"
 
 #include <QHash>
 #include <QList>
@@ -98,6 +99,9 @@ struct AllReduceOutcome {
     // Members whose piece some range's average lacks (by the contributors its owner named), and
     // owners whose average never came: whose work the round's average is missing.
     QStringList missingWork;
+    // This peer's range, its average and the pieces it averaged, when its checker did not agree
+    // with it: for the coordinator to rule on (OwnerEvidence.h). Round and attempt left to the caller.
+    std::optional<RangeEvidence> evidence;
 };
 
 // DESIGN.md's butterfly all-reduce of pseudo-gradients. Every member sends each owner that
@@ -279,6 +283,8 @@ private:
     void averageOwnRange();
     void finishIfDone();
     void finish();
+    // The evidence of this peer's range, when its checker did not agree with its average.
+    void keepEvidence();
     void findMissingWork();
     const AllReduceMember *member(const QString &keyId) const;
     // Calls `send(keyId)` for every other member this peer is connected to.

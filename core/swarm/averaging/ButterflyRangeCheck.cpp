@@ -293,4 +293,20 @@ std::vector<RangeAverage> ButterflyAllReduce::appliedAverages() const
     return applied;
 }
 
+// The owner's side of a dispute over its range (OwnerEvidence.h): what it averaged, for the
+// coordinator to rule on.
+void ButterflyAllReduce::keepEvidence()
+{
+    const auto verdict = m_verdicts.constFind(m_self);
+    if (!m_own || m_ownAverage.isEmpty() || verdict == m_verdicts.constEnd() || verdict->agrees)
+        return;
+    RangeEvidence evidence;
+    evidence.begin = m_own->begin;
+    evidence.end = m_own->end;
+    evidence.average = m_ownAverage;
+    for (const auto &[sender, piece] : m_pieces)
+        evidence.pieces.emplace_back(sender, piece.encoded);
+    m_outcome.evidence = std::move(evidence);
+}
+
 } // namespace swarmtrain

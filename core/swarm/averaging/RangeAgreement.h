@@ -1,6 +1,7 @@
 #pragma once
 
 #include "Frame.h"
+#include "RangeAggregation.h"
 
 #include <QByteArray>
 #include <QCryptographicHash>
@@ -16,21 +17,11 @@
 // pass around.
 namespace swarmtrain::range_agreement {
 
-// A recomputed average within this share (relative L2) of another agrees with it.
-constexpr double kTolerance = 0.01;
+constexpr double kTolerance = kRangeTolerance;
 
-// |mine - theirs| / |mine| (1 when the sizes differ).
 inline double relativeDifference(const std::vector<float> &mine, const std::vector<float> &theirs)
 {
-    if (mine.size() != theirs.size())
-        return 1.0;
-    double difference = 0.0, norm = 0.0;
-    for (std::size_t i = 0; i < mine.size(); ++i) {
-        const double d = double(mine[i]) - double(theirs[i]);
-        difference += d * d;
-        norm += double(mine[i]) * double(mine[i]);
-    }
-    return norm > 0.0 ? std::sqrt(difference / norm) : (difference > 0.0 ? 1.0 : 0.0);
+    return rangeRelativeDifference(mine, theirs);
 }
 
 inline QByteArray toBytes(const std::vector<std::byte> &bytes)

@@ -83,6 +83,8 @@ private:
     Result<void> runRound();
     // The round's all-reduce and outer step; nullopt when this peer is out of the round.
     std::optional<AllReduceOutcome> averageRound(qint64 round, const RoundAnswer &info);
+    // Sends the coordinator this peer's range evidence of `round` (OwnerEvidence.h) and logs its ruling.
+    void sendEvidence(qint64 round, int attempt, RangeEvidence &evidence);
     // Commits to this peer's pieces of the round and, for a range owner, collects into `options`
     // what the other members committed to for its range and for the range it checks (none, and
     // no range checks, with a coordinator without commitments).

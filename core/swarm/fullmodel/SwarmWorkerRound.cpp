@@ -154,6 +154,8 @@ std::optional<AllReduceOutcome> SwarmWorker::averageRound(qint64 round, const Ro
     }
     for (const QString &sender : outcome->rejectedSenders)
         qCWarning(lcWorker).noquote() << "round" << round << ": refused the update of" << sender;
+    if (outcome->evidence)
+        sendEvidence(round, info.attempt, *outcome->evidence);
     // An asynchronous member that trained on an older state applies the round's step to the
     // round's own state, which it fetches now (its pieces went out from the state it trained on).
     if (round != m_trainer->round()) {
@@ -178,6 +180,21 @@ std::optional<AllReduceOutcome> SwarmWorker::averageRound(qint64 round, const Ro
         return std::nullopt;
     }
     return std::move(outcome).value();
+}
+
+void SwarmWorker::sendEvidence(qint64 round, int attempt, RangeEvidence &evidence)
+{
+    // Its checker did not agree with this peer's average: the coordinator rules on the pieces.
+    evidence.round = round;
+    evidence.attempt = attempt;
+    Result<EvidenceRuling> ruling = m_session->sendEvidence(evidence);
+    if (!ruling)
+        qCWarning(lcWorker).noquote() << "round" << round << ": the evidence of this peer's range was not taken:"
+                                      << toQString(ruling.error());
+    else if (!ruling->upheld)
+        qCWarning(lcWorker).noquote() << "round" << round << ": the coordinator found this peer's average wrong:" << ruling->why;
+    else
+        qCInfo(lcWorker).noquote() << "round" << round << ": the coordinator upheld this peer's average against its checker";
 }
 
 Result<void> SwarmWorker::commitPieces(qint64 round, const QHash<QString, QByteArray> &hashes, const RoundAnswer &info,

@@ -1,0 +1,79 @@
+#include "OwnerEvidence.h"
+
+#include "OuterOptimizer.h"
+#include "Quantization.h"
+#include "RangeAggregation.h"
+
+#include <QCryptographicHash>
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+
+namespace swarmtrain {
+
+namespace {
+
+Result<std::vector<float>> decoded(const QByteArray &payload, std::size_t count)
+{
+    Result<Quantized> quantized =
+        decodeQuantized(std::span(reinterpret_cast<const std::byte *>(payload.constData()), std::size_t(payload.size())), count);
+    if (!quantized)
+        return quantized.error();
+    return dequantize(*quantized);
+}
+
+const RoundMember *memberOf(const RoundRecord &round, const QString &keyId)
+{
+    const auto found = std::find_if(round.members.begin(), round.members.end(), [&](const RoundMember &m) { return m.keyId == keyId; });
+    return found != round.members.end() ? &*found : nullptr;
+}
+
+} // namespace
+
+QString evidenceRefusal(const RangeEvidence &evidence, const EvidenceCase &owned)
+{
+    const std::size_t count = std::size_t(owned.owner.end - owned.owner.begin);
+    if (evidence.begin != owned.owner.begin || evidence.end != owned.owner.end)
+        return QStringLiteral("it is not the owner's range");
+    Result<std::vector<float>> average = decoded(evidence.average, count);
+    if (!average)
+        return QStringLiteral("the average does not decode: %1").arg(QString::fromStdString(average.error().message));
+    std::vector<std::vector<float>> values;
+    std::vector<RangePiece> pieces;
+    values.reserve(evidence.pieces.size());
+    for (const auto &[sender, payload] : evidence.pieces) {
+        const RoundMember *m = memberOf(owned.round, sender);
+        if (!m)
+            return QStringLiteral("%1 is not a member of the round").arg(sender);
+        const auto committed = owned.commitments.find(sender);
+        if (committed == owned.commitments.end()
+            || QCryptographicHash::hash(payload, QCryptographicHash::Sha256).toHex() != committed->second.toLatin1())
+            return QStringLiteral("the piece of %1 is not the one it committed to").arg(sender);
+        Result<std::vector<float>> piece = decoded(payload, count);
+        if (!piece)
+            return QStringLiteral("the piece of %1 does not decode: %2").arg(sender, QString::fromStdString(piece.error().message));
+        // What every owner refuses (ButterflyAllReduce::decodeValues, default limits): an owner that
+        // averaged it in did not do an owner's work.
+        if (!validateUpdate(*piece, std::sqrt(double(count))))
+            return QStringLiteral("it averaged the piece of %1, which an owner refuses").arg(sender);
+        if (std::all_of(piece->begin(), piece->end(), [](float x) { return x == 0.0f; }))
+            return QStringLiteral("it averaged the all-zero piece of %1").arg(sender);
+        values.push_back(std::move(piece).value());
+        pieces.push_back({values.back(), m->probation, m->steps > 0 ? double(m->steps) : 1.0, m->staleness});
+    }
+    RangeAggregationOptions options;
+    options.share = owned.round.share;
+    Result<std::vector<float>> recomputed = aggregateRange(pieces, count, options);
+    Result<Quantized> quantized = recomputed ? quantize(*recomputed) : Result<Quantized>(recomputed.error());
+    if (!quantized)
+        return QStringLiteral("the pieces make no average: %1").arg(QString::fromStdString(quantized.error().message));
+    const double difference = rangeRelativeDifference(dequantize(*quantized), *average);
+    if (difference > kRangeTolerance)
+        return QStringLiteral("recomputed from its %1 pieces, its average differs by %2 (relative L2)")
+            .arg(evidence.pieces.size())
+            .arg(difference, 0, 'g', 3);
+    return {};
+}
+
+} // namespace swarmtrain

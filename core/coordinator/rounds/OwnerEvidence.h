@@ -1,0 +1,38 @@
+#pragma once
+
+#include "CoordinatorRecords.h"
+#include "VerificationMessages.h"
+
+#include <QString>
+
+#include <map>
+
+// A range owner's evidence, and the coordinator's ruling on it (issue 43; hosting.md, "Range
+// checks and colluders"). A range's checker and referee are two other owners: with two of three
+// owners colluding they are both theirs, whatever the draw, and could say an honest owner's
+// average is wrong. So an owner whose checker disagreed sends the coordinator the pieces it
+// averaged (RangeEvidence). The coordinator holds every member's commitment to each piece, so it
+// tells the pieces the members sent from pieces made up, and recomputes the range with the same
+// function the owner and its checker use (RangeAggregation.h). Its ruling, not the partners'
+// word, decides whether the owner lied.
+namespace swarmtrain {
+
+// What a ruling needs from the store: the round (its members' weights, its share), the owner's
+// range, and the commitments to that range by sender.
+struct EvidenceCase {
+    RoundRecord round;
+    RoundMember owner;
+    std::map<QString, QString> commitments; // sender -> SHA-256 (hex) of its piece of the range
+};
+
+// Why `evidence` does not show that the owner's average is what the committed pieces make
+// (within the checkers' tolerance), or "" when it does. A pure function: it runs on a worker
+// thread. An honest owner's evidence always holds: it averaged only pieces it checked against the
+// same commitments, refused those an owner must refuse, and the result is a pure function of them.
+QString evidenceRefusal(const RangeEvidence &evidence, const EvidenceCase &owned);
+
+// The kinds of the rulings' records among a round's update reports (reporter and sender: the owner).
+inline constexpr char kEvidenceUpheld[] = "evidence_upheld";
+inline constexpr char kEvidenceRefuted[] = "evidence_refuted";
+
+} // namespace swarmtrain
