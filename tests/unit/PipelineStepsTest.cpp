@@ -716,7 +716,7 @@ TEST_F(PipelineStepsTest, StagePeersEarnCreditForTheMicrobatchesTheyServedThatTh
     // the stage peers hold and step with `held`, and `accused` is caught by both trainers.
     const auto runCreditedStep = [&](qint64 step, const std::map<QString, std::map<QString, int>> &servedBy,
                                      const std::map<QString, int> &dFirst, const std::map<QString, int> &held,
-                                     const QStringList &accused) {
+                                     const QStringList &accused, bool restart) {
         for (const auto &[id, stage] : peers)
             poll(id, holding(stage, stageHash(stage, step), step));
         for (const QString &trainer : {a, d}) {
@@ -728,6 +728,8 @@ TEST_F(PipelineStepsTest, StagePeersEarnCreditForTheMicrobatchesTheyServedThatTh
             closed.wrongAnswers = accused;
             poll(trainer, closed);
         }
+        if (restart) // the coordinator restarts with the step closed: what it was told is kept
+            ASSERT_NO_FATAL_FAILURE(reopen());
         for (const auto &[id, stage] : peers) {
             if (stage > 0)
                 poll(id, report(holding(stage, stageHash(stage, step), step), step, QStringLiteral("ready"), held.at(id)));
@@ -743,7 +745,7 @@ TEST_F(PipelineStepsTest, StagePeersEarnCreditForTheMicrobatchesTheyServedThatTh
     };
 
     const std::map<QString, std::map<QString, int>> honest{{a, {{b, 2}, {c, 2}}}, {d, {{e, 2}, {c, 2}}}};
-    ASSERT_NO_FATAL_FAILURE(runCreditedStep(0, honest, honest.at(d), {{b, 2}, {e, 2}, {c, 4}}, {}));
+    ASSERT_NO_FATAL_FAILURE(runCreditedStep(0, honest, honest.at(d), {{b, 2}, {e, 2}, {c, 4}}, {}, false));
     EXPECT_DOUBLE_EQ(creditOf(a), 1.0); // 2 microbatches x 100 tokens x 0.01 x stage 0's half
     EXPECT_DOUBLE_EQ(creditOf(d), 1.0);
     EXPECT_DOUBLE_EQ(creditOf(b), 0.5);
@@ -759,9 +761,9 @@ TEST_F(PipelineStepsTest, StagePeersEarnCreditForTheMicrobatchesTheyServedThatTh
 
     // Step 1: b is caught answering wrong by both trainers; e says it holds 4 where the trainers
     // say it served 2; d first says e served 3 of its 2 microbatches, which is not taken, and says
-    // it right when it steps.
+    // it right when it steps; the coordinator restarts after the closes.
     const std::map<QString, std::map<QString, int>> shifted{{a, {{b, 2}, {c, 2}}}, {d, {{e, 2}, {c, 2}}}};
-    ASSERT_NO_FATAL_FAILURE(runCreditedStep(1, shifted, {{e, 3}, {c, 2}}, {{b, 2}, {e, 4}, {c, 4}}, {b}));
+    ASSERT_NO_FATAL_FAILURE(runCreditedStep(1, shifted, {{e, 3}, {c, 2}}, {{b, 2}, {e, 4}, {c, 4}}, {b}, true));
     EXPECT_DOUBLE_EQ(creditOf(a), 2.0);
     EXPECT_DOUBLE_EQ(creditOf(d), 2.0);
     EXPECT_DOUBLE_EQ(creditOf(b), 0.5) << "named for wrong answers: nothing for the step";

@@ -63,6 +63,7 @@ Result<void> PipelineSteps::save()
                      {L("shares"), intMap(m_step.shares)},
                      {L("ready"), intMap(m_step.ready)},
                      {L("unready"), idList(m_step.unready)},
+                     {L("named"), idList(m_step.named)},
                      {L("attempt"), m_step.attempt}};
     QJsonArray redo;
     for (const int stage : m_step.redo)
@@ -147,6 +148,7 @@ Result<void> PipelineSteps::load()
         m_step.ready = readIntMap(ready.toObject(), 0, protocol::kMaxMicrobatchesPerStep);
     }
     m_step.unready = readIdSet(step.value(L("unready")).toArray());
+    m_step.named = readIdSet(step.value(L("named")).toArray());
     m_step.attempt = std::clamp(step.value(L("attempt")).toInt(), 0, protocol::kMaxStepAttempts - 1);
     for (const QJsonValue &stage : step.value(L("redo")).toArray()) {
         if (const int s = stage.toInt(-1); s >= 0 && s < stages)
