@@ -61,9 +61,10 @@ public:
     // yet (on the server's thread); evidenceRefusal() (any thread); the ruling kept (server's thread).
     Result<EvidenceCase> evidenceCase(const PeerRecord &owner, const RangeEvidence &evidence, int &status);
     Result<void> rule(const EvidenceCase &owned, const QString &refusal);
-    // The largest encoded range any piece or average of the evidence can be, and the largest body.
+    // The largest encoded range any piece or average of the evidence can be, and the largest body
+    // the running round's evidence can have.
     qint64 maxEvidencePayloadBytes() const;
-    qint64 maxEvidenceBytes() const;
+    qint64 maxEvidenceBytes();
 
     // POST /v1/round/update: the largest body any round's update can have.
     qint64 maxUpdateBytes() const;

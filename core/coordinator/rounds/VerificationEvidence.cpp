@@ -15,10 +15,20 @@ qint64 Verification::maxEvidencePayloadBytes() const
     return qint64(encodedQuantizedSize(std::size_t(std::max<qint64>(m_rounds.settings().parameterCount, 1))));
 }
 
-qint64 Verification::maxEvidenceBytes() const
+qint64 Verification::maxEvidenceBytes()
 {
-    // Base64 of every member's piece of the largest range and the average, with room for names.
-    return 4 * (maxEvidencePayloadBytes() * 8 / 3 + 1) + protocol::kMaxCommittedPieces * 256;
+    // Base64 of a piece from each member of the running round and the average, each no larger
+    // than the round's largest range, with room for the names: bounded by the round, not by the
+    // model (no round running: nothing to send).
+    Result<RoundRecord> round = m_rounds.current();
+    if (!round || round->state != RoundState::Running)
+        return 1024;
+    qint64 largest = 1;
+    for (const RoundMember &member : round->members)
+        largest = std::max(largest, member.end - member.begin);
+    const qint64 payload = qint64(encodedQuantizedSize(std::size_t(largest)));
+    const qint64 members = qint64(round->members.size());
+    return 4 * ((members + 1) * payload / 3 + members + 1) + (members + 1) * 256 + 1024;
 }
 
 Result<EvidenceCase> Verification::evidenceCase(const PeerRecord &owner, const RangeEvidence &evidence, int &status)
