@@ -5,7 +5,7 @@
 
 #include <QJsonArray>
 
-#include <algorithm>
+#include <set>
 
 namespace swarmtrain {
 
@@ -170,12 +170,12 @@ Result<RangeEvidence> RangeEvidence::fromJson(const QJsonObject &json, qsizetype
         r.fail(L("end"), QStringLiteral("must be past begin"));
     m.average = r.base64AtMost(L("average"), maxPayloadBytes);
     const QJsonArray list = r.array(L("pieces"), kMaxCommittedPieces);
+    std::set<QString> senders;
     for (qsizetype i = 0; i < list.size() && r.ok(); ++i) {
         JsonReader piece = r.element(list, L("pieces"), i);
         const QString sender = piece.string(L("peer_id"), kMaxKeyIdChars);
         QByteArray payload = piece.base64AtMost(L("payload"), maxPayloadBytes);
-        const bool twice = std::any_of(m.pieces.begin(), m.pieces.end(), [&](const auto &p) { return p.first == sender; });
-        if (piece.ok() && twice)
+        if (piece.ok() && !senders.insert(sender).second)
             r.fail(L("pieces"), QStringLiteral("hold two pieces of %1").arg(sender));
         m.pieces.emplace_back(sender, std::move(payload));
     }
