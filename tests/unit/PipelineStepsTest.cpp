@@ -760,8 +760,9 @@ TEST_F(PipelineStepsTest, StagePeersEarnCreditForTheMicrobatchesTheyServedThatTh
     EXPECT_DOUBLE_EQ(told.credited->credit, 0.5);
 
     // Step 1: b is caught answering wrong by both trainers; e says it holds 4 where the trainers
-    // say it served 2; d first says e served 3 of its 2 microbatches, which is not taken, and says
-    // it right when it steps; the coordinator restarts after the closes.
+    // say it served 2, so stage 1's counts do not add up and the trainers' word caps them; d first
+    // says e served 3 of its 2 microbatches, which is not taken, and says it right when it steps;
+    // the coordinator restarts after the closes.
     const std::map<QString, std::map<QString, int>> shifted{{a, {{b, 2}, {c, 2}}}, {d, {{e, 2}, {c, 2}}}};
     ASSERT_NO_FATAL_FAILURE(runCreditedStep(1, shifted, {{e, 3}, {c, 2}}, {{b, 2}, {e, 4}, {c, 4}}, {b}, true));
     EXPECT_DOUBLE_EQ(creditOf(a), 2.0);
@@ -785,6 +786,8 @@ TEST_F(PipelineStepsTest, StagePeersEarnCreditForTheMicrobatchesTheyServedThatTh
 
 // A trainer's word on who served its microbatches can name only the step's stage peers, and no
 // stage more than it closed with: Sybils of a hostile trainer earn nothing they did not serve.
+// And where a stage's counts add up to the step's microbatches, its peers earn for what they
+// hold whatever a trainer says: leaving an honest peer out of its word costs that peer nothing.
 TEST_F(PipelineStepsTest, ATrainersWordOnWhoServedItCannotMakeWorkUp)
 {
     options.tokensPerMicrobatch = 100;
@@ -807,6 +810,6 @@ TEST_F(PipelineStepsTest, ATrainersWordOnWhoServedItCannotMakeWorkUp)
     ASSERT_EQ(steps->status().history.size(), 1u);
     EXPECT_DOUBLE_EQ(store->peer(QStringLiteral("a")).value()->credit, 4.0 / 3.0); // its own stage
     EXPECT_DOUBLE_EQ(store->peer(QStringLiteral("sybil")).value()->credit, 0.0);
-    EXPECT_DOUBLE_EQ(store->peer(QStringLiteral("b")).value()->credit, 0.0); // nobody said it served
-    EXPECT_DOUBLE_EQ(store->peer(QStringLiteral("c")).value()->credit, 0.0);
+    EXPECT_DOUBLE_EQ(store->peer(QStringLiteral("b")).value()->credit, 4.0 / 3.0) << "its stage's counts add up";
+    EXPECT_DOUBLE_EQ(store->peer(QStringLiteral("c")).value()->credit, 4.0 / 3.0);
 }

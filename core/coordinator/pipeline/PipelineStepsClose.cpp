@@ -181,19 +181,30 @@ bool PipelineSteps::takeServedBy(const QString &trainer, const std::map<QString,
 double PipelineSteps::creditStep(qint64 step)
 {
     // A peer earns for the microbatches its stage's step applied from it: a trainer its own, a
-    // stage peer those the trainers say it served for them, but never more than it said it held
-    // (each side's word caps the other's, so neither alone makes work up), and only when it ended
-    // in its stage's agreed state. A peer named for wrong answers earns nothing for the step.
+    // stage peer what it says it held where its stage's counts add up to the step's microbatches
+    // (each microbatch counts at one peer of each stage, so none of them claims more unless
+    // another claims less), else the least of that and what the trainers say it served for
+    // them: neither side alone makes work up, and one trainer that leaves an honest peer out of
+    // its word costs it nothing while the counts add up. Only a peer that ended in its stage's
+    // agreed state earns; one named for wrong answers earns nothing for the step.
     m_credited.clear();
     double costs = 0.0;
     for (const double cost : m_options.stageCosts)
         costs += cost;
+    int issued = 0;
+    for (const auto &[id, closed] : m_step.closed)
+        issued += closed.microbatches;
+    std::map<int, int> held; // by stage: the step's microbatches its members say they counted
+    for (const auto &[id, stepped] : m_step.stepped)
+        held[stageOf(id)] += stepped.microbatches;
     std::vector<StepCredit> credits;
     double total = 0.0;
     for (const auto &[id, stepped] : m_step.stepped) {
         const int stage = stageOf(id);
         int served = 0;
-        if (stage == 0) {
+        if (stage > 0 && held[stage] == issued) {
+            served = stepped.microbatches;
+        } else if (stage == 0) {
             const auto closed = m_step.closed.find(id);
             served = closed != m_step.closed.end() ? closed->second.microbatches : 0;
         } else {
