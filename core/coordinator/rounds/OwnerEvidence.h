@@ -13,8 +13,10 @@
 // average is wrong. So an owner whose checker disagreed sends the coordinator the pieces it
 // averaged (RangeEvidence). The coordinator holds every member's commitment to each piece, so it
 // tells the pieces the members sent from pieces made up, and recomputes the range with the same
-// function the owner and its checker use (RangeAggregation.h). Its ruling, not the partners'
-// word, decides whether the owner lied.
+// function the owner and its checker use (RangeAggregation.h). Evidence that does not hold names
+// the owner a liar at once; evidence that holds is only recorded until the coordinator can bind
+// it to the average the members got (a liar could send them another), and the partners' disputes
+// decide as before.
 namespace swarmtrain {
 
 // What a ruling needs from the store: the round (its members' weights, its share), the owner's
