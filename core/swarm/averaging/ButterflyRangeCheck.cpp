@@ -158,8 +158,8 @@ void ButterflyAllReduce::tryCheck()
         return giveVerdict(false, QStringLiteral("cannot recompute it: %1").arg(QString::fromStdString(quantized.error().message)));
     m_check.recomputed = toBytes(encodeQuantized(*quantized));
     m_check.recomputedValues = dequantize(*quantized);
-    const double relative = range_agreement::relativeDifference(m_check.recomputedValues, *m_check.average);
-    giveVerdict(relative <= range_agreement::kTolerance,
+    const double relative = rangeRelativeDifference(m_check.recomputedValues, *m_check.average);
+    giveVerdict(relative <= kRangeTolerance,
                 QStringLiteral("recomputed from the same %1 pieces, it differs by %2 (relative L2)")
                     .arg(m_check.contributors.size()).arg(relative, 0, 'g', 3));
 }

@@ -142,13 +142,13 @@ void ButterflyAllReduce::tryReferee()
     Result<Quantized> ownerQuantized = decodeQuantized(
         std::span(reinterpret_cast<const std::byte *>(ownerPayload.constData()), std::size_t(ownerPayload.size())),
         mine.size());
-    const double owners = ownerQuantized ? range_agreement::relativeDifference(mine, dequantize(*ownerQuantized)) : 1.0;
-    const double checkers = range_agreement::relativeDifference(mine, recomputed->values);
+    const double owners = ownerQuantized ? rangeRelativeDifference(mine, dequantize(*ownerQuantized)) : 1.0;
+    const double checkers = rangeRelativeDifference(mine, recomputed->values);
     const QString why = QStringLiteral("recomputed from the same %1 pieces, the owner's differs by %2 and the checker's by %3")
                             .arg(m_referee.contributors.size())
                             .arg(owners, 0, 'g', 3)
                             .arg(checkers, 0, 'g', 3);
-    const bool ownerHolds = owners <= range_agreement::kTolerance, checkerHolds = checkers <= range_agreement::kTolerance;
+    const bool ownerHolds = owners <= kRangeTolerance, checkerHolds = checkers <= kRangeTolerance;
     if (!ownerHolds)
         m_outcome.disputed.append(owner);
     if (!checkerHolds)

@@ -6,23 +6,13 @@
 #include <QByteArray>
 #include <QCryptographicHash>
 
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
-// What a range's checker and referee (ButterflyRangeCheck.cpp, ButterflyRangeReferee.cpp) take
-// for the same average (the same pieces give the same numbers on one machine, and nearly the
-// same across CPUs and compilers), and the bytes and hashes all of ButterflyAllReduce's files
-// pass around.
+// The bytes and hashes all of ButterflyAllReduce's files pass around. When a checker or referee
+// takes a recomputed average for the same one is RangeAggregation.h's (kRangeTolerance).
 namespace swarmtrain::range_agreement {
-
-constexpr double kTolerance = kRangeTolerance;
-
-inline double relativeDifference(const std::vector<float> &mine, const std::vector<float> &theirs)
-{
-    return rangeRelativeDifference(mine, theirs);
-}
 
 inline QByteArray toBytes(const std::vector<std::byte> &bytes)
 {

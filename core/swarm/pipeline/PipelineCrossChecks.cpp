@@ -55,8 +55,8 @@ std::optional<PipelineDriver::Answer> PipelineDriver::settleCheck(Hop &hop, std:
         ++m_crossChecks;
     const double tolerance = m_settings.crossCheckTolerance;
     const auto agree = [&](const Answer &a, const Answer &b) {
-        return std::max(range_agreement::relativeDifference(a.values, b.values),
-                        range_agreement::relativeDifference(b.values, a.values))
+        return std::max(rangeRelativeDifference(a.values, b.values),
+                        rangeRelativeDifference(b.values, a.values))
                    <= tolerance
                && close(a.loss, b.loss, tolerance);
     };
@@ -81,7 +81,7 @@ std::optional<PipelineDriver::Answer> PipelineDriver::settleCheck(Hop &hop, std:
         if (hop.backward) // its gradient counts nowhere
             sendVerdict(other.peer, f.batch.step, f.wireId(), false);
         if (!right) {
-            const double off = range_agreement::relativeDifference(used.values, other.values);
+            const double off = rangeRelativeDifference(used.values, other.values);
             const QString why = QStringLiteral("its %1 of microbatch %2 differs by %3 (relative L2) from what %4 of %5 peers answered")
                                     .arg(hop.backward ? QStringLiteral("backward") : QStringLiteral("forward"))
                                     .arg(hop.id)
