@@ -27,6 +27,12 @@ inline void editDatabase(const std::filesystem::path &file, const std::function<
     QSqlDatabase::removeDatabase(name);
 }
 
+// What schema version 11 left: update reports without a detail.
+inline void undoSchemaVersion12(QSqlQuery &query)
+{
+    ASSERT_TRUE(query.exec(QStringLiteral("ALTER TABLE update_reports DROP COLUMN detail")));
+}
+
 // What schema version 10 left: no round revisions, leases, requests seen, rate buckets or index by last seen.
 inline void undoSchemaVersion11(QSqlQuery &query)
 {
@@ -48,6 +54,7 @@ inline void undoSchemaVersion10(QSqlQuery &query)
 inline void makeVersion9(const std::filesystem::path &file)
 {
     editDatabase(file, [](QSqlQuery &query) {
+        undoSchemaVersion12(query);
         undoSchemaVersion11(query);
         undoSchemaVersion10(query);
         ASSERT_TRUE(query.exec(QStringLiteral("PRAGMA user_version = 9")));

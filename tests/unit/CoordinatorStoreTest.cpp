@@ -258,6 +258,34 @@ TEST_P(CoordinatorStoreTest, DisputesAreReadByRoundWindowAndSurviveReopen)
     EXPECT_EQ(early->at(1).attempt, 1);
 }
 
+// The coordinator's rulings on owners' evidence (issue 43) keep the hash of the average they
+// ruled on, and are read by round window apart from the disputes.
+TEST_P(CoordinatorStoreTest, EvidenceRulingsKeepTheAverageTheyRuledOn)
+{
+    const QString a = QStringLiteral("a"), b = QStringLiteral("b");
+    const QString h1(64, QLatin1Char('1')), h2(64, QLatin1Char('2'));
+    {
+        auto store = open();
+        ASSERT_TRUE(store);
+        ASSERT_TRUE(store->addUpdateReports({{4, 0, a, a, QStringLiteral("evidence_upheld"), h1},
+                                             {4, 0, b, a, QStringLiteral("disputed")},
+                                             {6, 1, b, b, QStringLiteral("evidence_refuted"), h2},
+                                             {9, 0, a, a, QStringLiteral("evidence_upheld"), h2}})
+                        .ok());
+    }
+    auto store = open();
+    ASSERT_TRUE(store);
+    const Result<std::vector<UpdateReportRecord>> rulings = store->evidenceRulings(3, 8);
+    ASSERT_TRUE(rulings.ok()) << rulings.error().message;
+    ASSERT_EQ(rulings->size(), 2u) << "no dispute, nothing after round 8";
+    EXPECT_EQ(rulings->at(0).kind, QStringLiteral("evidence_upheld"));
+    EXPECT_EQ(rulings->at(0).detail, h1);
+    EXPECT_EQ(rulings->at(1).attempt, 1);
+    EXPECT_EQ(rulings->at(1).detail, h2);
+    EXPECT_EQ(store->disputes(3, 8)->size(), 1u);
+    EXPECT_EQ(store->disputes(3, 8)->front().detail, QString()) << "a dispute has no detail";
+}
+
 TEST_P(CoordinatorStoreTest, AverageReportsAreKeptAllOrNoneByRoundAndAttempt)
 {
     const QString a = QStringLiteral("a"), b = QStringLiteral("b");

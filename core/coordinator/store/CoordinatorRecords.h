@@ -138,13 +138,16 @@ struct AverageReportRecord {
 };
 
 // What a range owner said about a sender's piece: "refused" (not what it committed to, or
-// malformed) or "left_out" (of the robust average).
+// malformed) or "left_out" (of the robust average); what range partners said of each other
+// ("disputed"); and the coordinator's ruling on an owner's evidence ("evidence_upheld",
+// "evidence_refuted", reporter and sender the owner, `detail` the SHA-256 of its average).
 struct UpdateReportRecord {
     qint64 round = 0;
     int attempt = 0;
     QString reporterKeyId;
     QString senderKeyId;
     QString kind;
+    QString detail;
 };
 
 // A spot check of one member's work in one round: another peer recomputes it (issue 16).

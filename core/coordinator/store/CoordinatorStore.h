@@ -123,6 +123,9 @@ public:
     // The disputes between range partners (reports of kind "disputed") of rounds `fromRound` to
     // `toRound`, every attempt; update reports are never pruned.
     virtual Result<std::vector<UpdateReportRecord>> disputes(qint64 fromRound, qint64 toRound) = 0;
+    // The coordinator's rulings on owners' evidence (kinds "evidence_upheld" and
+    // "evidence_refuted") of rounds `fromRound` to `toRound`, every attempt.
+    virtual Result<std::vector<UpdateReportRecord>> evidenceRulings(qint64 fromRound, qint64 toRound) = 0;
     // Inserts the check or replaces the one of the same round and member.
     virtual Result<void> saveSpotCheck(const SpotCheckRecord &check) = 0;
     virtual Result<std::optional<SpotCheckRecord>> spotCheck(qint64 round, const QString &memberKeyId) = 0;

@@ -76,7 +76,12 @@ const char *const kVersion2[] = {
     "CREATE INDEX rate_buckets_by_time ON rate_buckets (updated_ms)",
 };
 
-const std::span<const char *const> kSteps[] = {kVersion1, kVersion2};
+// Version 3: rulings on evidence name the average ruled on (version 12 of the SQLite schema).
+const char *const kVersion3[] = {
+    "ALTER TABLE update_reports ADD COLUMN detail TEXT NOT NULL DEFAULT ''",
+};
+
+const std::span<const char *const> kSteps[] = {kVersion1, kVersion2, kVersion3};
 static_assert(std::size(kSteps) == kPostgresSchemaVersion);
 
 // Any number: the advisory lock of the schema migration, in the database's lock space.

@@ -86,6 +86,7 @@ public:
     Result<void> addUpdateReports(const std::vector<UpdateReportRecord> &reports) override;
     Result<std::vector<UpdateReportRecord>> updateReports(qint64 round, int attempt) override;
     Result<std::vector<UpdateReportRecord>> disputes(qint64 fromRound, qint64 toRound) override;
+    Result<std::vector<UpdateReportRecord>> evidenceRulings(qint64 fromRound, qint64 toRound) override;
     Result<void> saveSpotCheck(const SpotCheckRecord &check) override;
     Result<std::optional<SpotCheckRecord>> spotCheck(qint64 round, const QString &memberKeyId) override;
     Result<std::vector<SpotCheckRecord>> openSpotChecks() override;

@@ -97,13 +97,14 @@ Result<void> SqlCoordinatorStore::addUpdateReports(const std::vector<UpdateRepor
 {
     return inTransaction([&]() -> Result<void> {
         for (const UpdateReportRecord &report : reports) {
-            QSqlQuery q = query(QStringLiteral("INSERT INTO update_reports (round, attempt, reporter, sender, kind)"
-                                               " VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"));
+            QSqlQuery q = query(QStringLiteral("INSERT INTO update_reports (round, attempt, reporter, sender, kind, detail)"
+                                               " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"));
             q.addBindValue(report.round);
             q.addBindValue(report.attempt);
             q.addBindValue(text(report.reporterKeyId));
             q.addBindValue(text(report.senderKeyId));
             q.addBindValue(text(report.kind));
+            q.addBindValue(text(report.detail));
             if (Result<void> done = exec(q, "saving a report about a piece"); !done)
                 return done;
         }
@@ -113,7 +114,7 @@ Result<void> SqlCoordinatorStore::addUpdateReports(const std::vector<UpdateRepor
 
 Result<std::vector<UpdateReportRecord>> SqlCoordinatorStore::updateReports(qint64 round, int attempt)
 {
-    QSqlQuery q = query(QStringLiteral("SELECT round, attempt, reporter, sender, kind FROM update_reports"
+    QSqlQuery q = query(QStringLiteral("SELECT round, attempt, reporter, sender, kind, detail FROM update_reports"
                                        " WHERE round = ? AND attempt = ? ORDER BY sender, reporter"));
     q.addBindValue(round);
     q.addBindValue(attempt);
@@ -122,9 +123,20 @@ Result<std::vector<UpdateReportRecord>> SqlCoordinatorStore::updateReports(qint6
 
 Result<std::vector<UpdateReportRecord>> SqlCoordinatorStore::disputes(qint64 fromRound, qint64 toRound)
 {
-    QSqlQuery q = query(QStringLiteral("SELECT round, attempt, reporter, sender, kind FROM update_reports"
+    QSqlQuery q = query(QStringLiteral("SELECT round, attempt, reporter, sender, kind, detail FROM update_reports"
                                        " WHERE round >= ? AND round <= ? AND kind = 'disputed'"
                                        " ORDER BY round, attempt, reporter, sender"));
+    q.addBindValue(fromRound);
+    q.addBindValue(toRound);
+    return selectUpdateReports(q);
+}
+
+Result<std::vector<UpdateReportRecord>> SqlCoordinatorStore::evidenceRulings(qint64 fromRound, qint64 toRound)
+{
+    QSqlQuery q = query(QStringLiteral("SELECT round, attempt, reporter, sender, kind, detail FROM update_reports"
+                                       " WHERE round >= ? AND round <= ?"
+                                       " AND kind IN ('evidence_upheld', 'evidence_refuted')"
+                                       " ORDER BY round, attempt, sender"));
     q.addBindValue(fromRound);
     q.addBindValue(toRound);
     return selectUpdateReports(q);
@@ -137,7 +149,7 @@ Result<std::vector<UpdateReportRecord>> SqlCoordinatorStore::selectUpdateReports
     std::vector<UpdateReportRecord> list;
     while (q.next()) {
         list.push_back({q.value(0).toLongLong(), q.value(1).toInt(), q.value(2).toString(), q.value(3).toString(),
-                        q.value(4).toString()});
+                        q.value(4).toString(), q.value(5).toString()});
     }
     return list;
 }

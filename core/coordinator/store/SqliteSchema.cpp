@@ -128,8 +128,14 @@ const char *const kVersion11[] = {
     "CREATE INDEX rate_buckets_by_time ON rate_buckets (updated_ms)",
 };
 
-const std::span<const char *const> kSteps[] = {kVersion1, kVersion2, kVersion3, kVersion4, kVersion5, kVersion6,
-                                               kVersion7, kVersion8, kVersion9, kVersion10, kVersion11};
+// Version 12: the coordinator's ruling on an owner's evidence names the average it ruled on
+// (issue 43): update reports get a detail.
+const char *const kVersion12[] = {
+    "ALTER TABLE update_reports ADD COLUMN detail TEXT NOT NULL DEFAULT ''",
+};
+
+const std::span<const char *const> kSteps[] = {kVersion1, kVersion2, kVersion3,  kVersion4,  kVersion5, kVersion6,
+                                               kVersion7, kVersion8, kVersion9, kVersion10, kVersion11, kVersion12};
 static_assert(std::size(kSteps) == kSqliteSchemaVersion);
 
 Result<void> upgrade(QSqlDatabase &db, int from)
