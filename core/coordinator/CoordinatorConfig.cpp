@@ -227,6 +227,9 @@ void defineTrustFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text
     app.add_option("--spot-check-rate-new", trust.spotCheckRateNew,
                    "share of probationary members' rounds another peer recomputes (0: none)")
         ->transform(flags::numberIn(0.0, 1.0));
+    app.add_flag("!--no-range-rulings", trust.rangeRulings,
+                 "settle disputed ranges by their referee alone, not by the coordinator's ruling on the owner's "
+                 "evidence (for tests: two colluding partners then decide an honest owner's range)");
 }
 
 // Full-model rounds (issue 18): time-budgeted or fixed H.

@@ -37,6 +37,10 @@ struct TrustSettings {
     // of their norms): AgreementTolerance's defaults, whose measurements UpdateAgreement.h gives
     // (honest replays: cosine > 0.9999, norm within 1e-4; the closest attack: cosine 0.96).
     double minCosine = 0.99;
+    // Disputed ranges are settled by the coordinator's ruling on the owner's evidence (issue 43),
+    // not by the range's referee alone. Off (--no-range-rulings): the adversary tests' way to show
+    // what two colluding partners do without it.
+    bool rangeRulings = true;
     double minRelativeNorm = 0.9;
     double maxRelativeNorm = 1.1;
 };

@@ -61,6 +61,8 @@ QJsonObject CommitmentsAnswer::toJson() const
                      {L("refereed"), hashesToJson(refereed)}};
     if (!uncommitted.isEmpty())
         json.insert(L("uncommitted"), QJsonArray::fromStringList(uncommitted));
+    if (rangeRulings)
+        json.insert(L("range_rulings"), true);
     return json;
 }
 
@@ -76,6 +78,7 @@ Result<CommitmentsAnswer> CommitmentsAnswer::fromJson(const QJsonObject &json)
     if (r.has(L("refereed")))
         m.refereed = readHashes(r, L("refereed"));
     m.uncommitted = r.optionalStrings(L("uncommitted"), kMaxCommittedPieces, kMaxKeyIdChars);
+    m.rangeRulings = r.optionalBoolean(L("range_rulings")).value_or(false);
     return r.finish(std::move(m));
 }
 
@@ -192,6 +195,31 @@ Result<EvidenceRuling> EvidenceRuling::fromJson(const QJsonObject &json)
     EvidenceRuling m;
     m.upheld = r.boolean(L("upheld"));
     m.why = r.text(L("why"), kMaxFailureChars);
+    return r.finish(std::move(m));
+}
+
+QJsonObject RangeRuling::toJson() const
+{
+    QJsonObject json{{L("round"), double(round)},
+                     {L("owner"), owner},
+                     {L("state"), state == State::Upheld    ? L("upheld")
+                                  : state == State::Refuted ? L("refuted")
+                                                            : L("pending")}};
+    if (state != State::Pending)
+        json.insert(L("average_sha256"), averageSha256);
+    return json;
+}
+
+Result<RangeRuling> RangeRuling::fromJson(const QJsonObject &json)
+{
+    JsonReader r(json, QStringLiteral("range ruling"));
+    RangeRuling m;
+    m.round = r.integer(L("round"), 0, kMaxCount);
+    m.owner = r.string(L("owner"), kMaxKeyIdChars);
+    const QString state = r.oneOf(L("state"), {L("pending"), L("upheld"), L("refuted")});
+    m.state = state == L("upheld") ? State::Upheld : state == L("refuted") ? State::Refuted : State::Pending;
+    if (m.state != State::Pending)
+        m.averageSha256 = r.sha256Hex(L("average_sha256"));
     return r.finish(std::move(m));
 }
 

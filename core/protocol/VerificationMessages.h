@@ -51,6 +51,9 @@ struct CommitmentsAnswer {
     // Once the commitments closed: the round's members that committed to nothing. No one waits
     // for their pieces, averages, verdicts or rulings.
     QStringList uncommitted{};
+    // The coordinator rules on disputed ranges (RangeRuling): members apply a range whose checker
+    // did not agree only as it rules, not as the range's referee says.
+    bool rangeRulings = false;
 
     QJsonObject toJson() const;
     static Result<CommitmentsAnswer> fromJson(const QJsonObject &json);
@@ -80,6 +83,21 @@ struct EvidenceRuling {
 
     QJsonObject toJson() const;
     static Result<EvidenceRuling> fromJson(const QJsonObject &json);
+};
+
+// GET /v1/round/ruling?round=R&owner=KEY (issue 43): the coordinator's word on a range whose
+// checker did not agree with its owner. Once the owner's evidence is in, the SHA-256 (hex) of the
+// average it sent is `upheld` (the committed pieces make it) or `refuted`; until then `pending`.
+// A member applies the owner's average only when it is upheld and is the very one that came.
+struct RangeRuling {
+    enum class State { Pending, Upheld, Refuted };
+    qint64 round = 0;
+    QString owner;
+    State state = State::Pending;
+    QString averageSha256; // hex; empty while pending
+
+    QJsonObject toJson() const;
+    static Result<RangeRuling> fromJson(const QJsonObject &json);
 };
 
 // A spot check the coordinator gives a peer (in its heartbeat answer): re-run `peerId`'s inner

@@ -152,6 +152,57 @@ protected:
         return post(owner, "/v1/round/evidence", evidence.toJson());
     }
 
+    // Colluders among an owner's partners (issue 43), `rounds` rounds from round 0: each round
+    // `owner` sends its evidence, which holds; its checker and its referee dispute it and report
+    // applying another average to its range (as their referee's ruling would have every member
+    // do; with rulings, only they follow it and so report another result); everyone else reports
+    // the owner's average. Returns the colluders of all the rounds. With rulings, the colluders'
+    // contributions are not accepted.
+    std::set<QString> frameEveryRound(Peer &owner, qint64 rounds)
+    {
+        const bool rulings = options.trust.rangeRulings;
+        std::set<QString> colluders;
+        for (qint64 round = 0; round < rounds; ++round) {
+            startRound(owners, round);
+            const Pieces pieces = commitRealPieces(owners);
+            Peer &checker = checkerOf(owner), &referee = *byKey(referees().at(owner.keyId()));
+            colluders.insert({checker.keyId(), referee.keyId()});
+            const RoundRecord running = currentRound();
+            const auto range = std::find_if(running.members.begin(), running.members.end(),
+                                            [&](const RoundMember &m) { return m.keyId == owner.keyId(); });
+            const QByteArray ruling = "/v1/round/ruling?round=" + QByteArray::number(round) + "&owner=" + owner.keyId().toLatin1();
+            const HttpAnswer pending = send("GET", ruling, {}, checker);
+            EXPECT_EQ(pending.status, rulings ? 200 : 404) << pending.body.constData();
+            if (rulings)
+                EXPECT_EQ(RangeRuling::fromJson(pending.json()).value().state, RangeRuling::State::Pending);
+            const RangeEvidence evidence = evidenceOf(owner, pieces);
+            EXPECT_TRUE(EvidenceRuling::fromJson(sendEvidence(owner, evidence).json()).value().upheld);
+            const QString upheld = QString::fromLatin1(QCryptographicHash::hash(evidence.average, QCryptographicHash::Sha256).toHex());
+            if (rulings) {
+                const RangeRuling answer = RangeRuling::fromJson(send("GET", ruling, {}, h2).json()).value();
+                EXPECT_EQ(answer.state, RangeRuling::State::Upheld);
+                EXPECT_EQ(answer.averageSha256, upheld);
+            }
+            for (Peer *peer : owners) {
+                ContributionRequest request = contribution(round);
+                const bool colluder = peer == &checker || peer == &referee;
+                request.averages.push_back({range->begin, colluder ? QString(64, QLatin1Char('e')) : upheld});
+                if (colluder) {
+                    request.disputed = {owner.keyId()};
+                    if (rulings) // without, every member applies what the referee says
+                        request.paramsHash = QString(64, QLatin1Char('c'));
+                } else if (peer == &owner) {
+                    request.disputed = {checker.keyId()};
+                }
+                EXPECT_EQ(contribute(*peer, request).status, 200);
+            }
+            EXPECT_EQ(currentRound().number, round + 1);
+            EXPECT_EQ(lastContribution(owner).accepted.value_or(false), rulings) << "the colluders' votes left out, or not";
+            EXPECT_EQ(lastContribution(checker).accepted.value_or(false), !rulings);
+        }
+        return colluders;
+    }
+
     std::mt19937 random{43};
     Peer &liar = newPeer(true);
     Peer &h1 = newPeer(true);
@@ -446,4 +497,72 @@ TEST_F(OwnerDisputeTest, EvidenceThatCannotBeAnOwnersIsRefused)
     const HttpAnswer ruled = sendEvidence(h1, good);
     ASSERT_EQ(ruled.status, 200) << ruled.body.constData();
     EXPECT_TRUE(EvidenceRuling::fromJson(ruled.json()).value().upheld);
+}
+
+// Two colluding partners of an honest owner, its checker and its referee, dispute it every round
+// and apply their own average to its range. The owner's evidence holds, so the coordinator: does
+// not count their disputes, leaves their votes out of the round, counts each an offence for the
+// average they applied against its ruling, and takes their credit; the owner keeps its credit.
+TEST_F(OwnerDisputeTest, ColludingPartnersCannotFrameAnOwnerWhoseEvidenceHolds)
+{
+    options.trust.banAfterOffences = 1'000;
+    startServer();
+    joinAll(owners);
+    const std::set<QString> colluders = frameEveryRound(h1, 3);
+    EXPECT_EQ(record(h1).offences, 0);
+    EXPECT_DOUBLE_EQ(record(h1).credit, 3 * roundCredit());
+    int charged = 0;
+    for (const QString &colluder : colluders)
+        charged += record(*byKey(colluder)).offences;
+    EXPECT_EQ(charged, 2 * 3) << "each colluder, each round it applied the poisoned range";
+}
+
+// ...and with the rulings off (--no-range-rulings), the defence the test above shows: the
+// colluders' word frames the honest owner, the one disputed by most partners.
+TEST_F(OwnerDisputeTest, WithoutRulingsColludingPartnersFrameAnHonestOwner)
+{
+    options.trust.rangeRulings = false;
+    options.trust.banAfterOffences = 1'000;
+    startServer();
+    joinAll(owners);
+    frameEveryRound(h1, 3);
+    EXPECT_GE(record(h1).offences, 1);
+}
+
+// GET /v1/round/ruling is a member's question about an owner of the running round.
+TEST_F(OwnerDisputeTest, ARulingIsAskedOfTheRunningRoundAboutAnOwner)
+{
+    Peer &outbound = newPeer(false);
+    Peer &stranger = newPeer(true);
+    std::vector<Peer *> members = owners;
+    members.push_back(&outbound);
+    startServer();
+    joinAll(members);
+    ASSERT_NO_FATAL_FAILURE(startRound(members, 0));
+    join(stranger);
+    const QByteArray about = "/v1/round/ruling?round=0&owner=" + h1.keyId().toLatin1();
+    EXPECT_EQ(send("GET", about, {}, h2).status, 200);
+    EXPECT_EQ(send("GET", about, {}, stranger).status, 403) << "not a member of the round";
+    EXPECT_EQ(send("GET", "/v1/round/ruling?round=0", {}, h2).status, 400);
+    EXPECT_EQ(send("GET", "/v1/round/ruling?owner=" + h1.keyId().toLatin1(), {}, h2).status, 400);
+    EXPECT_EQ(send("GET", "/v1/round/ruling?round=0&owner=" + QByteArray(65, 'a'), {}, h2).status, 400);
+    EXPECT_EQ(send("GET", "/v1/round/ruling?round=0&owner=" + outbound.keyId().toLatin1(), {}, h2).status, 404)
+        << "it owns no range";
+    EXPECT_EQ(send("GET", "/v1/round/ruling?round=7&owner=" + h1.keyId().toLatin1(), {}, h2).status, 409);
+}
+
+// A ruling on an owner's evidence is kept among the round's reports about pieces, with the owner
+// as reporter and sender: it is not a piece left out. With two owners one owner's word is enough
+// to quarantine a sender, so counted as one it would quarantine the owner for its own evidence.
+TEST_F(OwnerDisputeTest, ARulingOnEvidenceIsNoPieceLeftOut)
+{
+    const std::vector<Peer *> two{&h1, &h2};
+    startServer();
+    joinAll(two);
+    ASSERT_NO_FATAL_FAILURE(startRound(two, 0));
+    const Pieces pieces = commitRealPieces(two);
+    ASSERT_TRUE(EvidenceRuling::fromJson(sendEvidence(h1, evidenceOf(h1, pieces)).json()).value().upheld);
+    ASSERT_NO_FATAL_FAILURE(finishRound(two, 0));
+    EXPECT_FALSE(record(h1).quarantined);
+    EXPECT_DOUBLE_EQ(record(h1).credit, roundCredit());
 }

@@ -130,3 +130,24 @@ TEST(CoordinatorOwnerDisputesTest, ALyingOwnerIsNamedInItsFirstRoundByItsChecker
     ASSERT_EQ(accusations.size(), 2u);
     EXPECT_EQ(lyingOwners(accusations), (std::map<QString, std::size_t>{{lyingReferee, 2}}));
 }
+
+// An owner whose evidence the coordinator upheld (issue 43): the disputes of it that round count
+// for nothing, and those it made count against the peers it disputed only. Otherwise an honest
+// owner whose lying checkers change each round would be the one with most partners.
+TEST(CoordinatorOwnerDisputesTest, AnOwnerWhoseEvidenceHeldIsNotTheOneItsLyingCheckersName)
+{
+    const QString h = QStringLiteral("h"), c1 = QStringLiteral("c1"), c2 = QStringLiteral("c2"), c3 = QStringLiteral("c3"),
+                  r = QStringLiteral("r");
+    std::vector<UpdateReportRecord> disputes;
+    for (const auto &[checker, round] : {std::pair{c1, 1}, std::pair{c2, 2}, std::pair{c3, 3}}) {
+        disputes.push_back(dispute(checker, h, round));
+        disputes.push_back(dispute(h, checker, round));
+    }
+    const std::map<QString, std::size_t> hub{{h, 3}};
+    EXPECT_EQ(lyingOwners(disputes), hub) << "without its evidence";
+    EXPECT_TRUE(lyingOwners(disputes, {{1, 0, h}, {2, 0, h}, {3, 0, h}}).empty());
+    EXPECT_EQ(lyingOwners(disputes, {{1, 1, h}, {2, 1, h}, {3, 1, h}}), hub) << "a ruling of another attempt";
+    // A referee that found c1's average wrong too: c1 has two partners, h none.
+    disputes.push_back(dispute(r, c1, 1));
+    EXPECT_EQ(lyingOwners(disputes, {{1, 0, h}, {2, 0, h}, {3, 0, h}}), (std::map<QString, std::size_t>{{c1, 2}}));
+}

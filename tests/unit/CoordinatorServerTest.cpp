@@ -1153,3 +1153,30 @@ TEST(CoordinatorAverageRefusalTest, ARangeWithARefereeIsTheAverageTwoOfItsThreeP
         << "no referee: both";
     EXPECT_EQ(expecting({applied}), QString()) << "an owner without a checker";
 }
+
+// Where the coordinator ruled on the owner's evidence (issue 43), the ruling decides the range:
+// an upheld average is the range's whoever vouched for another, and a refuted one is not, even
+// with two partners vouching for it.
+TEST(CoordinatorAverageRefusalTest, ARulingOnTheOwnersEvidenceDecidesTheRange)
+{
+    const qint64 count = 64;
+    const RangeAverage range = averageOf(0, count, 0.002f);
+    const QByteArray blob = bytesOf(encodeRangeAverages(std::vector{range}));
+    const QString applied = QString::fromStdString(Sha256::hexOf(range.payload));
+    const QString other = QString(64, QLatin1Char('e'));
+    const auto expecting = [&](std::vector<std::optional<QString>> hashes, bool upheld, const QString &ruled) {
+        static const QString roles[] = {QStringLiteral("owner"), QStringLiteral("checker"), QStringLiteral("referee")};
+        AverageEndpoints::Expected expected;
+        AverageEndpoints::ExpectedRange expectedRange{count, {}, AverageEndpoints::Ruling{upheld, ruled}};
+        for (std::size_t i = 0; i < hashes.size(); ++i)
+            expectedRange.partners.push_back({roles[i], QStringLiteral("k%1").arg(i), hashes[i]});
+        expected.ranges.emplace(0, expectedRange);
+        return AverageEndpoints::refusal(blob, expected, count);
+    };
+    EXPECT_EQ(expecting({applied, other, other}, true, applied), QString()) << "the owner's, upheld against its colluding partners";
+    EXPECT_EQ(expecting({other, applied, applied}, true, other), QStringLiteral("range [0, 64) is not the average the coordinator upheld"))
+        << "the partners' average, against an upheld owner";
+    EXPECT_EQ(expecting({applied, applied, applied}, false, applied),
+              QStringLiteral("range [0, 64) is the average the coordinator refuted"));
+    EXPECT_EQ(expecting({other, applied, applied}, false, other), QString()) << "the checker's, confirmed by the referee";
+}

@@ -3,6 +3,7 @@
 #include "CoordinatorLog.h"
 #include "FileIo.h"
 #include "OwnerDisputes.h"
+#include "OwnerEvidence.h"
 #include "QtText.h"
 #include "Quantization.h"
 #include "RangeAverageBlob.h"
@@ -115,6 +116,19 @@ Result<AverageEndpoints::Expected> AverageEndpoints::expectationFor(const PeerRe
             add(QStringLiteral("referee"), referee->second);
         expected.ranges.emplace(member.begin, std::move(range));
     }
+    if (!m_context.options.trust.rangeRulings)
+        return expected;
+    status = 500;
+    Result<std::vector<UpdateReportRecord>> rulings = m_context.store.evidenceRulings(round.number, round.number);
+    if (!rulings)
+        return rulings.error();
+    for (const UpdateReportRecord &ruling : *rulings) {
+        const auto owner = std::find_if(round.members.begin(), round.members.end(), [&](const RoundMember &m) {
+            return m.keyId == ruling.senderKeyId && m.end > m.begin;
+        });
+        if (ruling.attempt == round.attempt && owner != round.members.end())
+            expected.ranges[owner->begin].ruling = Ruling{ruling.kind == QLatin1StringView(kEvidenceUpheld), ruling.detail};
+    }
     return expected;
 }
 
@@ -130,6 +144,13 @@ QString AverageEndpoints::refusal(const QByteArray &blob, const Expected &expect
         if (it == expected.ranges.end() || it->second.end != range.end)
             return QStringLiteral("%1 is not a range of the round").arg(name);
         const QString hash = QString::fromStdString(Sha256::hexOf(range.payload));
+        if (const std::optional<Ruling> &ruling = it->second.ruling; ruling && ruling->upheld) {
+            if (hash == ruling->sha256)
+                continue;
+            return QStringLiteral("%1 is not the average the coordinator upheld").arg(name);
+        } else if (ruling && hash == ruling->sha256) {
+            return QStringLiteral("%1 is the average the coordinator refuted").arg(name);
+        }
         const std::vector<Partner> &partners = it->second.partners;
         const auto vouching = std::count_if(partners.begin(), partners.end(), [&](const Partner &p) { return p.hash == hash; });
         // Owner and checker both; with a referee, any two of the three.

@@ -15,7 +15,8 @@ namespace swarmtrain {
 // contribution to R was accepted may post them, once R is done; each range must be one of R's
 // ranges and its payload must hash to what its owner and its checker reported applying, or,
 // where the range had a referee, to what two of the three reported (a range its referee settled
-// on the checker's average carries the checker's, not its lying owner's). The
+// on the checker's average carries the checker's, not its lying owner's); where the coordinator
+// ruled on the owner's evidence, an average it upheld is the range's and one it refuted is not. The
 // blob is kept per poster and per attempt of R in the checkpoints dir, and StateEndpoints
 // recomputes a state from its own uploader's averages: no member can swap in a blob (a subset
 // of the ranges, say) under another's upload and have that one refused as forged. Reading, decoding and hashing happen on a worker thread.
@@ -40,9 +41,16 @@ public:
         QString keyId;
         std::optional<QString> hash; // unset: it reported none for the range
     };
+    // The coordinator's ruling on the range owner's evidence (OwnerEvidence.h), where it ruled.
+    struct Ruling {
+        bool upheld = false;
+        QString sha256; // of the owner's average it ruled on
+    };
     struct ExpectedRange {
         qint64 end = 0;
         std::vector<Partner> partners; // its owner, then its checker and referee where it had them
+        // An upheld average is the range's whatever the partners applied; a refuted one never is.
+        std::optional<Ruling> ruling;
     };
     struct Expected {
         qint64 attempt = 0;                    // the round's attempt that produced the agreed state

@@ -2,6 +2,8 @@
 
 #include "QtText.h"
 
+#include <algorithm>
+
 namespace swarmtrain {
 
 void RoundEndpoints::addRoutes(RouteTable &routes)
@@ -61,11 +63,12 @@ HttpReply RoundEndpoints::contribution(const PeerRecord &peer, const Contributio
             m_context.verification.recordReports(peer, c.round, request.refused, request.leftOut, request.disputed);
         !noted)
         return HttpReply::error(500, toQString(noted.error()));
+    // Before the contribution, which may close the round: the averages it applied count then.
+    if (Result<void> kept = keepAverages(peer, request); !kept)
+        return HttpReply::error(500, toQString(kept.error()));
     Result<ContributionVerdict> verdict = m_context.rounds.contribute(c);
     if (!verdict)
         return HttpReply::error(409, toQString(verdict.error()));
-    if (Result<void> kept = keepAverages(peer, request); !kept)
-        return HttpReply::error(500, toQString(kept.error()));
     const ContributionAnswer answer{verdict->accepted, verdict->credit, verdict->uploadCheckpoint, c.round + 1};
     return HttpReply::json(answer.toJson());
 }
@@ -74,15 +77,23 @@ Result<void> RoundEndpoints::keepAverages(const PeerRecord &peer, const Contribu
 {
     if (request.averages.empty())
         return {};
-    // The attempt the contribution was counted in.
-    Result<std::optional<ContributionRecord>> counted = m_context.store.lastContribution(peer.keyId);
-    if (!counted)
-        return counted.error();
-    if (!*counted || (*counted)->round != request.round)
-        return makeError("cannot find the contribution just recorded");
+    // Under the attempt the contribution is about to be counted in; of another round, none.
+    Result<RoundRecord> round = m_context.rounds.current();
+    if (!round)
+        return round.error();
+    const bool member = std::any_of(round->members.begin(), round->members.end(),
+                                    [&](const RoundMember &m) { return m.keyId == peer.keyId; });
+    if (round->number != request.round || round->state != RoundState::Running || !member)
+        return {};
+    // A repeated contribution (its answer lost) is refused as such; its averages are kept already.
+    Result<std::vector<AverageReportRecord>> kept = m_context.store.averageReports(request.round, round->attempt);
+    if (!kept)
+        return kept.error();
+    if (std::any_of(kept->begin(), kept->end(), [&](const AverageReportRecord &r) { return r.keyId == peer.keyId; }))
+        return {};
     std::vector<AverageReportRecord> reports;
     for (const AppliedAverage &average : request.averages)
-        reports.push_back({request.round, (*counted)->attempt, peer.keyId, average.begin, average.sha256});
+        reports.push_back({request.round, round->attempt, peer.keyId, average.begin, average.sha256});
     return m_context.store.addAverageReports(reports);
 }
 

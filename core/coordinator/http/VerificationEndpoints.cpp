@@ -4,6 +4,7 @@
 #include "QtText.h"
 #include "VerificationMessages.h"
 
+#include <QCryptographicHash>
 #include <QFile>
 #include <QUrlQuery>
 
@@ -52,6 +53,8 @@ void VerificationEndpoints::addRoutes(RouteTable &routes)
                                 [this](HttpExchange &exchange) { evidence(exchange); });
     evidenceRoute.maxBodyBytes = [this] { return m_context.verification.maxEvidenceBytes(); };
     routes.add(std::move(evidenceRoute));
+    routes.add(route(Method::Get, "/v1/round/ruling", RouteAccess::Peer, RouteBody::None,
+                     [this](HttpExchange &exchange) { exchange.respond(ruling(exchange)); }));
     routes.add(route(Method::Get, "/v1/round/update", RouteAccess::Peer, RouteBody::None,
                      [this](HttpExchange &exchange) { exchange.respond(download(exchange)); }));
     routes.add(route(Method::Post, "/v1/round/check", RouteAccess::Peer, RouteBody::Json,
@@ -70,6 +73,17 @@ HttpReply VerificationEndpoints::commitments(const HttpExchange &exchange)
         return HttpReply::error(400, QStringLiteral("GET /v1/round/commitments needs ?round=R"));
     int status = 0;
     Result<CommitmentsAnswer> answer = m_context.verification.commitmentsTo(exchange.peer, round, status);
+    return answer ? HttpReply::json(answer->toJson()) : failure(status, answer.error());
+}
+
+HttpReply VerificationEndpoints::ruling(const HttpExchange &exchange)
+{
+    const qint64 round = roundParameter(exchange.request);
+    const QString owner = exchange.request.query().queryItemValue(QStringLiteral("owner"));
+    if (round < 0 || owner.isEmpty() || owner.size() > 64)
+        return HttpReply::error(400, QStringLiteral("GET /v1/round/ruling needs ?round=R&owner=KEY"));
+    int status = 0;
+    Result<RangeRuling> answer = m_context.verification.rangeRuling(exchange.peer, round, owner, status);
     return answer ? HttpReply::json(answer->toJson()) : failure(status, answer.error());
 }
 
@@ -115,10 +129,11 @@ void VerificationEndpoints::evidence(const HttpExchange &exchange)
     // Decoding every piece and recomputing the range takes a while for a large model: off the event loop.
     m_checks.start([this, evidence = std::move(evidence).value(), owned = std::move(owned).value(), reply = exchange.replier()] {
         const QString refusal = evidenceRefusal(evidence, owned);
+        const QString averageSha256 = QString::fromLatin1(QCryptographicHash::hash(evidence.average, QCryptographicHash::Sha256).toHex());
         QMetaObject::invokeMethod(
             m_context.server,
-            [this, owned, refusal, reply] {
-                Result<void> kept = m_context.verification.rule(owned, refusal);
+            [this, owned, averageSha256, refusal, reply] {
+                Result<void> kept = m_context.verification.rule(owned, averageSha256, refusal);
                 reply(kept ? HttpReply::json(EvidenceRuling{refusal.isEmpty(), refusal}.toJson()) : failure(500, kept.error()));
             },
             Qt::QueuedConnection);

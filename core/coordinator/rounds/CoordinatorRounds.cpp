@@ -411,10 +411,17 @@ Result<void> CoordinatorRounds::maybeFinish(RoundRecord round, qint64 nowMs)
         if (*reporter)
             reporters.push_back(std::move(**reporter));
     }
-    const std::optional<QString> agreed = agreedHash(*reports, reporters);
+    Result<std::set<QString>> overruled = std::set<QString>();
+    if (m_overruled)
+        overruled = m_overruled(round);
+    if (!overruled)
+        return overruled.error();
+    std::vector<ContributionRecord> voting = *reports;
+    std::erase_if(voting, [&](const ContributionRecord &r) { return overruled->contains(r.keyId); });
+    const std::optional<QString> agreed = agreedHash(voting, reporters);
     std::vector<ContributionRecord> verdicts = *reports;
     for (ContributionRecord &verdict : verdicts) {
-        const bool accepted = agreed && verdict.paramsHash == *agreed;
+        const bool accepted = agreed && verdict.paramsHash == *agreed && !overruled->contains(verdict.keyId);
         verdict.accepted = accepted;
         verdict.credit = accepted ? double(verdict.tokens) * m_settings.creditPerToken : 0.0;
     }

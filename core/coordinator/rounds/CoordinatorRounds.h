@@ -113,6 +113,10 @@ public:
     // Whether a peer is past probation: it owns ranges and votes. Unset: everyone is.
     using Established = std::function<bool(const PeerRecord &peer)>;
     void setEstablished(Established established) { m_established = std::move(established); }
+    // The members of a closing round whose votes do not count (Verification::overruledMembers:
+    // they applied a range against the coordinator's ruling); their reports are not accepted.
+    using Overruled = std::function<Result<std::set<QString>>(const RoundRecord &round)>;
+    void setOverruled(Overruled overruled) { m_overruled = std::move(overruled); }
     // Called when a round closed with an agreed result, with the verdicts (Verification).
     using Closed = std::function<Result<void>(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts)>;
     void setOnClosed(Closed closed) { m_onClosed = std::move(closed); }
@@ -187,6 +191,7 @@ private:
     Clock m_clock;
     OwnerWeights m_ownerWeights;
     Established m_established;
+    Overruled m_overruled;
     Closed m_onClosed;
     Stalled m_onStalled;
     std::map<QString, Hold> m_holds;

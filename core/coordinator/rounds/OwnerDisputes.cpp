@@ -74,14 +74,21 @@ std::vector<UpdateReportRecord> admissibleDisputes(const RoundRecord &round, con
     return reports;
 }
 
-std::map<QString, std::size_t> lyingOwners(const std::vector<UpdateReportRecord> &disputes)
+std::map<QString, std::size_t> lyingOwners(const std::vector<UpdateReportRecord> &disputes,
+                                           const std::set<Vindicated> &vindicated)
 {
+    const auto cleared = [&](const UpdateReportRecord &dispute, const QString &keyId) {
+        return vindicated.contains({dispute.round, dispute.attempt, keyId});
+    };
     std::map<QString, std::set<QString>> partners;
     for (const UpdateReportRecord &dispute : disputes) {
-        if (dispute.reporterKeyId == dispute.senderKeyId)
+        if (dispute.reporterKeyId == dispute.senderKeyId || cleared(dispute, dispute.senderKeyId))
             continue;
-        partners[dispute.reporterKeyId].insert(dispute.senderKeyId);
         partners[dispute.senderKeyId].insert(dispute.reporterKeyId);
+        if (!cleared(dispute, dispute.reporterKeyId))
+            partners[dispute.reporterKeyId].insert(dispute.senderKeyId);
+        else
+            partners.try_emplace(dispute.reporterKeyId);
     }
     std::map<QString, std::size_t> liars;
     for (const auto &[peer, its] : partners) {

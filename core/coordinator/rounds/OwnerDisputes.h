@@ -6,6 +6,8 @@
 #include <QStringList>
 
 #include <map>
+#include <set>
+#include <tuple>
 #include <vector>
 
 // Two owners per range (issue 16; DESIGN.md, "Security model"), the coordinator's side: which
@@ -47,9 +49,22 @@ bool mayDispute(const std::map<QString, QString> &checkers, const std::map<QStri
 std::vector<UpdateReportRecord> admissibleDisputes(const RoundRecord &round, const QString &reporter,
                                                    const QStringList &disputed);
 
+// An owner whose evidence the coordinator upheld in a round (issue 43): its disputes of that round
+// say nothing against it.
+struct Vindicated {
+    qint64 round = 0;
+    int attempt = 0;
+    QString keyId;
+
+    bool operator<(const Vindicated &o) const { return std::tie(round, attempt, keyId) < std::tie(o.round, o.attempt, o.keyId); }
+};
+
 // The lying owners among `disputes`, each with its number of distinct dispute partners: a peer
 // with at least two, and more than each of its partners has. Disputes are unordered pairs (who
-// reported whom does not matter, nor how often).
-std::map<QString, std::size_t> lyingOwners(const std::vector<UpdateReportRecord> &disputes);
+// reported whom does not matter, nor how often), but for a peer `vindicated` in their round: a
+// dispute of it counts for nothing, and one it made counts as a partner of the peer it disputed
+// only (an honest owner whose lying checkers change each round is not the one with most partners).
+std::map<QString, std::size_t> lyingOwners(const std::vector<UpdateReportRecord> &disputes,
+                                           const std::set<Vindicated> &vindicated = {});
 
 } // namespace swarmtrain

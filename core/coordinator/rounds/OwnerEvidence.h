@@ -14,9 +14,12 @@
 // averaged (RangeEvidence). The coordinator holds every member's commitment to each piece, so it
 // tells the pieces the members sent from pieces made up, and recomputes the range with the same
 // function the owner and its checker use (RangeAggregation.h). Evidence that does not hold names
-// the owner a liar at once; evidence that holds is only recorded until the coordinator can bind
-// it to the average the members got (a liar could send them another), and the partners' disputes
-// decide as before.
+// the owner a liar at once. The ruling, with the hash of the average ruled on, decides the range
+// (GET /v1/round/ruling; RangeRulings.h on the members' side): members apply the owner's average
+// only when the very one they got was upheld, so a liar that sends honest evidence and the members
+// another average gains nothing; disputes of an owner whose evidence held count for nothing; and a
+// member that reports applying a range against a ruling is left out of the round's vote and counted
+// an offence (Verification::overruledMembers).
 namespace swarmtrain {
 
 // What a ruling needs from the store: the round (its members' weights, its share), the owner's

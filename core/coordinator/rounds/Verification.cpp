@@ -129,6 +129,7 @@ Result<CommitmentsAnswer> Verification::commitmentsTo(const PeerRecord &owner, q
         if (closed && !committed.contains(m.keyId))
             answer.uncommitted.append(m.keyId);
     }
+    answer.rangeRulings = m_settings.rangeRulings;
     return answer;
 }
 
@@ -197,10 +198,12 @@ Result<void> Verification::countReports(const RoundRecord &round, const std::vec
         owners.insert(owner.keyId);
     std::map<QString, std::pair<std::set<QString>, std::set<QString>>> bySender; // refused by, left out by
     for (const UpdateReportRecord &report : *reports) {
-        if (report.kind == QLatin1StringView("disputed"))
-            continue; // judgeDisputes()
+        // Disputes and rulings on evidence are judgeDisputes()'.
+        const bool refused = report.kind == QLatin1StringView("refused");
+        if (!refused && report.kind != QLatin1StringView("left_out"))
+            continue;
         auto &[refusedBy, leftOutBy] = bySender[report.senderKeyId];
-        (report.kind == QLatin1StringView("refused") ? refusedBy : leftOutBy).insert(report.reporterKeyId);
+        (refused ? refusedBy : leftOutBy).insert(report.reporterKeyId);
     }
     for (const auto &[sender, by] : bySender) {
         // Two owners must agree (one, when only one other owner saw the piece): no single owner

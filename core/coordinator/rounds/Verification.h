@@ -60,7 +60,13 @@ public:
     // evidence is judged by, when `owner` owns its range in the running round and sent none for it
     // yet (on the server's thread); evidenceRefusal() (any thread); the ruling kept (server's thread).
     Result<EvidenceCase> evidenceCase(const PeerRecord &owner, const RangeEvidence &evidence, int &status);
-    Result<void> rule(const EvidenceCase &owned, const QString &refusal);
+    Result<void> rule(const EvidenceCase &owned, const QString &averageSha256, const QString &refusal);
+    // GET /v1/round/ruling: the ruling on `owner`'s evidence in the running round, for a member.
+    Result<RangeRuling> rangeRuling(const PeerRecord &asker, qint64 round, const QString &owner, int &status);
+    // The members of `round` that applied a range against the coordinator's ruling on its owner's
+    // evidence (another average than the one upheld, or the one refuted), by the averages they
+    // reported: CoordinatorRounds leaves their votes out, and judgeEvidence() charges them.
+    Result<std::set<QString>> overruledMembers(const RoundRecord &round);
     // The largest encoded range any piece or average of the evidence can be, and the largest body
     // the running round's evidence can have.
     qint64 maxEvidencePayloadBytes() const;
@@ -106,8 +112,9 @@ private:
     // on its evidence already): an offence and the round's credit taken back (added to `revoked`).
     Result<void> judgeDisputes(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
                                std::set<QString> &revoked);
-    // The rulings on the round's evidence (OwnerEvidence.h): an owner whose evidence did not hold
-    // is counted an offence and loses the round's credit (added to `revoked`).
+    // The rulings on the round's evidence (OwnerEvidence.h): an owner whose evidence did not hold,
+    // and a member that applied a range against a ruling, is counted an offence and loses the
+    // round's credit (added to `revoked`).
     Result<void> judgeEvidence(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
                                std::set<QString> &revoked);
     // Takes back the credit of `keyId`'s contribution to `round` when it was accepted.

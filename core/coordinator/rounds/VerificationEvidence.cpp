@@ -5,6 +5,7 @@
 #include "Quantization.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 // A range owner's evidence and the coordinator's ruling on it (OwnerEvidence.h).
@@ -68,7 +69,7 @@ Result<EvidenceCase> Verification::evidenceCase(const PeerRecord &owner, const R
     return owned;
 }
 
-Result<void> Verification::rule(const EvidenceCase &owned, const QString &refusal)
+Result<void> Verification::rule(const EvidenceCase &owned, const QString &averageSha256, const QString &refusal)
 {
     const QString &owner = owned.owner.keyId;
     if (refusal.isEmpty()) {
@@ -79,27 +80,110 @@ Result<void> Verification::rule(const EvidenceCase &owned, const QString &refusa
                                            << "does not hold:" << refusal;
     }
     const QString kind = QLatin1StringView(refusal.isEmpty() ? kEvidenceUpheld : kEvidenceRefuted);
-    return m_store.addUpdateReports({{owned.round.number, owned.round.attempt, owner, owner, kind}});
+    return m_store.addUpdateReports({{owned.round.number, owned.round.attempt, owner, owner, kind, averageSha256}});
+}
+
+Result<RangeRuling> Verification::rangeRuling(const PeerRecord &asker, qint64 roundNumber, const QString &owner, int &status)
+{
+    status = 500;
+    Result<RoundRecord> round = m_rounds.current();
+    if (!round)
+        return round.error();
+    status = 404;
+    if (!m_settings.rangeRulings)
+        return makeError("this coordinator does not rule on ranges");
+    status = 409;
+    if (round->state != RoundState::Running || round->number != roundNumber)
+        return makeError("round " + std::to_string(roundNumber) + " is not the running round");
+    status = 403;
+    if (std::none_of(round->members.begin(), round->members.end(), [&](const RoundMember &m) { return m.keyId == asker.keyId; }))
+        return makeError("only a member of the running round asks for its rulings");
+    status = 404;
+    if (std::none_of(round->members.begin(), round->members.end(),
+                     [&](const RoundMember &m) { return m.keyId == owner && m.end > m.begin; }))
+        return makeError("that peer owns no range of the round");
+    status = 500;
+    Result<std::vector<UpdateReportRecord>> reports = m_store.updateReports(round->number, round->attempt);
+    if (!reports)
+        return reports.error();
+    status = 200;
+    RangeRuling ruling{round->number, owner, RangeRuling::State::Pending, {}};
+    for (const UpdateReportRecord &report : *reports) {
+        if (report.reporterKeyId != owner || report.senderKeyId != owner)
+            continue;
+        if (report.kind == QLatin1StringView(kEvidenceUpheld))
+            ruling.state = RangeRuling::State::Upheld;
+        else if (report.kind == QLatin1StringView(kEvidenceRefuted))
+            ruling.state = RangeRuling::State::Refuted;
+        else
+            continue;
+        ruling.averageSha256 = report.detail;
+    }
+    return ruling;
+}
+
+Result<std::set<QString>> Verification::overruledMembers(const RoundRecord &round)
+{
+    std::set<QString> overruled;
+    if (!m_settings.rangeRulings)
+        return overruled;
+    Result<std::vector<UpdateReportRecord>> rulings = m_store.evidenceRulings(round.number, round.number);
+    if (!rulings)
+        return rulings.error();
+    std::map<qint64, const UpdateReportRecord *> byRange; // by the owner's range begin
+    for (const UpdateReportRecord &ruling : *rulings) {
+        const auto owner = std::find_if(round.members.begin(), round.members.end(), [&](const RoundMember &m) {
+            return m.keyId == ruling.senderKeyId && m.end > m.begin;
+        });
+        if (ruling.attempt == round.attempt && owner != round.members.end())
+            byRange.emplace(owner->begin, &ruling);
+    }
+    if (byRange.empty())
+        return overruled;
+    Result<std::vector<AverageReportRecord>> applied = m_store.averageReports(round.number, round.attempt);
+    if (!applied)
+        return applied.error();
+    // An average applied against the ruling: another than the one upheld, or the one refuted.
+    for (const AverageReportRecord &report : *applied) {
+        const auto ruling = byRange.find(report.begin);
+        if (ruling == byRange.end())
+            continue;
+        const bool upheld = ruling->second->kind == QLatin1StringView(kEvidenceUpheld);
+        if (upheld ? report.sha256 != ruling->second->detail : report.sha256 == ruling->second->detail)
+            overruled.insert(report.keyId);
+    }
+    return overruled;
 }
 
 Result<void> Verification::judgeEvidence(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
                                          std::set<QString> &revoked)
 {
     // An owner whose own evidence does not hold lied, whoever disputed it: an offence in the round
-    // it lied, without waiting for a second partner's dispute. Evidence that holds changes nothing
-    // yet: the partners' disputes are judged as before (hosting.md, "Range checks and colluders").
+    // it lied, without waiting for a second partner's dispute.
     Result<std::vector<UpdateReportRecord>> reports = m_store.updateReports(round.number, round.attempt);
     if (!reports)
         return reports.error();
+    std::vector<std::pair<QString, QString>> offenders; // key, why
     for (const UpdateReportRecord &report : *reports) {
-        if (report.kind != QLatin1StringView(kEvidenceRefuted))
-            continue;
-        const QString detail = QStringLiteral("round %1: its evidence does not hold").arg(round.number);
-        if (Result<bool> offended = m_reputation.offend(report.senderKeyId, QStringLiteral("lying owner"), detail, true); !offended)
+        if (report.kind == QLatin1StringView(kEvidenceRefuted))
+            offenders.emplace_back(report.senderKeyId, QStringLiteral("lying owner"));
+    }
+    // A member that applied a disputed range against the ruling followed no honest client's rule:
+    // its partners' word, say, over the owner's evidence.
+    Result<std::set<QString>> overruled = overruledMembers(round);
+    if (!overruled)
+        return overruled.error();
+    for (const QString &member : *overruled)
+        offenders.emplace_back(member, QStringLiteral("overruled average"));
+    for (const auto &[offender, kind] : offenders) {
+        const QString detail = kind == QLatin1StringView("lying owner")
+                                   ? QStringLiteral("round %1: its evidence does not hold").arg(round.number)
+                                   : QStringLiteral("round %1: it applied a range against the coordinator's ruling").arg(round.number);
+        if (Result<bool> offended = m_reputation.offend(offender, kind, detail, true); !offended)
             return offended.error();
-        if (Result<void> taken = revokeAccepted(round, verdicts, report.senderKeyId); !taken)
+        if (Result<void> taken = revokeAccepted(round, verdicts, offender); !taken)
             return taken;
-        revoked.insert(report.senderKeyId);
+        revoked.insert(offender);
     }
     return {};
 }
@@ -107,9 +191,17 @@ Result<void> Verification::judgeEvidence(const RoundRecord &round, const std::ve
 Result<void> Verification::judgeDisputes(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
                                          std::set<QString> &revoked)
 {
-    Result<std::vector<UpdateReportRecord>> disputes = m_store.disputes(round.number - kDisputeWindowRounds + 1, round.number);
-    if (!disputes)
-        return disputes.error();
+    const qint64 from = round.number - kDisputeWindowRounds + 1;
+    Result<std::vector<UpdateReportRecord>> disputes = m_store.disputes(from, round.number);
+    Result<std::vector<UpdateReportRecord>> rulings = m_store.evidenceRulings(from, round.number);
+    if (!disputes || !rulings)
+        return disputes ? rulings.error() : disputes.error();
+    // An owner whose evidence held was not lying, whatever its partners said of it that round.
+    std::set<Vindicated> vindicated;
+    for (const UpdateReportRecord &ruling : *rulings) {
+        if (m_settings.rangeRulings && ruling.kind == QLatin1StringView(kEvidenceUpheld))
+            vindicated.insert({ruling.round, ruling.attempt, ruling.senderKeyId});
+    }
     // Older disputes are history: only a member with a dispute in this round (on either side)
     // answers for them now.
     std::set<QString> disputedNow;
@@ -119,7 +211,7 @@ Result<void> Verification::judgeDisputes(const RoundRecord &round, const std::ve
     }
     if (Result<void> judged = judgeEvidence(round, verdicts, revoked); !judged)
         return judged;
-    for (const auto &[liar, partners] : lyingOwners(*disputes)) {
+    for (const auto &[liar, partners] : lyingOwners(*disputes, vindicated)) {
         if (!disputedNow.count(liar) || revoked.contains(liar))
             continue;
         const QString detail = QStringLiteral("round %1: disputed by %2 range partners").arg(round.number).arg(partners);
