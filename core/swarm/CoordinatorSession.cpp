@@ -166,6 +166,14 @@ Result<EvidenceRuling> CoordinatorSession::sendEvidence(const RangeEvidence &evi
     }));
 }
 
+Result<RangeRuling> CoordinatorSession::rangeRuling(qint64 round, const QString &owner)
+{
+    Result<QJsonObject> answer = m_client.getJson(QStringLiteral("/v1/round/ruling?round=%1&owner=%2").arg(round).arg(owner));
+    if (!answer)
+        return answer.error();
+    return RangeRuling::fromJson(*answer);
+}
+
 Result<CommitmentsAnswer> CoordinatorSession::commitments(qint64 round)
 {
     return decoded<CommitmentsAnswer>("commitments", ask("commitments", [&] {

@@ -58,6 +58,9 @@ public:
     // POST /v1/round/evidence: this owner's pieces, when its checker did not agree (OwnerEvidence.h).
     Result<EvidenceRuling> sendEvidence(const RangeEvidence &evidence);
     Result<CommitmentsAnswer> commitments(qint64 round);
+    // GET /v1/round/ruling: the coordinator's ruling on `owner`'s disputed range; one try (the
+    // caller asks again while it is pending).
+    Result<RangeRuling> rangeRuling(qint64 round, const QString &owner);
     Result<void> uploadUpdate(qint64 round, const QByteArray &update);
     Result<void> reportCheck(const SpotCheckReport &report);
 

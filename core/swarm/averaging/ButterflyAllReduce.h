@@ -76,6 +76,16 @@ struct AllReduceOptions {
     QStringList uncommitted;
 };
 
+// A range whose checker did not agree with its owner's average, as it reached this member: its
+// owner and the owner's average as it came (empty when none came). Settled by the coordinator's
+// ruling where it rules (RangeRulings.h).
+struct DisputedRange {
+    QString owner;
+    std::int64_t begin = 0;
+    std::int64_t end = 0;
+    QByteArray ownerAverage;
+};
+
 struct AllReduceOutcome {
     std::vector<float> average; // the (robust) mean pseudo-gradient; zeros where skipped
     std::vector<std::pair<std::int64_t, std::int64_t>> skippedRanges; // owners that failed
@@ -102,6 +112,9 @@ struct AllReduceOutcome {
     // This peer's range, its average and the pieces it averaged, when its checker did not agree
     // with it: for the coordinator to rule on (OwnerEvidence.h). Round and attempt left to the caller.
     std::optional<RangeEvidence> evidence;
+    // The ranges whose checker did not agree, this peer's own among them (settled as the referee
+    // ruled until settleDisputedRanges() settles them by the coordinator's rulings).
+    std::vector<DisputedRange> disputedRanges;
 };
 
 // DESIGN.md's butterfly all-reduce of pseudo-gradients. Every member sends each owner that

@@ -249,6 +249,11 @@ void ButterflyAllReduce::skipUncheckedRanges()
             continue; // skipped already
         // No verdict, no range, also when the checker has gone: every member decides alike.
         const auto verdict = m_verdicts.constFind(owner);
+        if (verdict != m_verdicts.constEnd() && !verdict->agrees) {
+            const AllReduceMember *o = member(owner);
+            m_outcome.disputedRanges.push_back(
+                {owner, o->begin, o->end, owner == m_self ? m_ownAverage : m_averagePayloads.value(owner)});
+        }
         QString why;
         if (verdict == m_verdicts.constEnd())
             why = QStringLiteral("its checker %1 gave no verdict").arg(checker);

@@ -22,6 +22,12 @@ struct Misbehaviour {
     // Replaces its own recomputation of the range it checks (a lying checker, which then
     // disputes an honest owner's average with this one).
     std::function<void(std::vector<float> &)> checkerAverage;
+    // As a range's referee, rules for the checker's average whatever the pieces make (a checker's
+    // colluding partner).
+    bool refereeForChecker = false;
+    // Applies a disputed range as its referee ruled, whatever the coordinator rules on the owner's
+    // evidence (RangeRulings.h).
+    bool ignoreRulings = false;
     // Bytes of frames for a round a million ahead, sent to every owner before this peer's piece.
     qint64 farFutureBytes = 0;
     // Commits to its pieces, then sends each owner a slightly different one.

@@ -83,8 +83,14 @@ private:
     Result<void> runRound();
     // The round's all-reduce and outer step; nullopt when this peer is out of the round.
     std::optional<AllReduceOutcome> averageRound(qint64 round, const RoundAnswer &info);
-    // Sends the coordinator this peer's range evidence of `round` (OwnerEvidence.h) and logs its ruling.
-    void sendEvidence(qint64 round, int attempt, RangeEvidence &evidence);
+    // Sends the coordinator this peer's range evidence of `round` (OwnerEvidence.h) and logs its
+    // ruling; none when the evidence was not taken.
+    std::optional<EvidenceRuling> sendEvidence(qint64 round, int attempt, RangeEvidence &evidence);
+    // Where the coordinator rules on disputed ranges: asks for each ruling (this peer's own from
+    // `own`), waiting a while for those still pending, and settles the ranges by them
+    // (RangeRulings.h). Elsewhere, and for a hostile client that ignores rulings, nothing.
+    void settleDisputes(qint64 round, const RoundAnswer &info, AllReduceOutcome &outcome,
+                        const std::optional<EvidenceRuling> &own);
     // Commits to this peer's pieces of the round and, for a range owner, collects into `options`
     // what the other members committed to for its range and for the range it checks (none, and
     // no range checks, with a coordinator without commitments).
@@ -153,6 +159,7 @@ private:
     std::map<qint64, QByteArray> m_sentUpdates; // the encoded pieces of the last rounds, by round
     std::map<qint64, std::vector<RangeAverage>> m_appliedAverages; // what the last rounds applied, by round
     std::optional<qint64> m_updateUploaded;     // the last round whose update went up
+    bool m_rangeRulings = false;                // the coordinator rules on disputed ranges (this round's commitments say)
     std::optional<WorkStatus> m_statusBeforeOutage; // while the coordinator cannot be reached
     std::vector<std::int32_t> m_tokens; // the data shards' tokens, until the replica takes them
     qint64 m_tokensPerStep = 0;

@@ -8,6 +8,7 @@
 #include "FileIo.h"
 #include "QtText.h"
 #include "RangeAverageBlob.h"
+#include "RangeRulings.h"
 #include "ReplicaTrainer.h"
 #include "Sha256.h"
 #include "StatsStore.h"
@@ -154,8 +155,8 @@ std::optional<AllReduceOutcome> SwarmWorker::averageRound(qint64 round, const Ro
     }
     for (const QString &sender : outcome->rejectedSenders)
         qCWarning(lcWorker).noquote() << "round" << round << ": refused the update of" << sender;
-    if (outcome->evidence)
-        sendEvidence(round, info.attempt, *outcome->evidence);
+    settleDisputes(round, info, *outcome,
+                   outcome->evidence ? sendEvidence(round, info.attempt, *outcome->evidence) : std::nullopt);
     // An asynchronous member that trained on an older state applies the round's step to the
     // round's own state, which it fetches now (its pieces went out from the state it trained on).
     if (round != m_trainer->round()) {
@@ -182,24 +183,69 @@ std::optional<AllReduceOutcome> SwarmWorker::averageRound(qint64 round, const Ro
     return std::move(outcome).value();
 }
 
-void SwarmWorker::sendEvidence(qint64 round, int attempt, RangeEvidence &evidence)
+std::optional<EvidenceRuling> SwarmWorker::sendEvidence(qint64 round, int attempt, RangeEvidence &evidence)
 {
     // Its checker did not agree with this peer's average: the coordinator rules on the pieces.
     evidence.round = round;
     evidence.attempt = attempt;
     Result<EvidenceRuling> ruling = m_session->sendEvidence(evidence);
-    if (!ruling)
+    if (!ruling) {
         qCWarning(lcWorker).noquote() << "round" << round << ": the evidence of this peer's range was not taken:"
                                       << toQString(ruling.error());
-    else if (!ruling->upheld)
+        return std::nullopt;
+    }
+    if (!ruling->upheld)
         qCWarning(lcWorker).noquote() << "round" << round << ": the coordinator found this peer's average wrong:" << ruling->why;
     else
         qCInfo(lcWorker).noquote() << "round" << round << ": the coordinator upheld this peer's average against its checker";
+    return std::move(ruling).value();
+}
+
+void SwarmWorker::settleDisputes(qint64 round, const RoundAnswer &info, AllReduceOutcome &outcome,
+                                 const std::optional<EvidenceRuling> &own)
+{
+    if (!m_rangeRulings || outcome.disputedRanges.empty() || m_options.misbehaviour.ignoreRulings)
+        return; // the referee's word stands
+    // The owner sends its evidence once its all-reduce is over, as this peer's is: wait for it a
+    // while, never past half the time the round has left.
+    const auto until = std::chrono::steady_clock::now()
+                       + std::chrono::milliseconds(std::clamp<qint64>(
+                           (info.deadlineMs - QDateTime::currentMSecsSinceEpoch()) / 2, 2'000, 30'000));
+    std::map<QString, RangeRuling> rulings;
+    for (const DisputedRange &range : outcome.disputedRanges) {
+        if (range.owner == m_identity->keyId()) {
+            if (own)
+                rulings[range.owner] = {round, range.owner, own->upheld ? RangeRuling::State::Upheld : RangeRuling::State::Refuted,
+                                        QString::fromStdString(Sha256::hexOf(std::span(
+                                            reinterpret_cast<const std::byte *>(range.ownerAverage.constData()),
+                                            std::size_t(range.ownerAverage.size()))))};
+            continue;
+        }
+        Result<RangeRuling> ruling = m_session->rangeRuling(round, range.owner);
+        while ((!ruling || ruling->state == RangeRuling::State::Pending) && std::chrono::steady_clock::now() < until
+               && !m_gate->stopRequested()) {
+            heartbeatIfDue(QStringLiteral("training"));
+            m_gate->sleepFor(kCommitPollMs);
+            ruling = m_session->rangeRuling(round, range.owner);
+        }
+        if (ruling && ruling->state != RangeRuling::State::Pending)
+            rulings[range.owner] = *ruling;
+    }
+    for (const DisputedRange &range : outcome.disputedRanges) {
+        const auto ruling = rulings.find(range.owner);
+        const char *state = ruling == rulings.end()                                  ? "gave no ruling on"
+                            : ruling->second.state == RangeRuling::State::Upheld ? "upheld"
+                                                                                  : "refuted";
+        qCInfo(lcWorker).noquote() << "round" << round << ": the coordinator" << state << "the average of" << range.owner;
+    }
+    if (Result<void> settled = settleDisputedRanges(outcome, rulings); !settled)
+        qCWarning(lcWorker).noquote() << "round" << round << ":" << toQString(settled.error());
 }
 
 Result<void> SwarmWorker::commitPieces(qint64 round, const QHash<QString, QByteArray> &hashes, const RoundAnswer &info,
                                        AllReduceOptions &options)
 {
+    m_rangeRulings = false; // until this round's commitments say otherwise
     CommitRequest request{round, {}};
     for (auto it = hashes.cbegin(); it != hashes.cend(); ++it)
         request.pieces.push_back({it.key(), QString::fromLatin1(it.value())});
@@ -230,6 +276,7 @@ Result<void> SwarmWorker::commitPieces(qint64 round, const QHash<QString, QByteA
             options.checkedCommitments = bySender(answer->checked);
             options.refereedCommitments = bySender(answer->refereed);
             options.uncommitted = answer->uncommitted;
+            m_rangeRulings = answer->rangeRulings;
             return {};
         }
         heartbeatIfDue(QStringLiteral("training"));

@@ -1,0 +1,78 @@
+#include "RangeRulings.h"
+
+#include "Quantization.h"
+
+#include <QCryptographicHash>
+
+#include <algorithm>
+#include <span>
+
+namespace swarmtrain {
+
+namespace {
+
+QString sha256Hex(std::span<const std::byte> bytes)
+{
+    const QByteArrayView view(reinterpret_cast<const char *>(bytes.data()), qsizetype(bytes.size()));
+    return QString::fromLatin1(QCryptographicHash::hash(view, QCryptographicHash::Sha256).toHex());
+}
+
+std::span<const std::byte> bytesOf(const QByteArray &payload)
+{
+    return {reinterpret_cast<const std::byte *>(payload.constData()), std::size_t(payload.size())};
+}
+
+} // namespace
+
+Result<void> settleDisputedRanges(AllReduceOutcome &outcome, const std::map<QString, RangeRuling> &rulings)
+{
+    enum class Settled { OwnersAverage, AsRefereed, Skipped };
+    struct Settlement {
+        const DisputedRange *range;
+        Settled how;
+        std::vector<float> values; // the owner's average, decoded
+    };
+    std::vector<Settlement> settlements;
+    for (const DisputedRange &range : outcome.disputedRanges) {
+        const auto ruling = rulings.find(range.owner);
+        const auto applied = std::find_if(outcome.appliedAverages.begin(), outcome.appliedAverages.end(),
+                                          [&](const RangeAverage &a) { return a.begin == range.begin; });
+        const QString ownerHash = range.ownerAverage.isEmpty() ? QString() : sha256Hex(bytesOf(range.ownerAverage));
+        Settlement settlement{&range, Settled::Skipped, {}};
+        if (ruling != rulings.end() && ruling->second.state == RangeRuling::State::Upheld && !ownerHash.isEmpty()
+            && ruling->second.averageSha256 == ownerHash) {
+            Result<Quantized> decoded = decodeQuantized(bytesOf(range.ownerAverage), std::size_t(range.end - range.begin));
+            if (!decoded)
+                return makeError("the average of " + range.owner.toStdString() + " does not decode: " + decoded.error().message);
+            settlement = {&range, Settled::OwnersAverage, dequantize(*decoded)};
+        } else if (ruling != rulings.end() && ruling->second.state == RangeRuling::State::Refuted
+                   && applied != outcome.appliedAverages.end() && sha256Hex(applied->payload) != ownerHash) {
+            settlement.how = Settled::AsRefereed;
+        }
+        settlements.push_back(std::move(settlement));
+    }
+    for (const Settlement &settlement : settlements) {
+        const DisputedRange &range = *settlement.range;
+        const std::pair<std::int64_t, std::int64_t> span(range.begin, range.end);
+        if (settlement.how == Settled::AsRefereed)
+            continue;
+        std::erase_if(outcome.appliedAverages, [&](const RangeAverage &a) { return a.begin == range.begin; });
+        std::erase(outcome.redoneRanges, span);
+        const auto first = outcome.average.begin() + range.begin, last = outcome.average.begin() + range.end;
+        if (settlement.how == Settled::Skipped) {
+            std::fill(first, last, 0.0f);
+            if (std::find(outcome.skippedRanges.begin(), outcome.skippedRanges.end(), span) == outcome.skippedRanges.end())
+                outcome.skippedRanges.push_back(span);
+            continue;
+        }
+        std::copy(settlement.values.begin(), settlement.values.end(), first);
+        std::erase(outcome.skippedRanges, span);
+        const auto *bytes = reinterpret_cast<const std::byte *>(range.ownerAverage.constData());
+        outcome.appliedAverages.push_back({range.begin, range.end, {bytes, bytes + range.ownerAverage.size()}});
+    }
+    std::sort(outcome.appliedAverages.begin(), outcome.appliedAverages.end(),
+              [](const RangeAverage &a, const RangeAverage &b) { return a.begin < b.begin; });
+    return {};
+}
+
+} // namespace swarmtrain

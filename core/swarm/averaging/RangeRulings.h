@@ -1,0 +1,31 @@
+#pragma once
+
+#include "ButterflyAllReduce.h"
+#include "Result.h"
+#include "VerificationMessages.h"
+
+#include <QString>
+
+#include <cstdint>
+#include <map>
+
+// A member's side of the coordinator's rulings on disputed ranges (issue 43; hosting.md, "Range
+// checks and colluders"). A range's checker and referee are two other owners, so two colluders
+// can be both and have their own average applied to an honest owner's range. Where the
+// coordinator rules (CommitmentsAnswer::rangeRulings), the owner's evidence decides instead:
+// the coordinator recomputes the range from the committed pieces (OwnerEvidence.h) and every
+// member settles the range by that ruling, whatever the referee said.
+namespace swarmtrain {
+
+// Settles each of `outcome`'s disputed ranges by its owner's ruling in `rulings` (by owner):
+// - upheld, and the very average that came here: the owner's average is applied;
+// - refuted: the range stays as its referee settled it on the checker's average, and is skipped
+//   where that was the owner's average after all;
+// - anything else (no ruling by the member's wait, or another average upheld than the one that
+//   came here, which a lying owner that sent honest evidence would cause): the range is skipped.
+// The average, the applied averages (what the coordinator recomputes the state from) and the
+// skipped and redone ranges are rewritten to match. An owner's average that does not decode is
+// an error and leaves `outcome` as it was: it decoded when it came.
+Result<void> settleDisputedRanges(AllReduceOutcome &outcome, const std::map<QString, RangeRuling> &rulings);
+
+} // namespace swarmtrain
