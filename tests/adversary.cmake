@@ -45,6 +45,10 @@ swarmtrain_adversary_test(swarmtrain_owner_dispute_tests adversary/OwnerDisputeT
 # A range owner that lies about its range's average, against the range's second owner (checker).
 swarmtrain_adversary_test(swarmtrain_lying_owner_tests adversary/LyingOwnerTest.cpp)
 
+# Two colluding range partners among three owners, against the coordinator's rulings on the
+# honest owner's evidence (issue 43), and with the rulings off.
+swarmtrain_adversary_test(swarmtrain_colluding_partners_tests adversary/ColludingPartnersTest.cpp TIMEOUT 1800)
+
 # A member that commits nothing and sends nothing, against the commit timeout (issue 43).
 swarmtrain_adversary_test(swarmtrain_stalling_member_tests adversary/StallingMemberTest.cpp)
 

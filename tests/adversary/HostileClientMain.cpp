@@ -1,7 +1,7 @@
 // swarmtrain-hostile: `swarmtrain --headless` with a misbehaviour switch, for the adversary tests
 // only (built with the tests, never installed or packaged):
-//   swarmtrain-hostile --misbehave scale100|sign-flip|zero|noise|equivocate|lying-owner|
-//                       withhold-from-checkers|far-future-frames|vanish-in-all-reduce|stall|
+//   swarmtrain-hostile --misbehave scale100|sign-flip|zero|noise|equivocate|lying-owner|lying-checker|
+//                       colluder|withhold-from-checkers|far-future-frames|vanish-in-all-reduce|stall|
 //                       forge-hash|forge-stage-state|stage-gradients-x-4|stage-zero-activations|
 //                       stage-noise
 //                      [the options of swarmtrain --headless]
@@ -64,6 +64,16 @@ std::optional<Misbehaviour> misbehaviourNamed(const QString &name)
             for (float &x : average)
                 x *= -4.0f;
         };
+    } else if (name == QLatin1StringView("colluder")) {
+        // One of two partners that decide the ranges they check and referee: as a checker it
+        // disputes the owner with an average of its own (x -4), as a referee it rules for the
+        // checker, and it applies a disputed range as the referee ruled, not as the coordinator.
+        m.checkerAverage = [](std::vector<float> &average) {
+            for (float &x : average)
+                x *= -4.0f;
+        };
+        m.refereeForChecker = true;
+        m.ignoreRulings = true;
     } else if (name == QLatin1StringView("equivocate")) {
         m.equivocate = true;
     } else if (name == QLatin1StringView("withhold-from-checkers")) {

@@ -112,6 +112,10 @@ void ButterflyAllReduce::tryReferee()
     if (verdict == m_verdicts.constEnd() || verdict->agrees || recomputed == m_recomputed.constEnd()
         || !m_averagePayloads.contains(owner))
         return; // no dispute with an average on each side (yet)
+    if (m_options.misbehaviour.refereeForChecker) {
+        m_outcome.disputed.append(owner);
+        return giveRuling(Ruling::Checker, QStringLiteral("it sides with the checker, whatever the pieces make"));
+    }
     if (m_referee.contributors.isEmpty())
         return giveRuling(Ruling::Neither, QStringLiteral("the owner's average names no contributors"));
     QStringList missing;
