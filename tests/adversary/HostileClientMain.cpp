@@ -66,8 +66,9 @@ std::optional<Misbehaviour> misbehaviourNamed(const QString &name)
         };
     } else if (name == QLatin1StringView("colluder")) {
         // One of two partners that decide the ranges they check and referee: as a checker it
-        // disputes the owner with an average of its own (x -4), as a referee it rules for the
-        // checker, and it applies a disputed range as the referee ruled, not as the coordinator.
+        // disputes the owner with an average of its own (x -4), as a referee it waits for the
+        // checker's word and rules for it, and it applies a disputed range as the referee ruled,
+        // not as the coordinator.
         m.checkerAverage = [](std::vector<float> &average) {
             for (float &x : average)
                 x *= -4.0f;

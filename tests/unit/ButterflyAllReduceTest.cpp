@@ -3,6 +3,7 @@
 #include "Identity.h"
 #include "PeerTransport.h"
 #include "Quantization.h"
+#include "RangeCheckers.h"
 #include "StateRecompute.h"
 
 #include <gtest/gtest.h>
@@ -177,6 +178,26 @@ protected:
             EXPECT_EQ(peers[i]->allReduce->outcome().disputed.contains(peers[liar]->identity.keyId()), disputes)
                 << "member " << i;
         }
+    }
+
+    // One round in which peer `liar` lies about its range's average and its checker vouches for it.
+    void runColludingOwnerAndChecker(const QList<AllReduceMember> &list, const std::vector<std::vector<float>> &vectors,
+                                     std::size_t liar, bool refereeChecks)
+    {
+        std::vector<RangeOwner> owners;
+        for (const AllReduceMember &m : list) {
+            if (m.end > m.begin)
+                owners.push_back({m.keyId, m.begin});
+        }
+        const QString checker = rangeCheckers(owners, 7).at(list[qsizetype(liar)].keyId);
+        runRound(list, vectors, [&](std::size_t i) {
+            AllReduceOptions options = timeout(20'000);
+            options.refereeChecks = refereeChecks;
+            if (i == liar)
+                lieAsOwner(options.misbehaviour);
+            options.misbehaviour.vouchAsChecker = list[qsizetype(i)].keyId == checker;
+            return options;
+        });
     }
 
     static void lieAsOwner(Misbehaviour &m)
@@ -793,4 +814,92 @@ TEST_F(ButterflyAllReduceTest, ARecomputedAverageARulingOrAPiecePassedOnByAnyone
         EXPECT_EQ(outcome.average, peers[0]->allReduce->outcome().average) << "member " << i;
         EXPECT_NE(outcome.average[std::size_t(lying.begin)], 0.02f) << "member " << i;
     }
+}
+
+// Where the coordinator rules on disputed ranges (refereeChecks), a range's referee checks its
+// owner's average too: every member sends it its pieces. An honest round is applied as before.
+TEST_F(ButterflyAllReduceTest, WithRefereeChecksAnHonestRoundIsAppliedAsBefore)
+{
+    const std::size_t n = 6000;
+    const std::vector<std::vector<float>> vectors = threeOwnersAndOneMore(n);
+    const QList<AllReduceMember> list = members(n);
+    runRound(list, vectors, [&](std::size_t) {
+        AllReduceOptions options = timeout(20'000);
+        options.refereeChecks = true;
+        return options;
+    });
+    const AllReduceOutcome &first = peers[0]->allReduce->outcome();
+    EXPECT_TRUE(first.skippedRanges.empty());
+    EXPECT_EQ(first.appliedAverages.size(), 3u);
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+        EXPECT_EQ(peers[i]->allReduce->outcome().average, first.average) << "member " << i;
+        EXPECT_TRUE(peers[i]->allReduce->outcome().disputed.isEmpty()) << "member " << i;
+        EXPECT_TRUE(peers[i]->allReduce->outcome().disputedRanges.empty()) << "member " << i;
+    }
+    expectPlainMean(first.average, vectors);
+}
+
+// A lying owner and its checker, colluding: the checker vouches for the owner's average. Where
+// the referee checks too, it finds the average wrong: nobody applies the range, every member
+// has it disputed (for the coordinator's ruling), the liar keeps its evidence and the referee
+// disputes it. ...and without referee checks the lie gets in.
+TEST_F(ButterflyAllReduceTest, WithRefereeChecksAnOwnerAndItsCheckerCannotDecideItsRangeTogether)
+{
+    const std::size_t n = 6000, liar = 1;
+    const std::vector<std::vector<float>> vectors = threeOwnersAndOneMore(n);
+    const QList<AllReduceMember> list = members(n);
+    runColludingOwnerAndChecker(list, vectors, liar, true);
+    const AllReduceMember &lying = list[qsizetype(liar)];
+    std::size_t disputers = 0;
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+        const AllReduceOutcome &outcome = peers[i]->allReduce->outcome();
+        EXPECT_EQ(outcome.skippedRanges, (std::vector<std::pair<std::int64_t, std::int64_t>>{{lying.begin, lying.end}}))
+            << "member " << i;
+        EXPECT_EQ(outcome.average[std::size_t(lying.begin)], 0.0f) << "member " << i;
+        ASSERT_EQ(outcome.disputedRanges.size(), 1u) << "member " << i;
+        EXPECT_EQ(outcome.disputedRanges.front().owner, lying.keyId);
+        disputers += outcome.disputed.contains(lying.keyId) ? 1 : 0;
+    }
+    EXPECT_TRUE(peers[liar]->allReduce->outcome().evidence.has_value());
+    EXPECT_EQ(disputers, 1u) << "its referee";
+}
+
+TEST_F(ButterflyAllReduceTest, WithoutRefereeChecksAnOwnerAndItsCheckerDecideItsRangeTogether)
+{
+    const std::size_t n = 6000, liar = 1;
+    const std::vector<std::vector<float>> vectors = threeOwnersAndOneMore(n);
+    const QList<AllReduceMember> list = members(n);
+    runColludingOwnerAndChecker(list, vectors, liar, false);
+    const AllReduceMember &lying = list[qsizetype(liar)];
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+        const AllReduceOutcome &outcome = peers[i]->allReduce->outcome();
+        EXPECT_TRUE(outcome.skippedRanges.empty()) << "member " << i;
+        EXPECT_NEAR(outcome.average[std::size_t(lying.begin)], 0.01f, 1e-6) << "member " << i;
+    }
+    EXPECT_FALSE(peers[liar]->allReduce->outcome().evidence.has_value());
+}
+
+// A lying owner with an honest checker and referee: as before, the referee confirms the
+// checker's average and every member applies that one.
+TEST_F(ButterflyAllReduceTest, WithRefereeChecksALyingOwnersRangeIsStillRedoneAsItsCheckerAveragedIt)
+{
+    const std::size_t n = 6000, liar = 1;
+    const std::vector<std::vector<float>> vectors = threeOwnersAndOneMore(n);
+    const QList<AllReduceMember> list = members(n);
+    runRound(list, vectors, [&](std::size_t i) {
+        AllReduceOptions options = timeout(20'000);
+        options.refereeChecks = true;
+        if (i == liar)
+            lieAsOwner(options.misbehaviour);
+        return options;
+    });
+    const AllReduceMember &lying = list[qsizetype(liar)];
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+        const AllReduceOutcome &outcome = peers[i]->allReduce->outcome();
+        EXPECT_TRUE(outcome.skippedRanges.empty()) << "member " << i;
+        EXPECT_EQ(outcome.redoneRanges, (std::vector<std::pair<std::int64_t, std::int64_t>>{{lying.begin, lying.end}}))
+            << "member " << i;
+    }
+    expectPlainMean(peers[0]->allReduce->outcome().average, vectors);
+    expectTheOtherOwnersDispute(liar);
 }

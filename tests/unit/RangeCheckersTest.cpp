@@ -97,7 +97,7 @@ TEST(RangeCheckersTest, ACoalitionControlsChecksAsOftenAsTheTableInTheHostingDoc
             std::vector<RangeOwner> owners;
             for (int i = 0; i < n; ++i)
                 owners.push_back({QStringLiteral("o%1").arg(i), qint64(i) * 100});
-            qint64 ownRounds = 0, decided = 0, honestRounds = 0, framable = 0;
+            qint64 ownRounds = 0, decided = 0, decidedChecked = 0, honestRounds = 0, framable = 0;
             for (int placement = 0; placement < 1000; ++placement) {
                 std::vector<int> order(static_cast<std::size_t>(n), 0);
                 std::iota(order.begin(), order.end(), 0);
@@ -113,6 +113,8 @@ TEST(RangeCheckersTest, ACoalitionControlsChecksAsOftenAsTheTableInTheHostingDoc
                         if (coalition.contains(owner.keyId)) {
                             ++ownRounds;
                             decided += checkedByUs;
+                            // Where the referee checks too (the coordinator rules), both must be theirs.
+                            decidedChecked += checkedByUs && coalition.contains(referees.at(owner.keyId));
                         } else {
                             ++honestRounds;
                             framable += checkedByUs && coalition.contains(referees.at(owner.keyId));
@@ -122,13 +124,16 @@ TEST(RangeCheckersTest, ACoalitionControlsChecksAsOftenAsTheTableInTheHostingDoc
             }
             const double decideExpected = c > 0 ? double(c - 1) / (n - 1) : 0.0;
             const double frameExpected = double(c) * (c - 1) / (double(n - 1) * (n - 2));
+            const double bothExpected = c > 2 ? double(c - 1) * (c - 2) / (double(n - 1) * (n - 2)) : 0.0;
             const double decideMeasured = ownRounds > 0 ? double(decided) / double(ownRounds) : 0.0;
+            const double bothMeasured = ownRounds > 0 ? double(decidedChecked) / double(ownRounds) : 0.0;
             const double frameMeasured = double(framable) / double(honestRounds);
             std::cout << "n=" << n << " f=" << f << " c=" << c << ": decides its own range " << decideMeasured << " ("
-                      << decideExpected << "), can frame an honest owner " << frameMeasured << " (" << frameExpected << ")"
-                      << std::endl;
+                      << decideExpected << "), with the referee checking too " << bothMeasured << " (" << bothExpected
+                      << "), checks and referees an honest range " << frameMeasured << " (" << frameExpected << ")" << std::endl;
             EXPECT_NEAR(decideMeasured, decideExpected, 0.005) << "n=" << n << " c=" << c;
             EXPECT_NEAR(frameMeasured, frameExpected, 0.002 + 0.05 * frameExpected) << "n=" << n << " c=" << c;
+            EXPECT_NEAR(bothMeasured, bothExpected, 0.002 + 0.05 * bothExpected) << "n=" << n << " c=" << c;
         }
     }
 }

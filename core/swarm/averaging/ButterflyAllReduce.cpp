@@ -60,7 +60,9 @@ ButterflyAllReduce::ButterflyAllReduce(PeerTransport &transport, QString selfKey
         finishIfDone();
     });
     connect(&m_refereeTimer, &QTimer::timeout, this, [this] {
-        if (m_running && m_referee.owner && !m_referee.done && m_recomputed.contains(m_referee.owner->keyId))
+        if (m_running && m_referee.owner && !m_referee.done
+            && (m_options.refereeChecks ? m_averagePayloads.contains(m_referee.owner->keyId)
+                                        : m_recomputed.contains(m_referee.owner->keyId)))
             giveRuling(Ruling::Neither, QStringLiteral("the contributors' pieces did not all come"));
         finishIfDone();
     });
@@ -246,15 +248,18 @@ Result<void> ButterflyAllReduce::takePieces(QHash<QString, QByteArray> pieces)
         m_outcome.sentUpdate += bytes;
         if (owner->keyId != m_self)
             m_rangeDone.insert(owner->keyId, false);
-        // The same piece goes to the range's owner and to its checker, unless that is this peer;
-        // this peer's own piece also counts where it is the owner, the checker or the referee.
+        // The same piece goes to the range's owner and to its checker (and referee, with
+        // refereeChecks), unless that is this peer; this peer's own piece also counts where it
+        // is the owner, the checker or the referee.
         std::vector<std::map<QString, Piece> *> keptHere;
-        for (const QString &to : {owner->keyId, m_checkerOf.value(owner->keyId)}) {
+        const QString checker = m_checkerOf.value(owner->keyId);
+        const QString referee = m_options.refereeChecks ? m_refereeOf.value(owner->keyId) : QString();
+        for (const QString &to : {owner->keyId, checker, referee}) {
             if (to.isEmpty() || (to != owner->keyId && m_options.misbehaviour.withholdFromCheckers))
                 continue;
             if (to != m_self)
                 m_pendingPieces[to].append({owner, bytes});
-            else
+            else if (to != referee)
                 keptHere.push_back(to == owner->keyId ? &m_pieces : &m_check.pieces);
         }
         if (m_referee.owner == owner)
@@ -432,6 +437,9 @@ void ButterflyAllReduce::handlePiece(const QString &sender, const FrameHeader &h
     if (m_check.owner && std::int64_t(header.range_begin()) == m_check.owner->begin
         && std::int64_t(header.range_end()) == m_check.owner->end)
         return handleCheckPiece(sender, header, payload);
+    if (m_options.refereeChecks && m_referee.owner && std::int64_t(header.range_begin()) == m_referee.owner->begin
+        && std::int64_t(header.range_end()) == m_referee.owner->end)
+        return takeRefereePiece(sender, header, payload);
     if (!m_own || std::int64_t(header.range_begin()) != m_own->begin || std::int64_t(header.range_end()) != m_own->end
         || !member(sender)) {
         qCWarning(lcAllReduce).noquote() << "round" << m_round << ": a piece from" << sender

@@ -71,6 +71,12 @@ struct AllReduceOptions {
     quint64 rotation = 0;
     std::optional<QHash<QString, QByteArray>> checkedCommitments;
     std::optional<QHash<QString, QByteArray>> refereedCommitments;
+    // The range's referee checks every average too, not only a disputed one (where the
+    // coordinator rules on disputed ranges, RangeRulings.h): members send it their pieces as
+    // well, it rules on each range it referees, and a range is applied only when its checker
+    // agrees and its referee rules for the very average that came. A coalition then decides its
+    // own range only where it is both the range's checker and its referee.
+    bool refereeChecks = false;
     // Members that committed to nothing by the time the commitments closed (a stalling
     // stranger): nothing of theirs is waited for, as if they had gone.
     QStringList uncommitted;
@@ -262,6 +268,11 @@ private:
     void forwardPiecesToReferee();
     void handleRecomputed(const QString &sender, const FrameHeader &header, const QByteArray &payload);
     void handleRefereePiece(const QString &sender, const FrameHeader &header, const QByteArray &payload);
+    // A member's own piece of the range this peer referees, with refereeChecks.
+    void takeRefereePiece(const QString &sender, const FrameHeader &header, const QByteArray &payload);
+    // With refereeChecks, whether `owner`'s range has no referee, or its referee ruled for the
+    // very average that came here.
+    bool refereeConfirms(const QString &owner) const;
     void tryReferee();
     void giveRuling(Ruling::Side side, const QString &why);
     void sendRuling(const QString &peerKeyId);
@@ -313,8 +324,9 @@ private:
     // within what a round can bring; before this peer's first round (ranges unknown) a fixed
     // budget (ButterflyEarlyFrames.cpp).
     static constexpr quint64 kEarlyRoundWindow = 1;
-    // Two pieces, an average, a verdict, a recomputed average and a ruling.
-    static constexpr int kMaxEarlyFramesPerSender = 6;
+    // Three pieces (its owner's, its checker's and, with refereeChecks, its referee's), an
+    // average, a verdict, a recomputed average and a ruling.
+    static constexpr int kMaxEarlyFramesPerSender = 7;
     static constexpr qint64 kFirstRoundEarlyBudget = 16ll << 20;
     static constexpr qint64 kMinEarlyBudgetPerSender = 64ll << 10;
 

@@ -134,6 +134,8 @@ void ButterflyAllReduce::tryCheck()
 {
     if (!m_running || m_check.done || !m_check.average)
         return;
+    if (m_options.misbehaviour.vouchAsChecker)
+        return giveVerdict(true, QStringLiteral("it vouches for it, whatever the pieces make"));
     QStringList missing;
     for (const QString &contributor : std::as_const(m_check.contributors)) {
         if (!m_check.pieces.count(contributor))
@@ -249,7 +251,8 @@ void ButterflyAllReduce::skipUncheckedRanges()
             continue; // skipped already
         // No verdict, no range, also when the checker has gone: every member decides alike.
         const auto verdict = m_verdicts.constFind(owner);
-        if (verdict != m_verdicts.constEnd() && !verdict->agrees) {
+        const bool refereeDisagrees = m_options.refereeChecks && m_rulings.contains(owner) && !refereeConfirms(owner);
+        if (verdict != m_verdicts.constEnd() && (!verdict->agrees || refereeDisagrees)) {
             const AllReduceMember *o = member(owner);
             m_outcome.disputedRanges.push_back(
                 {owner, o->begin, o->end, owner == m_self ? m_ownAverage : m_averagePayloads.value(owner)});
@@ -263,6 +266,8 @@ void ButterflyAllReduce::skipUncheckedRanges()
             why = QStringLiteral("its checker %1 could not reproduce it, and its referee did not settle it").arg(checker);
         else if (verdict->averageHash != m_averageHashes.value(owner))
             why = QStringLiteral("its checker %1 checked another average than the one that came here").arg(checker);
+        else if (m_options.refereeChecks && !refereeConfirms(owner))
+            why = QStringLiteral("its referee %1 did not confirm it").arg(m_refereeOf.value(owner));
         else
             continue;
         qCWarning(lcAllReduce).noquote() << "round" << m_round << ": the range of" << owner << "is skipped:" << why;
@@ -299,11 +304,12 @@ std::vector<RangeAverage> ButterflyAllReduce::appliedAverages() const
 }
 
 // The owner's side of a dispute over its range (OwnerEvidence.h): what it averaged, for the
-// coordinator to rule on.
+// coordinator to rule on, when its checker (or, with refereeChecks, its referee) would not agree.
 void ButterflyAllReduce::keepEvidence()
 {
-    const auto verdict = m_verdicts.constFind(m_self);
-    if (!m_own || m_ownAverage.isEmpty() || verdict == m_verdicts.constEnd() || verdict->agrees)
+    const bool disputed = std::any_of(m_outcome.disputedRanges.begin(), m_outcome.disputedRanges.end(),
+                                      [&](const DisputedRange &range) { return range.owner == m_self; });
+    if (!m_own || m_ownAverage.isEmpty() || !disputed)
         return;
     RangeEvidence evidence;
     evidence.begin = m_own->begin;

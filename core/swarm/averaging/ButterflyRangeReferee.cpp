@@ -102,6 +102,33 @@ void ButterflyAllReduce::handleRefereePiece(const QString &sender, const FrameHe
     tryReferee();
 }
 
+void ButterflyAllReduce::takeRefereePiece(const QString &sender, const FrameHeader &header, const QByteArray &payload)
+{
+    if (m_referee.done || !member(sender) || m_referee.pieces.count(sender))
+        return;
+    if (m_options.refereedCommitments) {
+        const QByteArray committed = m_options.refereedCommitments->value(sender);
+        if (committed.isEmpty() || sha256(payload).toHex() != committed) {
+            qCWarning(lcAllReduce).noquote() << "round" << m_round << ": a piece of" << sender << "for the range of"
+                                             << m_referee.owner->keyId << "is not the one it committed to";
+            return;
+        }
+    }
+    Result<std::vector<float>> values = decodeValues(header, payload, m_referee.owner->end - m_referee.owner->begin);
+    if (!values)
+        return; // its owner refuses it too
+    m_referee.pieces[sender] = Piece{std::move(values).value(), payload};
+    tryReferee();
+}
+
+bool ButterflyAllReduce::refereeConfirms(const QString &owner) const
+{
+    if (!m_refereeOf.contains(owner))
+        return true; // two owners: no referee
+    const auto ruling = m_rulings.constFind(owner);
+    return ruling != m_rulings.constEnd() && ruling->side == Ruling::Owner && ruling->averageHash == m_averageHashes.value(owner);
+}
+
 void ButterflyAllReduce::tryReferee()
 {
     if (!m_running || !m_referee.owner || m_referee.done)
@@ -109,10 +136,12 @@ void ButterflyAllReduce::tryReferee()
     const QString &owner = m_referee.owner->keyId;
     const auto verdict = m_verdicts.constFind(owner);
     const auto recomputed = m_recomputed.constFind(owner);
-    if (verdict == m_verdicts.constEnd() || verdict->agrees || recomputed == m_recomputed.constEnd()
-        || !m_averagePayloads.contains(owner))
-        return; // no dispute with an average on each side (yet)
-    if (m_options.misbehaviour.refereeForChecker) {
+    const bool disputed = verdict != m_verdicts.constEnd() && !verdict->agrees && recomputed != m_recomputed.constEnd();
+    if (!m_averagePayloads.contains(owner) || (!disputed && !m_options.refereeChecks))
+        return; // no dispute with an average on each side (yet), and none to check
+    if (m_options.misbehaviour.refereeForChecker && verdict == m_verdicts.constEnd())
+        return; // waits for its partner's word
+    if (disputed && m_options.misbehaviour.refereeForChecker) {
         m_outcome.disputed.append(owner);
         return giveRuling(Ruling::Checker, QStringLiteral("it sides with the checker, whatever the pieces make"));
     }
@@ -147,15 +176,20 @@ void ButterflyAllReduce::tryReferee()
         std::span(reinterpret_cast<const std::byte *>(ownerPayload.constData()), std::size_t(ownerPayload.size())),
         mine.size());
     const double owners = ownerQuantized ? rangeRelativeDifference(mine, dequantize(*ownerQuantized)) : 1.0;
-    const double checkers = rangeRelativeDifference(mine, recomputed->values);
+    // Checking on its own (refereeChecks): an owner's average that does not hold waits for the
+    // checker's word, whose own average may be the one to apply.
+    const bool checkerSpoke = verdict != m_verdicts.constEnd() || m_departed.contains(m_checkerOf.value(owner));
+    if (!disputed && owners > kRangeTolerance && !checkerSpoke)
+        return;
+    const double checkers = disputed ? rangeRelativeDifference(mine, recomputed->values) : 1.0;
     const QString why = QStringLiteral("recomputed from the same %1 pieces, the owner's differs by %2 and the checker's by %3")
                             .arg(m_referee.contributors.size())
                             .arg(owners, 0, 'g', 3)
                             .arg(checkers, 0, 'g', 3);
-    const bool ownerHolds = owners <= kRangeTolerance, checkerHolds = checkers <= kRangeTolerance;
+    const bool ownerHolds = owners <= kRangeTolerance, checkerHolds = disputed && checkers <= kRangeTolerance;
     if (!ownerHolds)
         m_outcome.disputed.append(owner);
-    if (!checkerHolds)
+    if (disputed && !checkerHolds)
         m_outcome.disputed.append(m_checkerOf.value(owner));
     giveRuling(ownerHolds ? Ruling::Owner : checkerHolds ? Ruling::Checker : Ruling::Neither, why);
 }
@@ -199,6 +233,16 @@ void ButterflyAllReduce::handleRuling(const QString &sender, const FrameHeader &
 
 bool ButterflyAllReduce::rulingsPending() const
 {
+    // With refereeChecks, for every range whose average came and whose referee is still there.
+    if (m_options.refereeChecks) {
+        for (auto it = m_refereeOf.cbegin(); it != m_refereeOf.cend(); ++it) {
+            const QString &owner = it.key();
+            const bool averaged = owner == m_self ? !m_ownAverage.isEmpty() : m_rangeDone.value(owner);
+            if (averaged && !m_departed.contains(owner) && !m_departed.contains(it.value()) && !m_rulings.contains(owner))
+                return true;
+        }
+        return false;
+    }
     // A member waits for a ruling where the checker disputed the owner's average with one of its
     // own, and the referee is still there.
     for (auto it = m_recomputed.cbegin(); it != m_recomputed.cend(); ++it) {

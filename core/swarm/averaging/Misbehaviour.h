@@ -22,6 +22,9 @@ struct Misbehaviour {
     // Replaces its own recomputation of the range it checks (a lying checker, which then
     // disputes an honest owner's average with this one).
     std::function<void(std::vector<float> &)> checkerAverage;
+    // As a range's checker, agrees with the owner's average whatever the pieces make (an owner's
+    // colluding partner).
+    bool vouchAsChecker = false;
     // As a range's referee, rules for the checker's average whatever the pieces make (a checker's
     // colluding partner).
     bool refereeForChecker = false;
