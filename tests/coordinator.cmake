@@ -11,7 +11,7 @@ swarmtrain_add_suites(swarmtrain_coordinator_tests LABELS unit)
 
 add_executable(swarmtrain_coordinator_process_tests integration/CoordinatorProcessTest.cpp)
 target_link_libraries(swarmtrain_coordinator_process_tests PRIVATE
-    swarmtrain_core swarmtrain_invite swarmtrain_swarm_control swarmtrain_test_support Qt6::Network Qt6::Sql GTest::gtest_main)
+    swarmtrain_core swarmtrain_coordinator_store swarmtrain_invite swarmtrain_swarm_control swarmtrain_test_support Qt6::Network Qt6::Sql GTest::gtest_main)
 target_compile_definitions(swarmtrain_coordinator_process_tests PRIVATE
     SWARMTRAIN_COORDINATOR="$<TARGET_FILE:swarmtrain-coordinator>")
 add_dependencies(swarmtrain_coordinator_process_tests swarmtrain-coordinator)

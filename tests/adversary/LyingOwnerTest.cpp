@@ -10,7 +10,6 @@
 // it, so its honest pieces differ a little from the honest fourth's from then on. Prints:
 //   ATTACK lying-owner detected=yes banned_after=8-rounds loss_delta=-0.03% ranges_redone=8
 #include "AttackedSwarm.h"
-#include "CoordinatorClient.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -24,7 +23,6 @@
 
 using namespace swarmtrain;
 using namespace std::chrono_literals;
-using swarmtrain::test::waitUntil;
 
 namespace {
 
@@ -56,14 +54,6 @@ std::string linesWith(const std::string &text, const std::string &what)
     return found;
 }
 
-int countOf(const std::string &text, const std::string &what)
-{
-    int count = 0;
-    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-        ++count;
-    return count;
-}
-
 class LyingOwnerTest : public test::AttackedSwarmTest {
 protected:
     // The three honest clients and a fourth with key 3, honest or the liar.
@@ -83,23 +73,19 @@ protected:
             join(swarm, i == kHonest && attacked ? misbehave : "", true);
 
         SwarmRun result;
-        Identity watcher = Identity::generate().value();
-        CoordinatorClient status(watcher, CoordinatorClientOptions{QString::fromStdString(swarm.url), {}, 20, 100, 1000});
         std::optional<double> loss;
-        const bool done = waitUntil(
-            [&] {
-                const Result<QJsonObject> answer = status.getJson(QStringLiteral("/v1/status"));
-                if (!answer)
-                    return false;
+        const bool done = watchStatus(
+            swarm,
+            [&](const QJsonObject &answer) {
                 if (!loss)
-                    loss = test::validationLossAt(*answer, kRounds);
+                    loss = test::validationLossAt(answer, kRounds);
                 if (!attacked)
                     return loss.has_value();
                 if (!result.bannedAtRound && swarm.coordinator.errors().find("banned " + fourth.toStdString()) != std::string::npos)
-                    result.bannedAtRound = answer->value(QLatin1StringView("round")).toInteger();
+                    result.bannedAtRound = answer.value(QLatin1StringView("round")).toInteger();
                 if (!loss || !result.bannedAtRound)
                     return false;
-                result.credit = test::leaderboardCredit(*answer, fourth).value_or(result.credit);
+                result.credit = test::leaderboardCredit(answer, fourth).value_or(result.credit);
                 return result.credit == 0.0;
             },
             780s);

@@ -7,6 +7,7 @@
 #include "Invite.h"
 #include "OlderCoordinatorDatabase.h"
 #include "RequestSignature.h"
+#include "SqliteSchema.h"
 #include "TempDir.h"
 
 #include <QCoreApplication>
@@ -254,11 +255,11 @@ TEST_F(CoordinatorProcessTest, MigrateOnlyUpgradesTheDatabaseAndExits)
 
     const std::string line =
         process.start({"--state-dir", (dir.path() / "state").string(), "--migrate-only"}, dir.path() / "err");
-    EXPECT_EQ(line, "schema version 11") << test::readWholeFile(dir.path() / "err");
+    EXPECT_EQ(line, "schema version " + std::to_string(kSqliteSchemaVersion)) << test::readWholeFile(dir.path() / "err");
     EXPECT_EQ(process.wait(), 0);
     test::editDatabase(file, [](QSqlQuery &query) {
         ASSERT_TRUE(query.exec(QStringLiteral("PRAGMA user_version")) && query.next());
-        EXPECT_EQ(query.value(0).toInt(), 11);
+        EXPECT_EQ(query.value(0).toInt(), kSqliteSchemaVersion);
     });
 
     // Without --migrate-only the data stays required.

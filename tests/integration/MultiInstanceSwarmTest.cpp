@@ -9,6 +9,7 @@
 #include "FreePort.h"
 #include "HaproxyProcess.h"
 #include "Identity.h"
+#include "PostgresSchema.h"
 #include "SqlCoordinatorStore.h"
 #include "StoredRounds.h"
 #include "SwarmHarness.h"
@@ -123,7 +124,7 @@ TEST_F(MultiInstanceSwarmTest, ThreeClientsTrainThroughHaproxyAcrossALeaderKillA
                               {"--state-dir", (dir.path() / "state").string(), "--store", postgres->url(), "--migrate-only"},
                               dir.path() / "migrate.out", dir.path() / "migrate.err"));
     ASSERT_EQ(migrate.waitForExit(60s), 0) << migrate.errors();
-    EXPECT_EQ(migrate.output(), "schema version 2\n");
+    EXPECT_EQ(migrate.output(), "schema version " + std::to_string(kPostgresSchemaVersion) + "\n");
     ASSERT_NO_FATAL_FAILURE(startInstance(0));
     ASSERT_NO_FATAL_FAILURE(startInstance(1));
     const int front = test::freePort();

@@ -5,6 +5,7 @@
 // --headless` clients and swarmtrain-hostile ones. The keys are the same in every run, and
 // clients join one at a time, so each honest client trains on the same shards in both runs.
 #include "ChildProcess.h"
+#include "CoordinatorClient.h"
 #include "Identity.h"
 #include "SwarmHarness.h"
 #include "TempDir.h"
@@ -12,7 +13,10 @@
 
 #include <gtest/gtest.h>
 
+#include <QJsonObject>
+
 #include <csignal>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -94,6 +98,30 @@ protected:
             patience);
         EXPECT_TRUE(ok) << log;
         return ok ? std::optional<qint64>(std::stoll(joined[1].str())) : std::nullopt;
+    }
+
+    // Asks the run's coordinator for GET /v1/status until `done` says the answer is the awaited
+    // one, or `patience` has passed; whether it was.
+    static bool watchStatus(const Swarm &swarm, const std::function<bool(const QJsonObject &)> &done,
+                            std::chrono::milliseconds patience)
+    {
+        Identity watcher = Identity::generate().value();
+        CoordinatorClient status(watcher, CoordinatorClientOptions{QString::fromStdString(swarm.url), {}, 20, 100, 1000});
+        return waitUntil(
+            [&] {
+                const Result<QJsonObject> answer = status.getJson(QStringLiteral("/v1/status"));
+                return answer && done(*answer);
+            },
+            patience);
+    }
+
+    // How often `what` occurs in `text` (a client's log, say).
+    static int countOf(const std::string &text, const std::string &what)
+    {
+        int count = 0;
+        for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+            ++count;
+        return count;
     }
 
     // Every honest client of the run still runs, and the coordinator never banned it.

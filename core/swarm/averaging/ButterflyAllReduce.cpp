@@ -46,10 +46,8 @@ ButterflyAllReduce::ButterflyAllReduce(PeerTransport &transport, QString selfKey
     , m_earlyBudget(kFirstRoundEarlyBudget)
     , m_earlyBudgetPerSender(kFirstRoundEarlyBudget / 4)
 {
-    m_ownerTimer.setSingleShot(true);
-    m_checkTimer.setSingleShot(true);
-    m_refereeTimer.setSingleShot(true);
-    m_deadline.setSingleShot(true);
+    for (QTimer *timer : {&m_ownerTimer, &m_checkTimer, &m_refereeTimer, &m_deadline})
+        timer->setSingleShot(true);
     connect(&m_ownerTimer, &QTimer::timeout, this, [this] {
         averageOwnRange();
         finishIfDone();
@@ -60,9 +58,7 @@ ButterflyAllReduce::ButterflyAllReduce(PeerTransport &transport, QString selfKey
         finishIfDone();
     });
     connect(&m_refereeTimer, &QTimer::timeout, this, [this] {
-        if (m_running && m_referee.owner && !m_referee.done
-            && (m_options.refereeChecks ? m_averagePayloads.contains(m_referee.owner->keyId)
-                                        : m_recomputed.contains(m_referee.owner->keyId)))
+        if (m_running && refereeAwaitsPieces())
             giveRuling(Ruling::Neither, QStringLiteral("the contributors' pieces did not all come"));
         finishIfDone();
     });
@@ -248,9 +244,8 @@ Result<void> ButterflyAllReduce::takePieces(QHash<QString, QByteArray> pieces)
         m_outcome.sentUpdate += bytes;
         if (owner->keyId != m_self)
             m_rangeDone.insert(owner->keyId, false);
-        // The same piece goes to the range's owner and to its checker (and referee, with
-        // refereeChecks), unless that is this peer; this peer's own piece also counts where it
-        // is the owner, the checker or the referee.
+        // The same piece goes to the range's owner, its checker (and referee, with refereeChecks) but
+        // this peer; this peer's own piece also counts where it is the owner, checker or referee.
         std::vector<std::map<QString, Piece> *> keptHere;
         const QString checker = m_checkerOf.value(owner->keyId);
         const QString referee = m_options.refereeChecks ? m_refereeOf.value(owner->keyId) : QString();
@@ -437,9 +432,8 @@ void ButterflyAllReduce::handlePiece(const QString &sender, const FrameHeader &h
     if (m_check.owner && std::int64_t(header.range_begin()) == m_check.owner->begin
         && std::int64_t(header.range_end()) == m_check.owner->end)
         return handleCheckPiece(sender, header, payload);
-    if (m_options.refereeChecks && m_referee.owner && std::int64_t(header.range_begin()) == m_referee.owner->begin
-        && std::int64_t(header.range_end()) == m_referee.owner->end)
-        return takeRefereePiece(sender, header, payload);
+    if (takeRefereePiece(sender, header, payload))
+        return;
     if (!m_own || std::int64_t(header.range_begin()) != m_own->begin || std::int64_t(header.range_end()) != m_own->end
         || !member(sender)) {
         qCWarning(lcAllReduce).noquote() << "round" << m_round << ": a piece from" << sender

@@ -268,8 +268,11 @@ private:
     void forwardPiecesToReferee();
     void handleRecomputed(const QString &sender, const FrameHeader &header, const QByteArray &payload);
     void handleRefereePiece(const QString &sender, const FrameHeader &header, const QByteArray &payload);
-    // A member's own piece of the range this peer referees, with refereeChecks.
-    void takeRefereePiece(const QString &sender, const FrameHeader &header, const QByteArray &payload);
+    // A member's own piece of the range this peer referees, with refereeChecks; false when the
+    // frame is not one (it is another range's).
+    bool takeRefereePiece(const QString &sender, const FrameHeader &header, const QByteArray &payload);
+    // Whether this peer, as a referee, has something to rule on and has not ruled yet.
+    bool refereeAwaitsPieces() const;
     // With refereeChecks, whether `owner`'s range has no referee, or its referee ruled for the
     // very average that came here.
     bool refereeConfirms(const QString &owner) const;

@@ -66,11 +66,14 @@ void ButterflyAllReduce::takeEarlyFrames()
 
 void ButterflyAllReduce::setEarlyBudget()
 {
-    // A sender brings this peer at most a piece of its range and of the range it checks, the
-    // average of the sender's range, a verdict, its own average of a range it disputes and a
-    // ruling; twice that, as the next round's ranges grow when a member leaves.
+    // A sender brings this peer at most a piece of its range, of the range it checks and (with
+    // refereeChecks) of the range it referees, the average of the sender's range, a verdict, its
+    // own average of a range it disputes and a ruling; twice that, as the next round's ranges
+    // grow when a member leaves.
     const std::int64_t own = m_own ? m_own->end - m_own->begin : 0;
-    const std::int64_t checked = m_check.owner ? m_check.owner->end - m_check.owner->begin : 0;
+    std::int64_t checked = m_check.owner ? m_check.owner->end - m_check.owner->begin : 0;
+    if (m_options.refereeChecks && m_referee.owner)
+        checked += m_referee.owner->end - m_referee.owner->begin;
     std::int64_t largest = 0;
     for (const AllReduceMember &m : std::as_const(m_members))
         largest = std::max(largest, m.end - m.begin);

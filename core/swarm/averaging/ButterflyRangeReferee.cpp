@@ -102,23 +102,36 @@ void ButterflyAllReduce::handleRefereePiece(const QString &sender, const FrameHe
     tryReferee();
 }
 
-void ButterflyAllReduce::takeRefereePiece(const QString &sender, const FrameHeader &header, const QByteArray &payload)
+bool ButterflyAllReduce::refereeAwaitsPieces() const
 {
+    // A ruling is due once there is something to rule on: with refereeChecks, the owner's
+    // average; otherwise a dispute, with the checker's own average.
+    return m_referee.owner && !m_referee.done
+           && (m_options.refereeChecks ? m_averagePayloads.contains(m_referee.owner->keyId)
+                                       : m_recomputed.contains(m_referee.owner->keyId));
+}
+
+bool ButterflyAllReduce::takeRefereePiece(const QString &sender, const FrameHeader &header, const QByteArray &payload)
+{
+    if (!m_options.refereeChecks || !m_referee.owner
+        || !range_agreement::sameRange(header, m_referee.owner->begin, m_referee.owner->end))
+        return false; // not a piece of the range this peer referees
     if (m_referee.done || !member(sender) || m_referee.pieces.count(sender))
-        return;
+        return true;
     if (m_options.refereedCommitments) {
         const QByteArray committed = m_options.refereedCommitments->value(sender);
         if (committed.isEmpty() || sha256(payload).toHex() != committed) {
             qCWarning(lcAllReduce).noquote() << "round" << m_round << ": a piece of" << sender << "for the range of"
                                              << m_referee.owner->keyId << "is not the one it committed to";
-            return;
+            return true;
         }
     }
     Result<std::vector<float>> values = decodeValues(header, payload, m_referee.owner->end - m_referee.owner->begin);
     if (!values)
-        return; // its owner refuses it too
+        return true; // its owner refuses it too
     m_referee.pieces[sender] = Piece{std::move(values).value(), payload};
     tryReferee();
+    return true;
 }
 
 bool ButterflyAllReduce::refereeConfirms(const QString &owner) const
