@@ -9,8 +9,8 @@
 // close of the last). Compared with the same three keys all honest, and with the rulings off
 // (--no-range-rulings), where the poison gets in. Prints:
 //   ATTACK colluding-partners owners=3 colluders=2 framed_rounds=8 upheld=8 honest_banned=no
-//          colluders_banned=yes colluder_offences=8,8 colluder_credit=0 loss_delta=-0.15%
-//          loss_delta_without_rulings=+441.59%
+//          colluders_banned=yes colluder_offences=8,8 colluder_credit=0 loss_delta=-0.26%
+//          loss_delta_without_rulings=+426.08%
 #include "AttackedSwarm.h"
 
 #include <QJsonObject>

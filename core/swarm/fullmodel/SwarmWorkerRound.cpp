@@ -277,7 +277,6 @@ Result<void> SwarmWorker::commitPieces(qint64 round, const QHash<QString, QByteA
             options.refereedCommitments = bySender(answer->refereed);
             options.uncommitted = answer->uncommitted;
             m_rangeRulings = answer->rangeRulings;
-            options.refereeChecks = answer->rangeRulings; // the coordinator settles what the referee finds
             return {};
         }
         heartbeatIfDue(QStringLiteral("training"));
