@@ -122,13 +122,8 @@ Result<AverageEndpoints::Expected> AverageEndpoints::expectationFor(const PeerRe
     Result<std::vector<UpdateReportRecord>> rulings = m_context.store.evidenceRulings(round.number, round.number);
     if (!rulings)
         return rulings.error();
-    for (const UpdateReportRecord &ruling : *rulings) {
-        const auto owner = std::find_if(round.members.begin(), round.members.end(), [&](const RoundMember &m) {
-            return m.keyId == ruling.senderKeyId && m.end > m.begin;
-        });
-        if (ruling.attempt == round.attempt && owner != round.members.end())
-            expected.ranges[owner->begin].ruling = Ruling{ruling.kind == QLatin1StringView(kEvidenceUpheld), ruling.detail};
-    }
+    for (const auto &[begin, ruling] : rulingsByRange(round, *rulings))
+        expected.ranges[begin].ruling = Ruling{ruling.kind == QLatin1StringView(kEvidenceUpheld), ruling.detail};
     return expected;
 }
 

@@ -76,4 +76,17 @@ QString evidenceRefusal(const RangeEvidence &evidence, const EvidenceCase &owned
     return {};
 }
 
+std::map<qint64, UpdateReportRecord> rulingsByRange(const RoundRecord &round, const std::vector<UpdateReportRecord> &rulings)
+{
+    std::map<qint64, UpdateReportRecord> byRange;
+    for (const UpdateReportRecord &ruling : rulings) {
+        const auto owner = std::find_if(round.members.begin(), round.members.end(), [&](const RoundMember &m) {
+            return m.keyId == ruling.senderKeyId && m.end > m.begin;
+        });
+        if (ruling.attempt == round.attempt && owner != round.members.end())
+            byRange.emplace(owner->begin, ruling);
+    }
+    return byRange;
+}
+
 } // namespace swarmtrain

@@ -6,6 +6,7 @@
 #include <QString>
 
 #include <map>
+#include <vector>
 
 // A range owner's evidence, and the coordinator's ruling on it (issue 43; hosting.md, "Range
 // checks and colluders"). A range's checker and referee are two other owners: with two of three
@@ -39,5 +40,9 @@ QString evidenceRefusal(const RangeEvidence &evidence, const EvidenceCase &owned
 // The kinds of the rulings' records among a round's update reports (reporter and sender: the owner).
 inline constexpr char kEvidenceUpheld[] = "evidence_upheld";
 inline constexpr char kEvidenceRefuted[] = "evidence_refuted";
+
+// The rulings among `rulings` (CoordinatorStore::evidenceRulings) of `round`'s attempt, by the
+// begin of their owner's range in it.
+std::map<qint64, UpdateReportRecord> rulingsByRange(const RoundRecord &round, const std::vector<UpdateReportRecord> &rulings);
 
 } // namespace swarmtrain

@@ -130,14 +130,7 @@ Result<std::set<QString>> Verification::overruledMembers(const RoundRecord &roun
     Result<std::vector<UpdateReportRecord>> rulings = m_store.evidenceRulings(round.number, round.number);
     if (!rulings)
         return rulings.error();
-    std::map<qint64, const UpdateReportRecord *> byRange; // by the owner's range begin
-    for (const UpdateReportRecord &ruling : *rulings) {
-        const auto owner = std::find_if(round.members.begin(), round.members.end(), [&](const RoundMember &m) {
-            return m.keyId == ruling.senderKeyId && m.end > m.begin;
-        });
-        if (ruling.attempt == round.attempt && owner != round.members.end())
-            byRange.emplace(owner->begin, &ruling);
-    }
+    const std::map<qint64, UpdateReportRecord> byRange = rulingsByRange(round, *rulings);
     if (byRange.empty())
         return overruled;
     Result<std::vector<AverageReportRecord>> applied = m_store.averageReports(round.number, round.attempt);
@@ -148,8 +141,8 @@ Result<std::set<QString>> Verification::overruledMembers(const RoundRecord &roun
         const auto ruling = byRange.find(report.begin);
         if (ruling == byRange.end())
             continue;
-        const bool upheld = ruling->second->kind == QLatin1StringView(kEvidenceUpheld);
-        if (upheld ? report.sha256 != ruling->second->detail : report.sha256 == ruling->second->detail)
+        const bool upheld = ruling->second.kind == QLatin1StringView(kEvidenceUpheld);
+        if (upheld ? report.sha256 != ruling->second.detail : report.sha256 == ruling->second.detail)
             overruled.insert(report.keyId);
     }
     return overruled;

@@ -1,8 +1,7 @@
 #include "RangeRulings.h"
 
 #include "Quantization.h"
-
-#include <QCryptographicHash>
+#include "Sha256.h"
 
 #include <algorithm>
 #include <span>
@@ -11,11 +10,7 @@ namespace swarmtrain {
 
 namespace {
 
-QString sha256Hex(std::span<const std::byte> bytes)
-{
-    const QByteArrayView view(reinterpret_cast<const char *>(bytes.data()), qsizetype(bytes.size()));
-    return QString::fromLatin1(QCryptographicHash::hash(view, QCryptographicHash::Sha256).toHex());
-}
+QString sha256Hex(std::span<const std::byte> bytes) { return QString::fromStdString(Sha256::hexOf(bytes)); }
 
 std::span<const std::byte> bytesOf(const QByteArray &payload)
 {
