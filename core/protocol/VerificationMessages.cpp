@@ -5,6 +5,7 @@
 
 #include <QJsonArray>
 
+#include <algorithm>
 #include <set>
 
 namespace swarmtrain {
@@ -63,6 +64,8 @@ QJsonObject CommitmentsAnswer::toJson() const
         json.insert(L("uncommitted"), QJsonArray::fromStringList(uncommitted));
     if (rangeRulings)
         json.insert(L("range_rulings"), true);
+    if (checkSeed != 0)
+        json.insert(L("check_seed"), QString::number(checkSeed, 16).rightJustified(16, QLatin1Char('0')));
     return json;
 }
 
@@ -79,6 +82,15 @@ Result<CommitmentsAnswer> CommitmentsAnswer::fromJson(const QJsonObject &json)
         m.refereed = readHashes(r, L("refereed"));
     m.uncommitted = r.optionalStrings(L("uncommitted"), kMaxCommittedPieces, kMaxKeyIdChars);
     m.rangeRulings = r.optionalBoolean(L("range_rulings")).value_or(false);
+    if (r.has(L("check_seed"))) {
+        const QString seed = r.string(L("check_seed"), 16);
+        bool hex = seed.size() == 16 && std::all_of(seed.begin(), seed.end(), [](QChar c) {
+                       return (c >= u'0' && c <= u'9') || (c >= u'a' && c <= u'f');
+                   });
+        m.checkSeed = hex ? seed.toULongLong(&hex, 16) : 0;
+        if (!hex || m.checkSeed == 0)
+            r.fail(L("check_seed"), QStringLiteral("must be 16 hex digits, not all zero"));
+    }
     return r.finish(std::move(m));
 }
 

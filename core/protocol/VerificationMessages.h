@@ -54,6 +54,9 @@ struct CommitmentsAnswer {
     // The coordinator rules on disputed ranges (RangeRuling): members apply a range whose checker
     // did not agree only as it rules, not as the range's referee says.
     bool rangeRulings = false;
+    // The seed the round's range checkers and referees are drawn from (rangeCheckers()), as 16
+    // hex digits; 0 (absent): a coordinator from before, whose pairs rotate with the round.
+    quint64 checkSeed = 0;
 
     QJsonObject toJson() const;
     static Result<CommitmentsAnswer> fromJson(const QJsonObject &json);

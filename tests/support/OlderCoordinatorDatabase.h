@@ -27,6 +27,12 @@ inline void editDatabase(const std::filesystem::path &file, const std::function<
     QSqlDatabase::removeDatabase(name);
 }
 
+// What schema version 12 left: rounds without the seed of their range checkers.
+inline void undoSchemaVersion13(QSqlQuery &query)
+{
+    ASSERT_TRUE(query.exec(QStringLiteral("ALTER TABLE rounds DROP COLUMN check_seed")));
+}
+
 // What schema version 11 left: update reports without a detail.
 inline void undoSchemaVersion12(QSqlQuery &query)
 {
@@ -54,6 +60,7 @@ inline void undoSchemaVersion10(QSqlQuery &query)
 inline void makeVersion9(const std::filesystem::path &file)
 {
     editDatabase(file, [](QSqlQuery &query) {
+        undoSchemaVersion13(query);
         undoSchemaVersion12(query);
         undoSchemaVersion11(query);
         undoSchemaVersion10(query);

@@ -181,23 +181,30 @@ protected:
     }
 
     // One round in which peer `liar` lies about its range's average and its checker vouches for it.
+    // With `checkSeed`, every member pairs the owners as that seed draws them (rangeCheckers()).
     void runColludingOwnerAndChecker(const QList<AllReduceMember> &list, const std::vector<std::vector<float>> &vectors,
-                                     std::size_t liar, bool refereeChecks)
+                                     std::size_t liar, bool refereeChecks, quint64 checkSeed = 0)
+    {
+        const QString checker = rangeCheckers(rangeOwners(list), 7, checkSeed).at(list[qsizetype(liar)].keyId);
+        runRound(list, vectors, [&](std::size_t i) {
+            AllReduceOptions options = timeout(20'000);
+            options.refereeChecks = refereeChecks;
+            options.checkSeed = checkSeed;
+            if (i == liar)
+                lieAsOwner(options.misbehaviour);
+            options.misbehaviour.vouchAsChecker = list[qsizetype(i)].keyId == checker;
+            return options;
+        });
+    }
+
+    static std::vector<RangeOwner> rangeOwners(const QList<AllReduceMember> &list)
     {
         std::vector<RangeOwner> owners;
         for (const AllReduceMember &m : list) {
             if (m.end > m.begin)
                 owners.push_back({m.keyId, m.begin});
         }
-        const QString checker = rangeCheckers(owners, 7).at(list[qsizetype(liar)].keyId);
-        runRound(list, vectors, [&](std::size_t i) {
-            AllReduceOptions options = timeout(20'000);
-            options.refereeChecks = refereeChecks;
-            if (i == liar)
-                lieAsOwner(options.misbehaviour);
-            options.misbehaviour.vouchAsChecker = list[qsizetype(i)].keyId == checker;
-            return options;
-        });
+        return owners;
     }
 
     static void lieAsOwner(Misbehaviour &m)
@@ -877,6 +884,27 @@ TEST_F(ButterflyAllReduceTest, WithoutRefereeChecksAnOwnerAndItsCheckerDecideIts
         EXPECT_NEAR(outcome.average[std::size_t(lying.begin)], 0.01f, 1e-6) << "member " << i;
     }
     EXPECT_FALSE(peers[liar]->allReduce->outcome().evidence.has_value());
+}
+
+// Every member pairs the owners as the coordinator's seed draws them, not by the round's turn:
+// the owner's vouching checker is the seed's, which the turn would not have made its checker, and
+// with no referee checking every average the two decide its range together.
+TEST_F(ButterflyAllReduceTest, MembersPairTheOwnersAsTheCoordinatorsSeedDrawsThem)
+{
+    const std::size_t n = 6000, liar = 1;
+    const std::vector<std::vector<float>> vectors = threeOwnersAndOneMore(n);
+    const QList<AllReduceMember> list = members(n);
+    const QString liarKey = list[qsizetype(liar)].keyId;
+    quint64 seed = 1;
+    while (rangeCheckers(rangeOwners(list), 7, seed).at(liarKey) == rangeCheckers(rangeOwners(list), 7).at(liarKey))
+        ++seed;
+    runColludingOwnerAndChecker(list, vectors, liar, false, seed);
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+        const AllReduceOutcome &outcome = peers[i]->allReduce->outcome();
+        EXPECT_TRUE(outcome.skippedRanges.empty()) << "member " << i;
+        EXPECT_TRUE(outcome.redoneRanges.empty()) << "member " << i;
+        EXPECT_NEAR(outcome.average[std::size_t(list[qsizetype(liar)].begin)], 0.01f, 1e-6) << "member " << i;
+    }
 }
 
 // A lying owner with an honest checker and referee: as before, the referee confirms the

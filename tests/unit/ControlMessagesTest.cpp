@@ -397,6 +397,29 @@ TEST(ControlMessagesTest, CommitmentsCarryThoseToTheCheckedAndRefereedRangesBoun
     EXPECT_NE(errorOf<CommitmentsAnswer>(json).find("commitments.uncommitted"), std::string::npos);
 }
 
+// The seed the round's range checkers are drawn from: 16 hex digits, never all zero (0 is a
+// coordinator's from before, whose pairs rotate), and absent from such a coordinator's answers.
+TEST(ControlMessagesTest, CommitmentsCarryTheSeedOfTheRangeCheckersStrictly)
+{
+    CommitmentsAnswer answer{9, true, {{QStringLiteral("m1"), hash('1')}}};
+    EXPECT_FALSE(answer.toJson().contains(QStringLiteral("check_seed")));
+    EXPECT_EQ(CommitmentsAnswer::fromJson(answer.toJson()).value().checkSeed, 0u);
+    for (const quint64 seed : {quint64(1), quint64(0xfedc'ba98'7654'3210ULL), ~quint64(0)}) {
+        answer.checkSeed = seed;
+        EXPECT_EQ(answer.toJson().value(QStringLiteral("check_seed")).toString().size(), 16);
+        EXPECT_EQ(CommitmentsAnswer::fromJson(answer.toJson()).value().checkSeed, seed);
+    }
+    QJsonObject json = answer.toJson();
+    for (const QJsonValue bad : {QJsonValue(QStringLiteral("0000000000000000")), QJsonValue(QStringLiteral("123")),
+                                 QJsonValue(QStringLiteral("fedcba987654321g")), QJsonValue(QStringLiteral("-edcba9876543210")), QJsonValue(QStringLiteral(" edcba9876543210")),
+                                 QJsonValue(QStringLiteral("FEDCBA9876543210")),
+                                 QJsonValue(QStringLiteral("fedcba98765432100")), QJsonValue(12345)}) {
+        json.insert(QStringLiteral("check_seed"), bad);
+        EXPECT_NE(errorOf<CommitmentsAnswer>(json).find("commitments.check_seed"), std::string::npos)
+            << bad.toVariant().toString().toStdString();
+    }
+}
+
 TEST(ControlMessagesTest, AContributionsAppliedAveragesAreStrictAndBounded)
 {
     ContributionRequest contribution{4, 768, 1e9, 0.5, 2.25, hash('d'), 0, 0};

@@ -116,6 +116,7 @@ TEST_P(CoordinatorStoreTest, RoundAndMembersRoundTrip)
     round.startedMs = 10;
     round.deadlineMs = 20;
     round.members = {{QStringLiteral("aa"), true, 0, 50}, {QStringLiteral("bb"), false, 0, 0}};
+    round.checkSeed = 0xfedc'ba98'7654'3210ULL; // all 64 bits, the top one too
     ASSERT_TRUE(store->saveRound(round).ok());
     Result<std::optional<RoundRecord>> loaded = store->currentRound();
     ASSERT_TRUE(loaded.ok() && loaded->has_value());
@@ -129,6 +130,11 @@ TEST_P(CoordinatorStoreTest, RoundAndMembersRoundTrip)
     EXPECT_EQ(r.members[0].end, 50);
     EXPECT_FALSE(r.members[1].reachable);
     EXPECT_FALSE(r.validationLoss.has_value());
+    EXPECT_EQ(r.checkSeed, 0xfedc'ba98'7654'3210ULL);
+    round = r;
+    round.checkSeed = 1;
+    ASSERT_TRUE(store->saveRound(round).ok());
+    EXPECT_EQ(store->round(3)->value().checkSeed, 1u) << "a new attempt's seed replaces the one before";
 }
 
 TEST_P(CoordinatorStoreTest, DuplicateContributionIsRefused)
@@ -325,6 +331,7 @@ TEST_F(SqliteStoreTest, AVersionOneDatabaseIsUpgradedKeepingWhatItHeld)
         db.setDatabaseName(QString::fromStdString((dir.path() / "c.db").string()));
         ASSERT_TRUE(db.open());
         QSqlQuery query(db);
+        ASSERT_NO_FATAL_FAILURE(test::undoSchemaVersion13(query));
         ASSERT_NO_FATAL_FAILURE(test::undoSchemaVersion11(query));
         ASSERT_NO_FATAL_FAILURE(test::undoSchemaVersion10(query));
         ASSERT_TRUE(query.exec(QStringLiteral("DROP TABLE links")));

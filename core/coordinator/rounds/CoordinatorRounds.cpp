@@ -5,6 +5,7 @@
 #include "PeerAddress.h"
 
 #include <QJsonDocument>
+#include <QRandomGenerator>
 
 #include <algorithm>
 #include <cmath>
@@ -312,6 +313,10 @@ Result<void> CoordinatorRounds::maybeStart(RoundRecord round, qint64 nowMs)
     }
     round.state = RoundState::Running;
     round.startedMs = nowMs;
+    // Who checks whom: drawn now that the members are fixed, so that none of them can steer it.
+    do
+        round.checkSeed = QRandomGenerator::system()->generate64();
+    while (round.checkSeed == 0);
     round.share = budget.async && readySteps > 0.0 ? std::max(readySteps / (readySteps + stepsToCome), 1e-6) : 1.0;
     // The inner schedule counts the swarm's tokens, in steps of one of its peers.
     round.scheduleAdvance = budget.enabled ? std::max<qint64>(1, std::llround(readySteps / double(std::max<std::size_t>(online, 1))))

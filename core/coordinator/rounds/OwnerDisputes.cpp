@@ -34,12 +34,12 @@ std::vector<RangeOwner> rangeOwners(const RoundRecord &round)
 
 std::map<QString, QString> rangeCheckersOf(const RoundRecord &round)
 {
-    return rangeCheckers(rangeOwners(round), round.number);
+    return rangeCheckers(rangeOwners(round), round.number, round.checkSeed);
 }
 
 std::map<QString, QString> rangeRefereesOf(const RoundRecord &round)
 {
-    return rangeReferees(rangeOwners(round), round.number);
+    return rangeReferees(rangeOwners(round), round.number, round.checkSeed);
 }
 
 bool rangePartners(const std::map<QString, QString> &checkers, const QString &a, const QString &b)

@@ -130,6 +130,7 @@ Result<CommitmentsAnswer> Verification::commitmentsTo(const PeerRecord &owner, q
             answer.uncommitted.append(m.keyId);
     }
     answer.rangeRulings = m_settings.rangeRulings;
+    answer.checkSeed = round->checkSeed;
     return answer;
 }
 

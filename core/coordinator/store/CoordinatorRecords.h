@@ -95,6 +95,9 @@ struct RoundRecord {
     // training), set when it starts; H in a fixed-H round. 0: H (a round from before).
     qint64 scheduleAdvance = 0;
     std::optional<double> validationLoss; // of state number + 1
+    // The random seed that draws the attempt's range checkers and referees (rangeCheckers()),
+    // drawn when it starts, after its members are fixed. 0: a round from before (the rotation).
+    quint64 checkSeed = 0;
     // The stored row's revision, as read (0: a round never stored). A write names the revision
     // it replaces, so that of two coordinator instances moving the same round one fails.
     qint64 revision = 0;

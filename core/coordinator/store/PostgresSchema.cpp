@@ -81,7 +81,12 @@ const char *const kVersion3[] = {
     "ALTER TABLE update_reports ADD COLUMN detail TEXT NOT NULL DEFAULT ''",
 };
 
-const std::span<const char *const> kSteps[] = {kVersion1, kVersion2, kVersion3};
+// Version 4: the seed each round's range checkers are drawn from (version 13 of the SQLite schema).
+const char *const kVersion4[] = {
+    "ALTER TABLE rounds ADD COLUMN check_seed BIGINT NOT NULL DEFAULT 0",
+};
+
+const std::span<const char *const> kSteps[] = {kVersion1, kVersion2, kVersion3, kVersion4};
 static_assert(std::size(kSteps) == kPostgresSchemaVersion);
 
 // Any number: the advisory lock of the schema migration, in the database's lock space.

@@ -9,7 +9,7 @@ namespace swarmtrain {
 // The coordinator's schema on PostgreSQL: the tables of the SQLite schema with PostgreSQL's
 // types (BIGINT for every integer, since times are in milliseconds; DOUBLE PRECISION, BYTEA),
 // one step per version, the version in the table schema_version.
-inline constexpr int kPostgresSchemaVersion = 3;
+inline constexpr int kPostgresSchemaVersion = 4;
 
 // Brings the database to `target` (kPostgresSchemaVersion unless a test asks for an older one)
 // in one transaction, holding an advisory lock so that instances started together migrate it

@@ -297,8 +297,8 @@ Result<void> SqlCoordinatorStore::setMeta(const QString &key, const QString &val
 Result<std::vector<RoundRecord>> SqlCoordinatorStore::selectRounds(const QString &where, qint64 value)
 {
     QSqlQuery q = query(QStringLiteral("SELECT number, attempt, state, gathering_since_ms, started_ms, deadline_ms,"
-                                       " finished_ms, members, agreed_hash, uploader, val_loss, share, schedule_advance, revision"
-                                       " FROM rounds ")
+                                       " finished_ms, members, agreed_hash, uploader, val_loss, share, schedule_advance, revision,"
+                                       " check_seed FROM rounds ")
                         + where);
     if (where.contains(QLatin1Char('?')))
         q.addBindValue(value);
@@ -324,6 +324,7 @@ Result<std::vector<RoundRecord>> SqlCoordinatorStore::selectRounds(const QString
         round.share = q.value(11).toDouble();
         round.scheduleAdvance = q.value(12).toLongLong();
         round.revision = q.value(13).toLongLong();
+        round.checkSeed = quint64(q.value(14).toLongLong()); // stored as the signed 64 bits SQL has
         rounds.push_back(std::move(round));
     }
     return rounds;
@@ -366,19 +367,19 @@ Result<void> SqlCoordinatorStore::writeRound(const RoundRecord &round)
     const bool insert = round.revision == 0;
     QSqlQuery q = query(insert ? QStringLiteral("INSERT INTO rounds (attempt, state, gathering_since_ms, started_ms,"
                                                 " deadline_ms, finished_ms, members, agreed_hash, uploader, val_loss, share,"
-                                                " schedule_advance, number, revision)"
-                                                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING")
+                                                " schedule_advance, check_seed, number, revision)"
+                                                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING")
                                : QStringLiteral("UPDATE rounds SET attempt = ?, state = ?, gathering_since_ms = ?,"
                                                 " started_ms = ?, deadline_ms = ?, finished_ms = ?, members = ?,"
                                                 " agreed_hash = ?, uploader = ?, val_loss = ?, share = ?,"
-                                                " schedule_advance = ?, revision = revision + 1"
+                                                " schedule_advance = ?, check_seed = ?, revision = revision + 1"
                                                 " WHERE number = ? AND revision = ?"));
     for (const QVariant &value :
          {QVariant(round.attempt), QVariant(roundStateName(round.state)), QVariant(round.gatheringSinceMs),
           QVariant(round.startedMs), QVariant(round.deadlineMs), QVariant(round.finishedMs),
           QVariant(membersToJson(round.members)), QVariant(text(round.agreedHash)), QVariant(text(round.uploaderKeyId)),
           optionalDouble(round.validationLoss), QVariant(round.share), QVariant(round.scheduleAdvance),
-          QVariant(round.number)})
+          QVariant(qint64(round.checkSeed)), QVariant(round.number)})
         q.addBindValue(value);
     if (!insert)
         q.addBindValue(round.revision);

@@ -134,8 +134,14 @@ const char *const kVersion12[] = {
     "ALTER TABLE update_reports ADD COLUMN detail TEXT NOT NULL DEFAULT ''",
 };
 
-const std::span<const char *const> kSteps[] = {kVersion1, kVersion2, kVersion3,  kVersion4,  kVersion5, kVersion6,
-                                               kVersion7, kVersion8, kVersion9, kVersion10, kVersion11, kVersion12};
+// Version 13: the seed each round's range checkers are drawn from (issue 43).
+const char *const kVersion13[] = {
+    "ALTER TABLE rounds ADD COLUMN check_seed INTEGER NOT NULL DEFAULT 0",
+};
+
+const std::span<const char *const> kSteps[] = {kVersion1, kVersion2,  kVersion3,  kVersion4,  kVersion5,
+                                               kVersion6, kVersion7,  kVersion8,  kVersion9,  kVersion10,
+                                               kVersion11, kVersion12, kVersion13};
 static_assert(std::size(kSteps) == kSqliteSchemaVersion);
 
 Result<void> upgrade(QSqlDatabase &db, int from)

@@ -66,8 +66,10 @@ struct AllReduceOptions {
     // `checkedCommitments` are the commitments to the range this peer checks, and
     // `refereedCommitments` to the one it referees.
     bool rangeChecks = true;
-    // Which turn of checkers and referees the round takes (rangeCheckers()); 0: the round's
-    // number. A pipeline step that runs its all-reduce again keeps its step's turn.
+    // The seed the round's checkers and referees are drawn from (the coordinator's, with the
+    // commitments; rangeCheckers()). 0: they rotate by `rotation`, the round's turn (0: the
+    // round's number); a pipeline step that runs its all-reduce again keeps its step's turn.
+    quint64 checkSeed = 0;
     quint64 rotation = 0;
     std::optional<QHash<QString, QByteArray>> checkedCommitments;
     std::optional<QHash<QString, QByteArray>> refereedCommitments;

@@ -46,12 +46,12 @@ void ButterflyAllReduce::setUpChecks()
             owners.push_back({m.keyId, m.begin});
     }
     const qint64 turn = qint64(m_options.rotation > 0 ? m_options.rotation : m_round);
-    for (const auto &[owner, checker] : rangeCheckers(owners, turn)) {
+    for (const auto &[owner, checker] : rangeCheckers(owners, turn, m_options.checkSeed)) {
         m_checkerOf.insert(owner, checker);
         if (checker == m_self)
             m_check.owner = member(owner);
     }
-    for (const auto &[owner, referee] : rangeReferees(std::move(owners), turn)) {
+    for (const auto &[owner, referee] : rangeReferees(std::move(owners), turn, m_options.checkSeed)) {
         m_refereeOf.insert(owner, referee);
         if (referee == m_self)
             m_referee.owner = member(owner);

@@ -276,6 +276,7 @@ Result<void> SwarmWorker::commitPieces(qint64 round, const QHash<QString, QByteA
             options.checkedCommitments = bySender(answer->checked);
             options.refereedCommitments = bySender(answer->refereed);
             options.uncommitted = answer->uncommitted;
+            options.checkSeed = answer->checkSeed;
             m_rangeRulings = answer->rangeRulings;
             return {};
         }
