@@ -157,8 +157,8 @@ protected:
     // applying another average to its range (as their referee's ruling would have every member
     // do; with rulings, only they follow it and so report another result); everyone else reports
     // the owner's average. Returns the colluders of all the rounds. With rulings, the colluders'
-    // contributions are not accepted.
-    std::set<QString> frameEveryRound(Peer &owner, qint64 rounds)
+    // contributions are not accepted. `skip`: the colluders report skipping the range instead.
+    std::set<QString> frameEveryRound(Peer &owner, qint64 rounds, bool skip = false)
     {
         const bool rulings = options.trust.rangeRulings;
         std::set<QString> colluders;
@@ -186,7 +186,8 @@ protected:
             for (Peer *peer : owners) {
                 ContributionRequest request = contribution(round);
                 const bool colluder = peer == &checker || peer == &referee;
-                request.averages.push_back({range->begin, colluder ? QString(64, QLatin1Char('e')) : upheld});
+                if (!colluder || !skip)
+                    request.averages.push_back({range->begin, colluder ? QString(64, QLatin1Char('e')) : upheld});
                 if (colluder) {
                     request.disputed = {owner.keyId()};
                     if (rulings) // without, every member applies what the referee says
@@ -527,6 +528,23 @@ TEST_F(OwnerDisputeTest, ColludingPartnersCannotFrameAnOwnerWhoseEvidenceHolds)
     for (const QString &colluder : colluders)
         charged += record(*byKey(colluder)).offences;
     EXPECT_EQ(charged, 2 * 3) << "each colluder, each round it applied the poisoned range";
+}
+
+// ...nor by skipping its range. Members that did not apply a range the coordinator upheld (where
+// others did) have no say in which state is agreed: otherwise a majority that skips an honest
+// owner's range would have the swarm lose it every round. Skipping is no offence (a ruling may
+// come too late for an honest member). Here two of four skip: without that rule no state would
+// have a majority, and the rounds would not close.
+TEST_F(OwnerDisputeTest, MembersThatSkipAnUpheldRangeHaveNoSayInWhichStateIsAgreed)
+{
+    options.trust.banAfterOffences = 1'000;
+    startServer();
+    joinAll(owners);
+    const std::set<QString> colluders = frameEveryRound(h1, 3, true);
+    EXPECT_EQ(record(h1).offences, 0);
+    EXPECT_DOUBLE_EQ(record(h1).credit, 3 * roundCredit());
+    for (const QString &colluder : colluders)
+        EXPECT_EQ(record(*byKey(colluder)).offences, 0) << "skipping is no offence";
 }
 
 // ...and with the rulings off (--no-range-rulings), the defence the test above shows: the

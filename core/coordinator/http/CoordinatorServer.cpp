@@ -143,7 +143,12 @@ CoordinatorServer::CoordinatorServer(CoordinatorSetup &setup, CoordinatorServerO
     RAND_bytes(id, sizeof id);
     m_instanceId = QString::fromLatin1(QByteArray(reinterpret_cast<const char *>(id), sizeof id).toHex());
     m_rounds.setEstablished([this](const PeerRecord &peer) { return m_reputation.established(peer); });
-    m_rounds.setOverruled([this](const RoundRecord &round) { return m_verification.overruledMembers(round); });
+    m_rounds.setOverruled([this](const RoundRecord &round) -> Result<std::set<QString>> {
+        Result<Verification::RulingBreaches> breaches = m_verification.rulingBreaches(round);
+        if (!breaches)
+            return breaches.error();
+        return std::move(breaches->unsettled);
+    });
     m_rounds.setOnClosed([this](const RoundRecord &round, const std::vector<ContributionRecord> &verdicts) {
         return m_verification.roundClosed(round, verdicts);
     });

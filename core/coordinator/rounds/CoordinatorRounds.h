@@ -113,8 +113,9 @@ public:
     // Whether a peer is past probation: it owns ranges and votes. Unset: everyone is.
     using Established = std::function<bool(const PeerRecord &peer)>;
     void setEstablished(Established established) { m_established = std::move(established); }
-    // The members of a closing round whose votes do not count (Verification::overruledMembers:
-    // they applied a range against the coordinator's ruling); their reports are not accepted.
+    // The members of a closing round whose votes do not count (Verification::rulingBreaches: they
+    // applied a range against the coordinator's ruling, or skipped one it upheld); their reports
+    // are not accepted.
     using Overruled = std::function<Result<std::set<QString>>(const RoundRecord &round)>;
     void setOverruled(Overruled overruled) { m_overruled = std::move(overruled); }
     // Called when a round closed with an agreed result, with the verdicts (Verification).

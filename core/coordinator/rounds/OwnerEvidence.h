@@ -20,7 +20,8 @@
 // only when the very one they got was upheld, so a liar that sends honest evidence and the members
 // another average gains nothing; disputes of an owner whose evidence held count for nothing; and a
 // member that reports applying a range against a ruling is left out of the round's vote and counted
-// an offence (Verification::overruledMembers).
+// an offence, and one that skipped an upheld range others applied is left out of the vote
+// (Verification::rulingBreaches).
 namespace swarmtrain {
 
 // What a ruling needs from the store: the round (its members' weights, its share), the owner's

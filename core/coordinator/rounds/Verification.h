@@ -63,10 +63,16 @@ public:
     Result<void> rule(const EvidenceCase &owned, const QString &averageSha256, const QString &refusal);
     // GET /v1/round/ruling: the ruling on `owner`'s evidence in the running round, for a member.
     Result<RangeRuling> rangeRuling(const PeerRecord &asker, qint64 round, const QString &owner, int &status);
-    // The members of `round` that applied a range against the coordinator's ruling on its owner's
-    // evidence (another average than the one upheld, or the one refuted), by the averages they
-    // reported: CoordinatorRounds leaves their votes out, and judgeEvidence() charges them.
-    Result<std::set<QString>> overruledMembers(const RoundRecord &round);
+    // What the members of `round` did against the coordinator's rulings on its owners' evidence,
+    // by the averages they reported. `overruled`: those that applied a range against its ruling
+    // (another average than the one upheld, or the one refuted); judgeEvidence() charges them.
+    // `unsettled`: those and the members that skipped an upheld range another member applied;
+    // CoordinatorRounds leaves their votes out.
+    struct RulingBreaches {
+        std::set<QString> overruled;
+        std::set<QString> unsettled;
+    };
+    Result<RulingBreaches> rulingBreaches(const RoundRecord &round);
     // The largest encoded range any piece or average of the evidence can be, and the largest body
     // the running round's evidence can have.
     qint64 maxEvidencePayloadBytes() const;

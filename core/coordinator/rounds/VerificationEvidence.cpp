@@ -122,30 +122,44 @@ Result<RangeRuling> Verification::rangeRuling(const PeerRecord &asker, qint64 ro
     return ruling;
 }
 
-Result<std::set<QString>> Verification::overruledMembers(const RoundRecord &round)
+Result<Verification::RulingBreaches> Verification::rulingBreaches(const RoundRecord &round)
 {
-    std::set<QString> overruled;
+    RulingBreaches breaches;
     if (!m_settings.rangeRulings)
-        return overruled;
+        return breaches;
     Result<std::vector<UpdateReportRecord>> rulings = m_store.evidenceRulings(round.number, round.number);
     if (!rulings)
         return rulings.error();
     const std::map<qint64, UpdateReportRecord> byRange = rulingsByRange(round, *rulings);
     if (byRange.empty())
-        return overruled;
+        return breaches;
     Result<std::vector<AverageReportRecord>> applied = m_store.averageReports(round.number, round.attempt);
     if (!applied)
         return applied.error();
-    // An average applied against the ruling: another than the one upheld, or the one refuted.
+    std::map<qint64, std::set<QString>> upheldBy; // upheld ranges some member applied, by whom
     for (const AverageReportRecord &report : *applied) {
         const auto ruling = byRange.find(report.begin);
         if (ruling == byRange.end())
             continue;
+        // An average applied against the ruling: another than the one upheld, or the one refuted.
         const bool upheld = ruling->second.kind == QLatin1StringView(kEvidenceUpheld);
         if (upheld ? report.sha256 != ruling->second.detail : report.sha256 == ruling->second.detail)
-            overruled.insert(report.keyId);
+            breaches.overruled.insert(report.keyId);
+        else if (upheld)
+            upheldBy[report.begin].insert(report.keyId);
     }
-    return overruled;
+    // A member that did not apply an upheld range others applied: no offence (its ruling may
+    // have come too late for it), but its state is not the one the ruling makes, so it has no say
+    // in which state is agreed. Otherwise members that skip an honest owner's range, and are a
+    // majority, would have the swarm lose that range every round.
+    breaches.unsettled = breaches.overruled;
+    for (const RoundMember &member : round.members) {
+        for (const auto &[begin, appliers] : upheldBy) {
+            if (!appliers.contains(member.keyId))
+                breaches.unsettled.insert(member.keyId);
+        }
+    }
+    return breaches;
 }
 
 Result<void> Verification::judgeEvidence(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
@@ -163,10 +177,10 @@ Result<void> Verification::judgeEvidence(const RoundRecord &round, const std::ve
     }
     // A member that applied a disputed range against the ruling followed no honest client's rule:
     // its partners' word, say, over the owner's evidence.
-    Result<std::set<QString>> overruled = overruledMembers(round);
-    if (!overruled)
-        return overruled.error();
-    for (const QString &member : *overruled)
+    Result<RulingBreaches> breaches = rulingBreaches(round);
+    if (!breaches)
+        return breaches.error();
+    for (const QString &member : breaches->overruled)
         offenders.emplace_back(member, QStringLiteral("overruled average"));
     for (const auto &[offender, kind] : offenders) {
         const QString detail = kind == QLatin1StringView("lying owner")
