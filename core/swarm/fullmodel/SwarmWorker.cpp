@@ -375,13 +375,22 @@ Result<SwarmWorker::Outcome> SwarmWorker::waitForRound()
                 return Outcome::Stopped;
             setStatus(WorkState::Waiting, tr("Waiting for round %1 to start").arg(m_trainer->round()));
         }
-        Result<HeartbeatAnswer> answer = heartbeat(QStringLiteral("ready"), {}, /*persist=*/true);
+        // Not ready while our state may not be the swarm's: training on it would not count.
+        const bool doubt = stateInDoubt();
+        Result<HeartbeatAnswer> answer = heartbeat(doubt ? QStringLiteral("training") : QStringLiteral("ready"), {},
+                                                   /*persist=*/true);
         if (!answer)
             return m_gate->stopRequested() ? Result<Outcome>(Outcome::Stopped) : Result<Outcome>(answer.error());
         if (needsCatchUp(*answer))
             return Outcome::CatchUp;
         if (m_spotCheck)
             return Outcome::Verify;
+        if (doubt && !stateInDoubt())
+            continue; // the verdict came and holds: ready now
+        if (doubt && !(answer->roundState == QLatin1StringView("running") && answer->member)) {
+            m_gate->sleepFor(int(std::min<qint64>(kReadyPollMs, m_session->joined().heartbeatIntervalMs)));
+            continue;
+        }
         // The round that may take us (an asynchronous one, newer than our state): the others'
         // frames of it are held, not refused, until our all-reduce starts.
         if (joinable(answer->round))
@@ -408,6 +417,7 @@ Result<HeartbeatAnswer> SwarmWorker::heartbeat(const QString &state, const QStri
     m_budgetMs = answer->budgetMs;
     m_straggler = answer->straggler;
     m_dataPlane->exchangeProbes(answer->probe);
+    m_lastVerdict = answer->lastContribution;
     if (answer->lastContribution)
         recordVerdict(*answer->lastContribution);
     if (m_uploadRound)
@@ -443,6 +453,25 @@ bool SwarmWorker::joinable(qint64 round) const
     const TrainingSettings &training = m_session->joined().training;
     const qint64 base = m_trainer->round();
     return round == base || (training.asyncRounds && round > base && round - base <= training.maxStaleness);
+}
+
+bool SwarmWorker::stateInDoubt() const
+{
+    // A synchronous swarm's member whose state came from a round the coordinator did not accept
+    // (it applied something else than the agreed update), or whose verdict is still pending while
+    // that round is open, says "training" rather than "ready": work trained on a state that is not
+    // the swarm's would go into the next round's average from the wrong base. It catches up once
+    // the agreed state is served (needsCatchUp()). An asynchronous swarm takes stale work by
+    // design, weighed down.
+    if (!m_trainer || m_session->joined().training.asyncRounds)
+        return false;
+    const qint64 base = m_trainer->round();
+    if (m_resyncAtRound && *m_resyncAtRound == base)
+        return true;
+    // Our state is our own round's result, whose verdict we have not heard while that round is
+    // still the swarm's (as far as we know): one heartbeat more tells.
+    const bool verdictKnown = m_lastVerdict && m_lastVerdict->round + 1 == base && m_lastVerdict->accepted.has_value();
+    return m_contributedRound == base - 1 && !verdictKnown && m_swarmRounds && m_swarmRounds->second == base - 1;
 }
 
 bool SwarmWorker::needsCatchUp(const HeartbeatAnswer &answer) const

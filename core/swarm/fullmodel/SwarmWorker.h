@@ -119,6 +119,7 @@ private:
     // Sends a heartbeat if one is due; sets m_catchUpNeeded from the answer.
     void heartbeatIfDue(const QString &state);
     bool needsCatchUp(const HeartbeatAnswer &answer) const;
+    bool stateInDoubt() const;
     // Whether this peer's work can go into round `round`: trained on its state, or, in an
     // asynchronous swarm, on one at most max_staleness rounds older.
     bool joinable(qint64 round) const;
@@ -152,6 +153,10 @@ private:
     qint64 m_budgetMs = 0; // the round's compute budget, as the last heartbeat said (0: H steps)
     bool m_straggler = false; // too slow for the budget, as the last heartbeat said
     std::optional<qint64> m_resyncAtRound; // a rejected contribution: resync once this state is served
+    // The last heartbeat's word on our latest contribution, and the round of our latest
+    // contribution the coordinator took.
+    std::optional<ContributionVerdictInfo> m_lastVerdict;
+    std::optional<qint64> m_contributedRound;
     std::optional<qint64> m_uploadRound;   // the coordinator asked us for this state
     std::optional<qint64> m_unsendableRound; // a state asked of us whose averages are gone (said once)
     std::optional<SpotCheckTask> m_spotCheck;  // the coordinator asked us to check this work
