@@ -398,8 +398,8 @@ TEST_F(SwarmProcessTest, WorkControllerHoldsTheDutyCycle)
 }
 
 // A member whose parameters differ from the others' (here: its own initial weights) reports a
-// hash the majority does not share; it is not credited, downloads the agreed state and agrees
-// from then on.
+// hash the majority does not share; it is not credited, downloads the agreed state before it says
+// it is ready again, and agrees from then on.
 TEST_F(SwarmProcessTest, AMemberWithOtherParametersIsOutvotedAndResynchronises)
 {
     startCoordinator(0, {"--min-peers", "3"}); // round 0 waits for all three
@@ -423,6 +423,13 @@ TEST_F(SwarmProcessTest, AMemberWithOtherParametersIsOutvotedAndResynchronises)
     // Back in step: the last rounds it finished agree with the others'.
     ASSERT_TRUE(waitUntil([&] { return roundsOf(2).rbegin()->first >= 6; }, 120s)) << logs();
     expectHashesAgree(6);
+    // It says it is ready again only once it holds the agreed state, so every round it finished
+    // after the first was trained on the swarm's state and agrees with the others'.
+    const std::map<qint64, RoundLine> first = roundsOf(0);
+    for (const auto &[round, line] : roundsOf(2)) {
+        if (round >= 1 && first.count(round))
+            EXPECT_EQ(line.hash, first.at(round).hash) << "round " << round << "\n" << logs();
+    }
 }
 
 // Time-budgeted rounds (issue 18): a client at a quarter of the other's speed (its duty cycle)
