@@ -24,16 +24,16 @@ constexpr quint64 kSeeds[] = {0, 1, 0x5eed, 0xffff'ffff'ffff'ffffULL, 0x9e37'79b
 TEST(RangeCheckersTest, NoOwnerChecksItselfAndEveryOwnerChecksExactlyOneRange)
 {
     for (qint64 round = 0; round < 7; ++round) {
-      for (const quint64 seed : kSeeds) {
-        const std::map<QString, QString> checkers = rangeCheckers(fourOwners(), round, seed);
-        ASSERT_EQ(checkers.size(), 4u);
-        std::set<QString> checking;
-        for (const auto &[owner, checker] : checkers) {
-            EXPECT_NE(owner, checker) << "round " << round << " seed " << seed;
-            checking.insert(checker);
+        for (const quint64 seed : kSeeds) {
+            const std::map<QString, QString> checkers = rangeCheckers(fourOwners(), round, seed);
+            ASSERT_EQ(checkers.size(), 4u);
+            std::set<QString> checking;
+            for (const auto &[owner, checker] : checkers) {
+                EXPECT_NE(owner, checker) << "round " << round << " seed " << seed;
+                checking.insert(checker);
+            }
+            EXPECT_EQ(checking.size(), 4u) << "round " << round << " seed " << seed;
         }
-        EXPECT_EQ(checking.size(), 4u) << "round " << round << " seed " << seed;
-      }
     }
 }
 
@@ -62,18 +62,18 @@ TEST(RangeCheckersTest, EveryRangesRefereeIsAThirdOwnerAndEveryOwnerRefereesExac
         for (qint64 i = 0; i < owners; ++i)
             list.push_back({QString(QChar(char16_t(u'a' + i))), 100 * (owners - i)}); // range order is reversed
         for (qint64 round = 0; round < 9; ++round) {
-          for (const quint64 seed : kSeeds) {
-            const std::map<QString, QString> checkers = rangeCheckers(list, round, seed);
-            const std::map<QString, QString> referees = rangeReferees(list, round, seed);
-            ASSERT_EQ(referees.size(), std::size_t(owners));
-            std::set<QString> refereeing;
-            for (const auto &[owner, referee] : referees) {
-                EXPECT_NE(referee, owner) << owners << " owners, round " << round << " seed " << seed;
-                EXPECT_NE(referee, checkers.at(owner)) << owners << " owners, round " << round << " seed " << seed;
-                refereeing.insert(referee);
+            for (const quint64 seed : kSeeds) {
+                const std::map<QString, QString> checkers = rangeCheckers(list, round, seed);
+                const std::map<QString, QString> referees = rangeReferees(list, round, seed);
+                ASSERT_EQ(referees.size(), std::size_t(owners));
+                std::set<QString> refereeing;
+                for (const auto &[owner, referee] : referees) {
+                    EXPECT_NE(referee, owner) << owners << " owners, round " << round << " seed " << seed;
+                    EXPECT_NE(referee, checkers.at(owner)) << owners << " owners, round " << round << " seed " << seed;
+                    refereeing.insert(referee);
+                }
+                EXPECT_EQ(refereeing.size(), std::size_t(owners)) << owners << " owners, round " << round << " seed " << seed;
             }
-            EXPECT_EQ(refereeing.size(), std::size_t(owners)) << owners << " owners, round " << round << " seed " << seed;
-          }
         }
     }
 }
