@@ -410,10 +410,11 @@ TEST(ControlMessagesTest, CommitmentsCarryTheSeedOfTheRangeCheckersStrictly)
         EXPECT_EQ(CommitmentsAnswer::fromJson(answer.toJson()).value().checkSeed, seed);
     }
     QJsonObject json = answer.toJson();
-    for (const QJsonValue bad : {QJsonValue(QStringLiteral("0000000000000000")), QJsonValue(QStringLiteral("123")),
-                                 QJsonValue(QStringLiteral("fedcba987654321g")), QJsonValue(QStringLiteral("-edcba9876543210")), QJsonValue(QStringLiteral(" edcba9876543210")),
-                                 QJsonValue(QStringLiteral("FEDCBA9876543210")),
-                                 QJsonValue(QStringLiteral("fedcba98765432100")), QJsonValue(12345)}) {
+    for (const QJsonValue bad :
+         {QJsonValue(QStringLiteral("0000000000000000")), QJsonValue(QStringLiteral("123")),
+          QJsonValue(QStringLiteral("fedcba987654321g")), QJsonValue(QStringLiteral("-edcba9876543210")),
+          QJsonValue(QStringLiteral(" edcba9876543210")), QJsonValue(QStringLiteral("FEDCBA9876543210")),
+          QJsonValue(QStringLiteral("fedcba98765432100")), QJsonValue(12345)}) {
         json.insert(QStringLiteral("check_seed"), bad);
         EXPECT_NE(errorOf<CommitmentsAnswer>(json).find("commitments.check_seed"), std::string::npos)
             << bad.toVariant().toString().toStdString();
