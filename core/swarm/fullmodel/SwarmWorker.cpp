@@ -387,10 +387,6 @@ Result<SwarmWorker::Outcome> SwarmWorker::waitForRound()
             return Outcome::Verify;
         if (doubt && !stateInDoubt())
             continue; // the verdict came and holds: ready now
-        if (doubt && !(answer->roundState == QLatin1StringView("running") && answer->member)) {
-            m_gate->sleepFor(int(std::min<qint64>(kReadyPollMs, m_session->joined().heartbeatIntervalMs)));
-            continue;
-        }
         // The round that may take us (an asynchronous one, newer than our state): the others'
         // frames of it are held, not refused, until our all-reduce starts.
         if (joinable(answer->round))
@@ -499,11 +495,15 @@ void SwarmWorker::recordVerdict(const ContributionVerdictInfo &last)
     if (!stored || !*stored || (*stored)->verdict != Verdict::Pending)
         return;
     (void)m_stats->markAccepted(m_options.swarmUrl, last.round, *last.accepted, last.credit);
-    if (!*last.accepted && m_trainer && m_trainer->round() == last.round + 1) {
-        // Our parameters differ from the majority's: take the agreed state when it is served.
-        qCWarning(lcWorker) << "round" << last.round << "was not accepted: this replica differs from the swarm's";
-        m_resyncAtRound = last.round + 1;
-    }
+    if (!*last.accepted && m_trainer && m_trainer->round() == last.round + 1)
+        replicaRejected(last.round);
+}
+
+void SwarmWorker::replicaRejected(qint64 round)
+{
+    // Our parameters differ from the majority's: take the agreed state when it is served.
+    qCWarning(lcWorker) << "round" << round << "was not accepted: this replica differs from the swarm's";
+    m_resyncAtRound = round + 1;
 }
 
 Result<void> SwarmWorker::leave()

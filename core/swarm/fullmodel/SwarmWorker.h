@@ -120,6 +120,8 @@ private:
     void heartbeatIfDue(const QString &state);
     bool needsCatchUp(const HeartbeatAnswer &answer) const;
     bool stateInDoubt() const;
+    // Round `round` was not accepted: resync once the agreed state after it is served.
+    void replicaRejected(qint64 round);
     // Whether this peer's work can go into round `round`: trained on its state, or, in an
     // asynchronous swarm, on one at most max_staleness rounds older.
     bool joinable(qint64 round) const;

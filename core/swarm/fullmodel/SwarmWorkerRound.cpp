@@ -315,11 +315,8 @@ bool SwarmWorker::reportRound(RoundReport &report, const AllReduceOutcome &outco
     m_contributedRound = report.round;
     report.verdictKnown = verdict->accepted.has_value();
     report.accepted = verdict->accepted.value_or(false);
-    if (report.verdictKnown && !report.accepted) {
-        // Our contribution closed the round, and our state is not the agreed one.
-        qCWarning(lcWorker) << "round" << report.round << "was not accepted: this replica differs from the swarm's";
-        m_resyncAtRound = report.round + 1;
-    }
+    if (report.verdictKnown && !report.accepted)
+        replicaRejected(report.round); // our contribution closed the round
     report.credit = verdict->credit;
     if (verdict->uploadCheckpoint)
         report.uploadedState = uploadState(report.round + 1);
