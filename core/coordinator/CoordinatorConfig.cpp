@@ -230,6 +230,10 @@ void defineTrustFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text
     app.add_flag("!--no-range-rulings", trust.rangeRulings,
                  "settle disputed ranges by their referee alone, not by the coordinator's ruling on the owner's "
                  "evidence (for tests: two colluding partners then decide an honest owner's range)");
+    app.add_option("--range-audits", trust.rangeAuditRate,
+                   "share of each round's ranges whose owners' evidence the coordinator recomputes, whatever their "
+                   "checkers said; each audited owner uploads about one encoded model (0: none)")
+        ->transform(flags::numberIn(0.0, 1.0));
 }
 
 // Full-model rounds (issue 18): time-budgeted or fixed H.

@@ -41,6 +41,10 @@ struct TrustSettings {
     // not by the range's referee alone. Off (--no-range-rulings): the adversary tests' way to show
     // what two colluding partners do without it.
     bool rangeRulings = true;
+    // The share of each round's ranges the coordinator audits, ruling on their owners' evidence
+    // whatever their checkers said (Verification::rangeAudit; with range rulings only). Each
+    // audited owner uploads about one encoded model's worth of pieces; 0 turns audits off.
+    double rangeAuditRate = 0.25;
     double minRelativeNorm = 0.9;
     double maxRelativeNorm = 1.1;
 };

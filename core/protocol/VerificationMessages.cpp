@@ -66,6 +66,8 @@ QJsonObject CommitmentsAnswer::toJson() const
         json.insert(L("range_rulings"), true);
     if (checkSeed != 0)
         json.insert(L("check_seed"), QString::number(checkSeed, 16).rightJustified(16, QLatin1Char('0')));
+    if (rangeAudits)
+        json.insert(L("range_audits"), true);
     return json;
 }
 
@@ -91,6 +93,41 @@ Result<CommitmentsAnswer> CommitmentsAnswer::fromJson(const QJsonObject &json)
         if (!hex || m.checkSeed == 0)
             r.fail(L("check_seed"), QStringLiteral("must be 16 hex digits, not all zero"));
     }
+    m.rangeAudits = r.optionalBoolean(L("range_audits")).value_or(false);
+    return r.finish(std::move(m));
+}
+
+QJsonObject AverageClaim::toJson() const
+{
+    return QJsonObject{{L("round"), double(round)}, {L("attempt"), attempt}, {L("sha256"), sha256}};
+}
+
+Result<AverageClaim> AverageClaim::fromJson(const QJsonObject &json)
+{
+    JsonReader r(json, QStringLiteral("average claim"));
+    AverageClaim m;
+    m.round = r.integer(L("round"), 0, kMaxCount);
+    m.attempt = int(r.integer(L("attempt"), 0, 1 << 20));
+    m.sha256 = r.sha256Hex(L("sha256"));
+    return r.finish(std::move(m));
+}
+
+QJsonObject RangeAudit::toJson() const
+{
+    QJsonObject json{{L("round"), double(round)}, {L("drawn"), drawn}};
+    if (drawn)
+        json.insert(L("owners"), QJsonArray::fromStringList(owners));
+    return json;
+}
+
+Result<RangeAudit> RangeAudit::fromJson(const QJsonObject &json)
+{
+    JsonReader r(json, QStringLiteral("range audit"));
+    RangeAudit m;
+    m.round = r.integer(L("round"), 0, kMaxCount);
+    m.drawn = r.boolean(L("drawn"));
+    if (m.drawn)
+        m.owners = r.optionalStrings(L("owners"), kMaxCommittedPieces, kMaxKeyIdChars);
     return r.finish(std::move(m));
 }
 

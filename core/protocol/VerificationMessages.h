@@ -57,9 +57,41 @@ struct CommitmentsAnswer {
     // The seed the round's range checkers and referees are drawn from (rangeCheckers()), as 16
     // hex digits; 0 (absent): a coordinator from before, whose pairs rotate with the round.
     quint64 checkSeed = 0;
+    // The coordinator audits a random share of the ranges each round (RangeAudit): owners name
+    // their average (AverageClaim) and keep their evidence, and members settle each audited range
+    // by its ruling as they do a disputed one.
+    bool rangeAudits = false;
 
     QJsonObject toJson() const;
     static Result<CommitmentsAnswer> fromJson(const QJsonObject &json);
+};
+
+// POST /v1/round/average (issue 43): a range owner of the running round names the SHA-256 (hex)
+// of the average it sent the members, once, before the round's audit is drawn. An audited owner's
+// evidence holds only for that average, so an owner cannot wait to see whether it is audited and
+// then choose which average to stand by.
+struct AverageClaim {
+    qint64 round = 0;
+    int attempt = 0;
+    QString sha256;
+
+    QJsonObject toJson() const;
+    static Result<AverageClaim> fromJson(const QJsonObject &json);
+};
+
+// GET /v1/round/audit?round=R (issue 43): the owners whose ranges the coordinator audits in the
+// running round. It draws them at random once every owner that committed has named its average,
+// or the time for that is up, so no owner knows before it named its average whether its range is
+// audited; an owner that named none by then is audited. An audited owner sends its evidence
+// (RangeEvidence) and every member applies the range only when the ruling upholds the very average
+// that came (RangeRuling): a range whose checker vouched for a made-up average is caught too.
+struct RangeAudit {
+    qint64 round = 0;
+    bool drawn = false;
+    QStringList owners; // once drawn
+
+    QJsonObject toJson() const;
+    static Result<RangeAudit> fromJson(const QJsonObject &json);
 };
 
 // POST /v1/round/evidence (issue 43): a range owner whose checker did not agree with its average

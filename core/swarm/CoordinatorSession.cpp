@@ -174,6 +174,20 @@ Result<RangeRuling> CoordinatorSession::rangeRuling(qint64 round, const QString 
     return RangeRuling::fromJson(*answer);
 }
 
+Result<void> CoordinatorSession::claimAverage(const AverageClaim &claim)
+{
+    Result<QJsonObject> done = m_client.postJson(QStringLiteral("/v1/round/average"), claim.toJson());
+    return done ? Result<void>() : Result<void>(done.error());
+}
+
+Result<RangeAudit> CoordinatorSession::rangeAudit(qint64 round)
+{
+    Result<QJsonObject> answer = m_client.getJson(QStringLiteral("/v1/round/audit?round=%1").arg(round));
+    if (!answer)
+        return answer.error();
+    return RangeAudit::fromJson(*answer);
+}
+
 Result<CommitmentsAnswer> CoordinatorSession::commitments(qint64 round)
 {
     return decoded<CommitmentsAnswer>("commitments", ask("commitments", [&] {

@@ -61,6 +61,10 @@ public:
     // GET /v1/round/ruling: the coordinator's ruling on `owner`'s disputed range; one try (the
     // caller asks again while it is pending).
     Result<RangeRuling> rangeRuling(qint64 round, const QString &owner);
+    // POST /v1/round/average: the hash of this owner's average, before the round's audit is
+    // drawn; one try. GET /v1/round/audit: the audited owners, once drawn; one try.
+    Result<void> claimAverage(const AverageClaim &claim);
+    Result<RangeAudit> rangeAudit(qint64 round);
     Result<void> uploadUpdate(qint64 round, const QByteArray &update);
     Result<void> reportCheck(const SpotCheckReport &report);
 

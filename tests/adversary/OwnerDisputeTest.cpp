@@ -204,6 +204,43 @@ protected:
         return colluders;
     }
 
+    // Range audits (Verification::rangeAudit): `owner` names `average` as the one it sent.
+    HttpAnswer nameAverage(Peer &owner, const QByteArray &average)
+    {
+        const RoundRecord round = currentRound();
+        const AverageClaim claim{round.number, round.attempt, sha256Of(average)};
+        return post(owner, "/v1/round/average", claim.toJson());
+    }
+    RangeAudit auditAsSeenBy(Peer &member)
+    {
+        const HttpAnswer answer = send("GET", "/v1/round/audit?round=" + QByteArray::number(currentRound().number), {}, member);
+        EXPECT_EQ(answer.status, 200) << answer.body.constData();
+        Result<RangeAudit> audit = RangeAudit::fromJson(answer.json());
+        return audit ? *audit : RangeAudit{};
+    }
+    static QString sha256Of(const QByteArray &bytes)
+    {
+        return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
+    }
+    // Each of `members` contributes; those in `applying` report applying `average` to `owner`'s
+    // range, the others report skipping it. The round closes.
+    void closeAudited(const std::vector<Peer *> &members, qint64 round, const Peer &owner, const QByteArray &average,
+                      const std::set<const Peer *> &applying)
+    {
+        const RoundRecord running = currentRound();
+        const auto range = std::find_if(running.members.begin(), running.members.end(),
+                                        [&](const RoundMember &m) { return m.keyId == owner.keyId(); });
+        for (Peer *peer : members) {
+            ContributionRequest request = contribution(round);
+            if (applying.contains(peer)) {
+                request.averages.push_back({range->begin, sha256Of(average)});
+                request.paramsHash = QString(64, QLatin1Char('c'));
+            }
+            ASSERT_EQ(contribute(*peer, request).status, 200);
+        }
+        ASSERT_EQ(currentRound().number, round + 1);
+    }
+
     std::mt19937 random{43};
     Peer &liar = newPeer(true);
     Peer &h1 = newPeer(true);
@@ -595,4 +632,165 @@ TEST_F(OwnerDisputeTest, ARulingOnEvidenceIsNoPieceLeftOut)
     ASSERT_NO_FATAL_FAILURE(finishRound(two, 0));
     EXPECT_FALSE(record(h1).quarantined);
     EXPECT_DOUBLE_EQ(record(h1).credit, roundCredit());
+}
+
+// Issue 43, range audits: each round the coordinator draws a random share of the ranges and rules
+// on their owners' evidence, whatever their checkers said. It draws them only once every owner
+// that committed named its average, so no owner knows before it is bound to an average whether
+// its range is audited; an owner that named none in time is audited, so holding back gains
+// nothing. Here the share is tiny: only the owners that named nothing are drawn.
+TEST_F(OwnerDisputeTest, TheAuditIsDrawnOnlyOnceEveryOwnerNamedItsAverageOrTheTimeForThatIsUp)
+{
+    options.trust.rangeAuditRate = 1e-12;
+    startServer();
+    joinAll(owners);
+    ASSERT_NO_FATAL_FAILURE(startRound(owners, 0));
+    Pieces pieces = commitRealPieces(owners);
+    const HttpAnswer commitments = send("GET", "/v1/round/commitments?round=0", {}, h1);
+    EXPECT_TRUE(CommitmentsAnswer::fromJson(commitments.json()).value().rangeAudits) << commitments.body.constData();
+    for (Peer *owner : {&liar, &h1, &h2}) {
+        EXPECT_FALSE(auditAsSeenBy(h3).drawn) << "not before every owner named its average";
+        ASSERT_EQ(nameAverage(*owner, evidenceOf(*owner, pieces).average).status, 200);
+    }
+    EXPECT_EQ(nameAverage(h1, evidenceOf(h1, pieces).average).status, 409) << "once a round";
+    EXPECT_FALSE(auditAsSeenBy(h1).drawn);
+    ASSERT_EQ(nameAverage(h3, evidenceOf(h3, pieces).average).status, 200);
+    RangeAudit audit = auditAsSeenBy(liar);
+    EXPECT_TRUE(audit.drawn);
+    EXPECT_TRUE(audit.owners.isEmpty()) << audit.owners.join(u',').toStdString();
+    ASSERT_NO_FATAL_FAILURE(finishRound(owners, 0));
+
+    // h3 holds back its average: the others wait for it until the time for naming is up, and then
+    // its range is audited. Naming it later is refused, and the draw stays as it was.
+    ASSERT_NO_FATAL_FAILURE(startRound(owners, 1));
+    pieces = commitRealPieces(owners);
+    for (Peer *owner : {&liar, &h1, &h2})
+        ASSERT_EQ(nameAverage(*owner, evidenceOf(*owner, pieces).average).status, 200);
+    now += 9'000;
+    EXPECT_FALSE(auditAsSeenBy(h1).drawn);
+    now += 1'001;
+    audit = auditAsSeenBy(h1);
+    EXPECT_TRUE(audit.drawn);
+    EXPECT_EQ(audit.owners, QStringList{h3.keyId()});
+    const HttpAnswer late = nameAverage(h3, evidenceOf(h3, pieces).average);
+    EXPECT_EQ(late.status, 409);
+    EXPECT_NE(late.error().indexOf(QLatin1StringView("audited")), -1) << late.body.constData();
+    EXPECT_EQ(auditAsSeenBy(h2).owners, QStringList{h3.keyId()});
+    // Its evidence is ruled on as a disputed range's, and members settle its range by the ruling.
+    ASSERT_TRUE(EvidenceRuling::fromJson(sendEvidence(h3, evidenceOf(h3, pieces)).json()).value().upheld);
+    const HttpAnswer ruling = send("GET", "/v1/round/ruling?round=1&owner=" + h3.keyId().toLatin1(), {}, h1);
+    EXPECT_EQ(RangeRuling::fromJson(ruling.json()).value().state, RangeRuling::State::Upheld);
+    ASSERT_NO_FATAL_FAILURE(finishRound(owners, 1));
+    for (Peer *owner : owners)
+        EXPECT_EQ(record(*owner).offences, 0);
+}
+
+// A lying owner whose checker vouches for it (a colluding partner) is not disputed by anyone. An
+// audit of its range still catches it: its evidence does not hold, so it is counted a lying owner,
+// and the checker, which applied the refuted average, is counted an offence too. Both lose the
+// round; the honest members, which skipped the range as the ruling says, lose nothing.
+TEST_F(OwnerDisputeTest, AnAuditCatchesALyingOwnerWhoseCheckerVouchedForIt)
+{
+    options.trust.rangeAuditRate = 1.0;
+    options.trust.banAfterOffences = 1'000;
+    startServer();
+    joinAll(owners);
+    ASSERT_NO_FATAL_FAILURE(startRound(owners, 0));
+    const Pieces pieces = commitRealPieces(owners);
+    Peer &checker = checkerOf(liar);
+    const RangeEvidence lie = evidenceOf(liar, pieces, -4.0f);
+    ASSERT_EQ(nameAverage(liar, lie.average).status, 200);
+    for (Peer *owner : honest)
+        ASSERT_EQ(nameAverage(*owner, evidenceOf(*owner, pieces).average).status, 200);
+    EXPECT_EQ(auditAsSeenBy(h1).owners.size(), 4) << "every range, at a share of 1";
+    EXPECT_FALSE(EvidenceRuling::fromJson(sendEvidence(liar, lie).json()).value().upheld);
+    for (Peer *owner : honest)
+        ASSERT_TRUE(EvidenceRuling::fromJson(sendEvidence(*owner, evidenceOf(*owner, pieces)).json()).value().upheld);
+    const RangeRuling ruling =
+        RangeRuling::fromJson(send("GET", "/v1/round/ruling?round=0&owner=" + liar.keyId().toLatin1(), {}, h2).json()).value();
+    EXPECT_EQ(ruling.state, RangeRuling::State::Refuted);
+    EXPECT_EQ(ruling.averageSha256, sha256Of(lie.average));
+    ASSERT_NO_FATAL_FAILURE(closeAudited(owners, 0, liar, lie.average, {&liar, &checker}));
+    EXPECT_EQ(record(liar).offences, 2) << "a lying owner, which also applied the average refuted";
+    EXPECT_EQ(record(checker).offences, 1) << "it applied the refuted average it vouched for";
+    EXPECT_FALSE(lastContribution(liar).accepted.value_or(true));
+    EXPECT_FALSE(lastContribution(checker).accepted.value_or(true));
+    for (Peer *owner : honest) {
+        if (owner == &checker)
+            continue;
+        EXPECT_EQ(record(*owner).offences, 0);
+        EXPECT_TRUE(lastContribution(*owner).accepted.value_or(false));
+    }
+}
+
+// An audited owner's evidence holds only for the average it named before the draw: it cannot name
+// one, learn that it is audited, and stand by another. And an audited owner that goes on with the
+// round without sending its evidence is counted an offence, as it kept the coordinator from ruling.
+TEST_F(OwnerDisputeTest, AnAuditedOwnerStandsByTheAverageItNamedAndSendsItsEvidence)
+{
+    options.trust.rangeAuditRate = 1.0;
+    options.trust.banAfterOffences = 1'000;
+    startServer();
+    joinAll(owners);
+    ASSERT_NO_FATAL_FAILURE(startRound(owners, 0));
+    const Pieces pieces = commitRealPieces(owners);
+    ASSERT_EQ(nameAverage(liar, evidenceOf(liar, pieces, -4.0f).average).status, 200);
+    for (Peer *owner : honest)
+        ASSERT_EQ(nameAverage(*owner, evidenceOf(*owner, pieces).average).status, 200);
+    ASSERT_TRUE(auditAsSeenBy(h2).drawn);
+    const EvidenceRuling switched = EvidenceRuling::fromJson(sendEvidence(liar, evidenceOf(liar, pieces)).json()).value();
+    EXPECT_FALSE(switched.upheld) << "honest evidence, but for another average than the one it named";
+    EXPECT_NE(switched.why.indexOf(QLatin1StringView("named")), -1) << switched.why.toStdString();
+    // h1 sends no evidence, and contributes.
+    for (Peer *owner : {&h2, &h3})
+        ASSERT_TRUE(EvidenceRuling::fromJson(sendEvidence(*owner, evidenceOf(*owner, pieces)).json()).value().upheld);
+    ASSERT_NO_FATAL_FAILURE(closeRound(owners, 0, {}));
+    EXPECT_EQ(record(liar).offences, 1);
+    EXPECT_EQ(record(h1).offences, 1) << "audited, and went on without its evidence";
+    EXPECT_FALSE(lastContribution(h1).accepted.value_or(true));
+    EXPECT_EQ(record(h2).offences, 0);
+    EXPECT_EQ(record(h3).offences, 0);
+}
+
+// POST /v1/round/average is a range owner's, once, for the running round and attempt; GET
+// /v1/round/audit a member's. A coordinator that audits nothing has neither.
+TEST_F(OwnerDisputeTest, AveragesAreNamedByTheRunningRoundsOwnersAndItsAuditAskedByItsMembers)
+{
+    Peer &outbound = newPeer(false);
+    Peer &stranger = newPeer(true);
+    std::vector<Peer *> members = owners;
+    members.push_back(&outbound);
+    startServer();
+    joinAll(members);
+    ASSERT_NO_FATAL_FAILURE(startRound(members, 0));
+    join(stranger);
+    const Pieces pieces = commitRealPieces(members);
+    const QByteArray average = evidenceOf(h1, pieces).average;
+    EXPECT_EQ(nameAverage(outbound, average).status, 403) << "it owns no range";
+    EXPECT_EQ(nameAverage(stranger, average).status, 403) << "not a member";
+    EXPECT_EQ(send("GET", "/v1/round/audit?round=0", {}, stranger).status, 403);
+    EXPECT_EQ(send("GET", "/v1/round/audit?round=0", {}, outbound).status, 200) << "a member, though it owns no range";
+    EXPECT_EQ(send("GET", "/v1/round/audit", {}, h1).status, 400);
+    EXPECT_EQ(send("GET", "/v1/round/audit?round=-1", {}, h1).status, 400);
+    EXPECT_EQ(send("GET", "/v1/round/audit?round=3", {}, h1).status, 409);
+    EXPECT_EQ(post(h1, "/v1/round/average", AverageClaim{0, 1, sha256Of(average)}.toJson()).status, 409) << "another attempt";
+    EXPECT_EQ(post(h1, "/v1/round/average", AverageClaim{4, 0, sha256Of(average)}.toJson()).status, 409) << "another round";
+    QJsonObject malformed = AverageClaim{0, 0, sha256Of(average)}.toJson();
+    malformed.insert(QStringLiteral("sha256"), QStringLiteral("not a hash"));
+    EXPECT_EQ(post(h1, "/v1/round/average", malformed).status, 400);
+    malformed.remove(QStringLiteral("sha256"));
+    EXPECT_EQ(post(h1, "/v1/round/average", malformed).status, 400);
+    EXPECT_EQ(nameAverage(h1, average).status, 200) << "nothing above was taken";
+}
+
+TEST_F(OwnerDisputeTest, ACoordinatorThatAuditsNothingHasNoAudit)
+{
+    options.trust.rangeAuditRate = 0.0;
+    startServer();
+    joinAll(owners);
+    ASSERT_NO_FATAL_FAILURE(startRound(owners, 0));
+    const Pieces pieces = commitRealPieces(owners);
+    EXPECT_FALSE(CommitmentsAnswer::fromJson(send("GET", "/v1/round/commitments?round=0", {}, h1).json()).value().rangeAudits);
+    EXPECT_EQ(nameAverage(h1, evidenceOf(h1, pieces).average).status, 404);
+    EXPECT_EQ(send("GET", "/v1/round/audit?round=0", {}, h1).status, 404);
 }

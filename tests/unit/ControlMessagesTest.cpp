@@ -421,6 +421,53 @@ TEST(ControlMessagesTest, CommitmentsCarryTheSeedOfTheRangeCheckersStrictly)
     }
 }
 
+// Range audits (issue 43): the commitments say whether the coordinator audits, an owner names its
+// average by a strict hash, and the audit's owners are bounded key ids, given only once drawn.
+TEST(ControlMessagesTest, AveragesNamedForTheAuditAndTheAuditAreStrict)
+{
+    CommitmentsAnswer answer{9, true, {{QStringLiteral("m1"), hash('1')}}};
+    EXPECT_FALSE(answer.toJson().contains(QStringLiteral("range_audits")));
+    EXPECT_FALSE(CommitmentsAnswer::fromJson(answer.toJson()).value().rangeAudits) << "an older coordinator audits nothing";
+    answer.rangeAudits = true;
+    EXPECT_TRUE(CommitmentsAnswer::fromJson(answer.toJson()).value().rangeAudits);
+    QJsonObject commitments = answer.toJson();
+    commitments.insert(QStringLiteral("range_audits"), QStringLiteral("yes"));
+    EXPECT_NE(errorOf<CommitmentsAnswer>(commitments).find("range_audits"), std::string::npos);
+
+    const AverageClaim claim{4, 2, hash('c')};
+    const AverageClaim decoded = AverageClaim::fromJson(claim.toJson()).value();
+    EXPECT_EQ(decoded.round, 4);
+    EXPECT_EQ(decoded.attempt, 2);
+    EXPECT_EQ(decoded.sha256, hash('c'));
+    for (const auto &[field, bad] : std::vector<std::pair<QString, QJsonValue>>{
+             {QStringLiteral("sha256"), hash('C')},
+             {QStringLiteral("sha256"), QString(63, QLatin1Char('c'))},
+             {QStringLiteral("sha256"), 12},
+             {QStringLiteral("round"), -1},
+             {QStringLiteral("attempt"), 1 << 21},
+             {QStringLiteral("attempt"), 1.5}}) {
+        QJsonObject json = claim.toJson();
+        json.insert(field, bad);
+        EXPECT_NE(errorOf<AverageClaim>(json).find(field.toStdString()), std::string::npos) << field.toStdString();
+    }
+
+    RangeAudit pending{7, false, {}};
+    EXPECT_FALSE(pending.toJson().contains(QStringLiteral("owners")));
+    EXPECT_FALSE(RangeAudit::fromJson(pending.toJson()).value().drawn);
+    const RangeAudit drawn{7, true, {QStringLiteral("o1"), QStringLiteral("o2")}};
+    EXPECT_EQ(RangeAudit::fromJson(drawn.toJson()).value().owners, drawn.owners);
+    QJsonObject json = drawn.toJson();
+    json.insert(QStringLiteral("owners"), QJsonArray{QString(65, QLatin1Char('k'))});
+    EXPECT_NE(errorOf<RangeAudit>(json).find("owners"), std::string::npos);
+    QJsonArray many;
+    for (int i = 0; i < 4097; ++i)
+        many.append(QStringLiteral("o"));
+    json.insert(QStringLiteral("owners"), many);
+    EXPECT_NE(errorOf<RangeAudit>(json).find("owners"), std::string::npos);
+    json.insert(QStringLiteral("owners"), QJsonArray{1});
+    EXPECT_NE(errorOf<RangeAudit>(json).find("owners"), std::string::npos);
+}
+
 TEST(ControlMessagesTest, AContributionsAppliedAveragesAreStrictAndBounded)
 {
     ContributionRequest contribution{4, 768, 1e9, 0.5, 2.25, hash('d'), 0, 0};

@@ -155,3 +155,54 @@ TEST(RangeRulingsTest, ARulingFromTheWireIsCheckedBeforeItIsBelieved)
     bad.insert(QStringLiteral("owner"), QString(65, QLatin1Char('a')));
     EXPECT_FALSE(RangeRuling::fromJson(bad).ok());
 }
+
+// An audited range (RangeAudit) that no checker disputed stays only where the coordinator upheld
+// the very average that came: a refuted one, another one upheld, or no ruling by the member's
+// wait and the range is skipped. A disputed audited range is left to settleDisputedRanges(), and
+// a range skipped already stays skipped.
+TEST(RangeRulingsTest, AnAuditedRangeStaysOnlyWhereTheAverageThatCameIsUpheld)
+{
+    const Encoded owners = encoded(0.002f), other = encoded(0.003f);
+    const auto undisputed = [&] {
+        AllReduceOutcome outcome;
+        outcome.average.assign(std::size_t(kCount), 0.0f);
+        std::copy(owners.values.begin(), owners.values.end(), outcome.average.begin());
+        std::copy(other.values.begin(), other.values.end(), outcome.average.begin() + 256);
+        outcome.appliedAverages = {rangeOf(0, owners), rangeOf(256, other)};
+        return outcome;
+    };
+    const std::vector<DisputedRange> audited{{QStringLiteral("o"), 0, 256, {}}};
+    AllReduceOutcome upheld = undisputed();
+    settleAuditedRanges(upheld, audited, {{QStringLiteral("o"), ruling(RangeRuling::State::Upheld, hashOf(owners))}});
+    EXPECT_EQ(upheld.average, undisputed().average);
+    EXPECT_EQ(upheld.appliedAverages.size(), 2u);
+    EXPECT_TRUE(upheld.skippedRanges.empty());
+
+    for (const std::map<QString, RangeRuling> &rulings : std::vector<std::map<QString, RangeRuling>>{
+             {{QStringLiteral("o"), ruling(RangeRuling::State::Refuted, hashOf(owners))}},
+             {{QStringLiteral("o"), ruling(RangeRuling::State::Upheld, hashOf(encoded(-0.008f)))}},
+             {}}) {
+        AllReduceOutcome outcome = undisputed();
+        settleAuditedRanges(outcome, audited, rulings);
+        EXPECT_EQ(outcome.average[0], 0.0f);
+        EXPECT_EQ(outcome.average[255], 0.0f);
+        EXPECT_EQ(outcome.average[256], other.values[0]) << "the other range stays";
+        ASSERT_EQ(outcome.appliedAverages.size(), 1u);
+        EXPECT_EQ(outcome.appliedAverages[0].begin, 256);
+        EXPECT_EQ(outcome.skippedRanges, (std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 256}}));
+    }
+
+    // Disputed as well: the dispute's settlement stands (here, the checker's average as refereed).
+    const Encoded checkers = encoded(-0.008f);
+    AllReduceOutcome disputed = disputedOutcome(owners, checkers);
+    settleAuditedRanges(disputed, audited, {{QStringLiteral("o"), ruling(RangeRuling::State::Refuted, hashOf(owners))}});
+    EXPECT_EQ(disputed.average[0], checkers.values[0]);
+    EXPECT_EQ(disputed.appliedAverages.size(), 2u);
+
+    // Skipped already: nothing to settle.
+    AllReduceOutcome skipped = disputedOutcome(owners, std::nullopt);
+    skipped.disputedRanges.clear();
+    settleAuditedRanges(skipped, audited, {});
+    EXPECT_EQ(skipped.skippedRanges.size(), 1u);
+    EXPECT_EQ(skipped.appliedAverages.size(), 1u);
+}

@@ -55,6 +55,21 @@ void VerificationEndpoints::addRoutes(RouteTable &routes)
     routes.add(std::move(evidenceRoute));
     routes.add(route(Method::Get, "/v1/round/ruling", RouteAccess::Peer, RouteBody::None,
                      [this](HttpExchange &exchange) { exchange.respond(ruling(exchange)); }));
+    routes.add(route(Method::Post, "/v1/round/average", RouteAccess::Peer, RouteBody::Json,
+                     decoding<AverageClaim>([this](HttpExchange &exchange, const AverageClaim &claim) {
+                         int status = 0;
+                         Result<void> done = m_context.verification.claimAverage(exchange.peer, claim, status);
+                         exchange.respond(done ? HttpReply::json(QJsonObject{{QStringLiteral("named"), true}})
+                                               : failure(status, done.error()));
+                     })));
+    routes.add(route(Method::Get, "/v1/round/audit", RouteAccess::Peer, RouteBody::None, [this](HttpExchange &exchange) {
+        const qint64 round = roundParameter(exchange.request);
+        if (round < 0)
+            return exchange.respond(HttpReply::error(400, QStringLiteral("GET /v1/round/audit needs ?round=R")));
+        int status = 0;
+        Result<RangeAudit> audit = m_context.verification.rangeAudit(exchange.peer, round, status);
+        exchange.respond(audit ? HttpReply::json(audit->toJson()) : failure(status, audit.error()));
+    }));
     routes.add(route(Method::Get, "/v1/round/update", RouteAccess::Peer, RouteBody::None,
                      [this](HttpExchange &exchange) { exchange.respond(download(exchange)); }));
     routes.add(route(Method::Post, "/v1/round/check", RouteAccess::Peer, RouteBody::Json,

@@ -36,6 +36,9 @@ QString evidenceRefusal(const RangeEvidence &evidence, const EvidenceCase &owned
     const std::size_t count = std::size_t(owned.owner.end - owned.owner.begin);
     if (evidence.begin != owned.owner.begin || evidence.end != owned.owner.end)
         return QStringLiteral("it is not the owner's range");
+    if (!owned.claimedSha256.isEmpty()
+        && QCryptographicHash::hash(evidence.average, QCryptographicHash::Sha256).toHex() != owned.claimedSha256.toLatin1())
+        return QStringLiteral("it is not the average the owner named for the round's audit");
     Result<std::vector<float>> average = decoded(evidence.average, count);
     if (!average)
         return QStringLiteral("the average does not decode: %1").arg(QString::fromStdString(average.error().message));

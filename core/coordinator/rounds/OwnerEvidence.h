@@ -30,6 +30,7 @@ struct EvidenceCase {
     RoundRecord round;
     RoundMember owner;
     std::map<QString, QString> commitments; // sender -> SHA-256 (hex) of its piece of the range
+    QString claimedSha256; // the average the owner named for the round's audit (empty: none)
 };
 
 // Why `evidence` does not show that the owner's average is what the committed pieces make

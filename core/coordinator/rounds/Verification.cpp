@@ -131,6 +131,7 @@ Result<CommitmentsAnswer> Verification::commitmentsTo(const PeerRecord &owner, q
     }
     answer.rangeRulings = m_settings.rangeRulings;
     answer.checkSeed = round->checkSeed;
+    answer.rangeAudits = rangeAudits();
     return answer;
 }
 
@@ -167,6 +168,8 @@ Result<void> Verification::roundClosed(const RoundRecord &round, const std::vect
     if (Result<void> counted = countReports(round, verdicts, revoked); !counted)
         return counted;
     if (Result<void> judged = judgeDisputes(round, verdicts, revoked); !judged)
+        return judged;
+    if (Result<void> judged = judgeAudits(round, verdicts, revoked); !judged)
         return judged;
     if (Result<void> withheld = withholdQuarantined(round, verdicts); !withheld)
         return withheld;

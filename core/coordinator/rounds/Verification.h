@@ -73,6 +73,17 @@ public:
         std::set<QString> unsettled;
     };
     Result<RulingBreaches> rulingBreaches(const RoundRecord &round);
+    // Range audits (VerificationAudits.cpp): a checker that vouches for its partner's made-up
+    // average decides nothing unchallenged. Each round, once the owners that committed named
+    // their averages (POST /v1/round/average), the coordinator draws a random share of their
+    // ranges (TrustSettings::rangeAuditRate), and every owner that named none in time: those
+    // owners send their evidence, which it rules on as on a disputed range's, and members settle
+    // those ranges by the rulings. The draw comes after the claims, so an owner cannot lie only
+    // where it is not audited; an audited owner's evidence holds only for the average it named,
+    // and one that goes on without sending it is counted an offence.
+    Result<void> claimAverage(const PeerRecord &owner, const AverageClaim &claim, int &status);
+    // GET /v1/round/audit: the running round's audited owners, once drawn (drawn then if due).
+    Result<RangeAudit> rangeAudit(const PeerRecord &asker, qint64 round, int &status);
     // The largest encoded range any piece or average of the evidence can be, and the largest body
     // the running round's evidence can have.
     qint64 maxEvidencePayloadBytes() const;
@@ -123,6 +134,15 @@ private:
     // round's credit (added to `revoked`).
     Result<void> judgeEvidence(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
                                std::set<QString> &revoked);
+    // An audited owner that contributed to `round` without sending the evidence for the average it
+    // named: an offence and the round's credit taken back (added to `revoked`).
+    Result<void> judgeAudits(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
+                             std::set<QString> &revoked);
+    bool rangeAudits() const;
+    // The running round `round`, for a member (an owner, with `owner`) when this coordinator audits.
+    Result<RoundRecord> runningRoundFor(const PeerRecord &peer, qint64 round, bool owner, int &status);
+    // The SHA-256 of the average `owner` named among a round's `reports` (empty: none).
+    static QString claimedAverage(const std::vector<UpdateReportRecord> &reports, const QString &owner);
     // Takes back the credit of `keyId`'s contribution to `round` when it was accepted.
     Result<void> revokeAccepted(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
                                 const QString &keyId);

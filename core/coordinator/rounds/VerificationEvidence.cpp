@@ -60,7 +60,7 @@ Result<EvidenceCase> Verification::evidenceCase(const PeerRecord &owner, const R
                    && (r.kind == QLatin1StringView(kEvidenceUpheld) || r.kind == QLatin1StringView(kEvidenceRefuted));
         }))
         return makeError("this owner's evidence of the round was judged already");
-    EvidenceCase owned{*round, *range, {}};
+    EvidenceCase owned{*round, *range, {}, claimedAverage(*reports, owner.keyId)};
     for (const CommitmentRecord &c : *commitments) {
         if (c.ownerKeyId == owner.keyId)
             owned.commitments.emplace(c.keyId, c.sha256);

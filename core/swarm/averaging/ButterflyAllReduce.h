@@ -80,6 +80,9 @@ struct AllReduceOptions {
     // own range only where it is both the range's checker and its referee. Not switched on by the
     // clients yet: beside stress-ng, SpotCheckTest's swarm lost 9.8% with it (hosting.md).
     bool refereeChecks = false;
+    // The coordinator may audit this peer's range (CommitmentsAnswer::rangeAudits): it keeps the
+    // evidence of its range (AllReduceOutcome::evidence) whether or not its checker agreed.
+    bool keepEvidence = false;
     // Members that committed to nothing by the time the commitments closed (a stalling
     // stranger): nothing of theirs is waited for, as if they had gone.
     QStringList uncommitted;
@@ -119,7 +122,8 @@ struct AllReduceOutcome {
     // owners whose average never came: whose work the round's average is missing.
     QStringList missingWork;
     // This peer's range, its average and the pieces it averaged, when its checker did not agree
-    // with it: for the coordinator to rule on (OwnerEvidence.h). Round and attempt left to the caller.
+    // with it or the coordinator may audit it (AllReduceOptions::keepEvidence): for the coordinator
+    // to rule on (OwnerEvidence.h). Round and attempt left to the caller.
     std::optional<RangeEvidence> evidence;
     // The ranges whose checker did not agree, this peer's own among them (settled as the referee
     // ruled until settleDisputedRanges() settles them by the coordinator's rulings).
@@ -313,7 +317,8 @@ private:
     void averageOwnRange();
     void finishIfDone();
     void finish();
-    // The evidence of this peer's range, when its checker did not agree with its average.
+    // The evidence of this peer's range, when its checker did not agree with its average or the
+    // coordinator may audit it.
     void keepEvidence();
     void findMissingWork();
     const AllReduceMember *member(const QString &keyId) const;

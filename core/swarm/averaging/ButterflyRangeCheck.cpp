@@ -304,12 +304,13 @@ std::vector<RangeAverage> ButterflyAllReduce::appliedAverages() const
 }
 
 // The owner's side of a dispute over its range (OwnerEvidence.h): what it averaged, for the
-// coordinator to rule on, when its checker (or, with refereeChecks, its referee) would not agree.
+// coordinator to rule on, when its checker (or, with refereeChecks, its referee) would not agree,
+// or the coordinator may audit it (keepEvidence).
 void ButterflyAllReduce::keepEvidence()
 {
     const bool disputed = std::any_of(m_outcome.disputedRanges.begin(), m_outcome.disputedRanges.end(),
                                       [&](const DisputedRange &range) { return range.owner == m_self; });
-    if (!m_own || m_ownAverage.isEmpty() || !disputed)
+    if (!m_own || m_ownAverage.isEmpty() || !(disputed || m_options.keepEvidence))
         return;
     RangeEvidence evidence;
     evidence.begin = m_own->begin;

@@ -17,6 +17,17 @@ std::span<const std::byte> bytesOf(const QByteArray &payload)
     return {reinterpret_cast<const std::byte *>(payload.constData()), std::size_t(payload.size())};
 }
 
+// Leaves [begin, end) out of the round: zeros in the average, no applied average, skipped.
+void skipRange(AllReduceOutcome &outcome, std::int64_t begin, std::int64_t end)
+{
+    const std::pair<std::int64_t, std::int64_t> span(begin, end);
+    std::erase_if(outcome.appliedAverages, [&](const RangeAverage &a) { return a.begin == begin; });
+    std::erase(outcome.redoneRanges, span);
+    std::fill(outcome.average.begin() + begin, outcome.average.begin() + end, 0.0f);
+    if (std::find(outcome.skippedRanges.begin(), outcome.skippedRanges.end(), span) == outcome.skippedRanges.end())
+        outcome.skippedRanges.push_back(span);
+}
+
 } // namespace
 
 Result<void> settleDisputedRanges(AllReduceOutcome &outcome, const std::map<QString, RangeRuling> &rulings)
@@ -51,16 +62,13 @@ Result<void> settleDisputedRanges(AllReduceOutcome &outcome, const std::map<QStr
         const std::pair<std::int64_t, std::int64_t> span(range.begin, range.end);
         if (settlement.how == Settled::AsRefereed)
             continue;
-        std::erase_if(outcome.appliedAverages, [&](const RangeAverage &a) { return a.begin == range.begin; });
-        std::erase(outcome.redoneRanges, span);
-        const auto first = outcome.average.begin() + range.begin, last = outcome.average.begin() + range.end;
         if (settlement.how == Settled::Skipped) {
-            std::fill(first, last, 0.0f);
-            if (std::find(outcome.skippedRanges.begin(), outcome.skippedRanges.end(), span) == outcome.skippedRanges.end())
-                outcome.skippedRanges.push_back(span);
+            skipRange(outcome, range.begin, range.end);
             continue;
         }
-        std::copy(settlement.values.begin(), settlement.values.end(), first);
+        std::erase_if(outcome.appliedAverages, [&](const RangeAverage &a) { return a.begin == range.begin; });
+        std::erase(outcome.redoneRanges, span);
+        std::copy(settlement.values.begin(), settlement.values.end(), outcome.average.begin() + range.begin);
         std::erase(outcome.skippedRanges, span);
         const auto *bytes = reinterpret_cast<const std::byte *>(range.ownerAverage.constData());
         outcome.appliedAverages.push_back({range.begin, range.end, {bytes, bytes + range.ownerAverage.size()}});
@@ -68,6 +76,24 @@ Result<void> settleDisputedRanges(AllReduceOutcome &outcome, const std::map<QStr
     std::sort(outcome.appliedAverages.begin(), outcome.appliedAverages.end(),
               [](const RangeAverage &a, const RangeAverage &b) { return a.begin < b.begin; });
     return {};
+}
+
+void settleAuditedRanges(AllReduceOutcome &outcome, const std::vector<DisputedRange> &audited,
+                         const std::map<QString, RangeRuling> &rulings)
+{
+    for (const DisputedRange &range : audited) {
+        const auto disputed = std::find_if(outcome.disputedRanges.begin(), outcome.disputedRanges.end(),
+                                           [&](const DisputedRange &d) { return d.begin == range.begin; });
+        const auto applied = std::find_if(outcome.appliedAverages.begin(), outcome.appliedAverages.end(),
+                                          [&](const RangeAverage &a) { return a.begin == range.begin; });
+        if (disputed != outcome.disputedRanges.end() || applied == outcome.appliedAverages.end())
+            continue; // settled as disputed, or skipped already
+        const auto ruling = rulings.find(range.owner);
+        if (ruling != rulings.end() && ruling->second.state == RangeRuling::State::Upheld
+            && ruling->second.averageSha256 == sha256Hex(applied->payload))
+            continue;
+        skipRange(outcome, range.begin, range.end);
+    }
 }
 
 } // namespace swarmtrain

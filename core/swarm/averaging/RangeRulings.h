@@ -28,4 +28,11 @@ namespace swarmtrain {
 // an error and leaves `outcome` as it was: it decoded when it came.
 Result<void> settleDisputedRanges(AllReduceOutcome &outcome, const std::map<QString, RangeRuling> &rulings);
 
+// Settles each range the coordinator audited (RangeAudit; `audited`: their owners and ranges) that
+// was applied here and not disputed: it stays only where its owner's ruling upholds the very
+// average that came, and is skipped otherwise (refuted, another average upheld, or no ruling by
+// the member's wait). A disputed audited range is settleDisputedRanges()'.
+void settleAuditedRanges(AllReduceOutcome &outcome, const std::vector<DisputedRange> &audited,
+                         const std::map<QString, RangeRuling> &rulings);
+
 } // namespace swarmtrain

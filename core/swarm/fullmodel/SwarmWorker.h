@@ -83,13 +83,20 @@ private:
     Result<void> runRound();
     // The round's all-reduce and outer step; nullopt when this peer is out of the round.
     std::optional<AllReduceOutcome> averageRound(qint64 round, const RoundAnswer &info);
-    // Sends the coordinator this peer's range evidence of `round` (OwnerEvidence.h) and logs its
-    // ruling; none when the evidence was not taken.
-    std::optional<EvidenceRuling> sendEvidence(qint64 round, int attempt, RangeEvidence &evidence);
-    // Where the coordinator rules on disputed ranges: asks for each ruling (this peer's own from
-    // `own`), waiting a while for those still pending, and settles the ranges by them
-    // (RangeRulings.h). Elsewhere, and for a hostile client that ignores rulings, nothing.
-    void settleDisputes(qint64 round, const RoundAnswer &info, AllReduceOutcome &outcome,
+    // Sends the coordinator this peer's range evidence of `round` (OwnerEvidence.h), its range
+    // `disputed` by its checker or else audited, and logs its ruling; none when it was not taken.
+    std::optional<EvidenceRuling> sendEvidence(qint64 round, int attempt, RangeEvidence &evidence, bool disputed);
+    // Settles the round's disputed and audited ranges: draws the audit (drawnAudit()), sends this
+    // peer's evidence where its range is either, and settles the ranges by the rulings.
+    void settleRanges(qint64 round, const RoundAnswer &info, AllReduceOutcome &outcome);
+    // Where the coordinator audits ranges: names this owner's average (POST /v1/round/average)
+    // and waits a while for the draw; the audited owners (none when no draw came).
+    QStringList drawnAudit(qint64 round, const RoundAnswer &info, const AllReduceOutcome &outcome);
+    // Where the coordinator rules on disputed ranges: asks for the ruling on each range disputed
+    // or `audited` (this peer's own from `own`), waiting a while for those still pending, and
+    // settles the ranges by them (RangeRulings.h). Elsewhere, and for a hostile client that
+    // ignores rulings, nothing.
+    void settleDisputes(qint64 round, const RoundAnswer &info, AllReduceOutcome &outcome, const QStringList &audited,
                         const std::optional<EvidenceRuling> &own);
     // Commits to this peer's pieces of the round and, for a range owner, collects into `options`
     // what the other members committed to for its range and for the range it checks (none, and
@@ -167,6 +174,7 @@ private:
     std::map<qint64, std::vector<RangeAverage>> m_appliedAverages; // what the last rounds applied, by round
     std::optional<qint64> m_updateUploaded;     // the last round whose update went up
     bool m_rangeRulings = false;                // the coordinator rules on disputed ranges (this round's commitments say)
+    bool m_rangeAudits = false;                 // ...and audits ranges
     std::optional<WorkStatus> m_statusBeforeOutage; // while the coordinator cannot be reached
     std::vector<std::int32_t> m_tokens; // the data shards' tokens, until the replica takes them
     qint64 m_tokensPerStep = 0;

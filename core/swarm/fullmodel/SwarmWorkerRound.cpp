@@ -17,6 +17,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
+#include <span>
 
 namespace swarmtrain {
 
@@ -24,6 +26,12 @@ namespace {
 constexpr int kAllReduceTickMs = 250; // how often heartbeats are considered while averaging
 constexpr int kCommitPollMs = 250;    // how often an owner asks for the others' commitments
 constexpr std::uint64_t kMaxStateBytes = 16ull << 30;
+
+QString averageSha256(const RangeEvidence &evidence)
+{
+    return QString::fromStdString(Sha256::hexOf(
+        std::span(reinterpret_cast<const std::byte *>(evidence.average.constData()), std::size_t(evidence.average.size()))));
+}
 } // namespace
 
 Result<void> SwarmWorker::runRound()
@@ -155,8 +163,7 @@ std::optional<AllReduceOutcome> SwarmWorker::averageRound(qint64 round, const Ro
     }
     for (const QString &sender : outcome->rejectedSenders)
         qCWarning(lcWorker).noquote() << "round" << round << ": refused the update of" << sender;
-    settleDisputes(round, info, *outcome,
-                   outcome->evidence ? sendEvidence(round, info.attempt, *outcome->evidence) : std::nullopt);
+    settleRanges(round, info, *outcome);
     // An asynchronous member that trained on an older state applies the round's step to the
     // round's own state, which it fetches now (its pieces went out from the state it trained on).
     if (round != m_trainer->round()) {
@@ -183,9 +190,10 @@ std::optional<AllReduceOutcome> SwarmWorker::averageRound(qint64 round, const Ro
     return std::move(outcome).value();
 }
 
-std::optional<EvidenceRuling> SwarmWorker::sendEvidence(qint64 round, int attempt, RangeEvidence &evidence)
+std::optional<EvidenceRuling> SwarmWorker::sendEvidence(qint64 round, int attempt, RangeEvidence &evidence, bool disputed)
 {
-    // Its checker did not agree with this peer's average: the coordinator rules on the pieces.
+    // Its checker did not agree with this peer's average, or its range is audited: the
+    // coordinator rules on the pieces.
     evidence.round = round;
     evidence.attempt = attempt;
     Result<EvidenceRuling> ruling = m_session->sendEvidence(evidence);
@@ -196,56 +204,111 @@ std::optional<EvidenceRuling> SwarmWorker::sendEvidence(qint64 round, int attemp
     }
     if (!ruling->upheld)
         qCWarning(lcWorker).noquote() << "round" << round << ": the coordinator found this peer's average wrong:" << ruling->why;
-    else
+    else if (disputed)
         qCInfo(lcWorker).noquote() << "round" << round << ": the coordinator upheld this peer's average against its checker";
+    else
+        qCInfo(lcWorker).noquote() << "round" << round << ": the coordinator audited this peer's average and upheld it";
     return std::move(ruling).value();
 }
 
-void SwarmWorker::settleDisputes(qint64 round, const RoundAnswer &info, AllReduceOutcome &outcome,
+void SwarmWorker::settleRanges(qint64 round, const RoundAnswer &info, AllReduceOutcome &outcome)
+{
+    const QStringList audited = m_rangeAudits ? drawnAudit(round, info, outcome) : QStringList();
+    const bool ownDisputed = std::any_of(outcome.disputedRanges.begin(), outcome.disputedRanges.end(),
+                                         [&](const DisputedRange &range) { return range.owner == m_identity->keyId(); });
+    std::optional<EvidenceRuling> own;
+    if (outcome.evidence && (ownDisputed || audited.contains(m_identity->keyId())))
+        own = sendEvidence(round, info.attempt, *outcome.evidence, ownDisputed);
+    settleDisputes(round, info, outcome, audited, own);
+}
+
+QStringList SwarmWorker::drawnAudit(qint64 round, const RoundAnswer &info, const AllReduceOutcome &outcome)
+{
+    // This owner names its average before anyone can know which ranges are audited (refused once
+    // the audit is drawn: then it is audited).
+    if (outcome.evidence) {
+        if (Result<void> named = m_session->claimAverage({round, info.attempt, averageSha256(*outcome.evidence)}); !named)
+            qCInfo(lcWorker).noquote() << "round" << round << ": this peer's average was not named for the audit:"
+                                       << toQString(named.error());
+    }
+    const auto until = std::chrono::steady_clock::now()
+                       + std::chrono::milliseconds(std::clamp<qint64>(
+                           (info.deadlineMs - QDateTime::currentMSecsSinceEpoch()) / 2, 2'000, 60'000));
+    for (;;) {
+        Result<RangeAudit> audit = m_session->rangeAudit(round);
+        if (audit && audit->drawn) {
+            if (!audit->owners.isEmpty())
+                qCInfo(lcWorker).noquote() << "round" << round << ": the coordinator audits the ranges of"
+                                           << audit->owners.join(QStringLiteral(", "));
+            return audit->owners;
+        }
+        const int status = audit ? 200 : CoordinatorClient::httpStatus(audit.error());
+        if (status == 403 || status == 404 || status == 409 || std::chrono::steady_clock::now() >= until
+            || m_gate->stopRequested()) {
+            if (!m_gate->stopRequested())
+                qCWarning(lcWorker).noquote() << "round" << round << ": the coordinator drew no audit"
+                                              << (audit ? QStringLiteral("in time") : toQString(audit.error()));
+            return {};
+        }
+        heartbeatIfDue(QStringLiteral("training"));
+        m_gate->sleepFor(kCommitPollMs);
+    }
+}
+
+void SwarmWorker::settleDisputes(qint64 round, const RoundAnswer &info, AllReduceOutcome &outcome, const QStringList &audited,
                                  const std::optional<EvidenceRuling> &own)
 {
-    if (!m_rangeRulings || outcome.disputedRanges.empty() || m_options.misbehaviour.ignoreRulings)
+    if (!m_rangeRulings || m_options.misbehaviour.ignoreRulings)
         return; // the referee's word stands
+    // The ranges to settle: those disputed, and those audited that were applied here.
+    std::vector<DisputedRange> auditedRanges;
+    std::set<QString> owners;
+    for (const DisputedRange &range : outcome.disputedRanges)
+        owners.insert(range.owner);
+    for (const RoundMemberInfo &m : info.members) {
+        const bool applied = std::any_of(outcome.appliedAverages.begin(), outcome.appliedAverages.end(),
+                                         [&](const RangeAverage &a) { return a.begin == m.begin; });
+        if (audited.contains(m.peerId) && m.end > m.begin && applied) {
+            auditedRanges.push_back({m.peerId, m.begin, m.end, {}});
+            owners.insert(m.peerId);
+        }
+    }
     // The owner sends its evidence once its all-reduce is over, as this peer's is: wait for it a
     // while, never past half the time the round has left.
     const auto until = std::chrono::steady_clock::now()
                        + std::chrono::milliseconds(std::clamp<qint64>(
                            (info.deadlineMs - QDateTime::currentMSecsSinceEpoch()) / 2, 2'000, 30'000));
     std::map<QString, RangeRuling> rulings;
-    for (const DisputedRange &range : outcome.disputedRanges) {
-        if (range.owner == m_identity->keyId()) {
-            if (own)
-                rulings[range.owner] = {round, range.owner, own->upheld ? RangeRuling::State::Upheld : RangeRuling::State::Refuted,
-                                        QString::fromStdString(Sha256::hexOf(std::span(
-                                            reinterpret_cast<const std::byte *>(range.ownerAverage.constData()),
-                                            std::size_t(range.ownerAverage.size()))))};
+    for (const QString &owner : owners) {
+        if (owner == m_identity->keyId()) {
+            if (own && outcome.evidence)
+                rulings[owner] = {round, owner, own->upheld ? RangeRuling::State::Upheld : RangeRuling::State::Refuted,
+                                  averageSha256(*outcome.evidence)};
             continue;
         }
-        Result<RangeRuling> ruling = m_session->rangeRuling(round, range.owner);
+        Result<RangeRuling> ruling = m_session->rangeRuling(round, owner);
         while ((!ruling || ruling->state == RangeRuling::State::Pending) && std::chrono::steady_clock::now() < until
                && !m_gate->stopRequested()) {
             heartbeatIfDue(QStringLiteral("training"));
             m_gate->sleepFor(kCommitPollMs);
-            ruling = m_session->rangeRuling(round, range.owner);
+            ruling = m_session->rangeRuling(round, owner);
         }
         if (ruling && ruling->state != RangeRuling::State::Pending)
-            rulings[range.owner] = *ruling;
-    }
-    for (const DisputedRange &range : outcome.disputedRanges) {
-        const auto ruling = rulings.find(range.owner);
-        const char *state = ruling == rulings.end()                                  ? "gave no ruling on"
-                            : ruling->second.state == RangeRuling::State::Upheld ? "upheld"
-                                                                                  : "refuted";
-        qCInfo(lcWorker).noquote() << "round" << round << ": the coordinator" << state << "the average of" << range.owner;
+            rulings[owner] = *ruling;
+        const char *state = !ruling || ruling->state == RangeRuling::State::Pending ? "gave no ruling on"
+                            : ruling->state == RangeRuling::State::Upheld        ? "upheld"
+                                                                                 : "refuted";
+        qCInfo(lcWorker).noquote() << "round" << round << ": the coordinator" << state << "the average of" << owner;
     }
     if (Result<void> settled = settleDisputedRanges(outcome, rulings); !settled)
         qCWarning(lcWorker).noquote() << "round" << round << ":" << toQString(settled.error());
+    settleAuditedRanges(outcome, auditedRanges, rulings);
 }
 
 Result<void> SwarmWorker::commitPieces(qint64 round, const QHash<QString, QByteArray> &hashes, const RoundAnswer &info,
                                        AllReduceOptions &options)
 {
-    m_rangeRulings = false; // until this round's commitments say otherwise
+    m_rangeRulings = m_rangeAudits = false; // until this round's commitments say otherwise
     CommitRequest request{round, {}};
     for (auto it = hashes.cbegin(); it != hashes.cend(); ++it)
         request.pieces.push_back({it.key(), QString::fromLatin1(it.value())});
@@ -278,6 +341,7 @@ Result<void> SwarmWorker::commitPieces(qint64 round, const QHash<QString, QByteA
             options.uncommitted = answer->uncommitted;
             options.checkSeed = answer->checkSeed;
             m_rangeRulings = answer->rangeRulings;
+            m_rangeAudits = options.keepEvidence = answer->rangeRulings && answer->rangeAudits;
             return {};
         }
         heartbeatIfDue(QStringLiteral("training"));

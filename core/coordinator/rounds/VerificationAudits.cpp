@@ -1,0 +1,171 @@
+#include "Verification.h"
+
+#include "CoordinatorLog.h"
+#include "OwnerDisputes.h"
+
+#include <QRandomGenerator>
+
+#include <algorithm>
+#include <set>
+
+// Range audits (issue 43; Verification.h): a random share of each round's ranges is ruled on from
+// its owner's evidence even where its checker vouched for it.
+namespace swarmtrain {
+
+namespace {
+
+// The rows the audit keeps among the round's update reports, beside the owners' claims (reporter
+// and sender: the owner): when the first owner named its average, and the owners drawn. Neither
+// has a reporter, so no peer's report can be mistaken for them; the first writer of each wins, so
+// every instance of the coordinator answers alike.
+constexpr char kAverageClaim[] = "average";
+constexpr char kAuditOpened[] = "audit_opened";
+constexpr char kAuditDrawn[] = "audit";
+
+// The owners of a round that name their average last get at least this long after the first did,
+// and at least as long as the first took from the round's start.
+constexpr qint64 kMinAuditGraceMs = 10'000;
+
+const UpdateReportRecord *findReport(const std::vector<UpdateReportRecord> &reports, const QString &keyId,
+                                     QLatin1StringView kind)
+{
+    const auto found = std::find_if(reports.begin(), reports.end(), [&](const UpdateReportRecord &r) {
+        return r.kind == kind && r.reporterKeyId == keyId && r.senderKeyId == keyId;
+    });
+    return found != reports.end() ? &*found : nullptr;
+}
+
+} // namespace
+
+bool Verification::rangeAudits() const { return m_settings.rangeRulings && m_settings.rangeAuditRate > 0.0; }
+
+Result<RoundRecord> Verification::runningRoundFor(const PeerRecord &peer, qint64 roundNumber, bool owner, int &status)
+{
+    status = 500;
+    Result<RoundRecord> round = m_rounds.current();
+    if (!round)
+        return round.error();
+    status = 404;
+    if (!rangeAudits())
+        return makeError("this coordinator audits no ranges");
+    status = 409;
+    if (round->state != RoundState::Running || round->number != roundNumber)
+        return makeError("round " + std::to_string(roundNumber) + " is not the running round");
+    status = 403;
+    if (std::none_of(round->members.begin(), round->members.end(),
+                     [&](const RoundMember &m) { return m.keyId == peer.keyId && (!owner || m.end > m.begin); }))
+        return makeError(owner ? "only a range owner of the running round names its average"
+                               : "only a member of the running round asks for its audit");
+    return round;
+}
+
+Result<void> Verification::claimAverage(const PeerRecord &owner, const AverageClaim &claim, int &status)
+{
+    Result<RoundRecord> round = runningRoundFor(owner, claim.round, true, status);
+    if (!round)
+        return round.error();
+    status = 409;
+    if (round->attempt != claim.attempt)
+        return makeError("that is not the running round's attempt");
+    status = 500;
+    Result<std::vector<UpdateReportRecord>> reports = m_store.updateReports(round->number, round->attempt);
+    if (!reports)
+        return reports.error();
+    status = 409;
+    if (findReport(*reports, {}, QLatin1StringView(kAuditDrawn)))
+        return makeError("the round's audit is drawn already: the range is audited");
+    if (findReport(*reports, owner.keyId, QLatin1StringView(kAverageClaim)))
+        return makeError("this owner named its average of the round already");
+    status = 500;
+    const QString now = QString::number(m_clock());
+    return m_store.addUpdateReports({{round->number, round->attempt, owner.keyId, owner.keyId, QLatin1StringView(kAverageClaim), claim.sha256},
+                                     {round->number, round->attempt, {}, {}, QLatin1StringView(kAuditOpened), now}});
+}
+
+Result<RangeAudit> Verification::rangeAudit(const PeerRecord &asker, qint64 roundNumber, int &status)
+{
+    Result<RoundRecord> round = runningRoundFor(asker, roundNumber, false, status);
+    if (!round)
+        return round.error();
+    status = 500;
+    Result<std::vector<UpdateReportRecord>> reports = m_store.updateReports(round->number, round->attempt);
+    if (!reports)
+        return reports.error();
+    RangeAudit audit{round->number, false, {}};
+    if (const UpdateReportRecord *drawn = findReport(*reports, {}, QLatin1StringView(kAuditDrawn))) {
+        status = 200;
+        audit.drawn = true;
+        audit.owners = drawn->detail.split(QLatin1Char(','), Qt::SkipEmptyParts);
+        return audit;
+    }
+    // The owners that committed are waited for; a member that committed nothing has no range
+    // anyone applies.
+    Result<std::vector<CommitmentRecord>> commitments = m_store.commitments(round->number, round->attempt);
+    if (!commitments)
+        return commitments.error();
+    std::set<QString> committed;
+    for (const CommitmentRecord &c : *commitments)
+        committed.insert(c.keyId);
+    std::vector<RoundMember> owners = ownersByRange(*round);
+    std::erase_if(owners, [&](const RoundMember &o) { return !committed.contains(o.keyId); });
+    const bool everyoneNamed = std::all_of(owners.begin(), owners.end(), [&](const RoundMember &o) {
+        return findReport(*reports, o.keyId, QLatin1StringView(kAverageClaim)) != nullptr;
+    });
+    const UpdateReportRecord *opened = findReport(*reports, {}, QLatin1StringView(kAuditOpened));
+    const qint64 openedMs = opened ? opened->detail.toLongLong() : 0;
+    const bool late = opened && m_clock() >= openedMs + std::max(kMinAuditGraceMs, openedMs - round->startedMs);
+    status = 200;
+    if (owners.empty() || !(everyoneNamed || late))
+        return audit;
+    QStringList drawn;
+    for (const RoundMember &o : owners) {
+        const bool named = findReport(*reports, o.keyId, QLatin1StringView(kAverageClaim)) != nullptr;
+        if (!named || QRandomGenerator::system()->generateDouble() < m_settings.rangeAuditRate)
+            drawn.append(o.keyId);
+    }
+    status = 500;
+    if (Result<void> kept = m_store.addUpdateReports({{round->number, round->attempt, {}, {}, QLatin1StringView(kAuditDrawn),
+                                                       drawn.join(QLatin1Char(','))}});
+        !kept)
+        return kept.error();
+    // Another instance may have drawn first: its draw stands.
+    return rangeAudit(asker, roundNumber, status);
+}
+
+QString Verification::claimedAverage(const std::vector<UpdateReportRecord> &reports, const QString &owner)
+{
+    const UpdateReportRecord *claim = findReport(reports, owner, QLatin1StringView(kAverageClaim));
+    return claim ? claim->detail : QString();
+}
+
+Result<void> Verification::judgeAudits(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
+                                       std::set<QString> &revoked)
+{
+    Result<std::vector<UpdateReportRecord>> reports = m_store.updateReports(round.number, round.attempt);
+    if (!reports)
+        return reports.error();
+    const UpdateReportRecord *drawn = findReport(*reports, {}, QLatin1StringView(kAuditDrawn));
+    if (!drawn)
+        return {};
+    // An audited owner that named its average, then went on with the round without sending the
+    // evidence for it, kept the coordinator from ruling on its range: as good as a refutation.
+    for (const QString &owner : drawn->detail.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const bool contributed = std::any_of(verdicts.begin(), verdicts.end(),
+                                             [&](const ContributionRecord &c) { return c.keyId == owner; });
+        const bool ruled = findReport(*reports, owner, QLatin1StringView(kEvidenceUpheld))
+                           || findReport(*reports, owner, QLatin1StringView(kEvidenceRefuted));
+        if (!contributed || ruled || claimedAverage(*reports, owner).isEmpty() || revoked.contains(owner))
+            continue;
+        qCWarning(lcCoordinator).noquote() << "round" << round.number << ":" << owner
+                                           << "was audited and sent no evidence for the average it named";
+        const QString detail = QStringLiteral("round %1: it sent no evidence for its audited range").arg(round.number);
+        if (Result<bool> offended = m_reputation.offend(owner, QStringLiteral("withheld evidence"), detail, true); !offended)
+            return offended.error();
+        if (Result<void> taken = revokeAccepted(round, verdicts, owner); !taken)
+            return taken;
+        revoked.insert(owner);
+    }
+    return {};
+}
+
+} // namespace swarmtrain
