@@ -256,6 +256,8 @@ QJsonObject RangeRuling::toJson() const
                                                             : L("pending")}};
     if (state != State::Pending)
         json.insert(L("average_sha256"), averageSha256);
+    if (state == State::Refuted && !redoneSha256.isEmpty())
+        json.insert(L("redone_sha256"), redoneSha256);
     return json;
 }
 
@@ -269,6 +271,11 @@ Result<RangeRuling> RangeRuling::fromJson(const QJsonObject &json)
     m.state = state == L("upheld") ? State::Upheld : state == L("refuted") ? State::Refuted : State::Pending;
     if (m.state != State::Pending)
         m.averageSha256 = r.sha256Hex(L("average_sha256"));
+    if (r.has(L("redone_sha256"))) {
+        m.redoneSha256 = r.sha256Hex(L("redone_sha256"));
+        if (m.state != State::Refuted)
+            r.fail(L("redone_sha256"), QStringLiteral("comes only with a refuted average"));
+    }
     return r.finish(std::move(m));
 }
 

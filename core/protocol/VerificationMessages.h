@@ -130,6 +130,9 @@ struct RangeRuling {
     QString owner;
     State state = State::Pending;
     QString averageSha256; // hex; empty while pending
+    // Refuted, where the owner's pieces held: the SHA-256 of the range as the coordinator
+    // recomputed it from them (GET /v1/round/redone), which members apply to an audited range.
+    QString redoneSha256{};
 
     QJsonObject toJson() const;
     static Result<RangeRuling> fromJson(const QJsonObject &json);

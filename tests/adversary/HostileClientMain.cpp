@@ -3,7 +3,7 @@
 //   swarmtrain-hostile --misbehave scale100|sign-flip|zero|noise|equivocate|lying-owner|lying-checker|
 //                       colluder|withhold-from-checkers|far-future-frames|vanish-in-all-reduce|stall|
 //                       forge-hash|forge-stage-state|stage-gradients-x-4|stage-zero-activations|
-//                       stage-noise
+//                       stage-noise|coalition:KEY,KEY,...
 //                      [the options of swarmtrain --headless]
 #include "ClientOptions.h"
 #include "CryptoLifetime.h"
@@ -75,6 +75,15 @@ std::optional<Misbehaviour> misbehaviourNamed(const QString &name)
         };
         m.refereeForChecker = true;
         m.ignoreRulings = true;
+    } else if (name.startsWith(QLatin1StringView("coalition:"))) {
+        // One of a coalition, by its members' keys: it vouches for an ally's average as its
+        // checker, and makes up its own (x -4) only where an ally checks it, so no honest checker
+        // ever disputes it. It follows the coordinator's rulings like an honest client.
+        m.allies = name.mid(10).split(QLatin1Char(','), Qt::SkipEmptyParts);
+        m.ownerAverage = [](std::vector<float> &average) {
+            for (float &x : average)
+                x *= -4.0f;
+        };
     } else if (name == QLatin1StringView("equivocate")) {
         m.equivocate = true;
     } else if (name == QLatin1StringView("withhold-from-checkers")) {

@@ -224,8 +224,9 @@ protected:
     }
     // Each of `members` contributes; those in `applying` report applying `average` to `owner`'s
     // range, the others report skipping it. The round closes.
+    // The others report applying `redone`, where given, and else skipping the range.
     void closeAudited(const std::vector<Peer *> &members, qint64 round, const Peer &owner, const QByteArray &average,
-                      const std::set<const Peer *> &applying)
+                      const std::set<const Peer *> &applying, const QByteArray &redone = {})
     {
         const RoundRecord running = currentRound();
         const auto range = std::find_if(running.members.begin(), running.members.end(),
@@ -235,6 +236,8 @@ protected:
             if (applying.contains(peer)) {
                 request.averages.push_back({range->begin, sha256Of(average)});
                 request.paramsHash = QString(64, QLatin1Char('c'));
+            } else if (!redone.isEmpty()) {
+                request.averages.push_back({range->begin, sha256Of(redone)});
             }
             ASSERT_EQ(contribute(*peer, request).status, 200);
         }
@@ -688,7 +691,8 @@ TEST_F(OwnerDisputeTest, TheAuditIsDrawnOnlyOnceEveryOwnerNamedItsAverageOrTheTi
 // A lying owner whose checker vouches for it (a colluding partner) is not disputed by anyone. An
 // audit of its range still catches it: its evidence does not hold, so it is counted a lying owner,
 // and the checker, which applied the refuted average, is counted an offence too. Both lose the
-// round; the honest members, which skipped the range as the ruling says, lose nothing.
+// round. The coordinator keeps the range as it recomputed it from the liar's pieces, and the honest
+// members, which apply that as the ruling says, lose nothing.
 TEST_F(OwnerDisputeTest, AnAuditCatchesALyingOwnerWhoseCheckerVouchedForIt)
 {
     options.trust.rangeAuditRate = 1.0;
@@ -710,7 +714,22 @@ TEST_F(OwnerDisputeTest, AnAuditCatchesALyingOwnerWhoseCheckerVouchedForIt)
         RangeRuling::fromJson(send("GET", "/v1/round/ruling?round=0&owner=" + liar.keyId().toLatin1(), {}, h2).json()).value();
     EXPECT_EQ(ruling.state, RangeRuling::State::Refuted);
     EXPECT_EQ(ruling.averageSha256, sha256Of(lie.average));
-    ASSERT_NO_FATAL_FAILURE(closeAudited(owners, 0, liar, lie.average, {&liar, &checker}));
+    // The range as the coordinator recomputed it from the liar's pieces, which are the members':
+    // the honest average, for the members to apply instead, so the swarm loses nothing of it.
+    const QByteArray honestAverage = evidenceOf(liar, pieces).average;
+    EXPECT_EQ(ruling.redoneSha256, sha256Of(honestAverage));
+    const QByteArray redone = "/v1/round/redone?round=0&owner=" + liar.keyId().toLatin1();
+    const HttpAnswer recomputed = send("GET", redone, {}, h2);
+    ASSERT_EQ(recomputed.status, 200) << recomputed.body.constData();
+    EXPECT_EQ(recomputed.body, honestAverage);
+    EXPECT_EQ(send("GET", "/v1/round/redone?round=0&owner=" + h1.keyId().toLatin1(), {}, h2).status, 404) << "upheld";
+    EXPECT_EQ(send("GET", "/v1/round/redone?round=0&owner=" + QByteArray(65, 'a'), {}, h2).status, 400);
+    EXPECT_EQ(send("GET", "/v1/round/redone?round=0", {}, h2).status, 400);
+    EXPECT_EQ(send("GET", "/v1/round/redone?round=9&owner=" + liar.keyId().toLatin1(), {}, h2).status, 409);
+    Peer &stranger = newPeer(true);
+    join(stranger);
+    EXPECT_EQ(send("GET", redone, {}, stranger).status, 403) << "not a member of the round";
+    ASSERT_NO_FATAL_FAILURE(closeAudited(owners, 0, liar, lie.average, {&liar, &checker}, honestAverage));
     EXPECT_EQ(record(liar).offences, 2) << "a lying owner, which also applied the average refuted";
     EXPECT_EQ(record(checker).offences, 1) << "it applied the refuted average it vouched for";
     EXPECT_FALSE(lastContribution(liar).accepted.value_or(true));

@@ -451,6 +451,18 @@ TEST(ControlMessagesTest, AveragesNamedForTheAuditAndTheAuditAreStrict)
         EXPECT_NE(errorOf<AverageClaim>(json).find(field.toStdString()), std::string::npos) << field.toStdString();
     }
 
+    // A refuted ruling may name the range as the coordinator recomputed it; no other ruling does.
+    RangeRuling refuted{7, QStringLiteral("o1"), RangeRuling::State::Refuted, hash('a'), hash('b')};
+    EXPECT_EQ(RangeRuling::fromJson(refuted.toJson()).value().redoneSha256, hash('b'));
+    refuted.redoneSha256.clear();
+    EXPECT_FALSE(refuted.toJson().contains(QStringLiteral("redone_sha256")));
+    QJsonObject upheld = RangeRuling{7, QStringLiteral("o1"), RangeRuling::State::Upheld, hash('a')}.toJson();
+    upheld.insert(QStringLiteral("redone_sha256"), hash('b'));
+    EXPECT_NE(errorOf<RangeRuling>(upheld).find("redone_sha256"), std::string::npos);
+    QJsonObject malformed = RangeRuling{7, QStringLiteral("o1"), RangeRuling::State::Refuted, hash('a')}.toJson();
+    malformed.insert(QStringLiteral("redone_sha256"), QStringLiteral("nothex"));
+    EXPECT_NE(errorOf<RangeRuling>(malformed).find("redone_sha256"), std::string::npos);
+
     RangeAudit pending{7, false, {}};
     EXPECT_FALSE(pending.toJson().contains(QStringLiteral("owners")));
     EXPECT_FALSE(RangeAudit::fromJson(pending.toJson()).value().drawn);

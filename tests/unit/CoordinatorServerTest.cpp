@@ -1180,3 +1180,24 @@ TEST(CoordinatorAverageRefusalTest, ARulingOnTheOwnersEvidenceDecidesTheRange)
               QStringLiteral("range [0, 64) is the average the coordinator refuted"));
     EXPECT_EQ(expecting({other, applied, applied}, false, other), QString()) << "the checker's, confirmed by the referee";
 }
+
+// An audited range whose owner's average was refuted, applied as the coordinator recomputed it
+// from the owner's pieces (issue 43): that average is the range's whatever its partners reported.
+TEST(CoordinatorAverageRefusalTest, ARefutedRangeMayBeTheOneTheCoordinatorRecomputed)
+{
+    const qint64 count = 64;
+    const RangeAverage range = averageOf(0, count, 0.002f);
+    const QByteArray blob = bytesOf(encodeRangeAverages(std::vector{range}));
+    const QString applied = QString::fromStdString(Sha256::hexOf(range.payload));
+    const QString lie = QString(64, QLatin1Char('e')), other = QString(64, QLatin1Char('f'));
+    const auto expecting = [&](const QString &redone) {
+        AverageEndpoints::Expected expected;
+        AverageEndpoints::ExpectedRange expectedRange{count, {}, AverageEndpoints::Ruling{false, lie, redone}};
+        expectedRange.partners = {{QStringLiteral("owner"), QStringLiteral("k0"), lie}, {QStringLiteral("checker"), QStringLiteral("k1"), lie}};
+        expected.ranges.emplace(0, expectedRange);
+        return AverageEndpoints::refusal(blob, expected, count);
+    };
+    EXPECT_EQ(expecting(applied), QString());
+    EXPECT_EQ(expecting(other), QStringLiteral("range [0, 64) is not the average its owner k0 reported")) << "another recomputation";
+    EXPECT_EQ(expecting({}), QStringLiteral("range [0, 64) is not the average its owner k0 reported")) << "none";
+}

@@ -192,6 +192,24 @@ TEST(RangeRulingsTest, AnAuditedRangeStaysOnlyWhereTheAverageThatCameIsUpheld)
         EXPECT_EQ(outcome.skippedRanges, (std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 256}}));
     }
 
+    // Refuted, with the range as the coordinator recomputed it: that is applied, but only the very
+    // bytes the ruling names.
+    const Encoded recomputed = encoded(0.0025f);
+    RangeRuling refuted = ruling(RangeRuling::State::Refuted, hashOf(owners));
+    refuted.redoneSha256 = hashOf(recomputed);
+    AllReduceOutcome redone = undisputed();
+    settleAuditedRanges(redone, audited, {{QStringLiteral("o"), refuted}}, {{QStringLiteral("o"), recomputed.bytes}});
+    EXPECT_EQ(redone.average[0], recomputed.values[0]);
+    EXPECT_EQ(redone.average[255], recomputed.values[255]);
+    ASSERT_EQ(redone.appliedAverages.size(), 2u);
+    EXPECT_EQ(redone.appliedAverages[0].payload, rangeOf(0, recomputed).payload);
+    EXPECT_TRUE(redone.skippedRanges.empty());
+    EXPECT_EQ(redone.redoneRanges, (std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 256}}));
+    AllReduceOutcome forged = undisputed();
+    settleAuditedRanges(forged, audited, {{QStringLiteral("o"), refuted}}, {{QStringLiteral("o"), encoded(0.5f).bytes}});
+    EXPECT_EQ(forged.average[0], 0.0f) << "other bytes than the ruling names: skipped";
+    EXPECT_EQ(forged.skippedRanges.size(), 1u);
+
     // Disputed as well: the dispute's settlement stands (here, the checker's average as refereed).
     const Encoded checkers = encoded(-0.008f);
     AllReduceOutcome disputed = disputedOutcome(owners, checkers);

@@ -122,8 +122,13 @@ Result<AverageEndpoints::Expected> AverageEndpoints::expectationFor(const PeerRe
     Result<std::vector<UpdateReportRecord>> rulings = m_context.store.evidenceRulings(round.number, round.number);
     if (!rulings)
         return rulings.error();
-    for (const auto &[begin, ruling] : rulingsByRange(round, *rulings))
-        expected.ranges[begin].ruling = Ruling{ruling.kind == QLatin1StringView(kEvidenceUpheld), ruling.detail};
+    Result<std::vector<UpdateReportRecord>> records = m_context.store.updateReports(round.number, round.attempt);
+    if (!records)
+        return records.error();
+    for (const auto &[begin, ruling] : rulingsByRange(round, *rulings)) {
+        const bool upheld = ruling.kind == QLatin1StringView(kEvidenceUpheld);
+        expected.ranges[begin].ruling = Ruling{upheld, ruling.detail, upheld ? QString() : redoneSha256Of(*records, ruling.senderKeyId)};
+    }
     return expected;
 }
 
@@ -145,6 +150,8 @@ QString AverageEndpoints::refusal(const QByteArray &blob, const Expected &expect
             return QStringLiteral("%1 is not the average the coordinator upheld").arg(name);
         } else if (ruling && hash == ruling->sha256) {
             return QStringLiteral("%1 is the average the coordinator refuted").arg(name);
+        } else if (ruling && !ruling->redoneSha256.isEmpty() && hash == ruling->redoneSha256) {
+            continue; // the range as the coordinator recomputed it from the owner's pieces
         }
         const std::vector<Partner> &partners = it->second.partners;
         const auto vouching = std::count_if(partners.begin(), partners.end(), [&](const Partner &p) { return p.hash == hash; });

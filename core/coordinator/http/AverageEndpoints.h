@@ -45,6 +45,7 @@ public:
     struct Ruling {
         bool upheld = false;
         QString sha256; // of the owner's average it ruled on
+        QString redoneSha256{}; // refuted: of the range as the coordinator recomputed it (empty: none)
     };
     struct ExpectedRange {
         qint64 end = 0;

@@ -62,6 +62,8 @@ void VerificationEndpoints::addRoutes(RouteTable &routes)
                          exchange.respond(done ? HttpReply::json(QJsonObject{{QStringLiteral("named"), true}})
                                                : failure(status, done.error()));
                      })));
+    routes.add(route(Method::Get, "/v1/round/redone", RouteAccess::Peer, RouteBody::None,
+                     [this](HttpExchange &exchange) { exchange.respond(redone(exchange)); }));
     routes.add(route(Method::Get, "/v1/round/audit", RouteAccess::Peer, RouteBody::None, [this](HttpExchange &exchange) {
         const qint64 round = roundParameter(exchange.request);
         if (round < 0)
@@ -100,6 +102,18 @@ HttpReply VerificationEndpoints::ruling(const HttpExchange &exchange)
     int status = 0;
     Result<RangeRuling> answer = m_context.verification.rangeRuling(exchange.peer, round, owner, status);
     return answer ? HttpReply::json(answer->toJson()) : failure(status, answer.error());
+}
+
+HttpReply VerificationEndpoints::redone(const HttpExchange &exchange)
+{
+    const qint64 round = roundParameter(exchange.request);
+    const QString owner = exchange.request.query().queryItemValue(QStringLiteral("owner"));
+    if (round < 0 || owner.isEmpty() || owner.size() > 64)
+        return HttpReply::error(400, QStringLiteral("GET /v1/round/redone needs ?round=R&owner=KEY"));
+    int status = 0;
+    QString sha256;
+    Result<std::filesystem::path> file = m_context.verification.redonePath(exchange.peer, round, owner, sha256, status);
+    return file ? fileDownload(*file, sha256, exchange.request, {}) : failure(status, file.error());
 }
 
 void VerificationEndpoints::upload(const HttpExchange &exchange)
@@ -143,12 +157,13 @@ void VerificationEndpoints::evidence(const HttpExchange &exchange)
         return exchange.respond(failure(status, owned.error()));
     // Decoding every piece and recomputing the range takes a while for a large model: off the event loop.
     m_checks.start([this, evidence = std::move(evidence).value(), owned = std::move(owned).value(), reply = exchange.replier()] {
-        const QString refusal = evidenceRefusal(evidence, owned);
+        QByteArray redone;
+        const QString refusal = evidenceRefusal(evidence, owned, &redone);
         const QString averageSha256 = QString::fromLatin1(QCryptographicHash::hash(evidence.average, QCryptographicHash::Sha256).toHex());
         QMetaObject::invokeMethod(
             m_context.server,
-            [this, owned, averageSha256, refusal, reply] {
-                Result<void> kept = m_context.verification.rule(owned, averageSha256, refusal);
+            [this, owned, averageSha256, refusal, redone, reply] {
+                Result<void> kept = m_context.verification.rule(owned, averageSha256, refusal, redone);
                 reply(kept ? HttpReply::json(EvidenceRuling{refusal.isEmpty(), refusal}.toJson()) : failure(500, kept.error()));
             },
             Qt::QueuedConnection);

@@ -26,6 +26,7 @@ private:
     HttpReply download(const HttpExchange &exchange);
     void evidence(const HttpExchange &exchange);
     HttpReply ruling(const HttpExchange &exchange);
+    HttpReply redone(const HttpExchange &exchange);
 
     QThreadPool m_checks; // update checks; waited for before the endpoints go
 };

@@ -31,7 +31,7 @@ const RoundMember *memberOf(const RoundRecord &round, const QString &keyId)
 
 } // namespace
 
-QString evidenceRefusal(const RangeEvidence &evidence, const EvidenceCase &owned)
+QString evidenceRefusal(const RangeEvidence &evidence, const EvidenceCase &owned, QByteArray *redone)
 {
     const std::size_t count = std::size_t(owned.owner.end - owned.owner.begin);
     if (evidence.begin != owned.owner.begin || evidence.end != owned.owner.end)
@@ -72,11 +72,23 @@ QString evidenceRefusal(const RangeEvidence &evidence, const EvidenceCase &owned
     if (!quantized)
         return QStringLiteral("the pieces make no average: %1").arg(QString::fromStdString(quantized.error().message));
     const double difference = rangeRelativeDifference(dequantize(*quantized), *average);
+    if (difference > kRangeTolerance && redone) {
+        const std::vector<std::byte> encoded = encodeQuantized(*quantized);
+        *redone = QByteArray(reinterpret_cast<const char *>(encoded.data()), qsizetype(encoded.size()));
+    }
     if (difference > kRangeTolerance)
         return QStringLiteral("recomputed from its %1 pieces, its average differs by %2 (relative L2)")
             .arg(evidence.pieces.size())
             .arg(difference, 0, 'g', 3);
     return {};
+}
+
+QString redoneSha256Of(const std::vector<UpdateReportRecord> &reports, const QString &owner)
+{
+    const auto redone = std::find_if(reports.begin(), reports.end(), [&](const UpdateReportRecord &r) {
+        return r.kind == QLatin1StringView(kEvidenceRedone) && r.reporterKeyId == owner && r.senderKeyId == owner;
+    });
+    return redone != reports.end() ? redone->detail : QString();
 }
 
 std::map<qint64, UpdateReportRecord> rulingsByRange(const RoundRecord &round, const std::vector<UpdateReportRecord> &rulings)

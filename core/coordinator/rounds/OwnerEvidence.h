@@ -37,14 +37,22 @@ struct EvidenceCase {
 // (within the checkers' tolerance), or "" when it does. A pure function: it runs on a worker
 // thread. An honest owner's evidence always holds: it averaged only pieces it checked against the
 // same commitments, refused those an owner must refuse, and the result is a pure function of them.
-QString evidenceRefusal(const RangeEvidence &evidence, const EvidenceCase &owned);
+// Where the pieces hold and only the average does not, `redone` (when given) gets the encoded
+// average they make: the range as the coordinator averaged it (Verification::rule).
+QString evidenceRefusal(const RangeEvidence &evidence, const EvidenceCase &owned, QByteArray *redone = nullptr);
 
 // The kinds of the rulings' records among a round's update reports (reporter and sender: the owner).
 inline constexpr char kEvidenceUpheld[] = "evidence_upheld";
 inline constexpr char kEvidenceRefuted[] = "evidence_refuted";
+// The SHA-256 of the range as the coordinator recomputed it from a refuted owner's pieces.
+inline constexpr char kEvidenceRedone[] = "evidence_redone";
 
 // The rulings among `rulings` (CoordinatorStore::evidenceRulings) of `round`'s attempt, by the
 // begin of their owner's range in it.
+// The SHA-256 of `owner`'s range as the coordinator recomputed it from its refuted evidence, among
+// a round's update reports; empty when there is none.
+QString redoneSha256Of(const std::vector<UpdateReportRecord> &reports, const QString &owner);
+
 std::map<qint64, UpdateReportRecord> rulingsByRange(const RoundRecord &round, const std::vector<UpdateReportRecord> &rulings);
 
 } // namespace swarmtrain

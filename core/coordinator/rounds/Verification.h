@@ -60,7 +60,10 @@ public:
     // evidence is judged by, when `owner` owns its range in the running round and sent none for it
     // yet (on the server's thread); evidenceRefusal() (any thread); the ruling kept (server's thread).
     Result<EvidenceCase> evidenceCase(const PeerRecord &owner, const RangeEvidence &evidence, int &status);
-    Result<void> rule(const EvidenceCase &owned, const QString &averageSha256, const QString &refusal);
+    // `redone`: the range as the coordinator recomputed it from a refuted owner's pieces
+    // (evidenceRefusal()), kept for the members (redonePath()).
+    Result<void> rule(const EvidenceCase &owned, const QString &averageSha256, const QString &refusal,
+                      const QByteArray &redone = {});
     // GET /v1/round/ruling: the ruling on `owner`'s evidence in the running round, for a member.
     Result<RangeRuling> rangeRuling(const PeerRecord &asker, qint64 round, const QString &owner, int &status);
     // What the members of `round` did against the coordinator's rulings on its owners' evidence,
@@ -84,6 +87,11 @@ public:
     Result<void> claimAverage(const PeerRecord &owner, const AverageClaim &claim, int &status);
     // GET /v1/round/audit: the running round's audited owners, once drawn (drawn then if due).
     Result<RangeAudit> rangeAudit(const PeerRecord &asker, qint64 round, int &status);
+    // GET /v1/round/redone: the file of `owner`'s range as the coordinator recomputed it in the
+    // running round, for a member, and its SHA-256 (`sha256`). Members apply it to an audited
+    // range whose owner's average was refuted, so the swarm loses nothing of that range.
+    Result<std::filesystem::path> redonePath(const PeerRecord &asker, qint64 round, const QString &owner, QString &sha256,
+                                             int &status);
     // The largest encoded range any piece or average of the evidence can be, and the largest body
     // the running round's evidence can have.
     qint64 maxEvidencePayloadBytes() const;
@@ -143,6 +151,9 @@ private:
     Result<RoundRecord> runningRoundFor(const PeerRecord &peer, qint64 round, bool owner, int &status);
     // The SHA-256 of the average `owner` named among a round's `reports` (empty: none).
     static QString claimedAverage(const std::vector<UpdateReportRecord> &reports, const QString &owner);
+    // Keeps `redone` for the members; its SHA-256. Ranges of rounds before the last are removed.
+    Result<QString> keepRedone(const EvidenceCase &owned, const QByteArray &redone);
+    std::filesystem::path redoneFile(qint64 round, int attempt, const QString &owner) const;
     // Takes back the credit of `keyId`'s contribution to `round` when it was accepted.
     Result<void> revokeAccepted(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
                                 const QString &keyId);

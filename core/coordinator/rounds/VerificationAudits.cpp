@@ -1,8 +1,10 @@
 #include "Verification.h"
 
 #include "CoordinatorLog.h"
+#include "FileIo.h"
 #include "OwnerDisputes.h"
 
+#include <QCryptographicHash>
 #include <QRandomGenerator>
 
 #include <algorithm>
@@ -136,6 +138,46 @@ QString Verification::claimedAverage(const std::vector<UpdateReportRecord> &repo
 {
     const UpdateReportRecord *claim = findReport(reports, owner, QLatin1StringView(kAverageClaim));
     return claim ? claim->detail : QString();
+}
+
+std::filesystem::path Verification::redoneFile(qint64 round, int attempt, const QString &owner) const
+{
+    return m_updatesDir / "redone" / QStringLiteral("%1-%2-%3").arg(round).arg(attempt).arg(owner).toStdString();
+}
+
+Result<QString> Verification::keepRedone(const EvidenceCase &owned, const QByteArray &redone)
+{
+    const std::filesystem::path dir = m_updatesDir / "redone";
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    for (const auto &entry : std::filesystem::directory_iterator(dir, ec)) {
+        const qint64 round = QString::fromStdString(entry.path().filename().string()).section(QLatin1Char('-'), 0, 0).toLongLong();
+        if (round < owned.round.number - 1)
+            std::filesystem::remove(entry.path(), ec);
+    }
+    const std::span bytes(reinterpret_cast<const std::byte *>(redone.constData()), std::size_t(redone.size()));
+    if (Result<void> written = writeFileAtomically(redoneFile(owned.round.number, owned.round.attempt, owned.owner.keyId), bytes);
+        !written)
+        return written.error();
+    return QString::fromLatin1(QCryptographicHash::hash(redone, QCryptographicHash::Sha256).toHex());
+}
+
+Result<std::filesystem::path> Verification::redonePath(const PeerRecord &asker, qint64 roundNumber, const QString &owner,
+                                                       QString &sha256, int &status)
+{
+    Result<RoundRecord> round = runningRoundFor(asker, roundNumber, false, status);
+    if (!round)
+        return round.error();
+    status = 500;
+    Result<std::vector<UpdateReportRecord>> reports = m_store.updateReports(round->number, round->attempt);
+    if (!reports)
+        return reports.error();
+    status = 404;
+    sha256 = redoneSha256Of(*reports, owner);
+    if (sha256.isEmpty() || owner.contains(QLatin1Char('/')) || owner.contains(QLatin1Char('.')))
+        return makeError("the coordinator recomputed no range of that owner this round");
+    status = 200;
+    return redoneFile(round->number, round->attempt, owner);
 }
 
 Result<void> Verification::judgeAudits(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,

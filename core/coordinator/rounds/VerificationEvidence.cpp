@@ -3,6 +3,7 @@
 #include "CoordinatorLog.h"
 #include "OwnerDisputes.h"
 #include "Quantization.h"
+#include "QtText.h"
 
 #include <algorithm>
 #include <map>
@@ -69,7 +70,8 @@ Result<EvidenceCase> Verification::evidenceCase(const PeerRecord &owner, const R
     return owned;
 }
 
-Result<void> Verification::rule(const EvidenceCase &owned, const QString &averageSha256, const QString &refusal)
+Result<void> Verification::rule(const EvidenceCase &owned, const QString &averageSha256, const QString &refusal,
+                                const QByteArray &redone)
 {
     const QString &owner = owned.owner.keyId;
     if (refusal.isEmpty()) {
@@ -80,7 +82,15 @@ Result<void> Verification::rule(const EvidenceCase &owned, const QString &averag
                                            << "does not hold:" << refusal;
     }
     const QString kind = QLatin1StringView(refusal.isEmpty() ? kEvidenceUpheld : kEvidenceRefuted);
-    return m_store.addUpdateReports({{owned.round.number, owned.round.attempt, owner, owner, kind, averageSha256}});
+    std::vector<UpdateReportRecord> records{{owned.round.number, owned.round.attempt, owner, owner, kind, averageSha256}};
+    if (!refusal.isEmpty() && !redone.isEmpty()) {
+        if (Result<QString> kept = keepRedone(owned, redone); kept)
+            records.push_back({owned.round.number, owned.round.attempt, owner, owner, QLatin1StringView(kEvidenceRedone), *kept});
+        else
+            qCWarning(lcCoordinator).noquote() << "round" << owned.round.number << ": cannot keep the range of" << owner
+                                               << "as recomputed:" << toQString(kept.error());
+    }
+    return m_store.addUpdateReports(records);
 }
 
 Result<RangeRuling> Verification::rangeRuling(const PeerRecord &asker, qint64 roundNumber, const QString &owner, int &status)
@@ -119,6 +129,9 @@ Result<RangeRuling> Verification::rangeRuling(const PeerRecord &asker, qint64 ro
             continue;
         ruling.averageSha256 = report.detail;
     }
+    ruling.redoneSha256 = redoneSha256Of(*reports, owner);
+    if (ruling.state != RangeRuling::State::Refuted)
+        ruling.redoneSha256.clear();
     return ruling;
 }
 
@@ -134,9 +147,12 @@ Result<Verification::RulingBreaches> Verification::rulingBreaches(const RoundRec
     if (byRange.empty())
         return breaches;
     Result<std::vector<AverageReportRecord>> applied = m_store.averageReports(round.number, round.attempt);
-    if (!applied)
-        return applied.error();
-    std::map<qint64, std::set<QString>> upheldBy; // upheld ranges some member applied, by whom
+    Result<std::vector<UpdateReportRecord>> records = m_store.updateReports(round.number, round.attempt);
+    if (!applied || !records)
+        return applied ? records.error() : applied.error();
+    // Ranges some member applied as ruled, by whom: the average upheld, or the range as the
+    // coordinator recomputed it from a refuted owner's pieces.
+    std::map<qint64, std::set<QString>> settledBy;
     for (const AverageReportRecord &report : *applied) {
         const auto ruling = byRange.find(report.begin);
         if (ruling == byRange.end())
@@ -145,16 +161,16 @@ Result<Verification::RulingBreaches> Verification::rulingBreaches(const RoundRec
         const bool upheld = ruling->second.kind == QLatin1StringView(kEvidenceUpheld);
         if (upheld ? report.sha256 != ruling->second.detail : report.sha256 == ruling->second.detail)
             breaches.overruled.insert(report.keyId);
-        else if (upheld)
-            upheldBy[report.begin].insert(report.keyId);
+        else if (upheld || report.sha256 == redoneSha256Of(*records, ruling->second.senderKeyId))
+            settledBy[report.begin].insert(report.keyId);
     }
-    // A member that did not apply an upheld range others applied: no offence (its ruling may
+    // A member that did not apply a range others applied as ruled: no offence (its ruling may
     // have come too late for it), but its state is not the one the ruling makes, so it has no say
     // in which state is agreed. Otherwise members that skip an honest owner's range, and are a
     // majority, would have the swarm lose that range every round.
     breaches.unsettled = breaches.overruled;
     for (const RoundMember &member : round.members) {
-        for (const auto &[begin, appliers] : upheldBy) {
+        for (const auto &[begin, appliers] : settledBy) {
             if (!appliers.contains(member.keyId))
                 breaches.unsettled.insert(member.keyId);
         }

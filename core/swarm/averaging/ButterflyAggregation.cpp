@@ -76,8 +76,9 @@ Result<std::vector<float>> ButterflyAllReduce::aggregatePieces(const std::map<QS
             m_outcome.clippedSenders.append(senders[qsizetype(i)]);
         }
     }
-    if (m_options.misbehaviour.ownerAverage)
-        m_options.misbehaviour.ownerAverage(*average);
+    const Misbehaviour &hostile = m_options.misbehaviour;
+    if (hostile.ownerAverage && (hostile.allies.isEmpty() || (log && hostile.allies.contains(m_checkerOf.value(m_self)))))
+        hostile.ownerAverage(*average);
     return average;
 }
 

@@ -134,7 +134,7 @@ void ButterflyAllReduce::tryCheck()
 {
     if (!m_running || m_check.done || !m_check.average)
         return;
-    if (m_options.misbehaviour.vouchAsChecker)
+    if (m_options.misbehaviour.vouchAsChecker || m_options.misbehaviour.allies.contains(m_check.owner->keyId))
         return giveVerdict(true, QStringLiteral("it vouches for it, whatever the pieces make"));
     QStringList missing;
     for (const QString &contributor : std::as_const(m_check.contributors)) {

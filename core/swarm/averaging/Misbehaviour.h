@@ -2,6 +2,7 @@
 
 #include <QByteArray>
 #include <QString>
+#include <QStringList>
 #include <QtGlobal>
 
 #include <functional>
@@ -25,6 +26,10 @@ struct Misbehaviour {
     // As a range's checker, agrees with the owner's average whatever the pieces make (an owner's
     // colluding partner).
     bool vouchAsChecker = false;
+    // A coalition's keys: as a checker this peer vouches for an ally's average, and as an owner it
+    // changes its own average (`ownerAverage`) only in rounds whose draw made an ally its checker,
+    // when nobody would dispute it.
+    QStringList allies;
     // As a range's referee, rules for the checker's average whatever the pieces make (a checker's
     // colluding partner).
     bool refereeForChecker = false;

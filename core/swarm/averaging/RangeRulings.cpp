@@ -79,7 +79,7 @@ Result<void> settleDisputedRanges(AllReduceOutcome &outcome, const std::map<QStr
 }
 
 void settleAuditedRanges(AllReduceOutcome &outcome, const std::vector<DisputedRange> &audited,
-                         const std::map<QString, RangeRuling> &rulings)
+                         const std::map<QString, RangeRuling> &rulings, const std::map<QString, QByteArray> &redone)
 {
     for (const DisputedRange &range : audited) {
         const auto disputed = std::find_if(outcome.disputedRanges.begin(), outcome.disputedRanges.end(),
@@ -93,6 +93,21 @@ void settleAuditedRanges(AllReduceOutcome &outcome, const std::vector<DisputedRa
             && ruling->second.averageSha256 == sha256Hex(applied->payload))
             continue;
         skipRange(outcome, range.begin, range.end);
+        const auto recomputed = redone.find(range.owner);
+        if (ruling == rulings.end() || ruling->second.state != RangeRuling::State::Refuted || recomputed == redone.end()
+            || ruling->second.redoneSha256.isEmpty() || sha256Hex(bytesOf(recomputed->second)) != ruling->second.redoneSha256)
+            continue;
+        Result<Quantized> decoded = decodeQuantized(bytesOf(recomputed->second), std::size_t(range.end - range.begin));
+        if (!decoded)
+            continue;
+        const std::vector<float> values = dequantize(*decoded);
+        std::copy(values.begin(), values.end(), outcome.average.begin() + range.begin);
+        std::erase(outcome.skippedRanges, std::pair(range.begin, range.end));
+        outcome.redoneRanges.emplace_back(range.begin, range.end);
+        const auto *bytes = reinterpret_cast<const std::byte *>(recomputed->second.constData());
+        outcome.appliedAverages.push_back({range.begin, range.end, {bytes, bytes + recomputed->second.size()}});
+        std::sort(outcome.appliedAverages.begin(), outcome.appliedAverages.end(),
+                  [](const RangeAverage &a, const RangeAverage &b) { return a.begin < b.begin; });
     }
 }
 

@@ -30,9 +30,11 @@ Result<void> settleDisputedRanges(AllReduceOutcome &outcome, const std::map<QStr
 
 // Settles each range the coordinator audited (RangeAudit; `audited`: their owners and ranges) that
 // was applied here and not disputed: it stays only where its owner's ruling upholds the very
-// average that came, and is skipped otherwise (refuted, another average upheld, or no ruling by
-// the member's wait). A disputed audited range is settleDisputedRanges()'.
+// average that came. Where the ruling refutes it and `redone` holds the range as the coordinator
+// recomputed it from the owner's pieces (by owner; the very bytes the ruling names), that is
+// applied instead; otherwise (another average upheld, no ruling by the member's wait) the range is
+// skipped. A disputed audited range is settleDisputedRanges()'.
 void settleAuditedRanges(AllReduceOutcome &outcome, const std::vector<DisputedRange> &audited,
-                         const std::map<QString, RangeRuling> &rulings);
+                         const std::map<QString, RangeRuling> &rulings, const std::map<QString, QByteArray> &redone = {});
 
 } // namespace swarmtrain

@@ -90,14 +90,18 @@ private:
     // peer's evidence where its range is either, and settles the ranges by the rulings.
     void settleRanges(qint64 round, const RoundAnswer &info, AllReduceOutcome &outcome);
     // Where the coordinator audits ranges: names this owner's average (POST /v1/round/average)
-    // and waits a while for the draw; the audited owners (none when no draw came).
-    QStringList drawnAudit(qint64 round, const RoundAnswer &info, const AllReduceOutcome &outcome);
+    // and waits a while for the draw; the audited owners, or nullopt when no draw came.
+    std::optional<QStringList> drawnAudit(qint64 round, const RoundAnswer &info, const AllReduceOutcome &outcome);
     // Where the coordinator rules on disputed ranges: asks for the ruling on each range disputed
     // or `audited` (this peer's own from `own`), waiting a while for those still pending, and
     // settles the ranges by them (RangeRulings.h). Elsewhere, and for a hostile client that
     // ignores rulings, nothing.
     void settleDisputes(qint64 round, const RoundAnswer &info, AllReduceOutcome &outcome, const QStringList &audited,
                         const std::optional<EvidenceRuling> &own);
+    // The audited ranges whose rulings refute them, as the coordinator recomputed them from their
+    // owners' pieces (GET /v1/round/redone), by owner; those it cannot fetch are left out.
+    std::map<QString, QByteArray> redoneRanges(qint64 round, const std::vector<DisputedRange> &audited,
+                                               const std::map<QString, RangeRuling> &rulings);
     // Commits to this peer's pieces of the round and, for a range owner, collects into `options`
     // what the other members committed to for its range and for the range it checks (none, and
     // no range checks, with a coordinator without commitments).

@@ -7,6 +7,7 @@
 #include "DataPlane.h"
 #include "FileIo.h"
 #include "QtText.h"
+#include "Quantization.h"
 #include "RangeAverageBlob.h"
 #include "RangeRulings.h"
 #include "ReplicaTrainer.h"
@@ -213,16 +214,18 @@ std::optional<EvidenceRuling> SwarmWorker::sendEvidence(qint64 round, int attemp
 
 void SwarmWorker::settleRanges(qint64 round, const RoundAnswer &info, AllReduceOutcome &outcome)
 {
-    const QStringList audited = m_rangeAudits ? drawnAudit(round, info, outcome) : QStringList();
+    const std::optional<QStringList> audited = m_rangeAudits ? drawnAudit(round, info, outcome) : QStringList();
     const bool ownDisputed = std::any_of(outcome.disputedRanges.begin(), outcome.disputedRanges.end(),
                                          [&](const DisputedRange &range) { return range.owner == m_identity->keyId(); });
+    // With no draw in sight this owner sends its evidence anyway: if its range was drawn after
+    // all, the coordinator has it.
     std::optional<EvidenceRuling> own;
-    if (outcome.evidence && (ownDisputed || audited.contains(m_identity->keyId())))
+    if (outcome.evidence && (ownDisputed || !audited || audited->contains(m_identity->keyId())))
         own = sendEvidence(round, info.attempt, *outcome.evidence, ownDisputed);
-    settleDisputes(round, info, outcome, audited, own);
+    settleDisputes(round, info, outcome, audited.value_or(QStringList()), own);
 }
 
-QStringList SwarmWorker::drawnAudit(qint64 round, const RoundAnswer &info, const AllReduceOutcome &outcome)
+std::optional<QStringList> SwarmWorker::drawnAudit(qint64 round, const RoundAnswer &info, const AllReduceOutcome &outcome)
 {
     // This owner names its average before anyone can know which ranges are audited (refused once
     // the audit is drawn: then it is audited).
@@ -248,7 +251,7 @@ QStringList SwarmWorker::drawnAudit(qint64 round, const RoundAnswer &info, const
             if (!m_gate->stopRequested())
                 qCWarning(lcWorker).noquote() << "round" << round << ": the coordinator drew no audit"
                                               << (audit ? QStringLiteral("in time") : toQString(audit.error()));
-            return {};
+            return std::nullopt;
         }
         heartbeatIfDue(QStringLiteral("training"));
         m_gate->sleepFor(kCommitPollMs);
@@ -302,7 +305,34 @@ void SwarmWorker::settleDisputes(qint64 round, const RoundAnswer &info, AllReduc
     }
     if (Result<void> settled = settleDisputedRanges(outcome, rulings); !settled)
         qCWarning(lcWorker).noquote() << "round" << round << ":" << toQString(settled.error());
-    settleAuditedRanges(outcome, auditedRanges, rulings);
+    settleAuditedRanges(outcome, auditedRanges, rulings, redoneRanges(round, auditedRanges, rulings));
+}
+
+std::map<QString, QByteArray> SwarmWorker::redoneRanges(qint64 round, const std::vector<DisputedRange> &audited,
+                                                        const std::map<QString, RangeRuling> &rulings)
+{
+    std::map<QString, QByteArray> redone;
+    for (const DisputedRange &range : audited) {
+        const auto ruling = rulings.find(range.owner);
+        if (ruling == rulings.end() || ruling->second.state != RangeRuling::State::Refuted || ruling->second.redoneSha256.isEmpty())
+            continue;
+        const std::filesystem::path file = m_options.stateDir / ("redone-" + range.owner.toStdString());
+        Result<void> got = m_session->download(QStringLiteral("/v1/round/redone?round=%1&owner=%2").arg(round).arg(range.owner),
+                                               file, ruling->second.redoneSha256);
+        Result<std::vector<std::byte>> bytes =
+            got ? readFileBytes(file, encodedQuantizedSize(std::size_t(range.end - range.begin))) : Result<std::vector<std::byte>>(got.error());
+        std::error_code ec;
+        std::filesystem::remove(file, ec);
+        if (!bytes) {
+            qCWarning(lcWorker).noquote() << "round" << round << ": cannot fetch the range of" << range.owner
+                                          << "as the coordinator recomputed it:" << toQString(bytes.error());
+            continue;
+        }
+        qCInfo(lcWorker).noquote() << "round" << round << ": applies the range of" << range.owner
+                                   << "as the coordinator recomputed it from its pieces";
+        redone[range.owner] = QByteArray(reinterpret_cast<const char *>(bytes->data()), qsizetype(bytes->size()));
+    }
+    return redone;
 }
 
 Result<void> SwarmWorker::commitPieces(qint64 round, const QHash<QString, QByteArray> &hashes, const RoundAnswer &info,
