@@ -14,7 +14,9 @@
 // And three colluders among nine members: a `coalition` that vouches for its members' averages
 // and makes up its own where the round's draw made an ally its checker. Nobody disputes such a
 // range; the coordinator's audits (--range-audits 1) rule on it from the owner's evidence. Prints:
-//   ATTACK colluding-coalition members=9 colluders=3 refuted=... banned_by_round=... ...
+//   ATTACK colluding-coalition members=9 colluders=3 rounds=7 lies_refuted=4 lie_rounds=3/5/6,-,4 banned=1
+//          banned_credit=0 unbanned_credit=35.84/30.72 honest_banned=no loss_delta=-0.01%
+//          loss_delta_unaudited=+90.75% banned_unaudited=0
 #include "AttackedSwarm.h"
 
 #include <QJsonObject>

@@ -316,12 +316,14 @@ std::map<QString, QByteArray> SwarmWorker::redoneRanges(qint64 round, const std:
         const auto ruling = rulings.find(range.owner);
         if (ruling == rulings.end() || ruling->second.state != RangeRuling::State::Refuted || ruling->second.redoneSha256.isEmpty())
             continue;
-        const std::filesystem::path file = m_options.stateDir / ("redone-" + range.owner.toStdString());
+        // One range at a time, never resumed from another's part.
+        const std::filesystem::path file = m_options.stateDir / "redone-range";
+        std::error_code ec;
+        std::filesystem::remove(m_options.stateDir / "redone-range.part", ec);
         Result<void> got = m_session->download(QStringLiteral("/v1/round/redone?round=%1&owner=%2").arg(round).arg(range.owner),
                                                file, ruling->second.redoneSha256);
         Result<std::vector<std::byte>> bytes =
             got ? readFileBytes(file, encodedQuantizedSize(std::size_t(range.end - range.begin))) : Result<std::vector<std::byte>>(got.error());
-        std::error_code ec;
         std::filesystem::remove(file, ec);
         if (!bytes) {
             qCWarning(lcWorker).noquote() << "round" << round << ": cannot fetch the range of" << range.owner
