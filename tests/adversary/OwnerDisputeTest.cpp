@@ -244,6 +244,31 @@ protected:
         ASSERT_EQ(currentRound().number, round + 1);
     }
 
+    // Round 0 runs with the four owners, every range audited and offences never a ban; their
+    // pieces, committed.
+    Pieces startFullyAuditedRound()
+    {
+        options.trust.rangeAuditRate = 1.0;
+        options.trust.banAfterOffences = 1'000;
+        startServer();
+        joinAll(owners);
+        EXPECT_NO_FATAL_FAILURE(startRound(owners, 0));
+        return commitRealPieces(owners);
+    }
+
+    // Round 0 runs with the owners and `outbound` (a member that accepts no connections, so owns
+    // no range); `stranger` joined once it started. Its members.
+    std::vector<Peer *> startRoundWithOutsiders(Peer &outbound, Peer &stranger)
+    {
+        std::vector<Peer *> members = owners;
+        members.push_back(&outbound);
+        startServer();
+        joinAll(members);
+        EXPECT_NO_FATAL_FAILURE(startRound(members, 0));
+        join(stranger);
+        return members;
+    }
+
     std::mt19937 random{43};
     Peer &liar = newPeer(true);
     Peer &h1 = newPeer(true);
@@ -604,12 +629,7 @@ TEST_F(OwnerDisputeTest, ARulingIsAskedOfTheRunningRoundAboutAnOwner)
 {
     Peer &outbound = newPeer(false);
     Peer &stranger = newPeer(true);
-    std::vector<Peer *> members = owners;
-    members.push_back(&outbound);
-    startServer();
-    joinAll(members);
-    ASSERT_NO_FATAL_FAILURE(startRound(members, 0));
-    join(stranger);
+    startRoundWithOutsiders(outbound, stranger);
     const QByteArray about = "/v1/round/ruling?round=0&owner=" + h1.keyId().toLatin1();
     EXPECT_EQ(send("GET", about, {}, h2).status, 200);
     EXPECT_EQ(send("GET", about, {}, stranger).status, 403) << "not a member of the round";
@@ -695,12 +715,7 @@ TEST_F(OwnerDisputeTest, TheAuditIsDrawnOnlyOnceEveryOwnerNamedItsAverageOrTheTi
 // members, which apply that as the ruling says, lose nothing.
 TEST_F(OwnerDisputeTest, AnAuditCatchesALyingOwnerWhoseCheckerVouchedForIt)
 {
-    options.trust.rangeAuditRate = 1.0;
-    options.trust.banAfterOffences = 1'000;
-    startServer();
-    joinAll(owners);
-    ASSERT_NO_FATAL_FAILURE(startRound(owners, 0));
-    const Pieces pieces = commitRealPieces(owners);
+    const Pieces pieces = startFullyAuditedRound();
     Peer &checker = checkerOf(liar);
     const RangeEvidence lie = evidenceOf(liar, pieces, -4.0f);
     ASSERT_EQ(nameAverage(liar, lie.average).status, 200);
@@ -747,12 +762,7 @@ TEST_F(OwnerDisputeTest, AnAuditCatchesALyingOwnerWhoseCheckerVouchedForIt)
 // round without sending its evidence is counted an offence, as it kept the coordinator from ruling.
 TEST_F(OwnerDisputeTest, AnAuditedOwnerStandsByTheAverageItNamedAndSendsItsEvidence)
 {
-    options.trust.rangeAuditRate = 1.0;
-    options.trust.banAfterOffences = 1'000;
-    startServer();
-    joinAll(owners);
-    ASSERT_NO_FATAL_FAILURE(startRound(owners, 0));
-    const Pieces pieces = commitRealPieces(owners);
+    const Pieces pieces = startFullyAuditedRound();
     ASSERT_EQ(nameAverage(liar, evidenceOf(liar, pieces, -4.0f).average).status, 200);
     for (Peer *owner : honest)
         ASSERT_EQ(nameAverage(*owner, evidenceOf(*owner, pieces).average).status, 200);
@@ -777,12 +787,7 @@ TEST_F(OwnerDisputeTest, AveragesAreNamedByTheRunningRoundsOwnersAndItsAuditAske
 {
     Peer &outbound = newPeer(false);
     Peer &stranger = newPeer(true);
-    std::vector<Peer *> members = owners;
-    members.push_back(&outbound);
-    startServer();
-    joinAll(members);
-    ASSERT_NO_FATAL_FAILURE(startRound(members, 0));
-    join(stranger);
+    const std::vector<Peer *> members = startRoundWithOutsiders(outbound, stranger);
     const Pieces pieces = commitRealPieces(members);
     const QByteArray average = evidenceOf(h1, pieces).average;
     EXPECT_EQ(nameAverage(outbound, average).status, 403) << "it owns no range";

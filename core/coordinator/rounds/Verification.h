@@ -147,8 +147,13 @@ private:
     Result<void> judgeAudits(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
                              std::set<QString> &revoked);
     bool rangeAudits() const;
-    // The running round `round`, for a member (an owner, with `owner`) when this coordinator audits.
-    Result<RoundRecord> runningRoundFor(const PeerRecord &peer, qint64 round, bool owner, int &status);
+    // The running round `round` and its update reports, for a member (an owner, with `owner`) when
+    // this coordinator audits.
+    struct RoundReports {
+        RoundRecord round;
+        std::vector<UpdateReportRecord> reports;
+    };
+    Result<RoundReports> runningRoundFor(const PeerRecord &peer, qint64 round, bool owner, int &status);
     // The SHA-256 of the average `owner` named among a round's `reports` (empty: none).
     static QString claimedAverage(const std::vector<UpdateReportRecord> &reports, const QString &owner);
     // Keeps `redone` for the members; its SHA-256. Ranges of rounds before the last are removed.

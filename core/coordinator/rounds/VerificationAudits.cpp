@@ -41,7 +41,8 @@ const UpdateReportRecord *findReport(const std::vector<UpdateReportRecord> &repo
 
 bool Verification::rangeAudits() const { return m_settings.rangeRulings && m_settings.rangeAuditRate > 0.0; }
 
-Result<RoundRecord> Verification::runningRoundFor(const PeerRecord &peer, qint64 roundNumber, bool owner, int &status)
+Result<Verification::RoundReports> Verification::runningRoundFor(const PeerRecord &peer, qint64 roundNumber, bool owner,
+                                                                 int &status)
 {
     status = 500;
     Result<RoundRecord> round = m_rounds.current();
@@ -58,43 +59,42 @@ Result<RoundRecord> Verification::runningRoundFor(const PeerRecord &peer, qint64
                      [&](const RoundMember &m) { return m.keyId == peer.keyId && (!owner || m.end > m.begin); }))
         return makeError(owner ? "only a range owner of the running round names its average"
                                : "only a member of the running round asks for its audit");
-    return round;
+    status = 500;
+    Result<std::vector<UpdateReportRecord>> reports = m_store.updateReports(round->number, round->attempt);
+    if (!reports)
+        return reports.error();
+    return RoundReports{std::move(round).value(), std::move(reports).value()};
 }
 
 Result<void> Verification::claimAverage(const PeerRecord &owner, const AverageClaim &claim, int &status)
 {
-    Result<RoundRecord> round = runningRoundFor(owner, claim.round, true, status);
-    if (!round)
-        return round.error();
+    Result<RoundReports> running = runningRoundFor(owner, claim.round, true, status);
+    if (!running)
+        return running.error();
+    const RoundRecord &round = running->round;
+    const std::vector<UpdateReportRecord> &reports = running->reports;
     status = 409;
-    if (round->attempt != claim.attempt)
+    if (round.attempt != claim.attempt)
         return makeError("that is not the running round's attempt");
-    status = 500;
-    Result<std::vector<UpdateReportRecord>> reports = m_store.updateReports(round->number, round->attempt);
-    if (!reports)
-        return reports.error();
-    status = 409;
-    if (findReport(*reports, {}, QLatin1StringView(kAuditDrawn)))
+    if (findReport(reports, {}, QLatin1StringView(kAuditDrawn)))
         return makeError("the round's audit is drawn already: the range is audited");
-    if (findReport(*reports, owner.keyId, QLatin1StringView(kAverageClaim)))
+    if (findReport(reports, owner.keyId, QLatin1StringView(kAverageClaim)))
         return makeError("this owner named its average of the round already");
     status = 500;
     const QString now = QString::number(m_clock());
-    return m_store.addUpdateReports({{round->number, round->attempt, owner.keyId, owner.keyId, QLatin1StringView(kAverageClaim), claim.sha256},
-                                     {round->number, round->attempt, {}, {}, QLatin1StringView(kAuditOpened), now}});
+    return m_store.addUpdateReports({{round.number, round.attempt, owner.keyId, owner.keyId, QLatin1StringView(kAverageClaim), claim.sha256},
+                                     {round.number, round.attempt, {}, {}, QLatin1StringView(kAuditOpened), now}});
 }
 
 Result<RangeAudit> Verification::rangeAudit(const PeerRecord &asker, qint64 roundNumber, int &status)
 {
-    Result<RoundRecord> round = runningRoundFor(asker, roundNumber, false, status);
-    if (!round)
-        return round.error();
-    status = 500;
-    Result<std::vector<UpdateReportRecord>> reports = m_store.updateReports(round->number, round->attempt);
-    if (!reports)
-        return reports.error();
-    RangeAudit audit{round->number, false, {}};
-    if (const UpdateReportRecord *drawn = findReport(*reports, {}, QLatin1StringView(kAuditDrawn))) {
+    Result<RoundReports> running = runningRoundFor(asker, roundNumber, false, status);
+    if (!running)
+        return running.error();
+    const RoundRecord &round = running->round;
+    const std::vector<UpdateReportRecord> &reports = running->reports;
+    RangeAudit audit{round.number, false, {}};
+    if (const UpdateReportRecord *drawn = findReport(reports, {}, QLatin1StringView(kAuditDrawn))) {
         status = 200;
         audit.drawn = true;
         audit.owners = drawn->detail.split(QLatin1Char(','), Qt::SkipEmptyParts);
@@ -102,31 +102,31 @@ Result<RangeAudit> Verification::rangeAudit(const PeerRecord &asker, qint64 roun
     }
     // The owners that committed are waited for; a member that committed nothing has no range
     // anyone applies.
-    Result<std::vector<CommitmentRecord>> commitments = m_store.commitments(round->number, round->attempt);
+    Result<std::vector<CommitmentRecord>> commitments = m_store.commitments(round.number, round.attempt);
     if (!commitments)
         return commitments.error();
     std::set<QString> committed;
     for (const CommitmentRecord &c : *commitments)
         committed.insert(c.keyId);
-    std::vector<RoundMember> owners = ownersByRange(*round);
+    std::vector<RoundMember> owners = ownersByRange(round);
     std::erase_if(owners, [&](const RoundMember &o) { return !committed.contains(o.keyId); });
     const bool everyoneNamed = std::all_of(owners.begin(), owners.end(), [&](const RoundMember &o) {
-        return findReport(*reports, o.keyId, QLatin1StringView(kAverageClaim)) != nullptr;
+        return findReport(reports, o.keyId, QLatin1StringView(kAverageClaim)) != nullptr;
     });
-    const UpdateReportRecord *opened = findReport(*reports, {}, QLatin1StringView(kAuditOpened));
+    const UpdateReportRecord *opened = findReport(reports, {}, QLatin1StringView(kAuditOpened));
     const qint64 openedMs = opened ? opened->detail.toLongLong() : 0;
-    const bool late = opened && m_clock() >= openedMs + std::max(kMinAuditGraceMs, openedMs - round->startedMs);
+    const bool late = opened && m_clock() >= openedMs + std::max(kMinAuditGraceMs, openedMs - round.startedMs);
     status = 200;
     if (owners.empty() || !(everyoneNamed || late))
         return audit;
     QStringList drawn;
     for (const RoundMember &o : owners) {
-        const bool named = findReport(*reports, o.keyId, QLatin1StringView(kAverageClaim)) != nullptr;
+        const bool named = findReport(reports, o.keyId, QLatin1StringView(kAverageClaim)) != nullptr;
         if (!named || QRandomGenerator::system()->generateDouble() < m_settings.rangeAuditRate)
             drawn.append(o.keyId);
     }
     status = 500;
-    if (Result<void> kept = m_store.addUpdateReports({{round->number, round->attempt, {}, {}, QLatin1StringView(kAuditDrawn),
+    if (Result<void> kept = m_store.addUpdateReports({{round.number, round.attempt, {}, {}, QLatin1StringView(kAuditDrawn),
                                                        drawn.join(QLatin1Char(','))}});
         !kept)
         return kept.error();
@@ -165,19 +165,15 @@ Result<QString> Verification::keepRedone(const EvidenceCase &owned, const QByteA
 Result<std::filesystem::path> Verification::redonePath(const PeerRecord &asker, qint64 roundNumber, const QString &owner,
                                                        QString &sha256, int &status)
 {
-    Result<RoundRecord> round = runningRoundFor(asker, roundNumber, false, status);
-    if (!round)
-        return round.error();
-    status = 500;
-    Result<std::vector<UpdateReportRecord>> reports = m_store.updateReports(round->number, round->attempt);
-    if (!reports)
-        return reports.error();
+    Result<RoundReports> running = runningRoundFor(asker, roundNumber, false, status);
+    if (!running)
+        return running.error();
     status = 404;
-    sha256 = redoneSha256Of(*reports, owner);
+    sha256 = redoneSha256Of(running->reports, owner);
     if (sha256.isEmpty() || owner.contains(QLatin1Char('/')) || owner.contains(QLatin1Char('.')))
         return makeError("the coordinator recomputed no range of that owner this round");
     status = 200;
-    return redoneFile(round->number, round->attempt, owner);
+    return redoneFile(running->round.number, running->round.attempt, owner);
 }
 
 Result<void> Verification::judgeAudits(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
