@@ -28,6 +28,24 @@ void skipRange(AllReduceOutcome &outcome, std::int64_t begin, std::int64_t end)
         outcome.skippedRanges.push_back(span);
 }
 
+// Applies `values` (decoded from `payload`) to [begin, end) in place of whatever stood there.
+// `redone`: not as its owner averaged it.
+void applyRange(AllReduceOutcome &outcome, std::int64_t begin, std::int64_t end, const std::vector<float> &values,
+                const QByteArray &payload, bool redone)
+{
+    const std::pair<std::int64_t, std::int64_t> span(begin, end);
+    std::erase_if(outcome.appliedAverages, [&](const RangeAverage &a) { return a.begin == begin; });
+    std::erase(outcome.redoneRanges, span);
+    std::erase(outcome.skippedRanges, span);
+    if (redone)
+        outcome.redoneRanges.push_back(span);
+    std::copy(values.begin(), values.end(), outcome.average.begin() + begin);
+    const auto *bytes = reinterpret_cast<const std::byte *>(payload.constData());
+    outcome.appliedAverages.push_back({begin, end, {bytes, bytes + payload.size()}});
+    std::sort(outcome.appliedAverages.begin(), outcome.appliedAverages.end(),
+              [](const RangeAverage &a, const RangeAverage &b) { return a.begin < b.begin; });
+}
+
 } // namespace
 
 Result<void> settleDisputedRanges(AllReduceOutcome &outcome, const std::map<QString, RangeRuling> &rulings)
@@ -59,22 +77,11 @@ Result<void> settleDisputedRanges(AllReduceOutcome &outcome, const std::map<QStr
     }
     for (const Settlement &settlement : settlements) {
         const DisputedRange &range = *settlement.range;
-        const std::pair<std::int64_t, std::int64_t> span(range.begin, range.end);
-        if (settlement.how == Settled::AsRefereed)
-            continue;
-        if (settlement.how == Settled::Skipped) {
+        if (settlement.how == Settled::Skipped)
             skipRange(outcome, range.begin, range.end);
-            continue;
-        }
-        std::erase_if(outcome.appliedAverages, [&](const RangeAverage &a) { return a.begin == range.begin; });
-        std::erase(outcome.redoneRanges, span);
-        std::copy(settlement.values.begin(), settlement.values.end(), outcome.average.begin() + range.begin);
-        std::erase(outcome.skippedRanges, span);
-        const auto *bytes = reinterpret_cast<const std::byte *>(range.ownerAverage.constData());
-        outcome.appliedAverages.push_back({range.begin, range.end, {bytes, bytes + range.ownerAverage.size()}});
+        else if (settlement.how == Settled::OwnersAverage)
+            applyRange(outcome, range.begin, range.end, settlement.values, range.ownerAverage, false);
     }
-    std::sort(outcome.appliedAverages.begin(), outcome.appliedAverages.end(),
-              [](const RangeAverage &a, const RangeAverage &b) { return a.begin < b.begin; });
     return {};
 }
 
@@ -98,16 +105,8 @@ void settleAuditedRanges(AllReduceOutcome &outcome, const std::vector<DisputedRa
             || ruling->second.redoneSha256.isEmpty() || sha256Hex(bytesOf(recomputed->second)) != ruling->second.redoneSha256)
             continue;
         Result<Quantized> decoded = decodeQuantized(bytesOf(recomputed->second), std::size_t(range.end - range.begin));
-        if (!decoded)
-            continue;
-        const std::vector<float> values = dequantize(*decoded);
-        std::copy(values.begin(), values.end(), outcome.average.begin() + range.begin);
-        std::erase(outcome.skippedRanges, std::pair(range.begin, range.end));
-        outcome.redoneRanges.emplace_back(range.begin, range.end);
-        const auto *bytes = reinterpret_cast<const std::byte *>(recomputed->second.constData());
-        outcome.appliedAverages.push_back({range.begin, range.end, {bytes, bytes + recomputed->second.size()}});
-        std::sort(outcome.appliedAverages.begin(), outcome.appliedAverages.end(),
-                  [](const RangeAverage &a, const RangeAverage &b) { return a.begin < b.begin; });
+        if (decoded)
+            applyRange(outcome, range.begin, range.end, dequantize(*decoded), recomputed->second, true);
     }
 }
 
