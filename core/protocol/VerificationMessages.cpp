@@ -4,6 +4,7 @@
 #include "TrainingSettings.h"
 
 #include <QJsonArray>
+#include <QSet>
 
 #include <algorithm>
 #include <set>
@@ -99,7 +100,15 @@ Result<CommitmentsAnswer> CommitmentsAnswer::fromJson(const QJsonObject &json)
 
 QJsonObject AverageClaim::toJson() const
 {
-    return QJsonObject{{L("round"), double(round)}, {L("attempt"), attempt}, {L("sha256"), sha256}};
+    QJsonObject json{{L("round"), double(round)},
+                     {L("attempt"), attempt},
+                     {L("sha256"), sha256},
+                     {L("contributors"), QJsonArray::fromStringList(contributors)}};
+    if (!owner.isEmpty()) {
+        json.insert(L("owner"), owner);
+        json.insert(L("agrees"), agrees);
+    }
+    return json;
 }
 
 Result<AverageClaim> AverageClaim::fromJson(const QJsonObject &json)
@@ -109,6 +118,21 @@ Result<AverageClaim> AverageClaim::fromJson(const QJsonObject &json)
     m.round = r.integer(L("round"), 0, kMaxCount);
     m.attempt = int(r.integer(L("attempt"), 0, 1 << 20));
     m.sha256 = r.sha256Hex(L("sha256"));
+    m.contributors = r.optionalStrings(L("contributors"), kMaxCommittedPieces, kMaxKeyIdChars);
+    if (m.contributors.contains(QString()))
+        r.fail(L("contributors"), QStringLiteral("must name each member by its key"));
+    else if (QSet<QString>(m.contributors.begin(), m.contributors.end()).size() != m.contributors.size())
+        r.fail(L("contributors"), QStringLiteral("names a member twice"));
+    if (r.has(L("owner"))) {
+        m.owner = r.string(L("owner"), kMaxKeyIdChars);
+        if (m.owner.isEmpty())
+            r.fail(L("owner"), QStringLiteral("must be a key"));
+    }
+    m.agrees = r.optionalBoolean(L("agrees")).value_or(true);
+    if (r.has(L("agrees")) && m.owner.isEmpty())
+        r.fail(L("agrees"), QStringLiteral("is a checker's verdict, which names the owner"));
+    if (m.agrees && m.contributors.isEmpty())
+        r.fail(L("contributors"), QStringLiteral("must name the members whose pieces are in the average"));
     return r.finish(std::move(m));
 }
 

@@ -67,13 +67,21 @@ struct CommitmentsAnswer {
 };
 
 // POST /v1/round/average (issue 43): a range owner of the running round names the SHA-256 (hex)
-// of the average it sent the members, once, before the round's audit is drawn. An audited owner's
-// evidence holds only for that average, so an owner cannot wait to see whether it is audited and
-// then choose which average to stand by.
+// of the average it sent the members and whose pieces are in it, once, before the round's audit
+// is drawn. An audited owner's evidence holds only for that average and those pieces, so an owner
+// cannot wait to see whether it is audited and then choose which average to stand by.
+// The range's checker names its verdict the same way (`owner`: the range it checked): the average
+// it checked, the pieces it recomputed it from, and whether it agrees. The coordinator audits
+// every range whose checker did not vouch, before the draw, for the very average and pieces its
+// owner named; and a checker that vouched for an average the owner's evidence then shows far
+// from what those pieces make is convicted with the owner (Verification::judgeVouches).
 struct AverageClaim {
     qint64 round = 0;
     int attempt = 0;
     QString sha256;
+    QStringList contributors; // the members whose pieces are in the average, as its owner named them
+    QString owner{}; // a checker's verdict on this owner's range; empty: the sender's own average
+    bool agrees = true; // a checker's verdict: it reproduced the average from the same pieces
 
     QJsonObject toJson() const;
     static Result<AverageClaim> fromJson(const QJsonObject &json);

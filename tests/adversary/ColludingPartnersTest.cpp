@@ -13,10 +13,13 @@
 //          loss_delta_without_rulings=+426.08%
 // And three colluders among nine members: a `coalition` that vouches for its members' averages
 // and makes up its own where the round's draw made an ally its checker. Nobody disputes such a
-// range; the coordinator's audits (--range-audits 1) rule on it from the owner's evidence. Prints:
-//   ATTACK colluding-coalition members=9 colluders=3 rounds=7 lies_refuted=4 lie_rounds=3/5/6,-,4 banned=1
-//          banned_credit=0 unbanned_credit=35.84/30.72 honest_banned=no loss_delta=-0.01%
-//          loss_delta_unaudited=+90.75% banned_unaudited=0
+// range; the coordinator's audits (--range-audits 1) rule on it from the owner's evidence, which
+// proves the lie, and the checker named before the draw that it reproduced that very average: both
+// are banned at once. The coalition is patient (it behaves for its first 3 rounds). Prints:
+//   ATTACK colluding-coalition members=9 colluders=3 rounds=4 lies_refuted=1 lie_rounds=-,-,3
+//          false_vouches=1 vouch_rounds=-,3,- banned=2 banned_credit_before=15.36/15.36
+//          banned_credit=0/0 never_acted_credit=20.48 honest_banned=no loss_delta=+0.00%
+//          loss_delta_unaudited=+14.66% banned_unaudited=0
 #include "AttackedSwarm.h"
 
 #include <QJsonObject>
@@ -142,17 +145,20 @@ TEST_F(ColludingPartnersTest, TwoColludersAmongThreeOwnersCannotDecideTheHonestO
 namespace {
 
 constexpr std::size_t kMembers = 9, kCoalition = 3; // the coalition: the last three to join
-// A coalition member lies in the rounds an ally checks it, 1 in 4 at nine owners, and is banned
-// at its third (--ban-after's default). The attacked run goes until the first ban, at most this
-// many rounds.
-constexpr qint64 kMaxCoalitionRounds = 40;
+// The coalition is patient: it trains honestly for this many rounds, earning credit, then lies in
+// the rounds an ally checks it, 1 in 4 at nine owners; the audit that refutes a lie bans the liar
+// and the ally that vouched for it at once. The attacked run goes until the first ban, at most
+// kMaxCoalitionRounds rounds.
+constexpr qint64 kPatience = 3, kMaxCoalitionRounds = 40;
 
 struct CoalitionRun {
     std::optional<double> loss;            // the validation loss at the compared round
     qint64 compared = -1;                  // that round
     std::vector<std::vector<qint64>> lies; // by coalition member: the rounds an audit refuted its average
+    std::vector<std::vector<qint64>> vouches; // ...the rounds it vouched for a refuted average
     std::vector<bool> banned;              // by coalition member
     std::vector<double> credit;            // by coalition member, on the leaderboard at the end
+    std::vector<double> peakCredit;        // ...the most it held during the run
     std::string logs;
 };
 
@@ -177,10 +183,12 @@ protected:
             coalition.append(identity(i).keyId());
         for (std::size_t i = 0; i < kMembers; ++i) {
             const bool colluder = attacked && i >= kMembers - kCoalition;
-            join(swarm, colluder ? "coalition:" + coalition.join(QLatin1Char(',')).toStdString() : "", true);
+            join(swarm, colluder ? "coalition:" + coalition.join(QLatin1Char(',')).toStdString() + "@" + std::to_string(kPatience) : "",
+                 true);
         }
         CoalitionRun result;
         result.compared = compareAt.value_or(-1);
+        result.peakCredit.assign(kCoalition, 0.0);
         const auto bannedOf = [&](const std::string &coordinatorLog) {
             std::vector<bool> banned;
             for (const QString &key : coalition)
@@ -192,8 +200,11 @@ protected:
             [&](const QJsonObject &answer) {
                 const qint64 round = answer.value(QLatin1StringView("round")).toInteger();
                 result.credit.clear();
-                for (const QString &key : coalition)
+                for (const QString &key : coalition) {
                     result.credit.push_back(test::leaderboardCredit(answer, key).value_or(0.0));
+                    double &peak = result.peakCredit.at(std::size_t(result.credit.size() - 1));
+                    peak = std::max(peak, result.credit.back());
+                }
                 if (result.compared < 0) {
                     const std::vector<bool> banned = bannedOf(swarm.coordinator.errors());
                     // The ban ends the rounds (eight are fewer than a round needs): the round the
@@ -215,6 +226,11 @@ protected:
             for (auto it = std::sregex_iterator(coordinatorLog.begin(), coordinatorLog.end(), refuted); it != std::sregex_iterator(); ++it)
                 rounds.push_back(std::stoll((*it)[1].str()));
             result.lies.push_back(std::move(rounds));
+            rounds.clear();
+            const std::regex vouched("round (\\d+) : " + key.toStdString() + " vouched for the average of");
+            for (auto it = std::sregex_iterator(coordinatorLog.begin(), coordinatorLog.end(), vouched); it != std::sregex_iterator(); ++it)
+                rounds.push_back(std::stoll((*it)[1].str()));
+            result.vouches.push_back(std::move(rounds));
         }
         if (attacked)
             expectHonestUnharmed(swarm, swarm.logs());
@@ -236,10 +252,12 @@ std::string joined(const std::vector<T> &values)
 
 } // namespace
 
-// Each average a coalition member made up, in the rounds the draw made an ally its checker, is
-// refuted by an audit and applied by no one; the liar is banned at its third with all its credit,
-// and the swarm's loss stays within 1% of the same nine keys all honest. With the audits off, the
-// made-up averages go in and no one is caught.
+// A patient coalition first earns credit with honest rounds. Then each average a member makes up,
+// in the rounds the draw made an ally its checker, is refuted by an audit and applied by no one;
+// the liar and the ally that vouched for it are banned at once with all the credit they earned,
+// and the swarm's loss stays within 1% of the same nine keys all honest. A member of the coalition that never lied nor vouched for a lie by then did nothing
+// but honest work, which keeps its credit. With the audits off, the made-up averages go in and no
+// one is caught.
 TEST_F(ColludingCoalitionTest, ThreeColludersAmongNineMembersAreCaughtByTheAuditsAndTheirAveragesNeverApplied)
 {
     const CoalitionRun attacked = run("coalition", true, "1", std::nullopt);
@@ -249,24 +267,34 @@ TEST_F(ColludingCoalitionTest, ThreeColludersAmongNineMembersAreCaughtByTheAudit
     const CoalitionRun unaudited = run("coalition-unaudited", true, "0", attacked.compared);
     ASSERT_TRUE(clean.loss && unaudited.loss) << clean.logs << unaudited.logs;
     const double delta = *attacked.loss / *clean.loss - 1.0, unauditedDelta = *unaudited.loss / *clean.loss - 1.0;
-    std::size_t lies = 0;
-    std::string lieRounds;
-    std::vector<double> bannedCredit, unbannedCredit;
+    std::size_t lies = 0, vouches = 0;
+    std::string lieRounds, vouchRounds;
+    std::vector<double> bannedCredit, bannedPeak, idleCredit;
     for (std::size_t i = 0; i < kCoalition; ++i) {
         lies += attacked.lies.at(i).size();
+        vouches += attacked.vouches.at(i).size();
         lieRounds += (i ? "," : "") + joined(attacked.lies.at(i));
-        (attacked.banned.at(i) ? bannedCredit : unbannedCredit).push_back(attacked.credit.at(i));
+        vouchRounds += (i ? "," : "") + joined(attacked.vouches.at(i));
+        (attacked.banned.at(i) ? bannedCredit : idleCredit).push_back(attacked.credit.at(i));
+        if (attacked.banned.at(i))
+            bannedPeak.push_back(attacked.peakCredit.at(i));
     }
     std::cout << "ATTACK colluding-coalition members=" << kMembers << " colluders=" << kCoalition << " rounds=" << attacked.compared
-              << " lies_refuted=" << lies << " lie_rounds=" << lieRounds << " banned=" << bannedCredit.size()
-              << " banned_credit=" << joined(bannedCredit) << " unbanned_credit=" << joined(unbannedCredit)
+              << " lies_refuted=" << lies << " lie_rounds=" << lieRounds << " false_vouches=" << vouches
+              << " vouch_rounds=" << vouchRounds << " banned=" << bannedCredit.size() << " banned_credit_before="
+              << joined(bannedPeak) << " banned_credit=" << joined(bannedCredit) << " never_acted_credit=" << joined(idleCredit)
               << " honest_banned=no loss_delta=" << test::signedPercent(delta)
               << " loss_delta_unaudited=" << test::signedPercent(unauditedDelta)
               << " banned_unaudited=" << std::count(unaudited.banned.begin(), unaudited.banned.end(), true) << std::endl;
+    EXPECT_GE(vouches, 1u) << "a lie goes only where an ally checks, and vouches\n" << attacked.logs;
     for (std::size_t i = 0; i < kCoalition; ++i) {
-        if (attacked.banned.at(i)) {
-            EXPECT_GE(attacked.lies.at(i).size(), 3u) << "banned at its third lie\n" << attacked.logs;
-            EXPECT_EQ(attacked.credit.at(i), 0.0) << attacked.logs;
+        const bool acted = !attacked.lies.at(i).empty() || !attacked.vouches.at(i).empty();
+        EXPECT_EQ(attacked.banned.at(i), acted) << "banned at its first lie or false vouch, and for nothing else\n" << attacked.logs;
+        for (const qint64 round : attacked.lies.at(i))
+            EXPECT_GE(round, kPatience) << "it lies only once its patience is over\n" << attacked.logs;
+        if (acted) {
+            EXPECT_GT(attacked.peakCredit.at(i), 0.0) << "it earned credit while it behaved";
+            EXPECT_EQ(attacked.credit.at(i), 0.0) << "and lost it all\n" << attacked.logs;
         }
         EXPECT_FALSE(unaudited.banned.at(i)) << unaudited.logs;
     }

@@ -76,10 +76,13 @@ std::optional<Misbehaviour> misbehaviourNamed(const QString &name)
         m.refereeForChecker = true;
         m.ignoreRulings = true;
     } else if (name.startsWith(QLatin1StringView("coalition:"))) {
-        // One of a coalition, by its members' keys: it vouches for an ally's average as its
-        // checker, and makes up its own (x -4) only where an ally checks it, so no honest checker
-        // ever disputes it. It follows the coordinator's rulings like an honest client.
-        m.allies = name.mid(10).split(QLatin1Char(','), Qt::SkipEmptyParts);
+        // One of a coalition, by its members' keys (coalition:KEY,KEY[@ROUND]): it vouches for an
+        // ally's average as its checker, and makes up its own (x -4) only where an ally checks it,
+        // so no honest checker ever disputes it; with @ROUND, patient: it behaves until that round.
+        // It follows the coordinator's rulings like an honest client.
+        const QString coalition = name.mid(10);
+        m.allies = coalition.section(QLatin1Char('@'), 0, 0).split(QLatin1Char(','), Qt::SkipEmptyParts);
+        m.fromRound = coalition.section(QLatin1Char('@'), 1).toULongLong();
         m.ownerAverage = [](std::vector<float> &average) {
             for (float &x : average)
                 x *= -4.0f;

@@ -3,12 +3,12 @@
 // "average", every round. Each range has a second owner, its checker, which recomputes the
 // average from the same pieces and disputes it, and a referee, which recomputes it once more and
 // confirms the checker's: every member applies the checker's average instead, so the lie costs
-// the honest swarm nothing. The checker and the referee report the liar, the coordinator counts
-// an offence each round, bans it and a ban takes its credit. Compared with the same four keys
-// all honest, the swarm's states are the same bit for bit until the coordinator first refuses
-// the liar's round: the liar then takes the swarm's state afresh, and its error feedback with
-// it, so its honest pieces differ a little from the honest fourth's from then on. Prints:
-//   ATTACK lying-owner detected=yes banned_after=8-rounds loss_delta=-0.03% ranges_redone=8
+// the honest swarm nothing. The checker and the referee report the liar, and the liar's own
+// evidence, which it sends as the client does, refutes its average, so the coordinator bans it
+// when its first round closes and a ban takes its credit. Compared with
+// the same four keys all honest at that round's state, the swarm's states are the same bit for
+// bit. Prints:
+//   ATTACK lying-owner detected=yes banned_after=1-rounds loss_delta=+0.00% ranges_redone=1
 #include "AttackedSwarm.h"
 
 #include <QJsonArray>
@@ -27,13 +27,15 @@ using namespace std::chrono_literals;
 namespace {
 
 constexpr int kHonest = 3;
-// The loss compared is the state after this many rounds; the liar lies in each of them and is
+// The loss compared is the state after this many rounds, unless the attack bans the fourth
+// sooner (then the state its ban's round made); a lying checker disputes in each of them and is
 // banned at the close of the last (its offences reach --ban-after), so every compared round has
 // the same four members in both runs.
 constexpr qint64 kRounds = 8;
 
 struct SwarmRun {
     double loss = 0.0;
+    qint64 compared = kRounds;           // the round whose state's loss is compared
     bool detected = false;              // an honest checker could not reproduce the liar's average
     int redone = 0;                     // rounds in which client 0 applied a checker's average instead
     std::optional<qint64> bannedAtRound; // the round running when the liar was banned
@@ -56,8 +58,9 @@ std::string linesWith(const std::string &text, const std::string &what)
 
 class LyingOwnerTest : public test::AttackedSwarmTest {
 protected:
-    // The three honest clients and a fourth with key 3, honest or the liar.
-    SwarmRun run(const std::string &name, bool attacked, const std::string &misbehave = "lying-owner")
+    // The three honest clients and a fourth with key 3, honest or the liar. `compareAt`: the state
+    // compared; -1: the one made by the round whose close banned the fourth.
+    SwarmRun run(const std::string &name, bool attacked, const std::string &misbehave = "lying-owner", qint64 compareAt = kRounds)
     {
         Swarm swarm;
         // No probation: the fourth is established at once and owns a range, as a liar that had
@@ -77,12 +80,14 @@ protected:
         const bool done = watchStatus(
             swarm,
             [&](const QJsonObject &answer) {
-                if (!loss)
-                    loss = test::validationLossAt(answer, kRounds);
+                if (attacked && !result.bannedAtRound
+                    && swarm.coordinator.errors().find("banned " + fourth.toStdString()) != std::string::npos)
+                    result.bannedAtRound = answer.value(QLatin1StringView("round")).toInteger();
+                result.compared = compareAt >= 0 ? compareAt : result.bannedAtRound.value_or(-1);
+                if (!loss && result.compared >= 0)
+                    loss = test::validationLossAt(answer, result.compared);
                 if (!attacked)
                     return loss.has_value();
-                if (!result.bannedAtRound && swarm.coordinator.errors().find("banned " + fourth.toStdString()) != std::string::npos)
-                    result.bannedAtRound = answer.value(QLatin1StringView("round")).toInteger();
                 if (!loss || !result.bannedAtRound)
                     return false;
                 result.credit = test::leaderboardCredit(answer, fourth).value_or(result.credit);
@@ -102,7 +107,7 @@ protected:
             EXPECT_EQ(coordinatorLog.find("banned " + identity(i).keyId().toStdString()), std::string::npos) << swarm.logs();
         }
         result.redone = countOf(swarm.clients[0]->errors(), "the range of " + fourth.toStdString() + " is applied as its checker");
-        for (qint64 round = 0; round < kRounds; ++round) {
+        for (qint64 round = 0; round < result.compared; ++round) {
             EXPECT_NE(swarm.clients[0]->errors().find("round " + std::to_string(round) + " all-reduce with 4 members"),
                       std::string::npos)
                 << "round " << round << "\n" << swarm.logs();
@@ -119,20 +124,21 @@ protected:
 
 TEST_F(LyingOwnerTest, ALyingRangeOwnerIsCaughtItsRangeRedoneAndItIsBannedAndEarnsNothing)
 {
-    const SwarmRun clean = run("clean", false);
+    const SwarmRun attacked = run("attacked", true, "lying-owner", -1);
+    const SwarmRun clean = run("clean", false, "", attacked.compared);
     ASSERT_GT(clean.loss, 0.0) << clean.logs;
     EXPECT_EQ(clean.redone, 0) << clean.logs;
-    const SwarmRun attacked = run("attacked", true);
     const double delta = attacked.loss / clean.loss - 1.0;
     std::ostringstream line;
     line << "ATTACK lying-owner detected=" << (attacked.detected ? "yes" : "no")
          << " banned_after=" << (attacked.bannedAtRound ? std::to_string(*attacked.bannedAtRound) + "-rounds" : std::string("never"))
          << " loss_delta=" << test::signedPercent(delta) << " ranges_redone=" << attacked.redone;
-    std::cout << "the same four keys, all honest: validation loss " << clean.loss << " after " << kRounds << " rounds"
+    std::cout << "the same four keys, all honest: validation loss " << clean.loss << " after " << clean.compared << " rounds"
               << std::endl;
     std::cout << line.str() << std::endl;
     EXPECT_TRUE(attacked.detected) << attacked.logs;
-    EXPECT_EQ(attacked.redone, kRounds) << "the liar's range, every round\n" << attacked.logs;
+    EXPECT_EQ(attacked.bannedAtRound.value_or(-1), 1) << "banned when its first round closed\n" << attacked.logs;
+    EXPECT_EQ(attacked.redone, attacked.compared) << "the liar's range, every round\n" << attacked.logs;
     EXPECT_TRUE(attacked.bannedAtRound.has_value()) << attacked.logs;
     EXPECT_EQ(attacked.credit, 0.0) << attacked.logs;
     // Every member applied what an honest owner would have sent: the same states as the run

@@ -204,12 +204,35 @@ protected:
         return colluders;
     }
 
-    // Range audits (Verification::rangeAudit): `owner` names `average` as the one it sent.
-    HttpAnswer nameAverage(Peer &owner, const QByteArray &average)
+    // Range audits (Verification::rangeAudit): `owner` names the average of `evidence` as the one it
+    // sent, with the pieces in it.
+    static AverageClaim claimOf(const RoundRecord &round, const RangeEvidence &evidence)
     {
-        const RoundRecord round = currentRound();
-        const AverageClaim claim{round.number, round.attempt, sha256Of(average)};
-        return post(owner, "/v1/round/average", claim.toJson());
+        AverageClaim claim{round.number, round.attempt, sha256Of(evidence.average), {}};
+        for (const auto &[sender, piece] : evidence.pieces)
+            claim.contributors.append(sender);
+        return claim;
+    }
+    HttpAnswer nameAverage(Peer &owner, const RangeEvidence &evidence)
+    {
+        return post(owner, "/v1/round/average", claimOf(currentRound(), evidence).toJson());
+    }
+    // ...and `checker` its verdict on it (`owner`'s range), as it checked it.
+    HttpAnswer nameVerdict(Peer &checker, const Peer &owner, const RangeEvidence &evidence, bool agrees = true)
+    {
+        AverageClaim verdict = claimOf(currentRound(), evidence);
+        verdict.owner = owner.keyId();
+        verdict.agrees = agrees;
+        return post(checker, "/v1/round/average", verdict.toJson());
+    }
+    // Each of `named` names its honest average, and its checker vouches for it.
+    void nameAndVouch(const std::vector<Peer *> &named, const Pieces &pieces)
+    {
+        for (Peer *owner : named) {
+            const RangeEvidence evidence = evidenceOf(*owner, pieces);
+            ASSERT_EQ(nameAverage(*owner, evidence).status, 200);
+            ASSERT_EQ(nameVerdict(checkerOf(*owner), *owner, evidence).status, 200);
+        }
     }
     RangeAudit auditAsSeenBy(Peer &member)
     {
@@ -525,18 +548,22 @@ TEST_F(OwnerDisputeTest, ALyingOwnersEvidenceFailsAndNamesItAtOnce)
     EXPECT_EQ(sendEvidence(liar, evidenceOf(liar, pieces)).status, 409) << "one ruling a round";
     ASSERT_NO_FATAL_FAILURE(closeRound(owners, 0, {{&checker, {liar.keyId()}}, {&liar, {checker.keyId()}}}));
     EXPECT_EQ(record(liar).offences, 1) << "named in the round it lied";
+    EXPECT_TRUE(record(liar).banned()) << "its own evidence shows the lie: banned at once";
+    EXPECT_EQ(record(liar).credit, 0.0);
     EXPECT_FALSE(lastContribution(liar).accepted.value_or(true));
     EXPECT_EQ(record(checker).offences, 0);
 
-    // A piece it made up, and one from a peer that is not a member.
-    ASSERT_NO_FATAL_FAILURE(startRound(owners, 1));
-    pieces = commitRealPieces(owners);
-    RangeEvidence forged = evidenceOf(liar, pieces);
+    // A piece made up.
+    ASSERT_NO_FATAL_FAILURE(startRound(honest, 1));
+    pieces = commitRealPieces(honest);
+    RangeEvidence forged = evidenceOf(h1, pieces);
     forged.pieces.front().second[0] = char(forged.pieces.front().second[0] ^ 1);
-    ruled = sendEvidence(liar, forged);
+    ruled = sendEvidence(h1, forged);
     ASSERT_EQ(ruled.status, 200);
     EXPECT_NE(EvidenceRuling::fromJson(ruled.json()).value().why.indexOf(QLatin1StringView("committed")), -1) << ruled.body.constData();
-    EXPECT_EQ(record(liar).offences, 1) << "counted when the round closes";
+    EXPECT_EQ(record(h1).offences, 0) << "counted when the round closes";
+    ASSERT_NO_FATAL_FAILURE(closeRound(honest, 1, {}));
+    EXPECT_TRUE(record(h1).banned());
 }
 
 // What the coordinator refuses before it recomputes anything: evidence from a peer that owns no
@@ -659,10 +686,11 @@ TEST_F(OwnerDisputeTest, ARulingOnEvidenceIsNoPieceLeftOut)
 
 // Issue 43, range audits: each round the coordinator draws a random share of the ranges and rules
 // on their owners' evidence, whatever their checkers said. It draws them only once every owner
-// that committed named its average, so no owner knows before it is bound to an average whether
-// its range is audited; an owner that named none in time is audited, so holding back gains
-// nothing. Here the share is tiny: only the owners that named nothing are drawn.
-TEST_F(OwnerDisputeTest, TheAuditIsDrawnOnlyOnceEveryOwnerNamedItsAverageOrTheTimeForThatIsUp)
+// that committed named its average, and its checker its verdict on it, so no owner or checker
+// knows before it is bound whether the range is audited; a range whose owner named nothing in
+// time, or whose checker did not vouch for the very average and pieces its owner named, is
+// audited, so holding back gains nothing. Here the random share is tiny.
+TEST_F(OwnerDisputeTest, TheAuditIsDrawnOnceOwnersAndCheckersNamedTheirWordOrTheTimeIsUp)
 {
     options.trust.rangeAuditRate = 1e-12;
     startServer();
@@ -673,11 +701,13 @@ TEST_F(OwnerDisputeTest, TheAuditIsDrawnOnlyOnceEveryOwnerNamedItsAverageOrTheTi
     EXPECT_TRUE(CommitmentsAnswer::fromJson(commitments.json()).value().rangeAudits) << commitments.body.constData();
     for (Peer *owner : {&liar, &h1, &h2}) {
         EXPECT_FALSE(auditAsSeenBy(h3).drawn) << "not before every owner named its average";
-        ASSERT_EQ(nameAverage(*owner, evidenceOf(*owner, pieces).average).status, 200);
+        ASSERT_NO_FATAL_FAILURE(nameAndVouch({owner}, pieces));
     }
-    EXPECT_EQ(nameAverage(h1, evidenceOf(h1, pieces).average).status, 409) << "once a round";
-    EXPECT_FALSE(auditAsSeenBy(h1).drawn);
-    ASSERT_EQ(nameAverage(h3, evidenceOf(h3, pieces).average).status, 200);
+    EXPECT_EQ(nameAverage(h1, evidenceOf(h1, pieces)).status, 409) << "once a round";
+    EXPECT_EQ(nameVerdict(checkerOf(h1), h1, evidenceOf(h1, pieces), false).status, 409) << "once a round";
+    ASSERT_EQ(nameAverage(h3, evidenceOf(h3, pieces)).status, 200);
+    EXPECT_FALSE(auditAsSeenBy(h1).drawn) << "nor before every checker named its verdict";
+    ASSERT_EQ(nameVerdict(checkerOf(h3), h3, evidenceOf(h3, pieces)).status, 200);
     RangeAudit audit = auditAsSeenBy(liar);
     EXPECT_TRUE(audit.drawn);
     EXPECT_TRUE(audit.owners.isEmpty()) << audit.owners.join(u',').toStdString();
@@ -687,40 +717,62 @@ TEST_F(OwnerDisputeTest, TheAuditIsDrawnOnlyOnceEveryOwnerNamedItsAverageOrTheTi
     // its range is audited. Naming it later is refused, and the draw stays as it was.
     ASSERT_NO_FATAL_FAILURE(startRound(owners, 1));
     pieces = commitRealPieces(owners);
-    for (Peer *owner : {&liar, &h1, &h2})
-        ASSERT_EQ(nameAverage(*owner, evidenceOf(*owner, pieces).average).status, 200);
+    ASSERT_NO_FATAL_FAILURE(nameAndVouch({&liar, &h1, &h2}, pieces));
     now += 9'000;
     EXPECT_FALSE(auditAsSeenBy(h1).drawn);
     now += 1'001;
     audit = auditAsSeenBy(h1);
     EXPECT_TRUE(audit.drawn);
     EXPECT_EQ(audit.owners, QStringList{h3.keyId()});
-    const HttpAnswer late = nameAverage(h3, evidenceOf(h3, pieces).average);
+    const HttpAnswer late = nameAverage(h3, evidenceOf(h3, pieces));
     EXPECT_EQ(late.status, 409);
     EXPECT_NE(late.error().indexOf(QLatin1StringView("audited")), -1) << late.body.constData();
+    EXPECT_EQ(nameVerdict(checkerOf(h3), h3, evidenceOf(h3, pieces)).status, 409) << "a verdict too";
     EXPECT_EQ(auditAsSeenBy(h2).owners, QStringList{h3.keyId()});
     // Its evidence is ruled on as a disputed range's, and members settle its range by the ruling.
     ASSERT_TRUE(EvidenceRuling::fromJson(sendEvidence(h3, evidenceOf(h3, pieces)).json()).value().upheld);
     const HttpAnswer ruling = send("GET", "/v1/round/ruling?round=1&owner=" + h3.keyId().toLatin1(), {}, h1);
     EXPECT_EQ(RangeRuling::fromJson(ruling.json()).value().state, RangeRuling::State::Upheld);
     ASSERT_NO_FATAL_FAILURE(finishRound(owners, 1));
+
+    // Everyone named in time, but h1's checker vouched for other pieces than h1 named (one left
+    // out), and h2's checker disputes h2's average: both ranges are audited at once.
+    ASSERT_NO_FATAL_FAILURE(startRound(owners, 2));
+    pieces = commitRealPieces(owners);
+    ASSERT_NO_FATAL_FAILURE(nameAndVouch({&liar, &h3}, pieces));
+    for (Peer *owner : {&h1, &h2})
+        ASSERT_EQ(nameAverage(*owner, evidenceOf(*owner, pieces)).status, 200);
+    RangeEvidence fewer = evidenceOf(h1, pieces);
+    fewer.pieces.pop_back();
+    ASSERT_EQ(nameVerdict(checkerOf(h1), h1, fewer).status, 200);
+    ASSERT_EQ(nameVerdict(checkerOf(h2), h2, evidenceOf(h2, pieces), false).status, 200);
+    audit = auditAsSeenBy(h3);
+    EXPECT_TRUE(audit.drawn);
+    audit.owners.sort();
+    QStringList unvouched{h1.keyId(), h2.keyId()};
+    unvouched.sort();
+    EXPECT_EQ(audit.owners, unvouched);
+    for (Peer *owner : {&h1, &h2})
+        ASSERT_TRUE(EvidenceRuling::fromJson(sendEvidence(*owner, evidenceOf(*owner, pieces)).json()).value().upheld);
+    ASSERT_NO_FATAL_FAILURE(finishRound(owners, 2));
     for (Peer *owner : owners)
         EXPECT_EQ(record(*owner).offences, 0);
 }
 
 // A lying owner whose checker vouches for it (a colluding partner) is not disputed by anyone. An
-// audit of its range still catches it: its evidence does not hold, so it is counted a lying owner,
-// and the checker, which applied the refuted average, is counted an offence too. Both lose the
-// round. The coordinator keeps the range as it recomputed it from the liar's pieces, and the honest
-// members, which apply that as the ruling says, lose nothing.
-TEST_F(OwnerDisputeTest, AnAuditCatchesALyingOwnerWhoseCheckerVouchedForIt)
+// audit of its range still catches it: its evidence does not hold, which proves its lie, and the
+// checker named before the draw that it reproduced that very average from those very pieces, which
+// the coordinator shows far from what they make. Both are banned at once with all their credit,
+// and lose the round. The coordinator keeps the range as it recomputed it from the liar's pieces,
+// and the honest members, which apply that as the ruling says, lose nothing.
+TEST_F(OwnerDisputeTest, AnAuditConvictsALyingOwnerAndTheCheckerThatVouchedForIt)
 {
     const Pieces pieces = startFullyAuditedRound();
     Peer &checker = checkerOf(liar);
     const RangeEvidence lie = evidenceOf(liar, pieces, -4.0f);
-    ASSERT_EQ(nameAverage(liar, lie.average).status, 200);
-    for (Peer *owner : honest)
-        ASSERT_EQ(nameAverage(*owner, evidenceOf(*owner, pieces).average).status, 200);
+    ASSERT_EQ(nameAverage(liar, lie).status, 200);
+    ASSERT_EQ(nameVerdict(checker, liar, lie).status, 200);
+    ASSERT_NO_FATAL_FAILURE(nameAndVouch(honest, pieces));
     EXPECT_EQ(auditAsSeenBy(h1).owners.size(), 4) << "every range, at a share of 1";
     EXPECT_FALSE(EvidenceRuling::fromJson(sendEvidence(liar, lie).json()).value().upheld);
     for (Peer *owner : honest)
@@ -746,14 +798,43 @@ TEST_F(OwnerDisputeTest, AnAuditCatchesALyingOwnerWhoseCheckerVouchedForIt)
     EXPECT_EQ(send("GET", redone, {}, stranger).status, 403) << "not a member of the round";
     ASSERT_NO_FATAL_FAILURE(closeAudited(owners, 0, liar, lie.average, {&liar, &checker}, honestAverage));
     EXPECT_EQ(record(liar).offences, 2) << "a lying owner, which also applied the average refuted";
-    EXPECT_EQ(record(checker).offences, 1) << "it applied the refuted average it vouched for";
-    EXPECT_FALSE(lastContribution(liar).accepted.value_or(true));
-    EXPECT_FALSE(lastContribution(checker).accepted.value_or(true));
+    EXPECT_EQ(record(checker).offences, 2) << "a false vouch, and it applied the refuted average";
+    for (Peer *convicted : {&liar, &checker}) {
+        EXPECT_TRUE(record(*convicted).banned()) << "banned at once, though offences never ban in this swarm";
+        EXPECT_EQ(record(*convicted).credit, 0.0);
+        EXPECT_FALSE(lastContribution(*convicted).accepted.value_or(true));
+    }
     for (Peer *owner : honest) {
         if (owner == &checker)
             continue;
         EXPECT_EQ(record(*owner).offences, 0);
         EXPECT_TRUE(lastContribution(*owner).accepted.value_or(false));
+    }
+}
+
+// An owner cannot take its honest checker down with it: evidence for other pieces than the ones it
+// named (and its checker vouched for) proves the owner's lie, not the checker's, and a checker that
+// vouched for another average or other pieces than the evidence shows is not charged either.
+TEST_F(OwnerDisputeTest, AnOwnerCannotHaveItsHonestCheckerConvicted)
+{
+    const Pieces pieces = startFullyAuditedRound();
+    Peer &checker = checkerOf(liar);
+    const RangeEvidence named = evidenceOf(liar, pieces);
+    ASSERT_EQ(nameAverage(liar, named).status, 200);
+    ASSERT_EQ(nameVerdict(checker, liar, named).status, 200);
+    ASSERT_NO_FATAL_FAILURE(nameAndVouch(honest, pieces));
+    RangeEvidence fewer = named;
+    fewer.pieces.pop_back();
+    const EvidenceRuling ruling = EvidenceRuling::fromJson(sendEvidence(liar, fewer).json()).value();
+    EXPECT_FALSE(ruling.upheld);
+    EXPECT_NE(ruling.why.indexOf(QLatin1StringView("pieces the owner named")), -1) << ruling.why.toStdString();
+    for (Peer *owner : honest)
+        ASSERT_TRUE(EvidenceRuling::fromJson(sendEvidence(*owner, evidenceOf(*owner, pieces)).json()).value().upheld);
+    ASSERT_NO_FATAL_FAILURE(closeRound(owners, 0, {}));
+    EXPECT_TRUE(record(liar).banned());
+    for (Peer *owner : honest) {
+        EXPECT_FALSE(record(*owner).banned());
+        EXPECT_EQ(record(*owner).offences, 0);
     }
 }
 
@@ -763,9 +844,10 @@ TEST_F(OwnerDisputeTest, AnAuditCatchesALyingOwnerWhoseCheckerVouchedForIt)
 TEST_F(OwnerDisputeTest, AnAuditedOwnerStandsByTheAverageItNamedAndSendsItsEvidence)
 {
     const Pieces pieces = startFullyAuditedRound();
-    ASSERT_EQ(nameAverage(liar, evidenceOf(liar, pieces, -4.0f).average).status, 200);
+    ASSERT_EQ(nameAverage(liar, evidenceOf(liar, pieces, -4.0f)).status, 200);
     for (Peer *owner : honest)
-        ASSERT_EQ(nameAverage(*owner, evidenceOf(*owner, pieces).average).status, 200);
+        ASSERT_EQ(nameAverage(*owner, evidenceOf(*owner, pieces)).status, 200);
+    now += 10'001; // no checker named its verdict: the time for that runs out
     ASSERT_TRUE(auditAsSeenBy(h2).drawn);
     const EvidenceRuling switched = EvidenceRuling::fromJson(sendEvidence(liar, evidenceOf(liar, pieces)).json()).value();
     EXPECT_FALSE(switched.upheld) << "honest evidence, but for another average than the one it named";
@@ -775,7 +857,9 @@ TEST_F(OwnerDisputeTest, AnAuditedOwnerStandsByTheAverageItNamedAndSendsItsEvide
         ASSERT_TRUE(EvidenceRuling::fromJson(sendEvidence(*owner, evidenceOf(*owner, pieces)).json()).value().upheld);
     ASSERT_NO_FATAL_FAILURE(closeRound(owners, 0, {}));
     EXPECT_EQ(record(liar).offences, 1);
+    EXPECT_TRUE(record(liar).banned()) << "its evidence refutes the average it named";
     EXPECT_EQ(record(h1).offences, 1) << "audited, and went on without its evidence";
+    EXPECT_FALSE(record(h1).banned()) << "which may be a lost connection";
     EXPECT_FALSE(lastContribution(h1).accepted.value_or(true));
     EXPECT_EQ(record(h2).offences, 0);
     EXPECT_EQ(record(h3).offences, 0);
@@ -789,22 +873,41 @@ TEST_F(OwnerDisputeTest, AveragesAreNamedByTheRunningRoundsOwnersAndItsAuditAske
     Peer &stranger = newPeer(true);
     const std::vector<Peer *> members = startRoundWithOutsiders(outbound, stranger);
     const Pieces pieces = commitRealPieces(members);
-    const QByteArray average = evidenceOf(h1, pieces).average;
-    EXPECT_EQ(nameAverage(outbound, average).status, 403) << "it owns no range";
-    EXPECT_EQ(nameAverage(stranger, average).status, 403) << "not a member";
+    const RangeEvidence evidence = evidenceOf(h1, pieces);
+    const QString average = sha256Of(evidence.average);
+    const QStringList contributors = claimOf(currentRound(), evidence).contributors;
+    EXPECT_EQ(nameAverage(outbound, evidence).status, 403) << "it owns no range";
+    EXPECT_EQ(nameAverage(stranger, evidence).status, 403) << "not a member";
     EXPECT_EQ(send("GET", "/v1/round/audit?round=0", {}, stranger).status, 403);
     EXPECT_EQ(send("GET", "/v1/round/audit?round=0", {}, outbound).status, 200) << "a member, though it owns no range";
     EXPECT_EQ(send("GET", "/v1/round/audit", {}, h1).status, 400);
     EXPECT_EQ(send("GET", "/v1/round/audit?round=-1", {}, h1).status, 400);
     EXPECT_EQ(send("GET", "/v1/round/audit?round=3", {}, h1).status, 409);
-    EXPECT_EQ(post(h1, "/v1/round/average", AverageClaim{0, 1, sha256Of(average)}.toJson()).status, 409) << "another attempt";
-    EXPECT_EQ(post(h1, "/v1/round/average", AverageClaim{4, 0, sha256Of(average)}.toJson()).status, 409) << "another round";
-    QJsonObject malformed = AverageClaim{0, 0, sha256Of(average)}.toJson();
+    EXPECT_EQ(post(h1, "/v1/round/average", AverageClaim{0, 1, average, contributors}.toJson()).status, 409) << "another attempt";
+    EXPECT_EQ(post(h1, "/v1/round/average", AverageClaim{4, 0, average, contributors}.toJson()).status, 409) << "another round";
+    EXPECT_EQ(post(h1, "/v1/round/average", AverageClaim{0, 0, average, {stranger.keyId()}}.toJson()).status, 400)
+        << "a contributor that is not a member";
+    QJsonObject malformed = AverageClaim{0, 0, average, contributors}.toJson();
     malformed.insert(QStringLiteral("sha256"), QStringLiteral("not a hash"));
     EXPECT_EQ(post(h1, "/v1/round/average", malformed).status, 400);
     malformed.remove(QStringLiteral("sha256"));
     EXPECT_EQ(post(h1, "/v1/round/average", malformed).status, 400);
-    EXPECT_EQ(nameAverage(h1, average).status, 200) << "nothing above was taken";
+    // A verdict is only the checker's of that owner's range; an outsider's or another owner's is
+    // refused, as is one on a member that owns no range.
+    Peer &checker = checkerOf(h1);
+    Peer *other = nullptr;
+    for (Peer *owner : owners) {
+        if (owner != &checker && owner != &h1)
+            other = owner;
+    }
+    ASSERT_NE(other, nullptr);
+    EXPECT_EQ(nameVerdict(*other, h1, evidence).status, 403) << "not its checker";
+    EXPECT_EQ(nameVerdict(stranger, h1, evidence).status, 403) << "not a member";
+    EXPECT_EQ(nameVerdict(outbound, h1, evidence).status, 403) << "it checks no range";
+    EXPECT_EQ(nameVerdict(checker, outbound, evidence).status, 403) << "a member that owns no range";
+    EXPECT_EQ(nameAverage(h1, evidence).status, 200) << "nothing above was taken";
+    EXPECT_EQ(nameVerdict(checker, h1, evidence).status, 200) << "nothing above was taken";
+    EXPECT_EQ(nameVerdict(checker, h1, evidence, false).status, 409) << "once a round";
 }
 
 TEST_F(OwnerDisputeTest, ACoordinatorThatAuditsNothingHasNoAudit)
@@ -815,6 +918,6 @@ TEST_F(OwnerDisputeTest, ACoordinatorThatAuditsNothingHasNoAudit)
     ASSERT_NO_FATAL_FAILURE(startRound(owners, 0));
     const Pieces pieces = commitRealPieces(owners);
     EXPECT_FALSE(CommitmentsAnswer::fromJson(send("GET", "/v1/round/commitments?round=0", {}, h1).json()).value().rangeAudits);
-    EXPECT_EQ(nameAverage(h1, evidenceOf(h1, pieces).average).status, 404);
+    EXPECT_EQ(nameAverage(h1, evidenceOf(h1, pieces)).status, 404);
     EXPECT_EQ(send("GET", "/v1/round/audit?round=0", {}, h1).status, 404);
 }

@@ -434,22 +434,47 @@ TEST(ControlMessagesTest, AveragesNamedForTheAuditAndTheAuditAreStrict)
     commitments.insert(QStringLiteral("range_audits"), QStringLiteral("yes"));
     EXPECT_NE(errorOf<CommitmentsAnswer>(commitments).find("range_audits"), std::string::npos);
 
-    const AverageClaim claim{4, 2, hash('c')};
+    const AverageClaim claim{4, 2, hash('c'), {QStringLiteral("m1"), QStringLiteral("m2")}};
     const AverageClaim decoded = AverageClaim::fromJson(claim.toJson()).value();
     EXPECT_EQ(decoded.round, 4);
     EXPECT_EQ(decoded.attempt, 2);
     EXPECT_EQ(decoded.sha256, hash('c'));
+    EXPECT_EQ(decoded.contributors, claim.contributors);
+    EXPECT_TRUE(decoded.owner.isEmpty());
+    EXPECT_FALSE(claim.toJson().contains(QStringLiteral("agrees"))) << "an owner's own claim";
+    // A checker's verdict names the owner, and may disagree (then with no pieces, if the owner
+    // named none).
+    const AverageClaim verdict{4, 2, hash('c'), {}, QStringLiteral("o1"), false};
+    const AverageClaim decodedVerdict = AverageClaim::fromJson(verdict.toJson()).value();
+    EXPECT_EQ(decodedVerdict.owner, QStringLiteral("o1"));
+    EXPECT_FALSE(decodedVerdict.agrees);
+    QJsonArray tooMany;
+    for (qsizetype i = 0; i <= protocol::kMaxCommittedPieces; ++i)
+        tooMany.append(QStringLiteral("m%1").arg(i));
     for (const auto &[field, bad] : std::vector<std::pair<QString, QJsonValue>>{
              {QStringLiteral("sha256"), hash('C')},
              {QStringLiteral("sha256"), QString(63, QLatin1Char('c'))},
              {QStringLiteral("sha256"), 12},
              {QStringLiteral("round"), -1},
              {QStringLiteral("attempt"), 1 << 21},
-             {QStringLiteral("attempt"), 1.5}}) {
+             {QStringLiteral("attempt"), 1.5},
+             {QStringLiteral("contributors"), QJsonArray{}},
+             {QStringLiteral("contributors"), QJsonArray{QStringLiteral("m1"), QStringLiteral("m1")}},
+             {QStringLiteral("contributors"), QJsonArray{QString()}},
+             {QStringLiteral("contributors"), QJsonArray{QString(65, QLatin1Char('k'))}},
+             {QStringLiteral("contributors"), QJsonArray{7}},
+             {QStringLiteral("contributors"), tooMany},
+             {QStringLiteral("contributors"), QStringLiteral("m1")},
+             {QStringLiteral("owner"), QString()},
+             {QStringLiteral("owner"), QString(65, QLatin1Char('k'))},
+             {QStringLiteral("agrees"), true}}) {
         QJsonObject json = claim.toJson();
         json.insert(field, bad);
         EXPECT_NE(errorOf<AverageClaim>(json).find(field.toStdString()), std::string::npos) << field.toStdString();
     }
+    QJsonObject nothing = claim.toJson();
+    nothing.remove(QStringLiteral("contributors"));
+    EXPECT_NE(errorOf<AverageClaim>(nothing).find("contributors"), std::string::npos) << "an owner names its pieces";
 
     // A refuted ruling may name the range as the coordinator recomputed it; no other ruling does.
     RangeRuling refuted{7, QStringLiteral("o1"), RangeRuling::State::Refuted, hash('a'), hash('b')};

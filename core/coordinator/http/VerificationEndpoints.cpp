@@ -157,14 +157,14 @@ void VerificationEndpoints::evidence(const HttpExchange &exchange)
         return exchange.respond(failure(status, owned.error()));
     // Decoding every piece and recomputing the range takes a while for a large model: off the event loop.
     m_checks.start([this, evidence = std::move(evidence).value(), owned = std::move(owned).value(), reply = exchange.replier()] {
-        QByteArray redone;
-        const QString refusal = evidenceRefusal(evidence, owned, &redone);
+        const EvidenceFinding finding = weighEvidence(evidence, owned);
         const QString averageSha256 = QString::fromLatin1(QCryptographicHash::hash(evidence.average, QCryptographicHash::Sha256).toHex());
         QMetaObject::invokeMethod(
             m_context.server,
-            [this, owned, averageSha256, refusal, redone, reply] {
-                Result<void> kept = m_context.verification.rule(owned, averageSha256, refusal, redone);
-                reply(kept ? HttpReply::json(EvidenceRuling{refusal.isEmpty(), refusal}.toJson()) : failure(500, kept.error()));
+            [this, owned, averageSha256, finding, reply] {
+                Result<void> kept = m_context.verification.rule(owned, averageSha256, finding);
+                reply(kept ? HttpReply::json(EvidenceRuling{finding.refusal.isEmpty(), finding.refusal}.toJson())
+                           : failure(500, kept.error()));
             },
             Qt::QueuedConnection);
     });

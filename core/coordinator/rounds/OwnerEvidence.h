@@ -4,6 +4,7 @@
 #include "VerificationMessages.h"
 
 #include <QString>
+#include <QStringList>
 
 #include <map>
 #include <vector>
@@ -30,22 +31,42 @@ struct EvidenceCase {
     RoundRecord round;
     RoundMember owner;
     std::map<QString, QString> commitments; // sender -> SHA-256 (hex) of its piece of the range
-    QString claimedSha256; // the average the owner named for the round's audit (empty: none)
+    // What the owner named for the round's audit (AverageClaim), as claimDetail() keeps it; empty:
+    // nothing.
+    QString claimed;
 };
 
-// Why `evidence` does not show that the owner's average is what the committed pieces make
-// (within the checkers' tolerance), or "" when it does. A pure function: it runs on a worker
-// thread. An honest owner's evidence always holds: it averaged only pieces it checked against the
-// same commitments, refused those an owner must refuse, and the result is a pure function of them.
-// Where the pieces hold and only the average does not, `redone` (when given) gets the encoded
-// average they make: the range as the coordinator averaged it (Verification::rule).
-QString evidenceRefusal(const RangeEvidence &evidence, const EvidenceCase &owned, QByteArray *redone = nullptr);
+// What the coordinator found in an owner's evidence.
+struct EvidenceFinding {
+    // Why it does not show that the owner's average is what the committed pieces make (within the
+    // checkers' tolerance); empty when it does.
+    QString refusal;
+    // Where the pieces hold and only the average does not: the encoded average they make, the
+    // range as the coordinator averaged it (Verification::rule).
+    QByteArray redone;
+    // ...and where the average lies farther than twice the tolerance from it: the claim (average
+    // and pieces, claimDetail()) that nobody who recomputed it from those pieces could have taken,
+    // whatever their rounding. A checker that vouched for it lied (Verification::judgeVouches).
+    QString farOffClaim;
+};
+
+// Weighs `evidence` for `owned`. A pure function: it runs on a worker thread. An honest owner's
+// evidence always holds: it averaged only pieces it checked against the same commitments, refused
+// those an owner must refuse, and the result is a pure function of them.
+EvidenceFinding weighEvidence(const RangeEvidence &evidence, const EvidenceCase &owned);
+
+// How a claim on a range's average is kept among a round's update reports: the average's SHA-256
+// and that of the keys of the members whose pieces are in it (sorted, comma-separated), both hex,
+// as "SHA:SHA". A fixed size, however large the round.
+QString claimDetail(const QString &sha256, QStringList contributors);
 
 // The kinds of the rulings' records among a round's update reports (reporter and sender: the owner).
 inline constexpr char kEvidenceUpheld[] = "evidence_upheld";
 inline constexpr char kEvidenceRefuted[] = "evidence_refuted";
 // The SHA-256 of the range as the coordinator recomputed it from a refuted owner's pieces.
 inline constexpr char kEvidenceRedone[] = "evidence_redone";
+// EvidenceFinding::farOffClaim of a refuted owner's evidence.
+inline constexpr char kEvidenceFarOff[] = "evidence_far_off";
 
 // The rulings among `rulings` (CoordinatorStore::evidenceRulings) of `round`'s attempt, by the
 // begin of their owner's range in it.

@@ -171,6 +171,8 @@ Result<void> Verification::roundClosed(const RoundRecord &round, const std::vect
         return judged;
     if (Result<void> judged = judgeAudits(round, verdicts, revoked); !judged)
         return judged;
+    if (Result<void> judged = judgeVouches(round, verdicts, revoked); !judged)
+        return judged;
     if (Result<void> withheld = withholdQuarantined(round, verdicts); !withheld)
         return withheld;
     return drawChecks(round, verdicts, revoked);

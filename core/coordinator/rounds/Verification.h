@@ -58,12 +58,11 @@ public:
 
     // POST /v1/round/evidence (OwnerEvidence.h), in three steps like an update's: the case the
     // evidence is judged by, when `owner` owns its range in the running round and sent none for it
-    // yet (on the server's thread); evidenceRefusal() (any thread); the ruling kept (server's thread).
+    // yet (on the server's thread); weighEvidence() (any thread); the ruling kept (server's thread),
+    // with the range as the coordinator recomputed it from a refuted owner's pieces, for the
+    // members (redonePath()).
     Result<EvidenceCase> evidenceCase(const PeerRecord &owner, const RangeEvidence &evidence, int &status);
-    // `redone`: the range as the coordinator recomputed it from a refuted owner's pieces
-    // (evidenceRefusal()), kept for the members (redonePath()).
-    Result<void> rule(const EvidenceCase &owned, const QString &averageSha256, const QString &refusal,
-                      const QByteArray &redone = {});
+    Result<void> rule(const EvidenceCase &owned, const QString &averageSha256, const EvidenceFinding &finding);
     // GET /v1/round/ruling: the ruling on `owner`'s evidence in the running round, for a member.
     Result<RangeRuling> rangeRuling(const PeerRecord &asker, qint64 round, const QString &owner, int &status);
     // What the members of `round` did against the coordinator's rulings on its owners' evidence,
@@ -83,8 +82,10 @@ public:
     // owners send their evidence, which it rules on as on a disputed range's, and members settle
     // those ranges by the rulings. The draw comes after the claims, so an owner cannot lie only
     // where it is not audited; an audited owner's evidence holds only for the average it named,
-    // and one that goes on without sending it is counted an offence.
-    Result<void> claimAverage(const PeerRecord &owner, const AverageClaim &claim, int &status);
+    // and one that goes on without sending it is counted an offence. Each range's checker names
+    // its verdict the same way (AverageClaim::owner); a range whose checker did not vouch for the
+    // very average and pieces its owner named is audited.
+    Result<void> claimAverage(const PeerRecord &sender, const AverageClaim &claim, int &status);
     // GET /v1/round/audit: the running round's audited owners, once drawn (drawn then if due).
     Result<RangeAudit> rangeAudit(const PeerRecord &asker, qint64 round, int &status);
     // GET /v1/round/redone: the file of `owner`'s range as the coordinator recomputed it in the
@@ -146,6 +147,12 @@ private:
     // named: an offence and the round's credit taken back (added to `revoked`).
     Result<void> judgeAudits(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
                              std::set<QString> &revoked);
+    // A checker that vouched, before the draw, for an average and pieces that its owner's evidence
+    // then showed far from what those pieces make (EvidenceFinding::farOffClaim): it took a made-up
+    // average for the range's, so it is convicted with the owner and loses the round's credit
+    // (added to `revoked`).
+    Result<void> judgeVouches(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
+                              std::set<QString> &revoked);
     bool rangeAudits() const;
     // The running round `round` and its update reports, for a member (an owner, with `owner`) when
     // this coordinator audits.
@@ -154,7 +161,8 @@ private:
         std::vector<UpdateReportRecord> reports;
     };
     Result<RoundReports> runningRoundFor(const PeerRecord &peer, qint64 round, bool owner, int &status);
-    // The SHA-256 of the average `owner` named among a round's `reports` (empty: none).
+    // The average and pieces `owner` named among a round's `reports`, as claimDetail() keeps them
+    // (empty: none).
     static QString claimedAverage(const std::vector<UpdateReportRecord> &reports, const QString &owner);
     // Keeps `redone` for the members; its SHA-256. Ranges of rounds before the last are removed.
     Result<QString> keepRedone(const EvidenceCase &owned, const QByteArray &redone);

@@ -8,6 +8,7 @@
 #include <QRandomGenerator>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 // Range audits (issue 43; Verification.h): a random share of each round's ranges is ruled on from
@@ -17,10 +18,12 @@ namespace swarmtrain {
 namespace {
 
 // The rows the audit keeps among the round's update reports, beside the owners' claims (reporter
-// and sender: the owner): when the first owner named its average, and the owners drawn. Neither
-// has a reporter, so no peer's report can be mistaken for them; the first writer of each wins, so
-// every instance of the coordinator answers alike.
+// and sender: the owner) and the checkers' verdicts (reporter: the checker, sender: the owner):
+// when the first claim came, and the owners drawn. Neither has a reporter, so no peer's report can
+// be mistaken for them; the first writer of each wins, so every instance of the coordinator
+// answers alike.
 constexpr char kAverageClaim[] = "average";
+constexpr char kVerdict[] = "verdict";
 constexpr char kAuditOpened[] = "audit_opened";
 constexpr char kAuditDrawn[] = "audit";
 
@@ -28,13 +31,33 @@ constexpr char kAuditDrawn[] = "audit";
 // and at least as long as the first took from the round's start.
 constexpr qint64 kMinAuditGraceMs = 10'000;
 
+const UpdateReportRecord *findReport(const std::vector<UpdateReportRecord> &reports, QLatin1StringView kind,
+                                     const QString &reporter, const QString &sender)
+{
+    const auto found = std::find_if(reports.begin(), reports.end(), [&](const UpdateReportRecord &r) {
+        return r.kind == kind && r.reporterKeyId == reporter && r.senderKeyId == sender;
+    });
+    return found != reports.end() ? &*found : nullptr;
+}
+
 const UpdateReportRecord *findReport(const std::vector<UpdateReportRecord> &reports, const QString &keyId,
                                      QLatin1StringView kind)
 {
-    const auto found = std::find_if(reports.begin(), reports.end(), [&](const UpdateReportRecord &r) {
-        return r.kind == kind && r.reporterKeyId == keyId && r.senderKeyId == keyId;
-    });
-    return found != reports.end() ? &*found : nullptr;
+    return findReport(reports, kind, keyId, keyId);
+}
+
+// How a checker's verdict is kept: whether it agrees, then the claim it checked (claimDetail()).
+QString verdictDetail(bool agrees, const QString &claim)
+{
+    return (agrees ? QStringLiteral("agrees:") : QStringLiteral("disputes:")) + claim;
+}
+
+// The verdict of `owner`'s checker in `round` among its `reports`, if it named one.
+const UpdateReportRecord *verdictOn(const std::vector<UpdateReportRecord> &reports,
+                                    const std::map<QString, QString> &checkers, const QString &owner)
+{
+    const auto checker = checkers.find(owner);
+    return checker != checkers.end() ? findReport(reports, QLatin1StringView(kVerdict), checker->second, owner) : nullptr;
 }
 
 } // namespace
@@ -57,7 +80,7 @@ Result<Verification::RoundReports> Verification::runningRoundFor(const PeerRecor
     status = 403;
     if (std::none_of(round->members.begin(), round->members.end(),
                      [&](const RoundMember &m) { return m.keyId == peer.keyId && (!owner || m.end > m.begin); }))
-        return makeError(owner ? "only a range owner of the running round names its average"
+        return makeError(owner ? "only a range owner of the running round names an average"
                                : "only a member of the running round asks for its audit");
     status = 500;
     Result<std::vector<UpdateReportRecord>> reports = m_store.updateReports(round->number, round->attempt);
@@ -66,9 +89,9 @@ Result<Verification::RoundReports> Verification::runningRoundFor(const PeerRecor
     return RoundReports{std::move(round).value(), std::move(reports).value()};
 }
 
-Result<void> Verification::claimAverage(const PeerRecord &owner, const AverageClaim &claim, int &status)
+Result<void> Verification::claimAverage(const PeerRecord &sender, const AverageClaim &claim, int &status)
 {
-    Result<RoundReports> running = runningRoundFor(owner, claim.round, true, status);
+    Result<RoundReports> running = runningRoundFor(sender, claim.round, true, status);
     if (!running)
         return running.error();
     const RoundRecord &round = running->round;
@@ -78,11 +101,32 @@ Result<void> Verification::claimAverage(const PeerRecord &owner, const AverageCl
         return makeError("that is not the running round's attempt");
     if (findReport(reports, {}, QLatin1StringView(kAuditDrawn)))
         return makeError("the round's audit is drawn already: the range is audited");
-    if (findReport(reports, owner.keyId, QLatin1StringView(kAverageClaim)))
-        return makeError("this owner named its average of the round already");
+    status = 400;
+    std::set<QString> members;
+    for (const RoundMember &m : round.members)
+        members.insert(m.keyId);
+    if (std::any_of(claim.contributors.begin(), claim.contributors.end(), [&](const QString &c) { return !members.contains(c); }))
+        return makeError("a contributor named is not a member of the round");
+    // A checker's verdict on the range it checks, or an owner's own average.
+    const bool verdict = !claim.owner.isEmpty();
+    if (verdict) {
+        status = 403;
+        const std::map<QString, QString> checkers = rangeCheckersOf(round);
+        const auto checker = checkers.find(claim.owner);
+        if (checker == checkers.end() || checker->second != sender.keyId)
+            return makeError("only the checker of that owner's range names a verdict on it");
+    }
+    const QString &rangeOwner = verdict ? claim.owner : sender.keyId;
+    const QLatin1StringView kind(verdict ? kVerdict : kAverageClaim);
+    status = 409;
+    if (findReport(reports, kind, sender.keyId, rangeOwner))
+        return makeError(verdict ? "this checker named its verdict of the round already"
+                                 : "this owner named its average of the round already");
     status = 500;
+    const QString named = claimDetail(claim.sha256, claim.contributors);
     const QString now = QString::number(m_clock());
-    return m_store.addUpdateReports({{round.number, round.attempt, owner.keyId, owner.keyId, QLatin1StringView(kAverageClaim), claim.sha256},
+    return m_store.addUpdateReports({{round.number, round.attempt, sender.keyId, rangeOwner, kind,
+                                      verdict ? verdictDetail(claim.agrees, named) : named},
                                      {round.number, round.attempt, {}, {}, QLatin1StringView(kAuditOpened), now}});
 }
 
@@ -100,8 +144,8 @@ Result<RangeAudit> Verification::rangeAudit(const PeerRecord &asker, qint64 roun
         audit.owners = drawn->detail.split(QLatin1Char(','), Qt::SkipEmptyParts);
         return audit;
     }
-    // The owners that committed are waited for; a member that committed nothing has no range
-    // anyone applies.
+    // The owners that committed, and their checkers that did, are waited for; a member that
+    // committed nothing has no range anyone applies, and checks none.
     Result<std::vector<CommitmentRecord>> commitments = m_store.commitments(round.number, round.attempt);
     if (!commitments)
         return commitments.error();
@@ -110,8 +154,12 @@ Result<RangeAudit> Verification::rangeAudit(const PeerRecord &asker, qint64 roun
         committed.insert(c.keyId);
     std::vector<RoundMember> owners = ownersByRange(round);
     std::erase_if(owners, [&](const RoundMember &o) { return !committed.contains(o.keyId); });
+    const std::map<QString, QString> checkers = rangeCheckersOf(round);
+    const auto claimOf = [&](const RoundMember &o) { return findReport(reports, o.keyId, QLatin1StringView(kAverageClaim)); };
     const bool everyoneNamed = std::all_of(owners.begin(), owners.end(), [&](const RoundMember &o) {
-        return findReport(reports, o.keyId, QLatin1StringView(kAverageClaim)) != nullptr;
+        const auto checker = checkers.find(o.keyId);
+        const bool checkerWaited = checker != checkers.end() && committed.contains(checker->second);
+        return claimOf(o) && (!checkerWaited || verdictOn(reports, checkers, o.keyId));
     });
     const UpdateReportRecord *opened = findReport(reports, {}, QLatin1StringView(kAuditOpened));
     const qint64 openedMs = opened ? opened->detail.toLongLong() : 0;
@@ -119,10 +167,13 @@ Result<RangeAudit> Verification::rangeAudit(const PeerRecord &asker, qint64 roun
     status = 200;
     if (owners.empty() || !(everyoneNamed || late))
         return audit;
+    // Audited: a share of the ranges at random, and every range whose owner named nothing or whose
+    // checker did not vouch for the very average and pieces it named.
     QStringList drawn;
     for (const RoundMember &o : owners) {
-        const bool named = findReport(reports, o.keyId, QLatin1StringView(kAverageClaim)) != nullptr;
-        if (!named || QRandomGenerator::system()->generateDouble() < m_settings.rangeAuditRate)
+        const UpdateReportRecord *claim = claimOf(o), *verdict = verdictOn(reports, checkers, o.keyId);
+        const bool vouched = claim && verdict && verdict->detail == verdictDetail(true, claim->detail);
+        if (!vouched || QRandomGenerator::system()->generateDouble() < m_settings.rangeAuditRate)
             drawn.append(o.keyId);
     }
     status = 500;
@@ -202,6 +253,35 @@ Result<void> Verification::judgeAudits(const RoundRecord &round, const std::vect
         if (Result<void> taken = revokeAccepted(round, verdicts, owner); !taken)
             return taken;
         revoked.insert(owner);
+    }
+    return {};
+}
+
+Result<void> Verification::judgeVouches(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
+                                        std::set<QString> &revoked)
+{
+    Result<std::vector<UpdateReportRecord>> reports = m_store.updateReports(round.number, round.attempt);
+    if (!reports)
+        return reports.error();
+    const std::map<QString, QString> checkers = rangeCheckersOf(round);
+    for (const UpdateReportRecord &farOff : *reports) {
+        if (farOff.kind != QLatin1StringView(kEvidenceFarOff))
+            continue;
+        const QString &owner = farOff.senderKeyId;
+        const UpdateReportRecord *verdict = verdictOn(*reports, checkers, owner);
+        if (!verdict || verdict->detail != verdictDetail(true, farOff.detail))
+            continue;
+        const QString &checker = verdict->reporterKeyId;
+        qCWarning(lcCoordinator).noquote() << "round" << round.number << ":" << checker << "vouched for the average of"
+                                           << owner << ", which is far from what its pieces make";
+        const QString detail = QStringLiteral("round %1: it vouched for a made-up average of %2").arg(round.number).arg(owner);
+        if (Result<bool> convicted = m_reputation.convict(checker, QStringLiteral("false vouch"), detail); !convicted)
+            return convicted.error();
+        if (revoked.contains(checker))
+            continue;
+        if (Result<void> taken = revokeAccepted(round, verdicts, checker); !taken)
+            return taken;
+        revoked.insert(checker);
     }
     return {};
 }

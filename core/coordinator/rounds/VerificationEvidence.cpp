@@ -70,10 +70,10 @@ Result<EvidenceCase> Verification::evidenceCase(const PeerRecord &owner, const R
     return owned;
 }
 
-Result<void> Verification::rule(const EvidenceCase &owned, const QString &averageSha256, const QString &refusal,
-                                const QByteArray &redone)
+Result<void> Verification::rule(const EvidenceCase &owned, const QString &averageSha256, const EvidenceFinding &finding)
 {
     const QString &owner = owned.owner.keyId;
+    const QString &refusal = finding.refusal;
     if (refusal.isEmpty()) {
         qCInfo(lcCoordinator).noquote() << "round" << owned.round.number << ": the evidence of" << owner
                                         << "holds: its average is what the committed pieces make";
@@ -83,8 +83,10 @@ Result<void> Verification::rule(const EvidenceCase &owned, const QString &averag
     }
     const QString kind = QLatin1StringView(refusal.isEmpty() ? kEvidenceUpheld : kEvidenceRefuted);
     std::vector<UpdateReportRecord> records{{owned.round.number, owned.round.attempt, owner, owner, kind, averageSha256}};
-    if (!refusal.isEmpty() && !redone.isEmpty()) {
-        if (Result<QString> kept = keepRedone(owned, redone); kept)
+    if (!finding.farOffClaim.isEmpty())
+        records.push_back({owned.round.number, owned.round.attempt, owner, owner, QLatin1StringView(kEvidenceFarOff), finding.farOffClaim});
+    if (!refusal.isEmpty() && !finding.redone.isEmpty()) {
+        if (Result<QString> kept = keepRedone(owned, finding.redone); kept)
             records.push_back({owned.round.number, owned.round.attempt, owner, owner, QLatin1StringView(kEvidenceRedone), *kept});
         else
             qCWarning(lcCoordinator).noquote() << "round" << owned.round.number << ": cannot keep the range of" << owner
@@ -199,10 +201,12 @@ Result<void> Verification::judgeEvidence(const RoundRecord &round, const std::ve
     for (const QString &member : breaches->overruled)
         offenders.emplace_back(member, QStringLiteral("overruled average"));
     for (const auto &[offender, kind] : offenders) {
-        const QString detail = kind == QLatin1StringView("lying owner")
-                                   ? QStringLiteral("round %1: its evidence does not hold").arg(round.number)
-                                   : QStringLiteral("round %1: it applied a range against the coordinator's ruling").arg(round.number);
-        if (Result<bool> offended = m_reputation.offend(offender, kind, detail, true); !offended)
+        // Evidence that refutes the owner's own average proves its lie: no honest owner's can.
+        const bool lied = kind == QLatin1StringView("lying owner");
+        const QString detail = lied ? QStringLiteral("round %1: its evidence does not hold").arg(round.number)
+                                    : QStringLiteral("round %1: it applied a range against the coordinator's ruling").arg(round.number);
+        if (Result<bool> offended = lied ? m_reputation.convict(offender, kind, detail) : m_reputation.offend(offender, kind, detail, true);
+            !offended)
             return offended.error();
         if (Result<void> taken = revokeAccepted(round, verdicts, offender); !taken)
             return taken;

@@ -22,6 +22,16 @@ Result<bool> Reputation::offend(const QString &keyId, const QString &kind, const
     return true;
 }
 
+Result<bool> Reputation::convict(const QString &keyId, const QString &kind, const QString &detail)
+{
+    Result<bool> banned = offend(keyId, kind, detail, true);
+    if (!banned || *banned || m_settings.banAfterOffences <= 0)
+        return banned;
+    if (Result<void> done = ban(keyId, QStringLiteral("proven: %1 (%2)").arg(kind, detail)); !done)
+        return done.error();
+    return true;
+}
+
 Result<void> Reputation::ban(const QString &keyId, const QString &reason)
 {
     if (Result<void> banned = m_store.banPeer(keyId, reason); !banned)

@@ -18,6 +18,12 @@ public:
     // Records the offence; whether the peer is banned now. With `once`, the same kind and detail
     // (which names the round) counts once however often the request is retried.
     Result<bool> offend(const QString &keyId, const QString &kind, const QString &detail, bool once = false);
+    // A proven offence: a lie the peer's own signed words show (evidence that refutes the average
+    // it named, a vouch for an average far from what its pieces make). Recorded like any offence,
+    // then the key is banned at once with all its credit, where this swarm bans at all
+    // (TrustSettings::banAfterOffences). No honest client's words can show such a lie. Whether the
+    // peer is banned now.
+    Result<bool> convict(const QString &keyId, const QString &kind, const QString &detail);
     // Bans the key now, whatever its offences: all its credit goes.
     Result<void> ban(const QString &keyId, const QString &reason);
     // A new identity votes on the agreed state and owns ranges once it is past probation (and a

@@ -78,7 +78,8 @@ Result<std::vector<float>> ButterflyAllReduce::aggregatePieces(const std::map<QS
     }
     // A coalition's member lies about its own range only (`log`: this peer's own average).
     const Misbehaviour &hostile = m_options.misbehaviour;
-    if (hostile.ownerAverage && (hostile.allies.isEmpty() || (log && hostile.allies.contains(m_checkerOf.value(m_self)))))
+    if (hostile.ownerAverage
+        && (hostile.allies.isEmpty() || (log && m_round >= hostile.fromRound && hostile.allies.contains(m_checkerOf.value(m_self)))))
         hostile.ownerAverage(*average);
     return average;
 }

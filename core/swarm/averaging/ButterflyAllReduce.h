@@ -98,6 +98,15 @@ struct DisputedRange {
     QByteArray ownerAverage;
 };
 
+// This peer's verdict on the range it checked, as it told the members: named to the coordinator
+// before the round's audit is drawn (AverageClaim).
+struct CheckVerdict {
+    QString owner;
+    QString averageSha256; // hex, of the average checked
+    QStringList contributors; // the pieces it was recomputed from, as the owner named them
+    bool agrees = false;
+};
+
 struct AllReduceOutcome {
     std::vector<float> average; // the (robust) mean pseudo-gradient; zeros where skipped
     std::vector<std::pair<std::int64_t, std::int64_t>> skippedRanges; // owners that failed
@@ -125,6 +134,8 @@ struct AllReduceOutcome {
     // with it or the coordinator may audit it (AllReduceOptions::keepEvidence): for the coordinator
     // to rule on (OwnerEvidence.h). Round and attempt left to the caller.
     std::optional<RangeEvidence> evidence;
+    // The verdict this peer gave as a checker, if it gave one.
+    std::optional<CheckVerdict> checkVerdict;
     // The ranges whose checker did not agree, this peer's own among them (settled as the referee
     // ruled until settleDisputedRanges() settles them by the coordinator's rulings).
     std::vector<DisputedRange> disputedRanges;

@@ -134,7 +134,8 @@ void ButterflyAllReduce::tryCheck()
 {
     if (!m_running || m_check.done || !m_check.average)
         return;
-    if (m_options.misbehaviour.vouchAsChecker || m_options.misbehaviour.allies.contains(m_check.owner->keyId))
+    const Misbehaviour &hostile = m_options.misbehaviour;
+    if (hostile.vouchAsChecker || (hostile.allies.contains(m_check.owner->keyId) && m_round >= hostile.fromRound))
         return giveVerdict(true, QStringLiteral("it vouches for it, whatever the pieces make"));
     QStringList missing;
     for (const QString &contributor : std::as_const(m_check.contributors)) {
@@ -183,6 +184,7 @@ void ButterflyAllReduce::giveVerdict(bool agrees, const QString &why)
         }
     }
     m_verdicts.insert(owner, Verdict{agrees, m_check.averageHash});
+    m_outcome.checkVerdict = CheckVerdict{owner, QString::fromLatin1(m_check.averageHash.toHex()), m_check.contributors, agrees};
     toConnectedMembers([this](const QString &keyId) { sendVerdict(keyId); });
 }
 

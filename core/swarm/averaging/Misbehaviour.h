@@ -30,6 +30,8 @@ struct Misbehaviour {
     // changes its own average (`ownerAverage`) only in rounds whose draw made an ally its checker,
     // when nobody would dispute it.
     QStringList allies;
+    // ...from this round on: until then it behaves (a patient coalition, earning its standing).
+    quint64 fromRound = 0;
     // As a range's referee, rules for the checker's average whatever the pieces make (a checker's
     // colluding partner).
     bool refereeForChecker = false;

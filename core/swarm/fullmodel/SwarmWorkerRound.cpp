@@ -227,12 +227,21 @@ void SwarmWorker::settleRanges(qint64 round, const RoundAnswer &info, AllReduceO
 
 std::optional<QStringList> SwarmWorker::drawnAudit(qint64 round, const RoundAnswer &info, const AllReduceOutcome &outcome)
 {
-    // This owner names its average before anyone can know which ranges are audited (refused once
-    // the audit is drawn: then it is audited).
+    // This owner names its average, and this checker its verdict, before anyone can know which
+    // ranges are audited (refused once the audit is drawn: then the range is audited).
     if (outcome.evidence) {
-        if (Result<void> named = m_session->claimAverage({round, info.attempt, averageSha256(*outcome.evidence)}); !named)
+        AverageClaim claim{round, info.attempt, averageSha256(*outcome.evidence), {}};
+        for (const auto &[sender, piece] : outcome.evidence->pieces)
+            claim.contributors.append(sender);
+        if (Result<void> named = m_session->claimAverage(claim); !named)
             qCInfo(lcWorker).noquote() << "round" << round << ": this peer's average was not named for the audit:"
                                        << toQString(named.error());
+    }
+    if (const std::optional<CheckVerdict> &checked = outcome.checkVerdict; checked && checked->averageSha256.size() == 64) {
+        const AverageClaim verdict{round, info.attempt, checked->averageSha256, checked->contributors, checked->owner, checked->agrees};
+        if (Result<void> named = m_session->claimAverage(verdict); !named)
+            qCInfo(lcWorker).noquote() << "round" << round << ": this peer's verdict on the range of" << checked->owner
+                                       << "was not named for the audit:" << toQString(named.error());
     }
     const auto until = std::chrono::steady_clock::now()
                        + std::chrono::milliseconds(std::clamp<qint64>(
