@@ -16,10 +16,10 @@
 // range; the coordinator's audits (--range-audits 1) rule on it from the owner's evidence, which
 // proves the lie, and the checker named before the draw that it reproduced that very average: both
 // are banned at once. The coalition is patient (it behaves for its first 3 rounds). Prints:
-//   ATTACK colluding-coalition members=9 colluders=3 rounds=4 lies_refuted=1 lie_rounds=-,-,3
-//          false_vouches=1 vouch_rounds=-,3,- banned=2 banned_credit_before=15.36/15.36
+//   ATTACK colluding-coalition members=9 colluders=3 rounds=4 lies_refuted=1 lie_rounds=-,3,-
+//          false_vouches=1 vouch_rounds=-,-,3 banned=2 banned_credit_before=15.36/15.36
 //          banned_credit=0/0 never_acted_credit=20.48 honest_banned=no loss_delta=+0.00%
-//          loss_delta_unaudited=+14.66% banned_unaudited=0
+//          loss_delta_unaudited=+18.61% rounds_unaudited=6 banned_unaudited=0
 #include "AttackedSwarm.h"
 
 #include <QJsonObject>
@@ -29,7 +29,9 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 using namespace swarmtrain;
@@ -147,13 +149,13 @@ namespace {
 constexpr std::size_t kMembers = 9, kCoalition = 3; // the coalition: the last three to join
 // The coalition is patient: it trains honestly for this many rounds, earning credit, then lies in
 // the rounds an ally checks it, 1 in 4 at nine owners; the audit that refutes a lie bans the liar
-// and the ally that vouched for it at once. The attacked run goes until the first ban, at most
-// kMaxCoalitionRounds rounds.
+// and the ally that vouched for it at once. The attacked run goes until the first ban, the run
+// without audits until the first lie, at most kMaxCoalitionRounds rounds each.
 constexpr qint64 kPatience = 3, kMaxCoalitionRounds = 40;
 
 struct CoalitionRun {
-    std::optional<double> loss;            // the validation loss at the compared round
-    qint64 compared = -1;                  // that round
+    std::map<qint64, double> losses;       // the validation loss at each compared round
+    qint64 compared = -1;                  // the round an attacked run compares at
     std::vector<std::vector<qint64>> lies; // by coalition member: the rounds an audit refuted its average
     std::vector<std::vector<qint64>> vouches; // ...the rounds it vouched for a refuted average
     std::vector<bool> banned;              // by coalition member
@@ -165,9 +167,10 @@ struct CoalitionRun {
 class ColludingCoalitionTest : public test::AttackedSwarmTest {
 protected:
     // All nine honest, or the last three a coalition; `audits`: the coordinator's --range-audits.
-    // The loss compared is that of state `compareAt`; unset (an attacked run with audits), the state
-    // made by the round whose close banned the first of the coalition.
-    CoalitionRun run(const std::string &name, bool attacked, const std::string &audits, std::optional<qint64> compareAt)
+    // The losses compared are those of the states `compareAt`; none given (an attacked run), of the
+    // state made by the round whose close banned the first of the coalition, or without audits by
+    // the round of its first lie.
+    CoalitionRun run(const std::string &name, bool attacked, const std::string &audits, const std::vector<qint64> &compareAt = {})
     {
         Swarm swarm;
         // Established at once, equal ranges and no spot checks. All nine come from 127.0.0.1, so
@@ -187,7 +190,7 @@ protected:
                  true);
         }
         CoalitionRun result;
-        result.compared = compareAt.value_or(-1);
+        std::set<qint64> compared(compareAt.begin(), compareAt.end());
         result.peakCredit.assign(kCoalition, 0.0);
         const auto bannedOf = [&](const std::string &coordinatorLog) {
             std::vector<bool> banned;
@@ -205,16 +208,26 @@ protected:
                     double &peak = result.peakCredit.at(std::size_t(result.credit.size() - 1));
                     peak = std::max(peak, result.credit.back());
                 }
-                if (result.compared < 0) {
-                    const std::vector<bool> banned = bannedOf(swarm.coordinator.errors());
-                    // The ban ends the rounds (eight are fewer than a round needs): the round the
-                    // status is at starts from the state the ban's round made.
-                    if (std::find(banned.begin(), banned.end(), true) != banned.end())
-                        result.compared = round;
+                if (compared.empty()) {
+                    if (audits != "0") {
+                        const std::vector<bool> banned = bannedOf(swarm.coordinator.errors());
+                        // The ban ends the rounds (eight are fewer than a round needs): the round
+                        // the status is at starts from the state the ban's round made.
+                        if (std::find(banned.begin(), banned.end(), true) != banned.end())
+                            compared.insert(round);
+                    } else if (std::any_of(swarm.clients.end() - kCoalition, swarm.clients.end(),
+                                           [](const auto &client) { return client->output().find("made up") != std::string::npos; })) {
+                        // A lie made in this round (or the one before) is in the state it makes.
+                        compared.insert(round + 1);
+                    }
+                    result.compared = compared.empty() ? -1 : *compared.begin();
                     return round > kMaxCoalitionRounds;
                 }
-                result.loss = test::validationLossAt(answer, result.compared);
-                return result.loss.has_value();
+                for (const qint64 at : compared) {
+                    if (const std::optional<double> loss = test::validationLossAt(answer, at))
+                        result.losses[at] = *loss;
+                }
+                return result.losses.size() == compared.size();
             },
             1800s);
         EXPECT_TRUE(done) << swarm.logs();
@@ -255,18 +268,22 @@ std::string joined(const std::vector<T> &values)
 // A patient coalition first earns credit with honest rounds. Then each average a member makes up,
 // in the rounds the draw made an ally its checker, is refuted by an audit and applied by no one;
 // the liar and the ally that vouched for it are banned at once with all the credit they earned,
-// and the swarm's loss stays within 1% of the same nine keys all honest. A member of the coalition that never lied nor vouched for a lie by then did nothing
-// but honest work, which keeps its credit. With the audits off, the made-up averages go in and no
-// one is caught.
+// and the swarm's loss stays within 1% of the same nine keys all honest. A member of the
+// coalition that never lied nor vouched for a lie by then did nothing but honest work, which keeps
+// its credit. With the audits off, the first made-up average goes in (compared at the state of
+// its round, which the draw decides) and no one is caught.
 TEST_F(ColludingCoalitionTest, ThreeColludersAmongNineMembersAreCaughtByTheAuditsAndTheirAveragesNeverApplied)
 {
-    const CoalitionRun attacked = run("coalition", true, "1", std::nullopt);
-    ASSERT_TRUE(attacked.loss.has_value()) << "no member of the coalition was banned within " << kMaxCoalitionRounds
-                                           << " rounds\n" << attacked.logs;
-    const CoalitionRun clean = run("clean", false, "1", attacked.compared);
-    const CoalitionRun unaudited = run("coalition-unaudited", true, "0", attacked.compared);
-    ASSERT_TRUE(clean.loss && unaudited.loss) << clean.logs << unaudited.logs;
-    const double delta = *attacked.loss / *clean.loss - 1.0, unauditedDelta = *unaudited.loss / *clean.loss - 1.0;
+    const CoalitionRun attacked = run("coalition", true, "1");
+    ASSERT_EQ(attacked.losses.size(), 1u) << "no member of the coalition was banned within " << kMaxCoalitionRounds
+                                          << " rounds\n" << attacked.logs;
+    const CoalitionRun unaudited = run("coalition-unaudited", true, "0");
+    ASSERT_EQ(unaudited.losses.size(), 1u) << "no member of the coalition lied within " << kMaxCoalitionRounds
+                                           << " rounds\n" << unaudited.logs;
+    const CoalitionRun clean = run("clean", false, "1", {attacked.compared, unaudited.compared});
+    ASSERT_TRUE(clean.losses.contains(attacked.compared) && clean.losses.contains(unaudited.compared)) << clean.logs;
+    const double delta = attacked.losses.at(attacked.compared) / clean.losses.at(attacked.compared) - 1.0;
+    const double unauditedDelta = unaudited.losses.at(unaudited.compared) / clean.losses.at(unaudited.compared) - 1.0;
     std::size_t lies = 0, vouches = 0;
     std::string lieRounds, vouchRounds;
     std::vector<double> bannedCredit, bannedPeak, idleCredit;
@@ -284,7 +301,7 @@ TEST_F(ColludingCoalitionTest, ThreeColludersAmongNineMembersAreCaughtByTheAudit
               << " vouch_rounds=" << vouchRounds << " banned=" << bannedCredit.size() << " banned_credit_before="
               << joined(bannedPeak) << " banned_credit=" << joined(bannedCredit) << " never_acted_credit=" << joined(idleCredit)
               << " honest_banned=no loss_delta=" << test::signedPercent(delta)
-              << " loss_delta_unaudited=" << test::signedPercent(unauditedDelta)
+              << " loss_delta_unaudited=" << test::signedPercent(unauditedDelta) << " rounds_unaudited=" << unaudited.compared
               << " banned_unaudited=" << std::count(unaudited.banned.begin(), unaudited.banned.end(), true) << std::endl;
     EXPECT_GE(vouches, 1u) << "a lie goes only where an ally checks, and vouches\n" << attacked.logs;
     for (std::size_t i = 0; i < kCoalition; ++i) {
@@ -298,7 +315,9 @@ TEST_F(ColludingCoalitionTest, ThreeColludersAmongNineMembersAreCaughtByTheAudit
         }
         EXPECT_FALSE(unaudited.banned.at(i)) << unaudited.logs;
     }
-    EXPECT_LT(std::abs(delta), 0.01) << "validation loss " << *attacked.loss << " against " << *clean.loss << attacked.logs;
+    EXPECT_LT(std::abs(delta), 0.01) << "validation loss " << attacked.losses.at(attacked.compared) << " against "
+                                     << clean.losses.at(attacked.compared) << attacked.logs;
     // The defence switched off: the made-up averages go in.
-    EXPECT_GT(unauditedDelta, 0.01) << "validation loss " << *unaudited.loss << " against " << *clean.loss << unaudited.logs;
+    EXPECT_GT(unauditedDelta, 0.01) << "validation loss " << unaudited.losses.at(unaudited.compared) << " against "
+                                    << clean.losses.at(unaudited.compared) << unaudited.logs;
 }

@@ -79,13 +79,15 @@ std::optional<Misbehaviour> misbehaviourNamed(const QString &name)
         // One of a coalition, by its members' keys (coalition:KEY,KEY[@ROUND]): it vouches for an
         // ally's average as its checker, and makes up its own (x -4) only where an ally checks it,
         // so no honest checker ever disputes it; with @ROUND, patient: it behaves until that round.
-        // It follows the coordinator's rulings like an honest client.
+        // It follows the coordinator's rulings like an honest client, and says on its output when
+        // it lies.
         const QString coalition = name.mid(10);
         m.allies = coalition.section(QLatin1Char('@'), 0, 0).split(QLatin1Char(','), Qt::SkipEmptyParts);
         m.fromRound = coalition.section(QLatin1Char('@'), 1).toULongLong();
         m.ownerAverage = [](std::vector<float> &average) {
             for (float &x : average)
                 x *= -4.0f;
+            std::cout << "coalition: made up this peer's average" << std::endl;
         };
     } else if (name == QLatin1StringView("equivocate")) {
         m.equivocate = true;
