@@ -921,3 +921,106 @@ TEST_F(OwnerDisputeTest, ACoordinatorThatAuditsNothingHasNoAudit)
     EXPECT_EQ(nameAverage(h1, evidenceOf(h1, pieces)).status, 404);
     EXPECT_EQ(send("GET", "/v1/round/audit?round=0", {}, h1).status, 404);
 }
+
+namespace {
+
+// A round of the four owners in which h3 commits to nothing (a stalling stranger) and the others
+// commit real pieces, every range audited at a share of `rate`; past the close of the
+// commitments. The others' pieces.
+class StandInTest : public OwnerDisputeTest {
+protected:
+    Peer &staller = h3;
+    const std::vector<Peer *> committed{&liar, &h1, &h2};
+
+    Pieces startStalledRound(double rate)
+    {
+        options.trust.rangeAuditRate = rate;
+        options.trust.banAfterOffences = 1'000;
+        options.rounds.commitTimeoutMs = 5'000;
+        startServer();
+        joinAll(owners);
+        EXPECT_NO_FATAL_FAILURE(startRound(owners, 0));
+        const Pieces pieces = commitRealPieces(committed);
+        const RangeEvidence evidence = evidenceOf(staller, pieces);
+        EXPECT_EQ(sendEvidence(checkerOf(staller), evidence).status, 400) << "not its range before the commitments close";
+        now += 6'000;
+        return pieces;
+    }
+    // Each owner that committed names its average, and its checker (but the staller) vouches.
+    void nameCommitted(const Pieces &pieces)
+    {
+        for (Peer *owner : committed) {
+            const RangeEvidence evidence = evidenceOf(*owner, pieces);
+            ASSERT_EQ(nameAverage(*owner, evidence).status, 200);
+            if (&checkerOf(*owner) != &staller)
+                ASSERT_EQ(nameVerdict(checkerOf(*owner), *owner, evidence).status, 200);
+        }
+    }
+};
+
+} // namespace
+
+// The checker of an owner that committed to nothing averaged its range in its place (clients:
+// ButterflyStandIn.cpp) and sends the evidence of it. Nobody checked that average, so the audit
+// draws the range whatever its share, and the range the staller checks as well (nobody vouched
+// for it); the stand-in's evidence holds, and members settle the range by the ruling. Only that
+// checker may stand in, only once the commitments closed, once; the staller itself has no evidence.
+TEST_F(StandInTest, TheRangeOfAnOwnerThatCommittedNothingIsAveragedByItsCheckerAndAudited)
+{
+    const Pieces pieces = startStalledRound(1e-12);
+    Peer &standIn = checkerOf(staller);
+    const RangeEvidence evidence = evidenceOf(staller, pieces);
+    const HttpAnswer own = sendEvidence(staller, evidence);
+    EXPECT_EQ(own.status, 403);
+    EXPECT_NE(own.error().indexOf(QLatin1StringView("committed to nothing")), -1) << own.body.constData();
+    for (Peer *other : committed) {
+        if (other != &standIn)
+            EXPECT_EQ(sendEvidence(*other, evidence).status, 400) << "not its range, and not its to stand in for";
+    }
+    ASSERT_NO_FATAL_FAILURE(nameCommitted(pieces));
+    RangeAudit audit = auditAsSeenBy(h1);
+    ASSERT_TRUE(audit.drawn) << "the staller's claim and verdict are not waited for";
+    audit.owners.sort();
+    QStringList unchecked{staller.keyId(), checkedBy(staller).keyId()};
+    unchecked.sort();
+    EXPECT_EQ(audit.owners, unchecked);
+    ASSERT_TRUE(EvidenceRuling::fromJson(sendEvidence(standIn, evidence).json()).value().upheld);
+    EXPECT_EQ(sendEvidence(standIn, evidence).status, 409) << "once a round";
+    const RangeRuling ruling =
+        RangeRuling::fromJson(send("GET", "/v1/round/ruling?round=0&owner=" + staller.keyId().toLatin1(), {}, h1).json()).value();
+    EXPECT_EQ(ruling.state, RangeRuling::State::Upheld);
+    EXPECT_EQ(ruling.averageSha256, sha256Of(evidence.average));
+    Peer &checked = checkedBy(staller);
+    ASSERT_TRUE(EvidenceRuling::fromJson(sendEvidence(checked, evidenceOf(checked, pieces)).json()).value().upheld);
+    ASSERT_NO_FATAL_FAILURE(finishRound(committed, 0));
+    for (Peer *peer : committed)
+        EXPECT_EQ(record(*peer).offences, 0);
+}
+
+// A stand-in that sends the members a made-up average of the stalled range, and evidence of it,
+// answers for it: its evidence does not hold and bans it at once (not the owner, which averaged
+// nothing), and the members apply the range as the coordinator recomputed it.
+TEST_F(StandInTest, AStandInWhoseAverageIsMadeUpIsConvictedInsteadOfTheOwner)
+{
+    const Pieces pieces = startStalledRound(1e-12);
+    Peer &standIn = checkerOf(staller);
+    ASSERT_NO_FATAL_FAILURE(nameCommitted(pieces));
+    ASSERT_TRUE(auditAsSeenBy(h1).owners.contains(staller.keyId()));
+    const RangeEvidence lie = evidenceOf(staller, pieces, -4.0f);
+    EXPECT_FALSE(EvidenceRuling::fromJson(sendEvidence(standIn, lie).json()).value().upheld);
+    const RangeRuling ruling =
+        RangeRuling::fromJson(send("GET", "/v1/round/ruling?round=0&owner=" + staller.keyId().toLatin1(), {}, h1).json()).value();
+    EXPECT_EQ(ruling.state, RangeRuling::State::Refuted);
+    const QByteArray honestAverage = evidenceOf(staller, pieces).average;
+    EXPECT_EQ(ruling.redoneSha256, sha256Of(honestAverage));
+    Peer &checked = checkedBy(staller);
+    ASSERT_TRUE(EvidenceRuling::fromJson(sendEvidence(checked, evidenceOf(checked, pieces)).json()).value().upheld);
+    ASSERT_NO_FATAL_FAILURE(closeAudited(committed, 0, staller, lie.average, {&standIn}, honestAverage));
+    EXPECT_TRUE(record(standIn).banned()) << "banned at once, though offences never ban in this swarm";
+    EXPECT_NE(record(standIn).bannedReason.indexOf(QLatin1StringView("lying owner")), -1) << record(standIn).bannedReason.toStdString();
+    EXPECT_FALSE(record(staller).banned()) << "the staller answers for its stall, not for its stand-in's lie";
+    for (Peer *peer : committed) {
+        if (peer != &standIn)
+            EXPECT_EQ(record(*peer).offences, 0);
+    }
+}

@@ -511,6 +511,58 @@ TEST_F(ButterflyAllReduceTest, AMemberTheCoordinatorNamesUncommittedIsWaitedForB
     EXPECT_EQ(a.ownPieceContributors, 2);
 }
 
+// Where the coordinator audits ranges, no range is lost to a member that committed to nothing:
+// the staller's own range is averaged in its place by its checker, from the pieces it got as the
+// checker, and the range the staller checks is applied without its verdict. Both are left to the
+// audit, which draws every range no checker vouched for; the stand-in keeps the evidence of the
+// range it averaged for it.
+TEST_F(ButterflyAllReduceTest, AnUncommittedMembersRangeIsAveragedByItsCheckerAndLeftToTheAudit)
+{
+    makePeers({true, true, true});
+    const std::size_t n = 3000;
+    const QList<AllReduceMember> list = members(n);
+    const std::vector<std::vector<float>> vectors = {randomVector(n, 1), randomVector(n, 2), randomVector(n, 3)};
+    const std::size_t staller = 1;
+    std::vector<std::unique_ptr<QSignalSpy>> spies;
+    for (const std::size_t i : {std::size_t(0), std::size_t(2)}) {
+        spies.push_back(std::make_unique<QSignalSpy>(peers[i]->allReduce.get(), &ButterflyAllReduce::finished));
+        AllReduceOptions options = timeout(600'000);
+        options.uncommitted = {list[qsizetype(staller)].keyId};
+        options.keepEvidence = true;
+        ASSERT_TRUE(peers[i]->allReduce->start(7, list, vectors[i], 1, options).ok());
+    }
+    for (auto &spy : spies) {
+        if (spy->count() == 0) {
+            ASSERT_TRUE(spy->wait(30'000)) << "waited for the staller";
+        }
+    }
+    const AllReduceOutcome &a = peers[0]->allReduce->outcome();
+    const AllReduceOutcome &c = peers[2]->allReduce->outcome();
+    const AllReduceMember &stalling = list[qsizetype(staller)];
+    EXPECT_TRUE(a.skippedRanges.empty() && c.skippedRanges.empty());
+    EXPECT_EQ(a.appliedAverages.size(), 3u);
+    EXPECT_EQ(a.average, c.average);
+    // Unchecked: the staller's range and the one it checks (with three owners, one of the others').
+    ASSERT_EQ(a.uncheckedRanges.size(), 2u);
+    ASSERT_EQ(c.uncheckedRanges.size(), 2u);
+    QStringList unchecked;
+    for (const DisputedRange &range : a.uncheckedRanges)
+        unchecked.append(range.owner);
+    EXPECT_TRUE(unchecked.contains(stalling.keyId));
+    // One of the two checks the staller, and stood in for it, with both pieces as its evidence.
+    ASSERT_NE(a.standIn.has_value(), c.standIn.has_value());
+    const AllReduceOutcome::StandIn &standIn = a.standIn ? *a.standIn : *c.standIn;
+    EXPECT_EQ(standIn.owner, stalling.keyId);
+    EXPECT_EQ(standIn.evidence.begin, stalling.begin);
+    EXPECT_EQ(standIn.evidence.end, stalling.end);
+    EXPECT_EQ(standIn.evidence.pieces.size(), 2u);
+    // The mean of the two pieces, within the 8-bit encoding's error.
+    for (std::int64_t i = stalling.begin; i < stalling.end; i += 97) {
+        const float mean = (vectors[0][std::size_t(i)] + vectors[2][std::size_t(i)]) / 2.0f;
+        EXPECT_NEAR(a.average[std::size_t(i)], mean, 0.002f) << i;
+    }
+}
+
 // A member killed mid-round: its connections drop or are refused, and the others finish with
 // its range skipped instead of waiting for the round's deadline.
 TEST_F(ButterflyAllReduceTest, AMemberKilledMidRoundIsNotWaitedForUntilTheDeadline)

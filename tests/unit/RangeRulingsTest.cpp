@@ -224,3 +224,34 @@ TEST(RangeRulingsTest, AnAuditedRangeStaysOnlyWhereTheAverageThatCameIsUpheld)
     EXPECT_EQ(skipped.skippedRanges.size(), 1u);
     EXPECT_EQ(skipped.appliedAverages.size(), 1u);
 }
+
+// A range applied without a verdict because its checker committed to nothing stands on the audit
+// alone: not drawn (or no draw in time), it is skipped; drawn, settleAuditedRanges() rules on it.
+TEST(RangeRulingsTest, ARangeWhoseCheckerStalledStaysOnlyWhereTheAuditDrewIt)
+{
+    const Encoded owners = encoded(0.002f), other = encoded(0.003f);
+    const auto unchecked = [&] {
+        AllReduceOutcome outcome;
+        outcome.average.assign(std::size_t(kCount), 0.0f);
+        std::copy(owners.values.begin(), owners.values.end(), outcome.average.begin());
+        std::copy(other.values.begin(), other.values.end(), outcome.average.begin() + 256);
+        outcome.appliedAverages = {rangeOf(0, owners), rangeOf(256, other)};
+        outcome.uncheckedRanges.push_back({QStringLiteral("o"), 0, 256, {}});
+        return outcome;
+    };
+    for (const QStringList &audited : {QStringList{}, QStringList{QStringLiteral("p")}}) {
+        AllReduceOutcome outcome = unchecked();
+        skipUnauditedRanges(outcome, audited);
+        EXPECT_EQ(outcome.average[0], 0.0f);
+        EXPECT_EQ(outcome.average[256], other.values[0]) << "a checked range stays";
+        ASSERT_EQ(outcome.appliedAverages.size(), 1u);
+        EXPECT_EQ(outcome.appliedAverages[0].begin, 256);
+        EXPECT_EQ(outcome.skippedRanges, (std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 256}}));
+    }
+    AllReduceOutcome drawn = unchecked();
+    skipUnauditedRanges(drawn, {QStringLiteral("o")});
+    EXPECT_EQ(drawn.average, unchecked().average);
+    EXPECT_EQ(drawn.appliedAverages.size(), 2u);
+    settleAuditedRanges(drawn, {{QStringLiteral("o"), 0, 256, {}}}, {});
+    EXPECT_EQ(drawn.average[0], 0.0f) << "drawn, and no ruling by the member's wait: skipped";
+}

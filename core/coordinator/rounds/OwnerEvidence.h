@@ -34,6 +34,10 @@ struct EvidenceCase {
     // What the owner named for the round's audit (AverageClaim), as claimDetail() keeps it; empty:
     // nothing.
     QString claimed;
+    // The range's checker, where it sent the evidence standing in for an owner that committed to
+    // nothing (a stalling stranger): it averaged the range in the owner's place, and answers for
+    // that average. Empty: the owner sent it.
+    QString standIn;
 };
 
 // What the coordinator found in an owner's evidence.
@@ -67,6 +71,9 @@ inline constexpr char kEvidenceRefuted[] = "evidence_refuted";
 inline constexpr char kEvidenceRedone[] = "evidence_redone";
 // EvidenceFinding::farOffClaim of a refuted owner's evidence.
 inline constexpr char kEvidenceFarOff[] = "evidence_far_off";
+// Who sent the evidence standing in for its owner (EvidenceCase::standIn): reporter the checker,
+// sender the owner.
+inline constexpr char kEvidenceStandIn[] = "evidence_stand_in";
 
 // The rulings among `rulings` (CoordinatorStore::evidenceRulings) of `round`'s attempt, by the
 // begin of their owner's range in it.

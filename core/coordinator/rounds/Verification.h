@@ -57,11 +57,12 @@ public:
                           std::optional<SpotCheckTask> &spotCheck);
 
     // POST /v1/round/evidence (OwnerEvidence.h), in three steps like an update's: the case the
-    // evidence is judged by, when `owner` owns its range in the running round and sent none for it
-    // yet (on the server's thread); weighEvidence() (any thread); the ruling kept (server's thread),
-    // with the range as the coordinator recomputed it from a refuted owner's pieces, for the
-    // members (redonePath()).
-    Result<EvidenceCase> evidenceCase(const PeerRecord &owner, const RangeEvidence &evidence, int &status);
+    // evidence is judged by, when `sender` owns its range in the running round (and committed), or
+    // checks the range of an owner that committed to nothing by the close and stands in for it,
+    // and nobody's evidence for that range was judged yet (on the server's thread);
+    // weighEvidence() (any thread); the ruling kept (server's thread), with the range as the
+    // coordinator recomputed it from refuted evidence's pieces, for the members (redonePath()).
+    Result<EvidenceCase> evidenceCase(const PeerRecord &sender, const RangeEvidence &evidence, int &status);
     Result<void> rule(const EvidenceCase &owned, const QString &averageSha256, const EvidenceFinding &finding);
     // GET /v1/round/ruling: the ruling on `owner`'s evidence in the running round, for a member.
     Result<RangeRuling> rangeRuling(const PeerRecord &asker, qint64 round, const QString &owner, int &status);

@@ -176,6 +176,15 @@ Result<RangeAudit> Verification::rangeAudit(const PeerRecord &asker, qint64 roun
         if (!vouched || QRandomGenerator::system()->generateDouble() < m_settings.rangeAuditRate)
             drawn.append(o.keyId);
     }
+    // The range of an owner that committed to nothing by the close is averaged by its checker in
+    // its place, where that committed: nobody checks that average, so it is always audited.
+    if (m_clock() >= m_rounds.commitDeadlineMs(round)) {
+        for (const RoundMember &o : ownersByRange(round)) {
+            const auto checker = checkers.find(o.keyId);
+            if (!committed.contains(o.keyId) && checker != checkers.end() && committed.contains(checker->second))
+                drawn.append(o.keyId);
+        }
+    }
     status = 500;
     if (Result<void> kept = m_store.addUpdateReports({{round.number, round.attempt, {}, {}, QLatin1StringView(kAuditDrawn),
                                                        drawn.join(QLatin1Char(','))}});

@@ -33,7 +33,7 @@ qint64 Verification::maxEvidenceBytes()
     return 4 * ((members + 1) * payload / 3 + members + 1) + (members + 1) * 256 + 1024;
 }
 
-Result<EvidenceCase> Verification::evidenceCase(const PeerRecord &owner, const RangeEvidence &evidence, int &status)
+Result<EvidenceCase> Verification::evidenceCase(const PeerRecord &sender, const RangeEvidence &evidence, int &status)
 {
     status = 500;
     Result<RoundRecord> round = m_rounds.current();
@@ -42,26 +42,41 @@ Result<EvidenceCase> Verification::evidenceCase(const PeerRecord &owner, const R
     status = 409;
     if (round->state != RoundState::Running || round->number != evidence.round || round->attempt != evidence.attempt)
         return makeError("round " + std::to_string(evidence.round) + " is not the running round");
-    const auto range = std::find_if(round->members.begin(), round->members.end(),
-                                    [&](const RoundMember &m) { return m.keyId == owner.keyId && m.end > m.begin; });
-    status = 403;
-    if (range == round->members.end())
-        return makeError("only a range owner of the running round sends evidence");
-    status = 400;
-    if (range->begin != evidence.begin || range->end != evidence.end)
-        return makeError("that is not this owner's range");
     status = 500;
     Result<std::vector<UpdateReportRecord>> reports = m_store.updateReports(round->number, round->attempt);
     Result<std::vector<CommitmentRecord>> commitments = m_store.commitments(round->number, round->attempt);
     if (!reports || !commitments)
         return makeError("cannot read the round's reports");
+    std::set<QString> committed;
+    for (const CommitmentRecord &c : *commitments)
+        committed.insert(c.keyId);
+    const auto own = std::find_if(round->members.begin(), round->members.end(),
+                                  [&](const RoundMember &m) { return m.keyId == sender.keyId && m.end > m.begin; });
+    // The checker of an owner that committed to nothing by the close averaged the range in its
+    // place (ButterflyAllReduce's stand-in), and sends the evidence for it.
+    const auto ranged = std::find_if(round->members.begin(), round->members.end(), [&](const RoundMember &m) {
+        return m.begin == evidence.begin && m.end == evidence.end && m.end > m.begin;
+    });
+    const std::map<QString, QString> checkers = rangeCheckersOf(*round);
+    const bool standIn = ranged != round->members.end() && ranged->keyId != sender.keyId && !committed.contains(ranged->keyId)
+                         && m_clock() >= m_rounds.commitDeadlineMs(*round) && checkers.contains(ranged->keyId)
+                         && checkers.at(ranged->keyId) == sender.keyId;
+    status = 403;
+    if (own == round->members.end() && !standIn)
+        return makeError("only a range owner of the running round sends evidence");
+    if (!standIn && !committed.contains(sender.keyId))
+        return makeError("an owner that committed to nothing this round has no evidence");
+    status = 400;
+    if (!standIn && (own->begin != evidence.begin || own->end != evidence.end))
+        return makeError("that is not this owner's range");
+    const RoundMember &owner = standIn ? *ranged : *own;
     status = 409;
     if (std::any_of(reports->begin(), reports->end(), [&](const UpdateReportRecord &r) {
             return r.reporterKeyId == owner.keyId && r.senderKeyId == owner.keyId
                    && (r.kind == QLatin1StringView(kEvidenceUpheld) || r.kind == QLatin1StringView(kEvidenceRefuted));
         }))
-        return makeError("this owner's evidence of the round was judged already");
-    EvidenceCase owned{*round, *range, {}, claimedAverage(*reports, owner.keyId)};
+        return makeError("this range's evidence of the round was judged already");
+    EvidenceCase owned{*round, owner, {}, claimedAverage(*reports, owner.keyId), standIn ? sender.keyId : QString()};
     for (const CommitmentRecord &c : *commitments) {
         if (c.ownerKeyId == owner.keyId)
             owned.commitments.emplace(c.keyId, c.sha256);
@@ -74,15 +89,18 @@ Result<void> Verification::rule(const EvidenceCase &owned, const QString &averag
 {
     const QString &owner = owned.owner.keyId;
     const QString &refusal = finding.refusal;
+    const QString by = owned.standIn.isEmpty() ? QString() : QStringLiteral("(sent by its checker %1, standing in)").arg(owned.standIn);
     if (refusal.isEmpty()) {
-        qCInfo(lcCoordinator).noquote() << "round" << owned.round.number << ": the evidence of" << owner
+        qCInfo(lcCoordinator).noquote() << "round" << owned.round.number << ": the evidence of" << owner << by
                                         << "holds: its average is what the committed pieces make";
     } else {
-        qCWarning(lcCoordinator).noquote() << "round" << owned.round.number << ": the evidence of" << owner
+        qCWarning(lcCoordinator).noquote() << "round" << owned.round.number << ": the evidence of" << owner << by
                                            << "does not hold:" << refusal;
     }
     const QString kind = QLatin1StringView(refusal.isEmpty() ? kEvidenceUpheld : kEvidenceRefuted);
     std::vector<UpdateReportRecord> records{{owned.round.number, owned.round.attempt, owner, owner, kind, averageSha256}};
+    if (!owned.standIn.isEmpty())
+        records.push_back({owned.round.number, owned.round.attempt, owned.standIn, owner, QLatin1StringView(kEvidenceStandIn), {}});
     if (!finding.farOffClaim.isEmpty())
         records.push_back({owned.round.number, owned.round.attempt, owner, owner, QLatin1StringView(kEvidenceFarOff), finding.farOffClaim});
     if (!refusal.isEmpty() && !finding.redone.isEmpty()) {
@@ -189,9 +207,16 @@ Result<void> Verification::judgeEvidence(const RoundRecord &round, const std::ve
     if (!reports)
         return reports.error();
     std::vector<std::pair<QString, QString>> offenders; // key, why
+    std::map<QString, QString> standIns; // owner -> the checker that averaged its range in its place
     for (const UpdateReportRecord &report : *reports) {
-        if (report.kind == QLatin1StringView(kEvidenceRefuted))
-            offenders.emplace_back(report.senderKeyId, QStringLiteral("lying owner"));
+        if (report.kind == QLatin1StringView(kEvidenceStandIn))
+            standIns[report.senderKeyId] = report.reporterKeyId;
+    }
+    for (const UpdateReportRecord &report : *reports) {
+        if (report.kind == QLatin1StringView(kEvidenceRefuted)) {
+            const auto standIn = standIns.find(report.senderKeyId);
+            offenders.emplace_back(standIn != standIns.end() ? standIn->second : report.senderKeyId, QStringLiteral("lying owner"));
+        }
     }
     // A member that applied a disputed range against the ruling followed no honest client's rule:
     // its partners' word, say, over the owner's evidence.

@@ -50,6 +50,8 @@ ButterflyAllReduce::ButterflyAllReduce(PeerTransport &transport, QString selfKey
         timer->setSingleShot(true);
     connect(&m_ownerTimer, &QTimer::timeout, this, [this] {
         averageOwnRange();
+        if (standsIn())
+            standInAverage();
         finishIfDone();
     });
     connect(&m_checkTimer, &QTimer::timeout, this, [this] {
@@ -513,35 +515,12 @@ void ButterflyAllReduce::sendAverage(const QString &peerKeyId)
                                          << QString::fromStdString(r.error().message);
 }
 
-void ButterflyAllReduce::handleAverage(const QString &sender, const FrameHeader &header, const QByteArray &payload)
-{
-    const AllReduceMember *owner = member(sender);
-    const auto done = m_rangeDone.find(sender);
-    if (!owner || done == m_rangeDone.end() || *done || std::int64_t(header.range_begin()) != owner->begin
-        || std::int64_t(header.range_end()) != owner->end)
-        return;
-    std::optional<std::vector<float>> values = decodePiece(sender, header, payload, owner->end - owner->begin);
-    if (!values)
-        return;
-    std::copy(values->begin(), values->end(), m_outcome.average.begin() + owner->begin);
-    *done = true;
-    m_averageHashes.insert(sender, QCryptographicHash::hash(payload, QCryptographicHash::Sha256));
-    m_averagePayloads.insert(sender, payload);
-    m_contributors.insert(sender, membersIn(header.members()).value_or(QStringList{}));
-    if (m_referee.owner == owner) {
-        m_referee.contributors = m_contributors.value(sender);
-        tryReferee();
-    }
-    if (m_check.owner == owner)
-        takeCheckedAverage(header, payload, std::move(*values));
-}
-
 void ButterflyAllReduce::finishIfDone()
 {
     if (!m_running || !m_ownAveraged)
         return;
     for (auto it = m_rangeDone.cbegin(); it != m_rangeDone.cend(); ++it) {
-        if (!it.value() && !m_departed.contains(it.key()))
+        if (!it.value() && (!m_departed.contains(it.key()) || awaitsStandIn(it.key())))
             return;
     }
     if (verdictsPending() || rulingsPending())
@@ -575,6 +554,8 @@ void ButterflyAllReduce::finish()
         return;
     if (!m_ownAveraged)
         averageOwnRange(); // the deadline came first: average what arrived
+    if (standsIn())
+        standInAverage();
     for (auto it = m_rangeDone.cbegin(); it != m_rangeDone.cend(); ++it) {
         if (it.value())
             continue;

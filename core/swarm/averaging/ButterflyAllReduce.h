@@ -136,9 +136,21 @@ struct AllReduceOutcome {
     std::optional<RangeEvidence> evidence;
     // The verdict this peer gave as a checker, if it gave one.
     std::optional<CheckVerdict> checkVerdict;
+    // The range this peer averaged as the checker of an owner that committed to nothing, and the
+    // evidence of it (ButterflyStandIn.cpp), for the coordinator's audit of that range.
+    struct StandIn {
+        QString owner;
+        RangeEvidence evidence;
+    };
+    std::optional<StandIn> standIn;
     // The ranges whose checker did not agree, this peer's own among them (settled as the referee
     // ruled until settleDisputedRanges() settles them by the coordinator's rulings).
     std::vector<DisputedRange> disputedRanges;
+    // Ranges applied without a verdict because their checker committed to nothing (a stalling
+    // stranger), where the coordinator may audit them (AllReduceOptions::keepEvidence): no checker
+    // vouched, so the audit always draws them, and each stays only where its ruling upholds it
+    // (skipUnauditedRanges(), settleAuditedRanges()). Skipping them cost a stalled round two ranges.
+    std::vector<DisputedRange> uncheckedRanges;
 };
 
 // DESIGN.md's butterfly all-reduce of pseudo-gradients. Every member sends each owner that
@@ -306,6 +318,18 @@ private:
     std::vector<RangeAverage> appliedAverages() const;
     void handlePiece(const QString &sender, const FrameHeader &header, const QByteArray &payload);
     void handleAverage(const QString &sender, const FrameHeader &header, const QByteArray &payload);
+    // The checker of an owner that committed to nothing (a stalling stranger), where the
+    // coordinator audits ranges, averages that range in the owner's place from the pieces it got
+    // as its checker and sends the average to every member; the audit always rules on it
+    // (ButterflyStandIn.cpp). Without it, every round a stranger stalls lost its range.
+    bool standsIn() const; // this peer, for the range it checks
+    bool awaitsStandIn(const QString &owner) const; // ...some peer, for `owner`'s range, not done yet
+    // The member whose range an average from `sender` is for: its own, or the one it stands in for.
+    const AllReduceMember *averagedRange(const QString &sender, const FrameHeader &header) const;
+    bool standInPiecesIn() const;
+    void standInAverage();
+    void sendStandInAverage(const QString &peerKeyId);
+    void keepStandInEvidence(); // in the outcome, with the evidence of this peer's own range
     // Why `members` (sorted by key) cannot run a round over `count` parameters, if they cannot.
     Result<void> checkMembers(const QList<AllReduceMember> &members, std::int64_t count) const;
     // Quantizes each owner's piece of the pseudo-gradient with error feedback; encoded, by owner.

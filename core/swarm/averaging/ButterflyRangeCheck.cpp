@@ -98,7 +98,8 @@ void ButterflyAllReduce::handleCheckPiece(const QString &sender, const FrameHead
             return;
         from = named->front();
     } else if (m_check.done) {
-        return sendVerdict(sender); // a late member gets the verdict the others got
+        // A late member gets the verdict the others got, or the average this peer stands in with.
+        return standsIn() ? sendStandInAverage(sender) : sendVerdict(sender);
     }
     if (m_check.done || m_check.pieces.count(from))
         return;
@@ -132,6 +133,8 @@ void ButterflyAllReduce::takeCheckedAverage(const FrameHeader &header, const QBy
 
 void ButterflyAllReduce::tryCheck()
 {
+    if (standsIn() && standInPiecesIn())
+        return standInAverage();
     if (!m_running || m_check.done || !m_check.average)
         return;
     const Misbehaviour &hostile = m_options.misbehaviour;
@@ -260,6 +263,12 @@ void ButterflyAllReduce::skipUncheckedRanges()
                 {owner, o->begin, o->end, owner == m_self ? m_ownAverage : m_averagePayloads.value(owner)});
         }
         QString why;
+        const bool stalled = m_options.uncommitted.contains(checker) || m_options.uncommitted.contains(owner);
+        if (verdict == m_verdicts.constEnd() && m_options.keepEvidence && stalled) {
+            const AllReduceMember *o = member(owner);
+            m_outcome.uncheckedRanges.push_back({owner, o->begin, o->end, {}});
+            continue; // the audit rules on it
+        }
         if (verdict == m_verdicts.constEnd())
             why = QStringLiteral("its checker %1 gave no verdict").arg(checker);
         else if (!verdict->agrees && applyRuling(owner))
@@ -312,6 +321,7 @@ void ButterflyAllReduce::keepEvidence()
 {
     const bool disputed = std::any_of(m_outcome.disputedRanges.begin(), m_outcome.disputedRanges.end(),
                                       [&](const DisputedRange &range) { return range.owner == m_self; });
+    keepStandInEvidence();
     if (!m_own || m_ownAverage.isEmpty() || !(disputed || m_options.keepEvidence))
         return;
     RangeEvidence evidence;
@@ -321,6 +331,16 @@ void ButterflyAllReduce::keepEvidence()
     for (const auto &[sender, piece] : m_pieces)
         evidence.pieces.emplace_back(sender, piece.encoded);
     m_outcome.evidence = std::move(evidence);
+}
+
+void ButterflyAllReduce::keepStandInEvidence()
+{
+    if (!standsIn() || m_check.recomputed.isEmpty())
+        return;
+    RangeEvidence evidence{0, 0, m_check.owner->begin, m_check.owner->end, m_check.recomputed, {}};
+    for (const auto &[sender, piece] : m_check.pieces)
+        evidence.pieces.emplace_back(sender, piece.encoded);
+    m_outcome.standIn = AllReduceOutcome::StandIn{m_check.owner->keyId, std::move(evidence)};
 }
 
 } // namespace swarmtrain

@@ -85,6 +85,14 @@ Result<void> settleDisputedRanges(AllReduceOutcome &outcome, const std::map<QStr
     return {};
 }
 
+void skipUnauditedRanges(AllReduceOutcome &outcome, const QStringList &audited)
+{
+    for (const DisputedRange &range : outcome.uncheckedRanges) {
+        if (!audited.contains(range.owner))
+            skipRange(outcome, range.begin, range.end);
+    }
+}
+
 void settleAuditedRanges(AllReduceOutcome &outcome, const std::vector<DisputedRange> &audited,
                          const std::map<QString, RangeRuling> &rulings, const std::map<QString, QByteArray> &redone)
 {

@@ -28,6 +28,11 @@ namespace swarmtrain {
 // an error and leaves `outcome` as it was: it decoded when it came.
 Result<void> settleDisputedRanges(AllReduceOutcome &outcome, const std::map<QString, RangeRuling> &rulings);
 
+// Skips each of `outcome`'s unchecked ranges (AllReduceOutcome::uncheckedRanges) whose owner is not
+// among `audited`: applied without a checker's verdict, such a range stands on the audit alone. One
+// the coordinator audited is settleAuditedRanges()'.
+void skipUnauditedRanges(AllReduceOutcome &outcome, const QStringList &audited);
+
 // Settles each range the coordinator audited (RangeAudit; `audited`: their owners and ranges) that
 // was applied here and not disputed: it stays only where its owner's ruling upholds the very
 // average that came. Where the ruling refutes it and `redone` holds the range as the coordinator

@@ -215,6 +215,7 @@ std::optional<EvidenceRuling> SwarmWorker::sendEvidence(qint64 round, int attemp
 void SwarmWorker::settleRanges(qint64 round, const RoundAnswer &info, AllReduceOutcome &outcome)
 {
     const std::optional<QStringList> audited = m_rangeAudits ? drawnAudit(round, info, outcome) : QStringList();
+    skipUnauditedRanges(outcome, audited.value_or(QStringList()));
     const bool ownDisputed = std::any_of(outcome.disputedRanges.begin(), outcome.disputedRanges.end(),
                                          [&](const DisputedRange &range) { return range.owner == m_identity->keyId(); });
     // With no draw in sight this owner sends its evidence anyway: if its range was drawn after
@@ -222,6 +223,12 @@ void SwarmWorker::settleRanges(qint64 round, const RoundAnswer &info, AllReduceO
     std::optional<EvidenceRuling> own;
     if (outcome.evidence && (ownDisputed || !audited || audited->contains(m_identity->keyId())))
         own = sendEvidence(round, info.attempt, *outcome.evidence, ownDisputed);
+    // ...and so does a checker that averaged the range of an owner that committed to nothing.
+    if (outcome.standIn && (!audited || audited->contains(outcome.standIn->owner))) {
+        qCInfo(lcWorker).noquote() << "round" << round << ": sends the evidence of the range of" << outcome.standIn->owner
+                                   << ", which this peer averaged in its place";
+        sendEvidence(round, info.attempt, outcome.standIn->evidence, false);
+    }
     settleDisputes(round, info, outcome, audited.value_or(QStringList()), own);
 }
 
