@@ -223,11 +223,7 @@ protected:
                     result.compared = compared.empty() ? -1 : *compared.begin();
                     return round > kMaxCoalitionRounds;
                 }
-                for (const qint64 at : compared) {
-                    if (const std::optional<double> loss = test::validationLossAt(answer, at))
-                        result.losses[at] = *loss;
-                }
-                return result.losses.size() == compared.size();
+                return test::validationLossesAt(answer, compared, result.losses);
             },
             1800s);
         EXPECT_TRUE(done) << swarm.logs();

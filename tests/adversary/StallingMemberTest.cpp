@@ -157,11 +157,7 @@ protected:
                     }
                     return round > 60;
                 }
-                for (const qint64 at : compareAt) {
-                    if (const std::optional<double> loss = test::validationLossAt(answer, at))
-                        result.losses[at] = *loss;
-                }
-                return result.losses.size() == compareAt.size();
+                return test::validationLossesAt(answer, compareAt, result.losses);
             },
             15min);
         EXPECT_TRUE(done) << swarm.logs();

@@ -9,8 +9,10 @@
 #include <chrono>
 #include <filesystem>
 #include <iomanip>
+#include <map>
 #include <optional>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -89,6 +91,16 @@ inline std::optional<double> validationLossAt(const QJsonObject &status, qint64 
             return point.toObject().value(QLatin1StringView("val_loss")).toDouble();
     }
     return std::nullopt;
+}
+
+// ...of each of the states `rounds` it has validated, into `losses`; whether all of them are there.
+inline bool validationLossesAt(const QJsonObject &status, const std::set<qint64> &rounds, std::map<qint64, double> &losses)
+{
+    for (const qint64 round : rounds) {
+        if (const std::optional<double> loss = validationLossAt(status, round))
+            losses[round] = *loss;
+    }
+    return losses.size() == rounds.size();
 }
 
 // `keyId`'s credit on the coordinator's leaderboard in its /v1/status answer; empty when unlisted.

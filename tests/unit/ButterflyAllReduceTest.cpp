@@ -212,6 +212,25 @@ protected:
         m.ownerAverage = [](std::vector<float> &average) { std::fill(average.begin(), average.end(), 0.01f); };
     }
 
+    // Peers 0 and 2 run round 7 with peer 1 named uncommitted (its transport listens and answers;
+    // its all-reduce never starts), until both finished; `keepEvidence`: the coordinator audits.
+    void runWithoutStaller(const QList<AllReduceMember> &list, const std::vector<std::vector<float>> &vectors, bool keepEvidence)
+    {
+        std::vector<std::unique_ptr<QSignalSpy>> spies;
+        for (const std::size_t i : {std::size_t(0), std::size_t(2)}) {
+            spies.push_back(std::make_unique<QSignalSpy>(peers[i]->allReduce.get(), &ButterflyAllReduce::finished));
+            AllReduceOptions options = timeout(600'000);
+            options.uncommitted = {list[1].keyId};
+            options.keepEvidence = keepEvidence;
+            ASSERT_TRUE(peers[i]->allReduce->start(7, list, vectors[i], 1, options).ok());
+        }
+        for (auto &spy : spies) {
+            if (spy->count() == 0) {
+                ASSERT_TRUE(spy->wait(30'000)) << "waited for the staller";
+            }
+        }
+    }
+
     std::vector<std::unique_ptr<Peer>> peers;
     std::vector<bool> knowsKeys; // a peer that has not fetched the round's members refuses everyone
 };
@@ -488,19 +507,8 @@ TEST_F(ButterflyAllReduceTest, AMemberTheCoordinatorNamesUncommittedIsWaitedForB
     const std::size_t n = 3000;
     const QList<AllReduceMember> list = members(n);
     const std::vector<std::vector<float>> vectors = {randomVector(n, 1), randomVector(n, 2), randomVector(n, 3)};
-    const std::size_t staller = 1; // its transport listens and answers; its all-reduce never starts
-    std::vector<std::unique_ptr<QSignalSpy>> spies;
-    for (const std::size_t i : {std::size_t(0), std::size_t(2)}) {
-        spies.push_back(std::make_unique<QSignalSpy>(peers[i]->allReduce.get(), &ButterflyAllReduce::finished));
-        AllReduceOptions options = timeout(600'000);
-        options.uncommitted = {list[qsizetype(staller)].keyId};
-        ASSERT_TRUE(peers[i]->allReduce->start(7, list, vectors[i], 1, options).ok());
-    }
-    for (auto &spy : spies) {
-        if (spy->count() == 0) {
-            ASSERT_TRUE(spy->wait(30'000)) << "waited for the staller";
-        }
-    }
+    const std::size_t staller = 1;
+    ASSERT_NO_FATAL_FAILURE(runWithoutStaller(list, vectors, false));
     const AllReduceOutcome &a = peers[0]->allReduce->outcome();
     const AllReduceOutcome &c = peers[2]->allReduce->outcome();
     const AllReduceMember &stalling = list[qsizetype(staller)];
@@ -523,19 +531,7 @@ TEST_F(ButterflyAllReduceTest, AnUncommittedMembersRangeIsAveragedByItsCheckerAn
     const QList<AllReduceMember> list = members(n);
     const std::vector<std::vector<float>> vectors = {randomVector(n, 1), randomVector(n, 2), randomVector(n, 3)};
     const std::size_t staller = 1;
-    std::vector<std::unique_ptr<QSignalSpy>> spies;
-    for (const std::size_t i : {std::size_t(0), std::size_t(2)}) {
-        spies.push_back(std::make_unique<QSignalSpy>(peers[i]->allReduce.get(), &ButterflyAllReduce::finished));
-        AllReduceOptions options = timeout(600'000);
-        options.uncommitted = {list[qsizetype(staller)].keyId};
-        options.keepEvidence = true;
-        ASSERT_TRUE(peers[i]->allReduce->start(7, list, vectors[i], 1, options).ok());
-    }
-    for (auto &spy : spies) {
-        if (spy->count() == 0) {
-            ASSERT_TRUE(spy->wait(30'000)) << "waited for the staller";
-        }
-    }
+    ASSERT_NO_FATAL_FAILURE(runWithoutStaller(list, vectors, true));
     const AllReduceOutcome &a = peers[0]->allReduce->outcome();
     const AllReduceOutcome &c = peers[2]->allReduce->outcome();
     const AllReduceMember &stalling = list[qsizetype(staller)];
