@@ -89,12 +89,13 @@ Result<void> Verification::rule(const EvidenceCase &owned, const QString &averag
 {
     const QString &owner = owned.owner.keyId;
     const QString &refusal = finding.refusal;
-    const QString by = owned.standIn.isEmpty() ? QString() : QStringLiteral("(sent by its checker %1, standing in)").arg(owned.standIn);
+    // The owner's key, then who sent it where its checker stood in for it (tests read these lines).
+    const QString whose = owned.standIn.isEmpty() ? owner : QStringLiteral("%1 (sent by its checker %2, standing in)").arg(owner, owned.standIn);
     if (refusal.isEmpty()) {
-        qCInfo(lcCoordinator).noquote() << "round" << owned.round.number << ": the evidence of" << owner << by
+        qCInfo(lcCoordinator).noquote() << "round" << owned.round.number << ": the evidence of" << whose
                                         << "holds: its average is what the committed pieces make";
     } else {
-        qCWarning(lcCoordinator).noquote() << "round" << owned.round.number << ": the evidence of" << owner << by
+        qCWarning(lcCoordinator).noquote() << "round" << owned.round.number << ": the evidence of" << whose
                                            << "does not hold:" << refusal;
     }
     const QString kind = QLatin1StringView(refusal.isEmpty() ? kEvidenceUpheld : kEvidenceRefuted);
