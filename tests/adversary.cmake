@@ -39,7 +39,8 @@ swarmtrain_adversary_test(swarmtrain_spot_check_tests adversary/SpotCheckTest.cp
 swarmtrain_adversary_test(swarmtrain_verification_attack_tests adversary/VerificationAttackTest.cpp)
 
 # Two owners per range: a lying owner found by its range partners' disputes, strangers' disputes
-# ignored, a liar's blame of the honest without effect, and the commitments a checker is given.
+# ignored, a liar's blame of the honest without effect, and the commitments a checker is given;
+# owners' evidence, audits, and a checker standing in for an owner that committed nothing.
 swarmtrain_adversary_test(swarmtrain_owner_dispute_tests adversary/OwnerDisputeTest.cpp)
 
 # A range owner that lies about its range's average, against the range's second owner (checker).
@@ -49,7 +50,8 @@ swarmtrain_adversary_test(swarmtrain_lying_owner_tests adversary/LyingOwnerTest.
 # honest owner's evidence (issue 43), and with the rulings off.
 swarmtrain_adversary_test(swarmtrain_colluding_partners_tests adversary/ColludingPartnersTest.cpp TIMEOUT 1800)
 
-# A member that commits nothing and sends nothing, against the commit timeout (issue 43).
+# A member that commits nothing and sends nothing, against the commit timeout (issue 43), and
+# what its stalls cost the model, against its checker standing in for it.
 swarmtrain_adversary_test(swarmtrain_stalling_member_tests adversary/StallingMemberTest.cpp)
 
 # Hostile display names at the join: too long, control characters, bidi overrides, only spaces,

@@ -11,7 +11,8 @@
 // steps as the machine's load allows, and a small model's loss after thousands of them differs by
 // tens of percent from one run to the next, attack or not). Prints:
 //   ATTACK stalling-member detected=yes banned_after=N-rounds period_ratio=R
-//   ATTACK stalling-member-model stalls=S stood_in=T rounds=K loss_delta=D
+//   ATTACK stalling-member-model stalls=S stood_in=T rounds=K ranges_skipped=0 loss_delta=D
+//          ranges_skipped_without_stand_in=N loss_delta_without_stand_in=D
 #include "AttackedSwarm.h"
 #include "CoordinatorClient.h"
 
