@@ -286,6 +286,9 @@ private:
     void takeCheckedAverage(const FrameHeader &header, const QByteArray &payload, std::vector<float> values);
     void tryCheck();
     void giveVerdict(bool agrees, const QString &why);
+    // Quantizes this peer's own average of the range it checks into m_check.recomputed (encoded)
+    // and m_check.recomputedValues (decoded, as members would apply it).
+    Result<void> keepRecomputed(const Result<std::vector<float>> &average);
     void sendVerdict(const QString &peerKeyId);
     void handleVerdict(const QString &sender, const FrameHeader &header, const QByteArray &payload);
     void handlePieceRequest(const QString &sender, const FrameHeader &header, const QByteArray &payload);

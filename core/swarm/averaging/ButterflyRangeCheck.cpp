@@ -159,15 +159,22 @@ void ButterflyAllReduce::tryCheck()
         aggregatePieces(m_check.pieces, m_check.owner->end - m_check.owner->begin, /*log=*/false);
     if (recomputed && m_options.misbehaviour.checkerAverage)
         m_options.misbehaviour.checkerAverage(*recomputed);
-    Result<Quantized> quantized = recomputed ? quantize(*recomputed) : Result<Quantized>(recomputed.error());
-    if (!quantized)
-        return giveVerdict(false, QStringLiteral("cannot recompute it: %1").arg(QString::fromStdString(quantized.error().message)));
-    m_check.recomputed = toBytes(encodeQuantized(*quantized));
-    m_check.recomputedValues = dequantize(*quantized);
+    if (Result<void> kept = keepRecomputed(recomputed); !kept)
+        return giveVerdict(false, QStringLiteral("cannot recompute it: %1").arg(QString::fromStdString(kept.error().message)));
     const double relative = rangeRelativeDifference(m_check.recomputedValues, *m_check.average);
     giveVerdict(relative <= kRangeTolerance,
                 QStringLiteral("recomputed from the same %1 pieces, it differs by %2 (relative L2)")
                     .arg(m_check.contributors.size()).arg(relative, 0, 'g', 3));
+}
+
+Result<void> ButterflyAllReduce::keepRecomputed(const Result<std::vector<float>> &average)
+{
+    Result<Quantized> quantized = average ? quantize(*average) : Result<Quantized>(average.error());
+    if (!quantized)
+        return quantized.error();
+    m_check.recomputed = toBytes(encodeQuantized(*quantized));
+    m_check.recomputedValues = dequantize(*quantized);
+    return {};
 }
 
 void ButterflyAllReduce::giveVerdict(bool agrees, const QString &why)

@@ -9,7 +9,6 @@
 #include "ButterflyAllReduce.h"
 
 #include "PeerTransport.h"
-#include "Quantization.h"
 #include "RangeAgreement.h"
 
 #include <QLoggingCategory>
@@ -88,15 +87,11 @@ void ButterflyAllReduce::standInAverage()
         return;
     m_check.done = true;
     const AllReduceMember &owner = *m_check.owner;
-    Result<std::vector<float>> average = aggregatePieces(m_check.pieces, owner.end - owner.begin, /*log=*/false);
-    Result<Quantized> quantized = average ? quantize(*average) : Result<Quantized>(average.error());
-    if (!quantized) {
+    if (Result<void> kept = keepRecomputed(aggregatePieces(m_check.pieces, owner.end - owner.begin, /*log=*/false)); !kept) {
         qCWarning(lcAllReduce).noquote() << "round" << m_round << ": cannot average the range of" << owner.keyId
-                                         << "in its place:" << QString::fromStdString(quantized.error().message);
+                                         << "in its place:" << QString::fromStdString(kept.error().message);
         return;
     }
-    m_check.recomputed = range_agreement::toBytes(encodeQuantized(*quantized));
-    m_check.recomputedValues = dequantize(*quantized);
     std::copy(m_check.recomputedValues.begin(), m_check.recomputedValues.end(), m_outcome.average.begin() + owner.begin);
     m_rangeDone.insert(owner.keyId, true);
     m_averageHashes.insert(owner.keyId, range_agreement::sha256(m_check.recomputed));
