@@ -234,6 +234,9 @@ void defineTrustFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text
                    "share of each round's ranges whose owners' evidence the coordinator recomputes, whatever their "
                    "checkers said; each audited owner uploads about one encoded model (0: none)")
         ->transform(flags::numberIn(0.0, 1.0));
+    app.add_flag("!--no-referee-checks", trust.refereeChecks,
+                 "have a range's referee check only disputed averages, not every one (for tests: a coalition then "
+                 "decides its own range wherever it holds the checker)");
 }
 
 // Full-model rounds (issue 18): time-budgeted or fixed H.

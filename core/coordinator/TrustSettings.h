@@ -45,6 +45,12 @@ struct TrustSettings {
     // whatever their checkers said (Verification::rangeAudit; with range rulings only). Each
     // audited owner uploads about one encoded model's worth of pieces; 0 turns audits off.
     double rangeAuditRate = 0.25;
+    // Each range's referee checks every average, not only a disputed one (with range rulings
+    // only): a coalition then decides its own range only where it holds both the checker and the
+    // referee. Members send the referee their pieces too (a third copy: 1.33x the all-reduce's
+    // bytes with the checker alone). Off (--no-referee-checks): the adversary tests' way to show
+    // what the checker alone lets pass.
+    bool refereeChecks = true;
     double minRelativeNorm = 0.9;
     double maxRelativeNorm = 1.1;
 };

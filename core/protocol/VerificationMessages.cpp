@@ -69,6 +69,8 @@ QJsonObject CommitmentsAnswer::toJson() const
         json.insert(L("check_seed"), QString::number(checkSeed, 16).rightJustified(16, QLatin1Char('0')));
     if (rangeAudits)
         json.insert(L("range_audits"), true);
+    if (refereeChecks)
+        json.insert(L("referee_checks"), true);
     return json;
 }
 
@@ -95,6 +97,7 @@ Result<CommitmentsAnswer> CommitmentsAnswer::fromJson(const QJsonObject &json)
             r.fail(L("check_seed"), QStringLiteral("must be 16 hex digits, not all zero"));
     }
     m.rangeAudits = r.optionalBoolean(L("range_audits")).value_or(false);
+    m.refereeChecks = r.optionalBoolean(L("referee_checks")).value_or(false);
     return r.finish(std::move(m));
 }
 

@@ -61,6 +61,11 @@ struct CommitmentsAnswer {
     // their average (AverageClaim) and keep their evidence, and members settle each audited range
     // by its ruling as they do a disputed one.
     bool rangeAudits = false;
+    // Each range's referee checks every average too, not only a disputed one
+    // (AllReduceOptions::refereeChecks): members send it their pieces, a range is applied only
+    // when its referee confirms the very average that came, and the referee names its verdict
+    // (AverageClaim) as the checker does. With range rulings only.
+    bool refereeChecks = false;
 
     QJsonObject toJson() const;
     static Result<CommitmentsAnswer> fromJson(const QJsonObject &json);
@@ -71,17 +76,19 @@ struct CommitmentsAnswer {
 // is drawn. An audited owner's evidence holds only for that average and those pieces, so an owner
 // cannot wait to see whether it is audited and then choose which average to stand by.
 // The range's checker names its verdict the same way (`owner`: the range it checked): the average
-// it checked, the pieces it recomputed it from, and whether it agrees. The coordinator audits
-// every range whose checker did not vouch, before the draw, for the very average and pieces its
-// owner named; and a checker that vouched for an average the owner's evidence then shows far
-// from what those pieces make is convicted with the owner (Verification::judgeVouches).
+// it checked, the pieces it recomputed it from, and whether it agrees; so does its referee where
+// referees check every average (CommitmentsAnswer::refereeChecks). The coordinator audits every
+// range whose checker (or referee) did not vouch, before the draw, for the very average and
+// pieces its owner named; and a checker or referee that vouched for an average the owner's
+// evidence then shows far from what those pieces make is convicted with the owner
+// (Verification::judgeVouches).
 struct AverageClaim {
     qint64 round = 0;
     int attempt = 0;
     QString sha256;
     QStringList contributors; // the members whose pieces are in the average, as its owner named them
-    QString owner{}; // a checker's verdict on this owner's range; empty: the sender's own average
-    bool agrees = true; // a checker's verdict: it reproduced the average from the same pieces
+    QString owner{}; // a checker's (or referee's) verdict on this owner's range; empty: the sender's own average
+    bool agrees = true; // a verdict: it reproduced the average from the same pieces
 
     QJsonObject toJson() const;
     static Result<AverageClaim> fromJson(const QJsonObject &json);

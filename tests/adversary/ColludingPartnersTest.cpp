@@ -12,10 +12,13 @@
 //          colluders_banned=yes colluder_offences=8,8 colluder_credit=0 loss_delta=-0.26%
 //          loss_delta_without_rulings=+426.08%
 // And three colluders among nine members: a `coalition` that vouches for its members' averages
-// and makes up its own where the round's draw made an ally its checker. Nobody disputes such a
-// range; the coordinator's audits (--range-audits 1) rule on it from the owner's evidence, which
-// proves the lie, and the checker named before the draw that it reproduced that very average: both
-// are banned at once. The coalition is patient (it behaves for its first 3 rounds). Prints:
+// and makes up its own where the round's draw made an ally its checker. No checker disputes such
+// a range. In one run the coalition lies wherever an ally checks it, and the coordinator audits
+// every range (--range-audits 1); in the other, at the default settings, it lies where an ally
+// checks it and its referee is honest, which the referee's own check catches (the audits alone
+// would catch 1 in 4). Either way the coordinator rules on the owner's evidence, which proves the
+// lie, and the checker named before the draw that it reproduced that very average: both are
+// banned at once. The coalition is patient (it behaves for its first 3 rounds). Prints:
 //   ATTACK colluding-coalition members=9 colluders=3 rounds=4 lies_refuted=1 lie_rounds=-,3,-
 //          false_vouches=1 vouch_rounds=-,-,3 banned=2 banned_credit_before=15.36/15.36
 //          banned_credit=0/0 never_acted_credit=20.48 honest_banned=no loss_delta=+0.00%
@@ -148,45 +151,62 @@ namespace {
 
 constexpr std::size_t kMembers = 9, kCoalition = 3; // the coalition: the last three to join
 // The coalition is patient: it trains honestly for this many rounds, earning credit, then lies in
-// the rounds an ally checks it, 1 in 4 at nine owners; the audit that refutes a lie bans the liar
-// and the ally that vouched for it at once. The attacked run goes until the first ban, the run
-// without audits until the first lie, at most kMaxCoalitionRounds rounds each.
+// the rounds an ally checks it, 1 in 4 at nine owners; the ruling that refutes a lie bans the liar
+// and the ally that vouched for it at once. An attacked run goes until the first ban, the run with
+// neither audits nor referee checks until the first lie, at most kMaxCoalitionRounds rounds each.
 constexpr qint64 kPatience = 3, kMaxCoalitionRounds = 40;
 
 struct CoalitionRun {
     std::map<qint64, double> losses;       // the validation loss at each compared round
     qint64 compared = -1;                  // the round an attacked run compares at
-    std::vector<std::vector<qint64>> lies; // by coalition member: the rounds an audit refuted its average
+    std::vector<std::vector<qint64>> lies; // by coalition member: the rounds a ruling refuted its average
     std::vector<std::vector<qint64>> vouches; // ...the rounds it vouched for a refuted average
     std::vector<bool> banned;              // by coalition member
     std::vector<double> credit;            // by coalition member, on the leaderboard at the end
     std::vector<double> peakCredit;        // ...the most it held during the run
     std::string logs;
+
+    std::size_t count(const std::vector<std::vector<qint64>> &byMember) const
+    {
+        std::size_t n = 0;
+        for (const std::vector<qint64> &rounds : byMember)
+            n += rounds.size();
+        return n;
+    }
 };
+
+// How a run ends: at the first ban (the defence on), at the first lie (off), or at given rounds.
+enum class Until { Ban, Lie, Rounds };
 
 class ColludingCoalitionTest : public test::AttackedSwarmTest {
 protected:
-    // All nine honest, or the last three a coalition; `audits`: the coordinator's --range-audits.
-    // The losses compared are those of the states `compareAt`; none given (an attacked run), of the
-    // state made by the round whose close banned the first of the coalition, or without audits by
-    // the round of its first lie.
-    CoalitionRun run(const std::string &name, bool attacked, const std::string &audits, const std::vector<qint64> &compareAt = {})
+    // All nine honest (an empty `coalition`), or the last three a coalition of that kind
+    // (swarmtrain-hostile's coalition:KEYS@3 and what follows it); `flags`: the coordinator's.
+    // The losses compared are those of the states `compareAt` (Until::Rounds); otherwise, of the
+    // state made by the round whose close banned the first of the coalition, or by the round of
+    // its first lie.
+    CoalitionRun run(const std::string &name, const std::optional<std::string> &coalitionKind, Until until,
+                     const std::vector<std::string> &flags, const std::vector<qint64> &compareAt = {})
     {
         Swarm swarm;
         // Established at once, equal ranges and no spot checks. All nine come from 127.0.0.1, so
         // no limit on peers or requests an address. Every round has all nine, so the runs differ
         // but for the attack (a ban ends the rounds: the compared one is the state that ban's
         // round made).
-        startCoordinator(swarm, name,
-                         {"--min-peers", std::to_string(kMembers), "--probation-rounds", "0", "--range-split", "equal",
-                          "--spot-check-rate", "0", "--max-peers-per-address", "0", "--rate-limit-address", "0",
-                          "--range-audits", audits});
+        std::vector<std::string> arguments{"--min-peers", std::to_string(kMembers), "--probation-rounds", "0",
+                                           "--range-split", "equal", "--spot-check-rate", "0",
+                                           "--max-peers-per-address", "0", "--rate-limit-address", "0"};
+        arguments.insert(arguments.end(), flags.begin(), flags.end());
+        startCoordinator(swarm, name, arguments);
         QStringList coalition;
         for (std::size_t i = kMembers - kCoalition; i < kMembers; ++i)
             coalition.append(identity(i).keyId());
         for (std::size_t i = 0; i < kMembers; ++i) {
-            const bool colluder = attacked && i >= kMembers - kCoalition;
-            join(swarm, colluder ? "coalition:" + coalition.join(QLatin1Char(',')).toStdString() + "@" + std::to_string(kPatience) : "",
+            const bool colluder = coalitionKind && i >= kMembers - kCoalition;
+            join(swarm,
+                 colluder ? "coalition:" + coalition.join(QLatin1Char(',')).toStdString() + "@" + std::to_string(kPatience)
+                                + *coalitionKind
+                          : "",
                  true);
         }
         CoalitionRun result;
@@ -209,7 +229,7 @@ protected:
                     peak = std::max(peak, result.credit.back());
                 }
                 if (compared.empty()) {
-                    if (audits != "0") {
+                    if (until == Until::Ban) {
                         const std::vector<bool> banned = bannedOf(swarm.coordinator.errors());
                         // The ban ends the rounds (eight are fewer than a round needs): the round
                         // the status is at starts from the state the ban's round made.
@@ -241,11 +261,30 @@ protected:
                 rounds.push_back(std::stoll((*it)[1].str()));
             result.vouches.push_back(std::move(rounds));
         }
-        if (attacked)
+        if (coalitionKind)
             expectHonestUnharmed(swarm, swarm.logs());
         result.logs = swarm.logs();
         leave(swarm, result.logs);
         return result;
+    }
+
+    // What an attacked run must show: each member of the coalition banned at its first lie or
+    // false vouch and for nothing else, only once its patience was over, with all the credit it
+    // had earned gone; at least one false vouch (a lie goes only where an ally checks).
+    static void expectCaught(const CoalitionRun &attacked)
+    {
+        EXPECT_GE(attacked.count(attacked.vouches), 1u) << "a lie goes only where an ally checks, and vouches\n" << attacked.logs;
+        for (std::size_t i = 0; i < kCoalition; ++i) {
+            const bool acted = !attacked.lies.at(i).empty() || !attacked.vouches.at(i).empty();
+            EXPECT_EQ(attacked.banned.at(i), acted) << "banned at its first lie or false vouch, and for nothing else\n"
+                                                    << attacked.logs;
+            for (const qint64 round : attacked.lies.at(i))
+                EXPECT_GE(round, kPatience) << "it lies only once its patience is over\n" << attacked.logs;
+            if (acted) {
+                EXPECT_GT(attacked.peakCredit.at(i), 0.0) << "it earned credit while it behaved";
+                EXPECT_EQ(attacked.credit.at(i), 0.0) << "and lost it all\n" << attacked.logs;
+            }
+        }
     }
 };
 
@@ -262,58 +301,61 @@ std::string joined(const std::vector<T> &values)
 } // namespace
 
 // A patient coalition first earns credit with honest rounds. Then each average a member makes up,
-// in the rounds the draw made an ally its checker, is refuted by an audit and applied by no one;
-// the liar and the ally that vouched for it are banned at once with all the credit they earned,
-// and the swarm's loss stays within 1% of the same nine keys all honest. A member of the
-// coalition that never lied nor vouched for a lie by then did nothing but honest work, which keeps
-// its credit. With the audits off, the first made-up average goes in (compared at the state of
-// its round, which the draw decides) and no one is caught.
-TEST_F(ColludingCoalitionTest, ThreeColludersAmongNineMembersAreCaughtByTheAuditsAndTheirAveragesNeverApplied)
+// in the rounds the draw made an ally its checker, is refuted and applied by no one: by the
+// audits where every range is audited, and at the default settings by the range's referee, which
+// checks every average and whose verdict gets the range audited. The liar and the ally that
+// vouched for it are banned at once with all the credit they earned, and the swarm's loss stays
+// within 1% of the same nine keys all honest. A member of the coalition that never lied nor
+// vouched for a lie by then did nothing but honest work, which keeps its credit. With neither
+// audits nor referee checks, the first made-up average goes in (compared at the state of its
+// round, which the draw decides) and no one is caught.
+TEST_F(ColludingCoalitionTest, ThreeColludersAmongNineMembersAreCaughtAndTheirAveragesNeverApplied)
 {
-    const CoalitionRun attacked = run("coalition", true, "1");
-    ASSERT_EQ(attacked.losses.size(), 1u) << "no member of the coalition was banned within " << kMaxCoalitionRounds
-                                          << " rounds\n" << attacked.logs;
-    const CoalitionRun unaudited = run("coalition-unaudited", true, "0");
-    ASSERT_EQ(unaudited.losses.size(), 1u) << "no member of the coalition lied within " << kMaxCoalitionRounds
-                                           << " rounds\n" << unaudited.logs;
-    const CoalitionRun clean = run("clean", false, "1", {attacked.compared, unaudited.compared});
-    ASSERT_TRUE(clean.losses.contains(attacked.compared) && clean.losses.contains(unaudited.compared)) << clean.logs;
-    const double delta = attacked.losses.at(attacked.compared) / clean.losses.at(attacked.compared) - 1.0;
-    const double unauditedDelta = unaudited.losses.at(unaudited.compared) / clean.losses.at(unaudited.compared) - 1.0;
-    std::size_t lies = 0, vouches = 0;
+    const CoalitionRun audited = run("coalition", "", Until::Ban, {"--range-audits", "1"});
+    ASSERT_EQ(audited.losses.size(), 1u) << "no member of the coalition was banned within " << kMaxCoalitionRounds
+                                         << " rounds\n" << audited.logs;
+    const CoalitionRun refereed = run("coalition-refereed", "/honest-referee", Until::Ban, {});
+    ASSERT_EQ(refereed.losses.size(), 1u) << "no member of the coalition was banned within " << kMaxCoalitionRounds
+                                          << " rounds\n" << refereed.logs;
+    const CoalitionRun unchecked = run("coalition-unchecked", "", Until::Lie, {"--range-audits", "0", "--no-referee-checks"});
+    ASSERT_EQ(unchecked.losses.size(), 1u) << "no member of the coalition lied within " << kMaxCoalitionRounds
+                                           << " rounds\n" << unchecked.logs;
+    const CoalitionRun clean =
+        run("clean", std::nullopt, Until::Rounds, {}, {audited.compared, refereed.compared, unchecked.compared});
+    const auto deltaOf = [&](const CoalitionRun &attacked) {
+        EXPECT_TRUE(clean.losses.contains(attacked.compared)) << clean.logs;
+        return clean.losses.contains(attacked.compared)
+                   ? attacked.losses.at(attacked.compared) / clean.losses.at(attacked.compared) - 1.0
+                   : std::nan("");
+    };
+    const double delta = deltaOf(audited), refereedDelta = deltaOf(refereed), uncheckedDelta = deltaOf(unchecked);
     std::string lieRounds, vouchRounds;
     std::vector<double> bannedCredit, bannedPeak, idleCredit;
     for (std::size_t i = 0; i < kCoalition; ++i) {
-        lies += attacked.lies.at(i).size();
-        vouches += attacked.vouches.at(i).size();
-        lieRounds += (i ? "," : "") + joined(attacked.lies.at(i));
-        vouchRounds += (i ? "," : "") + joined(attacked.vouches.at(i));
-        (attacked.banned.at(i) ? bannedCredit : idleCredit).push_back(attacked.credit.at(i));
-        if (attacked.banned.at(i))
-            bannedPeak.push_back(attacked.peakCredit.at(i));
+        lieRounds += (i ? "," : "") + joined(audited.lies.at(i));
+        vouchRounds += (i ? "," : "") + joined(audited.vouches.at(i));
+        (audited.banned.at(i) ? bannedCredit : idleCredit).push_back(audited.credit.at(i));
+        if (audited.banned.at(i))
+            bannedPeak.push_back(audited.peakCredit.at(i));
     }
-    std::cout << "ATTACK colluding-coalition members=" << kMembers << " colluders=" << kCoalition << " rounds=" << attacked.compared
-              << " lies_refuted=" << lies << " lie_rounds=" << lieRounds << " false_vouches=" << vouches
-              << " vouch_rounds=" << vouchRounds << " banned=" << bannedCredit.size() << " banned_credit_before="
-              << joined(bannedPeak) << " banned_credit=" << joined(bannedCredit) << " never_acted_credit=" << joined(idleCredit)
-              << " honest_banned=no loss_delta=" << test::signedPercent(delta)
-              << " loss_delta_unaudited=" << test::signedPercent(unauditedDelta) << " rounds_unaudited=" << unaudited.compared
-              << " banned_unaudited=" << std::count(unaudited.banned.begin(), unaudited.banned.end(), true) << std::endl;
-    EXPECT_GE(vouches, 1u) << "a lie goes only where an ally checks, and vouches\n" << attacked.logs;
-    for (std::size_t i = 0; i < kCoalition; ++i) {
-        const bool acted = !attacked.lies.at(i).empty() || !attacked.vouches.at(i).empty();
-        EXPECT_EQ(attacked.banned.at(i), acted) << "banned at its first lie or false vouch, and for nothing else\n" << attacked.logs;
-        for (const qint64 round : attacked.lies.at(i))
-            EXPECT_GE(round, kPatience) << "it lies only once its patience is over\n" << attacked.logs;
-        if (acted) {
-            EXPECT_GT(attacked.peakCredit.at(i), 0.0) << "it earned credit while it behaved";
-            EXPECT_EQ(attacked.credit.at(i), 0.0) << "and lost it all\n" << attacked.logs;
-        }
-        EXPECT_FALSE(unaudited.banned.at(i)) << unaudited.logs;
-    }
-    EXPECT_LT(std::abs(delta), 0.01) << "validation loss " << attacked.losses.at(attacked.compared) << " against "
-                                     << clean.losses.at(attacked.compared) << attacked.logs;
-    // The defence switched off: the made-up averages go in.
-    EXPECT_GT(unauditedDelta, 0.01) << "validation loss " << unaudited.losses.at(unaudited.compared) << " against "
-                                    << clean.losses.at(unaudited.compared) << unaudited.logs;
+    std::cout << "ATTACK colluding-coalition members=" << kMembers << " colluders=" << kCoalition << " rounds=" << audited.compared
+              << " lies_refuted=" << audited.count(audited.lies) << " lie_rounds=" << lieRounds
+              << " false_vouches=" << audited.count(audited.vouches) << " vouch_rounds=" << vouchRounds
+              << " banned=" << bannedCredit.size() << " banned_credit_before=" << joined(bannedPeak)
+              << " banned_credit=" << joined(bannedCredit) << " never_acted_credit=" << joined(idleCredit)
+              << " honest_banned=no loss_delta=" << test::signedPercent(delta) << " rounds_refereed=" << refereed.compared
+              << " lies_refuted_refereed=" << refereed.count(refereed.lies)
+              << " banned_refereed=" << std::count(refereed.banned.begin(), refereed.banned.end(), true)
+              << " loss_delta_refereed=" << test::signedPercent(refereedDelta)
+              << " loss_delta_unchecked=" << test::signedPercent(uncheckedDelta) << " rounds_unchecked=" << unchecked.compared
+              << " banned_unchecked=" << std::count(unchecked.banned.begin(), unchecked.banned.end(), true) << std::endl;
+    expectCaught(audited);
+    expectCaught(refereed);
+    EXPECT_GE(refereed.count(refereed.lies), 1u) << refereed.logs;
+    for (std::size_t i = 0; i < kCoalition; ++i)
+        EXPECT_FALSE(unchecked.banned.at(i)) << unchecked.logs;
+    EXPECT_LT(std::abs(delta), 0.01) << "validation loss " << audited.losses.at(audited.compared) << audited.logs;
+    EXPECT_LT(std::abs(refereedDelta), 0.01) << "validation loss " << refereed.losses.at(refereed.compared) << refereed.logs;
+    // The defences switched off: the made-up averages go in.
+    EXPECT_GT(uncheckedDelta, 0.01) << "validation loss " << unchecked.losses.at(unchecked.compared) << unchecked.logs;
 }

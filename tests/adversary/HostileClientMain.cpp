@@ -3,7 +3,7 @@
 //   swarmtrain-hostile --misbehave scale100|sign-flip|zero|noise|equivocate|lying-owner|lying-checker|
 //                       colluder|withhold-from-checkers|far-future-frames|vanish-in-all-reduce|stall|
 //                       forge-hash|forge-stage-state|stage-gradients-x-4|stage-zero-activations|
-//                       stage-noise|coalition:KEY,KEY,...
+//                       stage-noise|coalition:KEY,KEY,...[@ROUND][/honest-referee]
 //                      [the options of swarmtrain --headless]
 #include "ClientOptions.h"
 #include "CryptoLifetime.h"
@@ -76,14 +76,16 @@ std::optional<Misbehaviour> misbehaviourNamed(const QString &name)
         m.refereeForChecker = true;
         m.ignoreRulings = true;
     } else if (name.startsWith(QLatin1StringView("coalition:"))) {
-        // One of a coalition, by its members' keys (coalition:KEY,KEY[@ROUND]): it vouches for an
-        // ally's average as its checker, and makes up its own (x -4) only where an ally checks it,
-        // so no honest checker ever disputes it; with @ROUND, patient: it behaves until that round.
-        // It follows the coordinator's rulings like an honest client, and says on its output when
-        // it lies.
-        const QString coalition = name.mid(10);
+        // One of a coalition, by its members' keys (coalition:KEY,KEY[@ROUND][/honest-referee]):
+        // it vouches for an ally's average as its checker or referee, and makes up its own (x -4)
+        // only where an ally checks it, so no honest checker ever disputes it; with @ROUND,
+        // patient: it behaves until that round; with /honest-referee, it lies only where its
+        // referee is not an ally either. It follows the coordinator's rulings like an honest
+        // client, and says on its output when it lies.
+        const QString coalition = name.mid(10).section(QLatin1Char('/'), 0, 0);
         m.allies = coalition.section(QLatin1Char('@'), 0, 0).split(QLatin1Char(','), Qt::SkipEmptyParts);
         m.fromRound = coalition.section(QLatin1Char('@'), 1).toULongLong();
+        m.liesUnderHonestReferee = name.endsWith(QLatin1StringView("/honest-referee"));
         m.ownerAverage = [](std::vector<float> &average) {
             for (float &x : average)
                 x *= -4.0f;

@@ -34,6 +34,7 @@ protected:
     // ...and the referee of each.
     std::map<QString, QString> referees() { return rangeRefereesOf(currentRound()); }
     Peer &checkerOf(const Peer &owner) { return *byKey(checkers().at(owner.keyId())); }
+    Peer &refereeOf(const Peer &owner) { return *byKey(referees().at(owner.keyId())); }
     // The owner whose range `checker` checks in the running round.
     Peer &checkedBy(const Peer &checker)
     {
@@ -225,13 +226,17 @@ protected:
         verdict.agrees = agrees;
         return post(checker, "/v1/round/average", verdict.toJson());
     }
-    // Each of `named` names its honest average, and its checker vouches for it.
+    // Each of `named` names its honest average, and its checker vouches for it (and its referee,
+    // where referees check every average).
     void nameAndVouch(const std::vector<Peer *> &named, const Pieces &pieces)
     {
         for (Peer *owner : named) {
             const RangeEvidence evidence = evidenceOf(*owner, pieces);
             ASSERT_EQ(nameAverage(*owner, evidence).status, 200);
             ASSERT_EQ(nameVerdict(checkerOf(*owner), *owner, evidence).status, 200);
+            if (options.trust.refereeChecks) {
+                ASSERT_EQ(nameVerdict(refereeOf(*owner), *owner, evidence).status, 200);
+            }
         }
     }
     RangeAudit auditAsSeenBy(Peer &member)
@@ -708,6 +713,8 @@ TEST_F(OwnerDisputeTest, TheAuditIsDrawnOnceOwnersAndCheckersNamedTheirWordOrThe
     ASSERT_EQ(nameAverage(h3, evidenceOf(h3, pieces)).status, 200);
     EXPECT_FALSE(auditAsSeenBy(h1).drawn) << "nor before every checker named its verdict";
     ASSERT_EQ(nameVerdict(checkerOf(h3), h3, evidenceOf(h3, pieces)).status, 200);
+    EXPECT_FALSE(auditAsSeenBy(h1).drawn) << "nor before every referee named its verdict";
+    ASSERT_EQ(nameVerdict(refereeOf(h3), h3, evidenceOf(h3, pieces)).status, 200);
     RangeAudit audit = auditAsSeenBy(liar);
     EXPECT_TRUE(audit.drawn);
     EXPECT_TRUE(audit.owners.isEmpty()) << audit.owners.join(u',').toStdString();
@@ -746,6 +753,8 @@ TEST_F(OwnerDisputeTest, TheAuditIsDrawnOnceOwnersAndCheckersNamedTheirWordOrThe
     fewer.pieces.pop_back();
     ASSERT_EQ(nameVerdict(checkerOf(h1), h1, fewer).status, 200);
     ASSERT_EQ(nameVerdict(checkerOf(h2), h2, evidenceOf(h2, pieces), false).status, 200);
+    for (Peer *owner : {&h1, &h2})
+        ASSERT_EQ(nameVerdict(refereeOf(*owner), *owner, evidenceOf(*owner, pieces)).status, 200);
     audit = auditAsSeenBy(h3);
     EXPECT_TRUE(audit.drawn);
     audit.owners.sort();
@@ -772,6 +781,7 @@ TEST_F(OwnerDisputeTest, AnAuditConvictsALyingOwnerAndTheCheckerThatVouchedForIt
     const RangeEvidence lie = evidenceOf(liar, pieces, -4.0f);
     ASSERT_EQ(nameAverage(liar, lie).status, 200);
     ASSERT_EQ(nameVerdict(checker, liar, lie).status, 200);
+    ASSERT_EQ(nameVerdict(refereeOf(liar), liar, lie, false).status, 200);
     ASSERT_NO_FATAL_FAILURE(nameAndVouch(honest, pieces));
     EXPECT_EQ(auditAsSeenBy(h1).owners.size(), 4) << "every range, at a share of 1";
     EXPECT_FALSE(EvidenceRuling::fromJson(sendEvidence(liar, lie).json()).value().upheld);
@@ -838,6 +848,82 @@ TEST_F(OwnerDisputeTest, AnOwnerCannotHaveItsHonestCheckerConvicted)
     }
 }
 
+// Where referees check every average (the default), a range whose referee did not vouch for what
+// its owner named is audited however its checker vouched: a lying owner's colluding checker no
+// longer decides its range with it, whatever the audit share. The liar and its checker are
+// convicted; the honest referee that disputed is not charged. Without referee checks the same
+// range is audited only by the draw.
+TEST_F(OwnerDisputeTest, ARangeItsRefereeDisputesIsAuditedWhateverItsCheckerSaid)
+{
+    options.trust.rangeAuditRate = 1e-12;
+    options.trust.banAfterOffences = 1'000;
+    startServer();
+    joinAll(owners);
+    ASSERT_NO_FATAL_FAILURE(startRound(owners, 0));
+    const Pieces pieces = commitRealPieces(owners);
+    const HttpAnswer commitments = send("GET", "/v1/round/commitments?round=0", {}, h1);
+    EXPECT_TRUE(CommitmentsAnswer::fromJson(commitments.json()).value().refereeChecks) << commitments.body.constData();
+    Peer &checker = checkerOf(liar), &referee = refereeOf(liar);
+    const RangeEvidence lie = evidenceOf(liar, pieces, -4.0f);
+    ASSERT_EQ(nameAverage(liar, lie).status, 200);
+    ASSERT_EQ(nameVerdict(checker, liar, lie).status, 200);
+    EXPECT_EQ(nameVerdict(referee, liar, lie, false).status, 200);
+    EXPECT_EQ(nameVerdict(referee, liar, lie, true).status, 409) << "once a round";
+    // Only the range's checker and referee name a verdict on it.
+    Peer &other = **std::find_if(owners.begin(), owners.end(), [&](Peer *p) { return p != &liar && p != &checker && p != &referee; });
+    const HttpAnswer intruder = nameVerdict(other, liar, lie);
+    EXPECT_EQ(intruder.status, 403) << intruder.body.constData();
+    ASSERT_NO_FATAL_FAILURE(nameAndVouch(honest, pieces));
+    const RangeAudit audit = auditAsSeenBy(h1);
+    ASSERT_TRUE(audit.drawn);
+    EXPECT_EQ(audit.owners, QStringList{liar.keyId()}) << "only the range its referee disputed";
+    EXPECT_FALSE(EvidenceRuling::fromJson(sendEvidence(liar, lie).json()).value().upheld);
+    ASSERT_NO_FATAL_FAILURE(closeRound(owners, 0, {}));
+    for (Peer *convicted : {&liar, &checker}) {
+        EXPECT_TRUE(record(*convicted).banned());
+        EXPECT_EQ(record(*convicted).credit, 0.0);
+    }
+    EXPECT_FALSE(record(referee).banned());
+    EXPECT_EQ(record(referee).offences, 0);
+}
+
+// A referee that vouches for a made-up average its owner's evidence refutes is convicted with it,
+// as a checker is.
+TEST_F(OwnerDisputeTest, AnAuditConvictsARefereeThatVouchedForAMadeUpAverage)
+{
+    const Pieces pieces = startFullyAuditedRound();
+    Peer &checker = checkerOf(liar), &referee = refereeOf(liar);
+    const RangeEvidence lie = evidenceOf(liar, pieces, -4.0f);
+    ASSERT_EQ(nameAverage(liar, lie).status, 200);
+    ASSERT_EQ(nameVerdict(checker, liar, lie, false).status, 200);
+    ASSERT_EQ(nameVerdict(referee, liar, lie, true).status, 200);
+    ASSERT_NO_FATAL_FAILURE(nameAndVouch(honest, pieces));
+    ASSERT_TRUE(auditAsSeenBy(h1).drawn);
+    EXPECT_FALSE(EvidenceRuling::fromJson(sendEvidence(liar, lie).json()).value().upheld);
+    for (Peer *owner : honest)
+        ASSERT_TRUE(EvidenceRuling::fromJson(sendEvidence(*owner, evidenceOf(*owner, pieces)).json()).value().upheld);
+    ASSERT_NO_FATAL_FAILURE(closeRound(owners, 0, {}));
+    for (Peer *convicted : {&liar, &referee})
+        EXPECT_TRUE(record(*convicted).banned());
+    EXPECT_FALSE(record(checker).banned()) << "it disputed the lie";
+    EXPECT_EQ(record(checker).offences, 0);
+}
+
+// Without referee checks (--no-referee-checks) a referee names no verdict, and the commitments do
+// not ask members to send it their pieces.
+TEST_F(OwnerDisputeTest, WithoutRefereeChecksOnlyTheCheckerNamesAVerdict)
+{
+    options.trust.refereeChecks = false;
+    const Pieces pieces = startFullyAuditedRound();
+    const HttpAnswer commitments = send("GET", "/v1/round/commitments?round=0", {}, h1);
+    EXPECT_FALSE(CommitmentsAnswer::fromJson(commitments.json()).value().refereeChecks) << commitments.body.constData();
+    const RangeEvidence named = evidenceOf(liar, pieces);
+    ASSERT_EQ(nameAverage(liar, named).status, 200);
+    const HttpAnswer refused = nameVerdict(refereeOf(liar), liar, named);
+    EXPECT_EQ(refused.status, 403) << refused.body.constData();
+    EXPECT_EQ(nameVerdict(checkerOf(liar), liar, named).status, 200);
+}
+
 // An audited owner's evidence holds only for the average it named before the draw: it cannot name
 // one, learn that it is audited, and stand by another. And an audited owner that goes on with the
 // round without sending its evidence is counted an offence, as it kept the coordinator from ruling.
@@ -892,16 +978,16 @@ TEST_F(OwnerDisputeTest, AveragesAreNamedByTheRunningRoundsOwnersAndItsAuditAske
     EXPECT_EQ(post(h1, "/v1/round/average", malformed).status, 400);
     malformed.remove(QStringLiteral("sha256"));
     EXPECT_EQ(post(h1, "/v1/round/average", malformed).status, 400);
-    // A verdict is only the checker's of that owner's range; an outsider's or another owner's is
-    // refused, as is one on a member that owns no range.
+    // A verdict is only the checker's or the referee's of that owner's range; an outsider's or
+    // another owner's is refused, as is one on a member that owns no range.
     Peer &checker = checkerOf(h1);
     Peer *other = nullptr;
     for (Peer *owner : owners) {
-        if (owner != &checker && owner != &h1)
+        if (owner != &checker && owner != &h1 && owner != &refereeOf(h1))
             other = owner;
     }
     ASSERT_NE(other, nullptr);
-    EXPECT_EQ(nameVerdict(*other, h1, evidence).status, 403) << "not its checker";
+    EXPECT_EQ(nameVerdict(*other, h1, evidence).status, 403) << "neither its checker nor its referee";
     EXPECT_EQ(nameVerdict(stranger, h1, evidence).status, 403) << "not a member";
     EXPECT_EQ(nameVerdict(outbound, h1, evidence).status, 403) << "it checks no range";
     EXPECT_EQ(nameVerdict(checker, outbound, evidence).status, 403) << "a member that owns no range";
@@ -946,14 +1032,18 @@ protected:
         now += 6'000;
         return pieces;
     }
-    // Each owner that committed names its average, and its checker (but the staller) vouches.
+    // Each owner that committed names its average, and its checker and referee (but the
+    // staller) vouch.
     void nameCommitted(const Pieces &pieces)
     {
         for (Peer *owner : committed) {
             const RangeEvidence evidence = evidenceOf(*owner, pieces);
             ASSERT_EQ(nameAverage(*owner, evidence).status, 200);
-            if (&checkerOf(*owner) != &staller)
-                ASSERT_EQ(nameVerdict(checkerOf(*owner), *owner, evidence).status, 200);
+            for (Peer *partner : {&checkerOf(*owner), &refereeOf(*owner)}) {
+                if (partner != &staller) {
+                    ASSERT_EQ(nameVerdict(*partner, *owner, evidence).status, 200);
+                }
+            }
         }
     }
 };

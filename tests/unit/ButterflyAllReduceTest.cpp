@@ -214,7 +214,8 @@ protected:
 
     // Peers 0 and 2 run round 7 with peer 1 named uncommitted (its transport listens and answers;
     // its all-reduce never starts), until both finished; `keepEvidence`: the coordinator audits.
-    void runWithoutStaller(const QList<AllReduceMember> &list, const std::vector<std::vector<float>> &vectors, bool keepEvidence)
+    void runWithoutStaller(const QList<AllReduceMember> &list, const std::vector<std::vector<float>> &vectors, bool keepEvidence,
+                           bool refereeChecks = false)
     {
         std::vector<std::unique_ptr<QSignalSpy>> spies;
         for (const std::size_t i : {std::size_t(0), std::size_t(2)}) {
@@ -222,6 +223,7 @@ protected:
             AllReduceOptions options = timeout(600'000);
             options.uncommitted = {list[1].keyId};
             options.keepEvidence = keepEvidence;
+            options.refereeChecks = refereeChecks;
             ASSERT_TRUE(peers[i]->allReduce->start(7, list, vectors[i], 1, options).ok());
         }
         for (auto &spy : spies) {
@@ -557,6 +559,33 @@ TEST_F(ButterflyAllReduceTest, AnUncommittedMembersRangeIsAveragedByItsCheckerAn
         const float mean = (vectors[0][std::size_t(i)] + vectors[2][std::size_t(i)]) / 2.0f;
         EXPECT_NEAR(a.average[std::size_t(i)], mean, 0.002f) << i;
     }
+}
+
+// Where referees check every average too, a staller holds up no range it referees: the range's
+// checker vouched, so it is applied; and the range it checks is confirmed by that range's
+// referee, which names its verdict for the audit as a checker does.
+TEST_F(ButterflyAllReduceTest, WithRefereeChecksAStallerHoldsUpNoRangeItChecksOrReferees)
+{
+    makePeers({true, true, true});
+    const std::size_t n = 3000;
+    const QList<AllReduceMember> list = members(n);
+    const std::vector<std::vector<float>> vectors = {randomVector(n, 1), randomVector(n, 2), randomVector(n, 3)};
+    ASSERT_NO_FATAL_FAILURE(runWithoutStaller(list, vectors, true, true));
+    const AllReduceOutcome &a = peers[0]->allReduce->outcome();
+    const AllReduceOutcome &c = peers[2]->allReduce->outcome();
+    EXPECT_TRUE(a.skippedRanges.empty() && c.skippedRanges.empty());
+    EXPECT_EQ(a.appliedAverages.size(), 3u);
+    EXPECT_EQ(a.average, c.average);
+    EXPECT_TRUE(a.disputedRanges.empty() && c.disputedRanges.empty());
+    // With three owners, one of the two referees the range the staller checks: it confirmed the
+    // owner's average and says so. The other referees the staller's own range, which a stand-in
+    // averaged and the audit rules on: it names nothing.
+    ASSERT_NE(a.refereeVerdict.has_value(), c.refereeVerdict.has_value());
+    const CheckVerdict &refereed = a.refereeVerdict ? *a.refereeVerdict : *c.refereeVerdict;
+    EXPECT_TRUE(refereed.agrees);
+    EXPECT_NE(refereed.owner, list[1].keyId);
+    EXPECT_EQ(refereed.averageSha256.size(), 64);
+    EXPECT_EQ(refereed.contributors.size(), 2);
 }
 
 // A member killed mid-round: its connections drop or are refused, and the others finish with
@@ -914,6 +943,12 @@ TEST_F(ButterflyAllReduceTest, WithRefereeChecksAnOwnerAndItsCheckerCannotDecide
         ASSERT_EQ(outcome.disputedRanges.size(), 1u) << "member " << i;
         EXPECT_EQ(outcome.disputedRanges.front().owner, lying.keyId);
         disputers += outcome.disputed.contains(lying.keyId) ? 1 : 0;
+        // The referee names its verdict for the coordinator's audit, which then draws the range.
+        if (outcome.disputed.contains(lying.keyId)) {
+            ASSERT_TRUE(outcome.refereeVerdict.has_value()) << "member " << i;
+            EXPECT_EQ(outcome.refereeVerdict->owner, lying.keyId);
+            EXPECT_FALSE(outcome.refereeVerdict->agrees);
+        }
     }
     EXPECT_TRUE(peers[liar]->allReduce->outcome().evidence.has_value());
     EXPECT_EQ(disputers, 1u) << "its referee";

@@ -421,8 +421,9 @@ TEST(ControlMessagesTest, CommitmentsCarryTheSeedOfTheRangeCheckersStrictly)
     }
 }
 
-// Range audits (issue 43): the commitments say whether the coordinator audits, an owner names its
-// average by a strict hash, and the audit's owners are bounded key ids, given only once drawn.
+// Range audits (issue 43): the commitments say whether the coordinator audits (and whether
+// referees check every average), an owner names its average by a strict hash, and the audit's
+// owners are bounded key ids, given only once drawn.
 TEST(ControlMessagesTest, AveragesNamedForTheAuditAndTheAuditAreStrict)
 {
     CommitmentsAnswer answer{9, true, {{QStringLiteral("m1"), hash('1')}}};
@@ -433,6 +434,13 @@ TEST(ControlMessagesTest, AveragesNamedForTheAuditAndTheAuditAreStrict)
     QJsonObject commitments = answer.toJson();
     commitments.insert(QStringLiteral("range_audits"), QStringLiteral("yes"));
     EXPECT_NE(errorOf<CommitmentsAnswer>(commitments).find("range_audits"), std::string::npos);
+    // ...and whether referees check every average (an older coordinator's do not).
+    EXPECT_FALSE(CommitmentsAnswer::fromJson(answer.toJson()).value().refereeChecks);
+    answer.refereeChecks = true;
+    EXPECT_TRUE(CommitmentsAnswer::fromJson(answer.toJson()).value().refereeChecks);
+    commitments = answer.toJson();
+    commitments.insert(QStringLiteral("referee_checks"), 1);
+    EXPECT_NE(errorOf<CommitmentsAnswer>(commitments).find("referee_checks"), std::string::npos);
 
     const AverageClaim claim{4, 2, hash('c'), {QStringLiteral("m1"), QStringLiteral("m2")}};
     const AverageClaim decoded = AverageClaim::fromJson(claim.toJson()).value();

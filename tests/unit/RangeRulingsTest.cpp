@@ -158,8 +158,8 @@ TEST(RangeRulingsTest, ARulingFromTheWireIsCheckedBeforeItIsBelieved)
 
 // An audited range (RangeAudit) that no checker disputed stays only where the coordinator upheld
 // the very average that came: a refuted one, another one upheld, or no ruling by the member's
-// wait and the range is skipped. A disputed audited range is left to settleDisputedRanges(), and
-// a range skipped already stays skipped.
+// wait and the range is skipped. A disputed audited range is left to settleDisputedRanges(), or
+// redone where that skipped it, and a range skipped already stays skipped.
 TEST(RangeRulingsTest, AnAuditedRangeStaysOnlyWhereTheAverageThatCameIsUpheld)
 {
     const Encoded owners = encoded(0.002f), other = encoded(0.003f);
@@ -216,6 +216,18 @@ TEST(RangeRulingsTest, AnAuditedRangeStaysOnlyWhereTheAverageThatCameIsUpheld)
     settleAuditedRanges(disputed, audited, {{QStringLiteral("o"), ruling(RangeRuling::State::Refuted, hashOf(owners))}});
     EXPECT_EQ(disputed.average[0], checkers.values[0]);
     EXPECT_EQ(disputed.appliedAverages.size(), 2u);
+
+    // Disputed by its referee alone (the checker vouched, so no average of its own), refuted: the
+    // dispute's settlement skips it, and the range as the coordinator recomputed it goes in.
+    AllReduceOutcome refereed = disputedOutcome(owners, std::nullopt);
+    ASSERT_TRUE(settleDisputedRanges(refereed, {{QStringLiteral("o"), refuted}}).ok());
+    EXPECT_EQ(refereed.skippedRanges.size(), 1u);
+    settleAuditedRanges(refereed, audited, {{QStringLiteral("o"), refuted}}, {{QStringLiteral("o"), recomputed.bytes}});
+    EXPECT_EQ(refereed.average[0], recomputed.values[0]);
+    EXPECT_TRUE(refereed.skippedRanges.empty());
+    EXPECT_EQ(refereed.redoneRanges, (std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 256}}));
+    ASSERT_EQ(refereed.appliedAverages.size(), 2u);
+    EXPECT_EQ(refereed.appliedAverages[0].payload, rangeOf(0, recomputed).payload);
 
     // Skipped already: nothing to settle.
     AllReduceOutcome skipped = disputedOutcome(owners, std::nullopt);

@@ -132,6 +132,7 @@ Result<CommitmentsAnswer> Verification::commitmentsTo(const PeerRecord &owner, q
     answer.rangeRulings = m_settings.rangeRulings;
     answer.checkSeed = round->checkSeed;
     answer.rangeAudits = rangeAudits();
+    answer.refereeChecks = refereeChecks();
     return answer;
 }
 

@@ -148,13 +148,15 @@ private:
     // named: an offence and the round's credit taken back (added to `revoked`).
     Result<void> judgeAudits(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
                              std::set<QString> &revoked);
-    // A checker that vouched, before the draw, for an average and pieces that its owner's evidence
-    // then showed far from what those pieces make (EvidenceFinding::farOffClaim): it took a made-up
-    // average for the range's, so it is convicted with the owner and loses the round's credit
-    // (added to `revoked`).
+    // A checker (or, with refereeChecks(), a referee) that vouched, before the draw, for an average
+    // and pieces that its owner's evidence then showed far from what those pieces make
+    // (EvidenceFinding::farOffClaim): it took a made-up average for the range's, so it is
+    // convicted with the owner and loses the round's credit (added to `revoked`).
     Result<void> judgeVouches(const RoundRecord &round, const std::vector<ContributionRecord> &verdicts,
                               std::set<QString> &revoked);
     bool rangeAudits() const;
+    // Whether each range's referee checks every average and names its verdict (with rulings).
+    bool refereeChecks() const;
     // The running round `round` and its update reports, for a member (an owner, with `owner`) when
     // this coordinator audits.
     struct RoundReports {

@@ -52,17 +52,26 @@ QString verdictDetail(bool agrees, const QString &claim)
     return (agrees ? QStringLiteral("agrees:") : QStringLiteral("disputes:")) + claim;
 }
 
-// The verdict of `owner`'s checker in `round` among its `reports`, if it named one.
+// The verdict of `owner`'s checker (or referee: `partners` maps owners to theirs) among a round's
+// `reports`, if it named one.
 const UpdateReportRecord *verdictOn(const std::vector<UpdateReportRecord> &reports,
-                                    const std::map<QString, QString> &checkers, const QString &owner)
+                                    const std::map<QString, QString> &partners, const QString &owner)
 {
-    const auto checker = checkers.find(owner);
-    return checker != checkers.end() ? findReport(reports, QLatin1StringView(kVerdict), checker->second, owner) : nullptr;
+    const auto partner = partners.find(owner);
+    return partner != partners.end() ? findReport(reports, QLatin1StringView(kVerdict), partner->second, owner) : nullptr;
+}
+
+// Whether `verdict` vouches for the very average and pieces of `claim` (both may be null).
+bool vouches(const UpdateReportRecord *verdict, const UpdateReportRecord *claim)
+{
+    return claim && verdict && verdict->detail == verdictDetail(true, claim->detail);
 }
 
 } // namespace
 
 bool Verification::rangeAudits() const { return m_settings.rangeRulings && m_settings.rangeAuditRate > 0.0; }
+
+bool Verification::refereeChecks() const { return m_settings.rangeRulings && m_settings.refereeChecks; }
 
 Result<Verification::RoundReports> Verification::runningRoundFor(const PeerRecord &peer, qint64 roundNumber, bool owner,
                                                                  int &status)
@@ -107,20 +116,24 @@ Result<void> Verification::claimAverage(const PeerRecord &sender, const AverageC
         members.insert(m.keyId);
     if (std::any_of(claim.contributors.begin(), claim.contributors.end(), [&](const QString &c) { return !members.contains(c); }))
         return makeError("a contributor named is not a member of the round");
-    // A checker's verdict on the range it checks, or an owner's own average.
+    // A checker's verdict on the range it checks (or a referee's, where referees check every
+    // average), or an owner's own average.
     const bool verdict = !claim.owner.isEmpty();
     if (verdict) {
         status = 403;
-        const std::map<QString, QString> checkers = rangeCheckersOf(round);
-        const auto checker = checkers.find(claim.owner);
-        if (checker == checkers.end() || checker->second != sender.keyId)
-            return makeError("only the checker of that owner's range names a verdict on it");
+        const auto partnerIs = [&](const std::map<QString, QString> &partners) {
+            const auto partner = partners.find(claim.owner);
+            return partner != partners.end() && partner->second == sender.keyId;
+        };
+        if (!partnerIs(rangeCheckersOf(round)) && !(refereeChecks() && partnerIs(rangeRefereesOf(round))))
+            return makeError(refereeChecks() ? "only the checker or the referee of that owner's range names a verdict on it"
+                                             : "only the checker of that owner's range names a verdict on it");
     }
     const QString &rangeOwner = verdict ? claim.owner : sender.keyId;
     const QLatin1StringView kind(verdict ? kVerdict : kAverageClaim);
     status = 409;
     if (findReport(reports, kind, sender.keyId, rangeOwner))
-        return makeError(verdict ? "this checker named its verdict of the round already"
+        return makeError(verdict ? "this peer named its verdict on that range already"
                                  : "this owner named its average of the round already");
     status = 500;
     const QString named = claimDetail(claim.sha256, claim.contributors);
@@ -144,8 +157,9 @@ Result<RangeAudit> Verification::rangeAudit(const PeerRecord &asker, qint64 roun
         audit.owners = drawn->detail.split(QLatin1Char(','), Qt::SkipEmptyParts);
         return audit;
     }
-    // The owners that committed, and their checkers that did, are waited for; a member that
-    // committed nothing has no range anyone applies, and checks none.
+    // The owners that committed, and their checkers (and referees, where they check every
+    // average) that did, are waited for; a member that committed nothing has no range anyone
+    // applies, and checks none.
     Result<std::vector<CommitmentRecord>> commitments = m_store.commitments(round.number, round.attempt);
     if (!commitments)
         return commitments.error();
@@ -155,11 +169,16 @@ Result<RangeAudit> Verification::rangeAudit(const PeerRecord &asker, qint64 roun
     std::vector<RoundMember> owners = ownersByRange(round);
     std::erase_if(owners, [&](const RoundMember &o) { return !committed.contains(o.keyId); });
     const std::map<QString, QString> checkers = rangeCheckersOf(round);
+    const std::map<QString, QString> referees = refereeChecks() ? rangeRefereesOf(round) : std::map<QString, QString>{};
     const auto claimOf = [&](const RoundMember &o) { return findReport(reports, o.keyId, QLatin1StringView(kAverageClaim)); };
+    // Whether `owner`'s partner among `partners` committed, so that its verdict is due.
+    const auto verdictDue = [&](const std::map<QString, QString> &partners, const QString &owner) {
+        const auto partner = partners.find(owner);
+        return partner != partners.end() && committed.contains(partner->second);
+    };
     const bool everyoneNamed = std::all_of(owners.begin(), owners.end(), [&](const RoundMember &o) {
-        const auto checker = checkers.find(o.keyId);
-        const bool checkerWaited = checker != checkers.end() && committed.contains(checker->second);
-        return claimOf(o) && (!checkerWaited || verdictOn(reports, checkers, o.keyId));
+        return claimOf(o) && (!verdictDue(checkers, o.keyId) || verdictOn(reports, checkers, o.keyId))
+               && (!verdictDue(referees, o.keyId) || verdictOn(reports, referees, o.keyId));
     });
     const UpdateReportRecord *opened = findReport(reports, {}, QLatin1StringView(kAuditOpened));
     const qint64 openedMs = opened ? opened->detail.toLongLong() : 0;
@@ -168,11 +187,13 @@ Result<RangeAudit> Verification::rangeAudit(const PeerRecord &asker, qint64 roun
     if (owners.empty() || !(everyoneNamed || late))
         return audit;
     // Audited: a share of the ranges at random, and every range whose owner named nothing or whose
-    // checker did not vouch for the very average and pieces it named.
+    // checker did not vouch for the very average and pieces it named; where referees check every
+    // average, also one whose referee committed and did not vouch for them.
     QStringList drawn;
     for (const RoundMember &o : owners) {
-        const UpdateReportRecord *claim = claimOf(o), *verdict = verdictOn(reports, checkers, o.keyId);
-        const bool vouched = claim && verdict && verdict->detail == verdictDetail(true, claim->detail);
+        const UpdateReportRecord *claim = claimOf(o);
+        const bool vouched = vouches(verdictOn(reports, checkers, o.keyId), claim)
+                             && (!verdictDue(referees, o.keyId) || vouches(verdictOn(reports, referees, o.keyId), claim));
         if (!vouched || QRandomGenerator::system()->generateDouble() < m_settings.rangeAuditRate)
             drawn.append(o.keyId);
     }
@@ -272,25 +293,27 @@ Result<void> Verification::judgeVouches(const RoundRecord &round, const std::vec
     Result<std::vector<UpdateReportRecord>> reports = m_store.updateReports(round.number, round.attempt);
     if (!reports)
         return reports.error();
-    const std::map<QString, QString> checkers = rangeCheckersOf(round);
+    // A referee's verdict is taken only where referees check every average.
+    const std::map<QString, QString> checkers = rangeCheckersOf(round), referees = rangeRefereesOf(round);
     for (const UpdateReportRecord &farOff : *reports) {
         if (farOff.kind != QLatin1StringView(kEvidenceFarOff))
             continue;
         const QString &owner = farOff.senderKeyId;
-        const UpdateReportRecord *verdict = verdictOn(*reports, checkers, owner);
-        if (!verdict || verdict->detail != verdictDetail(true, farOff.detail))
-            continue;
-        const QString &checker = verdict->reporterKeyId;
-        qCWarning(lcCoordinator).noquote() << "round" << round.number << ":" << checker << "vouched for the average of"
-                                           << owner << ", which is far from what its pieces make";
-        const QString detail = QStringLiteral("round %1: it vouched for a made-up average of %2").arg(round.number).arg(owner);
-        if (Result<bool> convicted = m_reputation.convict(checker, QStringLiteral("false vouch"), detail); !convicted)
-            return convicted.error();
-        if (revoked.contains(checker))
-            continue;
-        if (Result<void> taken = revokeAccepted(round, verdicts, checker); !taken)
-            return taken;
-        revoked.insert(checker);
+        for (const UpdateReportRecord *verdict : {verdictOn(*reports, checkers, owner), verdictOn(*reports, referees, owner)}) {
+            if (!verdict || verdict->detail != verdictDetail(true, farOff.detail))
+                continue;
+            const QString &partner = verdict->reporterKeyId;
+            qCWarning(lcCoordinator).noquote() << "round" << round.number << ":" << partner << "vouched for the average of"
+                                               << owner << ", which is far from what its pieces make";
+            const QString detail = QStringLiteral("round %1: it vouched for a made-up average of %2").arg(round.number).arg(owner);
+            if (Result<bool> convicted = m_reputation.convict(partner, QStringLiteral("false vouch"), detail); !convicted)
+                return convicted.error();
+            if (revoked.contains(partner))
+                continue;
+            if (Result<void> taken = revokeAccepted(round, verdicts, partner); !taken)
+                return taken;
+            revoked.insert(partner);
+        }
     }
     return {};
 }

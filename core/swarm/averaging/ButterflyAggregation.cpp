@@ -78,8 +78,11 @@ Result<std::vector<float>> ButterflyAllReduce::aggregatePieces(const std::map<QS
     }
     // A coalition's member lies about its own range only (`log`: this peer's own average).
     const Misbehaviour &hostile = m_options.misbehaviour;
+    const bool alliedChecker = hostile.allies.contains(m_checkerOf.value(m_self));
+    const bool alliedReferee = hostile.allies.contains(m_refereeOf.value(m_self));
     if (hostile.ownerAverage
-        && (hostile.allies.isEmpty() || (log && m_round >= hostile.fromRound && hostile.allies.contains(m_checkerOf.value(m_self)))))
+        && (hostile.allies.isEmpty()
+            || (log && m_round >= hostile.fromRound && alliedChecker && !(hostile.liesUnderHonestReferee && alliedReferee))))
         hostile.ownerAverage(*average);
     return average;
 }

@@ -77,8 +77,9 @@ struct AllReduceOptions {
     // coordinator rules on disputed ranges, RangeRulings.h): members send it their pieces as
     // well, it rules on each range it referees, and a range is applied only when its checker
     // agrees and its referee rules for the very average that came. A coalition then decides its
-    // own range only where it is both the range's checker and its referee. Not switched on by the
-    // clients yet: beside stress-ng, SpotCheckTest's swarm lost 9.8% with it (hosting.md).
+    // own range only where it is both the range's checker and its referee. Members switch it on
+    // where the coordinator says (CommitmentsAnswer::refereeChecks). A referee that committed to
+    // nothing holds nothing up.
     bool refereeChecks = false;
     // The coordinator may audit this peer's range (CommitmentsAnswer::rangeAudits): it keeps the
     // evidence of its range (AllReduceOutcome::evidence) whether or not its checker agreed.
@@ -134,8 +135,10 @@ struct AllReduceOutcome {
     // with it or the coordinator may audit it (AllReduceOptions::keepEvidence): for the coordinator
     // to rule on (OwnerEvidence.h). Round and attempt left to the caller.
     std::optional<RangeEvidence> evidence;
-    // The verdict this peer gave as a checker, if it gave one.
+    // The verdict this peer gave as a checker, if it gave one; and as a referee, with
+    // refereeChecks (agrees: it confirmed the owner's average).
     std::optional<CheckVerdict> checkVerdict;
+    std::optional<CheckVerdict> refereeVerdict;
     // The range this peer averaged as the checker of an owner that committed to nothing, and the
     // evidence of it (ButterflyStandIn.cpp), for the coordinator's audit of that range.
     struct StandIn {
@@ -309,6 +312,11 @@ private:
     // With refereeChecks, whether `owner`'s range has no referee, or its referee ruled for the
     // very average that came here.
     bool refereeConfirms(const QString &owner) const;
+    // Whether `owner`'s referee has a say in its range: with refereeChecks, one that committed (one
+    // that committed to nothing, as every member knows from the coordinator, holds nothing up: the
+    // checker's verdict and the coordinator's audit decide as without referee checks). One that
+    // went mid-round gave no ruling, and its range is skipped, as where its checker went.
+    bool refereeChecking(const QString &owner) const;
     void tryReferee();
     void giveRuling(Ruling::Side side, const QString &why);
     void sendRuling(const QString &peerKeyId);

@@ -263,7 +263,7 @@ void ButterflyAllReduce::skipUncheckedRanges()
             continue; // skipped already
         // No verdict, no range, also when the checker has gone: every member decides alike.
         const auto verdict = m_verdicts.constFind(owner);
-        const bool refereeDisagrees = m_options.refereeChecks && m_rulings.contains(owner) && !refereeConfirms(owner);
+        const bool refereeDisagrees = refereeChecking(owner) && m_rulings.contains(owner) && !refereeConfirms(owner);
         if (verdict != m_verdicts.constEnd() && (!verdict->agrees || refereeDisagrees)) {
             const AllReduceMember *o = member(owner);
             m_outcome.disputedRanges.push_back(
@@ -284,7 +284,7 @@ void ButterflyAllReduce::skipUncheckedRanges()
             why = QStringLiteral("its checker %1 could not reproduce it, and its referee did not settle it").arg(checker);
         else if (verdict->averageHash != m_averageHashes.value(owner))
             why = QStringLiteral("its checker %1 checked another average than the one that came here").arg(checker);
-        else if (m_options.refereeChecks && !refereeConfirms(owner))
+        else if (refereeChecking(owner) && !refereeConfirms(owner))
             why = QStringLiteral("its referee %1 did not confirm it").arg(m_refereeOf.value(owner));
         else
             continue;

@@ -106,7 +106,7 @@ bool ButterflyAllReduce::refereeAwaitsPieces() const
 {
     // A ruling is due once there is something to rule on: with refereeChecks, the owner's
     // average; otherwise a dispute, with the checker's own average.
-    return m_referee.owner && !m_referee.done
+    return m_referee.owner && !m_referee.done && !m_options.uncommitted.contains(m_referee.owner->keyId)
            && (m_options.refereeChecks ? m_averagePayloads.contains(m_referee.owner->keyId)
                                        : m_recomputed.contains(m_referee.owner->keyId));
 }
@@ -142,6 +142,12 @@ bool ButterflyAllReduce::refereeConfirms(const QString &owner) const
     return ruling != m_rulings.constEnd() && ruling->side == Ruling::Owner && ruling->averageHash == m_averageHashes.value(owner);
 }
 
+bool ButterflyAllReduce::refereeChecking(const QString &owner) const
+{
+    const QString referee = m_refereeOf.value(owner);
+    return m_options.refereeChecks && !referee.isEmpty() && !m_options.uncommitted.contains(referee);
+}
+
 void ButterflyAllReduce::tryReferee()
 {
     if (!m_running || !m_referee.owner || m_referee.done)
@@ -150,11 +156,14 @@ void ButterflyAllReduce::tryReferee()
     const auto verdict = m_verdicts.constFind(owner);
     const auto recomputed = m_recomputed.constFind(owner);
     const bool disputed = verdict != m_verdicts.constEnd() && !verdict->agrees && recomputed != m_recomputed.constEnd();
-    if (!m_averagePayloads.contains(owner) || (!disputed && !m_options.refereeChecks))
-        return; // no dispute with an average on each side (yet), and none to check
-    if (m_options.misbehaviour.refereeForChecker && verdict == m_verdicts.constEnd())
+    if (!m_averagePayloads.contains(owner) || (!disputed && !m_options.refereeChecks) || m_options.uncommitted.contains(owner))
+        return; // no dispute with an average on each side (yet), and none to check; a stand-in's goes to the audit
+    const Misbehaviour &hostile = m_options.misbehaviour;
+    if (hostile.allies.contains(owner) && m_round >= hostile.fromRound)
+        return giveRuling(Ruling::Owner, QStringLiteral("it vouches for its ally, whatever the pieces make"));
+    if (hostile.refereeForChecker && verdict == m_verdicts.constEnd())
         return; // waits for its partner's word
-    if (disputed && m_options.misbehaviour.refereeForChecker) {
+    if (disputed && hostile.refereeForChecker) {
         m_outcome.disputed.append(owner);
         return giveRuling(Ruling::Checker, QStringLiteral("it sides with the checker, whatever the pieces make"));
     }
@@ -219,6 +228,10 @@ void ButterflyAllReduce::giveRuling(Ruling::Side side, const QString &why)
     qCWarning(lcAllReduce).noquote() << "round" << m_round << ": as the referee of the range of" << owner << "," << kNames[side]
                                      << "holds:" << why;
     m_rulings.insert(owner, Ruling{side, hash});
+    if (m_options.refereeChecks && m_averageHashes.contains(owner)) {
+        m_outcome.refereeVerdict = CheckVerdict{owner, QString::fromLatin1(m_averageHashes.value(owner).toHex()),
+                                                m_referee.contributors, side == Ruling::Owner};
+    }
     toConnectedMembers([this](const QString &keyId) { sendRuling(keyId); });
 }
 

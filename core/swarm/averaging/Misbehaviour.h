@@ -26,10 +26,13 @@ struct Misbehaviour {
     // As a range's checker, agrees with the owner's average whatever the pieces make (an owner's
     // colluding partner).
     bool vouchAsChecker = false;
-    // A coalition's keys: as a checker this peer vouches for an ally's average, and as an owner it
-    // changes its own average (`ownerAverage`) only in rounds whose draw made an ally its checker,
-    // when nobody would dispute it.
+    // A coalition's keys: as a checker (or referee) this peer vouches for an ally's average, and as
+    // an owner it changes its own average (`ownerAverage`) only in rounds whose draw made an ally
+    // its checker, when no checker would dispute it.
     QStringList allies;
+    // ...and only where its referee is not an ally: the lies that only the referee's check can
+    // catch (AllReduceOptions::refereeChecks; the rest are the audits').
+    bool liesUnderHonestReferee = false;
     // ...from this round on: until then it behaves (a patient coalition, earning its standing).
     quint64 fromRound = 0;
     // As a range's referee, rules for the checker's average whatever the pieces make (a checker's

@@ -101,12 +101,16 @@ void settleAuditedRanges(AllReduceOutcome &outcome, const std::vector<DisputedRa
                                            [&](const DisputedRange &d) { return d.begin == range.begin; });
         const auto applied = std::find_if(outcome.appliedAverages.begin(), outcome.appliedAverages.end(),
                                           [&](const RangeAverage &a) { return a.begin == range.begin; });
-        if (disputed != outcome.disputedRanges.end() || applied == outcome.appliedAverages.end())
-            continue; // settled as disputed, or skipped already
         const auto ruling = rulings.find(range.owner);
-        if (ruling != rulings.end() && ruling->second.state == RangeRuling::State::Upheld
-            && ruling->second.averageSha256 == sha256Hex(applied->payload))
+        if (disputed != outcome.disputedRanges.end()) {
+            if (applied != outcome.appliedAverages.end())
+                continue; // settled as disputed: the owner's average upheld, or the checker's as refereed
+        } else if (applied == outcome.appliedAverages.end()) {
+            continue; // skipped already
+        } else if (ruling != rulings.end() && ruling->second.state == RangeRuling::State::Upheld
+                   && ruling->second.averageSha256 == sha256Hex(applied->payload)) {
             continue;
+        }
         skipRange(outcome, range.begin, range.end);
         const auto recomputed = redone.find(range.owner);
         if (ruling == rulings.end() || ruling->second.state != RangeRuling::State::Refuted || recomputed == redone.end()

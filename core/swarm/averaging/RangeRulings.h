@@ -38,7 +38,9 @@ void skipUnauditedRanges(AllReduceOutcome &outcome, const QStringList &audited);
 // average that came. Where the ruling refutes it and `redone` holds the range as the coordinator
 // recomputed it from the owner's pieces (by owner; the very bytes the ruling names), that is
 // applied instead; otherwise (another average upheld, no ruling by the member's wait) the range is
-// skipped. A disputed audited range is settleDisputedRanges()'.
+// skipped. A disputed audited range is settleDisputedRanges()' first: where that skipped it (a
+// refuted owner whose checker had no average of its own to apply, as when only its referee
+// disputed it), the range as the coordinator recomputed it is applied the same way.
 void settleAuditedRanges(AllReduceOutcome &outcome, const std::vector<DisputedRange> &audited,
                          const std::map<QString, RangeRuling> &rulings, const std::map<QString, QByteArray> &redone = {});
 

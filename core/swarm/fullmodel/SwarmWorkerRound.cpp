@@ -234,8 +234,8 @@ void SwarmWorker::settleRanges(qint64 round, const RoundAnswer &info, AllReduceO
 
 std::optional<QStringList> SwarmWorker::drawnAudit(qint64 round, const RoundAnswer &info, const AllReduceOutcome &outcome)
 {
-    // This owner names its average, and this checker its verdict, before anyone can know which
-    // ranges are audited (refused once the audit is drawn: then the range is audited).
+    // This owner names its average, and this checker (and referee) its verdict, before anyone can
+    // know which ranges are audited (refused once the audit is drawn: then the range is audited).
     if (outcome.evidence) {
         AverageClaim claim{round, info.attempt, averageSha256(*outcome.evidence), {}};
         for (const auto &[sender, piece] : outcome.evidence->pieces)
@@ -244,7 +244,9 @@ std::optional<QStringList> SwarmWorker::drawnAudit(qint64 round, const RoundAnsw
             qCInfo(lcWorker).noquote() << "round" << round << ": this peer's average was not named for the audit:"
                                        << toQString(named.error());
     }
-    if (const std::optional<CheckVerdict> &checked = outcome.checkVerdict; checked && checked->averageSha256.size() == 64) {
+    for (const std::optional<CheckVerdict> &checked : {outcome.checkVerdict, outcome.refereeVerdict}) {
+        if (!checked || checked->averageSha256.size() != 64)
+            continue;
         const AverageClaim verdict{round, info.attempt, checked->averageSha256, checked->contributors, checked->owner, checked->agrees};
         if (Result<void> named = m_session->claimAverage(verdict); !named)
             qCInfo(lcWorker).noquote() << "round" << round << ": this peer's verdict on the range of" << checked->owner
@@ -279,7 +281,7 @@ void SwarmWorker::settleDisputes(qint64 round, const RoundAnswer &info, AllReduc
 {
     if (!m_rangeRulings || m_options.misbehaviour.ignoreRulings)
         return; // the referee's word stands
-    // The ranges to settle: those disputed, and those audited that were applied here.
+    // The ranges to settle: those disputed, and those audited that were applied or disputed here.
     std::vector<DisputedRange> auditedRanges;
     std::set<QString> owners;
     for (const DisputedRange &range : outcome.disputedRanges)
@@ -287,7 +289,7 @@ void SwarmWorker::settleDisputes(qint64 round, const RoundAnswer &info, AllReduc
     for (const RoundMemberInfo &m : info.members) {
         const bool applied = std::any_of(outcome.appliedAverages.begin(), outcome.appliedAverages.end(),
                                          [&](const RangeAverage &a) { return a.begin == m.begin; });
-        if (audited.contains(m.peerId) && m.end > m.begin && applied) {
+        if (audited.contains(m.peerId) && m.end > m.begin && (applied || owners.contains(m.peerId))) {
             auditedRanges.push_back({m.peerId, m.begin, m.end, {}});
             owners.insert(m.peerId);
         }
@@ -390,6 +392,7 @@ Result<void> SwarmWorker::commitPieces(qint64 round, const QHash<QString, QByteA
             options.checkSeed = answer->checkSeed;
             m_rangeRulings = answer->rangeRulings;
             m_rangeAudits = options.keepEvidence = answer->rangeRulings && answer->rangeAudits;
+            options.refereeChecks = answer->rangeRulings && answer->refereeChecks;
             return {};
         }
         heartbeatIfDue(QStringLiteral("training"));
