@@ -19,10 +19,11 @@
 // would catch 1 in 4). Either way the coordinator rules on the owner's evidence, which proves the
 // lie, and the checker named before the draw that it reproduced that very average: both are
 // banned at once. The coalition is patient (it behaves for its first 3 rounds). Prints:
-//   ATTACK colluding-coalition members=9 colluders=3 rounds=4 lies_refuted=1 lie_rounds=-,3,-
-//          false_vouches=1 vouch_rounds=-,-,3 banned=2 banned_credit_before=15.36/15.36
+//   ATTACK colluding-coalition members=9 colluders=3 rounds=4 lies_refuted=1 lie_rounds=3,-,-
+//          false_vouches=1 vouch_rounds=-,3,- banned=2 banned_credit_before=15.36/15.36
 //          banned_credit=0/0 never_acted_credit=20.48 honest_banned=no loss_delta=+0.00%
-//          loss_delta_unaudited=+18.61% rounds_unaudited=6 banned_unaudited=0
+//          rounds_refereed=4 lies_refuted_refereed=1 banned_refereed=2 loss_delta_refereed=-0.01%
+//          loss_delta_unchecked=+19.14% rounds_unchecked=5 banned_unchecked=0
 #include "AttackedSwarm.h"
 
 #include <QJsonObject>

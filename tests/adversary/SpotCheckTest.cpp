@@ -179,7 +179,7 @@ TEST_F(SpotCheckTest, FreeloadersAndEquivocatorsAreRefutedBannedAndEarnNothing)
     // took another trajectory from there: +0.04% to +1.18% at round 10 (five runs).
     std::cout << "validation loss " << attacked.loss << " against " << clean.loss << std::endl;
     EXPECT_LT(std::abs(delta), 0.01) << "validation loss " << attacked.loss << " against " << clean.loss << "\n"
-                                     << attacked.logs;
+                                     << attacked.logs << "\nthe clean run:\n" << clean.logs;
 }
 
 // Five identities from five addresses outnumber the three honest members, but on probation they
@@ -200,5 +200,5 @@ TEST_F(SpotCheckTest, ASybilGroupOfFiveAddressesIsRefusedBannedAndEarnsNothing)
               << " banned_after=" << slowestBan << "-rounds loss_delta=" << test::signedPercent(delta) << std::endl;
     expectBannedWithoutCredit(sybils);
     EXPECT_LT(std::abs(delta), 0.01) << "validation loss " << sybils.loss << " against " << clean.loss << "\n"
-                                     << sybils.logs;
+                                     << sybils.logs << "\nthe clean run:\n" << clean.logs;
 }

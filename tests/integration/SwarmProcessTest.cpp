@@ -152,8 +152,12 @@ protected:
             }
         }
         ASSERT_FALSE(hashes.empty());
-        for (const auto &[round, set] : hashes)
+        bool agreed = true;
+        for (const auto &[round, set] : hashes) {
             EXPECT_EQ(set.size(), 1u) << "round " << round << " ended with " << set.size() << " different parameters";
+            agreed = agreed && set.size() == 1;
+        }
+        EXPECT_TRUE(agreed) << logs();
     }
 
     std::string logs() const { return test::swarmLogs(*coordinator, clients); }

@@ -317,8 +317,13 @@ void ButterflyAllReduce::sendPieces()
 
 void ButterflyAllReduce::onPeerConnected(const QString &peerKeyId)
 {
-    if (m_running)
-        sendPending(peerKeyId);
+    if (!m_running)
+        return;
+    sendPending(peerKeyId);
+    // A member that connects after this peer ruled on the range it referees gets the ruling the
+    // others got (sendRuling() sends nothing before).
+    if (m_referee.owner && member(peerKeyId))
+        sendRuling(peerKeyId);
 }
 
 bool ButterflyAllReduce::dials(const QString &ownerKeyId) const

@@ -78,8 +78,8 @@ struct AllReduceOptions {
     // well, it rules on each range it referees, and a range is applied only when its checker
     // agrees and its referee rules for the very average that came. A coalition then decides its
     // own range only where it is both the range's checker and its referee. Members switch it on
-    // where the coordinator says (CommitmentsAnswer::refereeChecks). A referee that committed to
-    // nothing holds nothing up.
+    // where the coordinator says (CommitmentsAnswer::refereeChecks). A referee that has gone, or
+    // committed to nothing, holds nothing up.
     bool refereeChecks = false;
     // The coordinator may audit this peer's range (CommitmentsAnswer::rangeAudits): it keeps the
     // evidence of its range (AllReduceOutcome::evidence) whether or not its checker agreed.
@@ -312,10 +312,11 @@ private:
     // With refereeChecks, whether `owner`'s range has no referee, or its referee ruled for the
     // very average that came here.
     bool refereeConfirms(const QString &owner) const;
-    // Whether `owner`'s referee has a say in its range: with refereeChecks, one that committed (one
-    // that committed to nothing, as every member knows from the coordinator, holds nothing up: the
-    // checker's verdict and the coordinator's audit decide as without referee checks). One that
-    // went mid-round gave no ruling, and its range is skipped, as where its checker went.
+    // Whether `owner`'s referee has a say in its range: with refereeChecks, one that ruled or is
+    // still here. One that went, or committed to nothing, holds nothing up: the checker's verdict
+    // and the coordinator's audit decide as without referee checks. (Skipping the range instead
+    // made members that saw a connection drop that others did not decide differently: beside two
+    // busy loops, a three-owner swarm's replicas parted in round 1.)
     bool refereeChecking(const QString &owner) const;
     void tryReferee();
     void giveRuling(Ruling::Side side, const QString &why);

@@ -116,8 +116,12 @@ bool ButterflyAllReduce::takeRefereePiece(const QString &sender, const FrameHead
     if (!m_options.refereeChecks || !m_referee.owner
         || !range_agreement::sameRange(header, m_referee.owner->begin, m_referee.owner->end))
         return false; // not a piece of the range this peer referees
-    if (m_referee.done || !member(sender) || m_referee.pieces.count(sender))
+    if (!member(sender) || m_referee.pieces.count(sender))
         return true;
+    if (m_referee.done) {
+        sendRuling(sender); // late: the ruling the others got (a second copy is ignored)
+        return true;
+    }
     if (m_options.refereedCommitments) {
         const QByteArray committed = m_options.refereedCommitments->value(sender);
         if (committed.isEmpty() || sha256(payload).toHex() != committed) {
@@ -145,7 +149,7 @@ bool ButterflyAllReduce::refereeConfirms(const QString &owner) const
 bool ButterflyAllReduce::refereeChecking(const QString &owner) const
 {
     const QString referee = m_refereeOf.value(owner);
-    return m_options.refereeChecks && !referee.isEmpty() && !m_options.uncommitted.contains(referee);
+    return m_options.refereeChecks && !referee.isEmpty() && (m_rulings.contains(owner) || !m_departed.contains(referee));
 }
 
 void ButterflyAllReduce::tryReferee()
