@@ -1,11 +1,13 @@
-// What two owners per range cost the all-reduce (issue 16): four ButterflyAllReduce peers in one
-// process on loopback (real PeerTransports: handshakes, encrypted records), three that accept
+// What checking each range costs the all-reduce (issues 16, 43): four ButterflyAllReduce peers in
+// one process on loopback (real PeerTransports: handshakes, encrypted records), three that accept
 // connections and own ranges and one outbound-only, average a pseudo-gradient of --params values
-// for --rounds rounds with range checks off, then on, alternating per round (shared machines
-// drift). Each round's time is from the first start() to the last finished(); bytes are what all
-// four transports sent. Prints JSON lines:
-//   {"bench":"range_check_cost","checks":false|true,"params":N,"rounds":R,"median_round_s":...,"bytes_per_round":...}
-//   {"bench":"range_check_cost_ratio","time_on_over_off":...,"bytes_on_over_off":...}
+// for --rounds rounds with range checks off, with a checker a range, and with its referee checking
+// every average too (AllReduceOptions::refereeChecks, the default since issue 43), taking turns
+// round by round (shared machines drift). Each round's time is from the first start() to the last
+// finished(); bytes are what all four transports sent. Prints JSON lines:
+//   {"bench":"range_check_cost","checks":false|true,"referee":false|true,"params":N,"rounds":R,"median_round_s":...,"bytes_per_round":...}
+//   {"bench":"range_check_cost_ratio","time_on_over_off":...,"bytes_on_over_off":...,
+//    "time_referee_over_off":...,"bytes_referee_over_off":...}
 // Usage: swarmtrain_range_check_cost [--params 4000000] [--rounds 10]
 #include "ButterflyAllReduce.h"
 #include "CliFlags.h"
@@ -44,10 +46,10 @@ int main(int argc, char **argv)
     QCoreApplication app(argc, argv);
     std::int64_t params = 4'000'000;
     int rounds = 10;
-    CLI::App cli("What two owners per range cost the all-reduce, against one.", "swarmtrain_range_check_cost");
+    CLI::App cli("What checking each range costs the all-reduce, against no checks.", "swarmtrain_range_check_cost");
     flags::configure(cli);
     cli.add_option("--params", params, "values in the averaged vector")->transform(flags::wholeNumberIn(3, 1ll << 30));
-    cli.add_option("--rounds", rounds, "rounds timed with checks off and on each")->transform(flags::wholeNumberIn(1, 1000));
+    cli.add_option("--rounds", rounds, "rounds timed in each configuration")->transform(flags::wholeNumberIn(1, 1000));
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (flags::helpAsked(args)) {
         std::cout << cli.help();
@@ -92,11 +94,13 @@ int main(int argc, char **argv)
     for (auto &v : vectors)
         std::generate(v.begin(), v.end(), [&] { return normal(rng); });
 
-    std::map<bool, std::vector<double>> seconds;
-    std::map<bool, std::vector<double>> bytes;
+    // 0: no checks; 1: a checker a range; 2: and its referee checking every average.
+    constexpr int kModes = 3;
+    std::map<int, std::vector<double>> seconds;
+    std::map<int, std::vector<double>> bytes;
     quint64 round = 1;
-    for (int r = 0; r < 2 * rounds + 2; ++r) {
-        const bool checks = r % 2 == 1;
+    for (int r = 0; r < kModes * (rounds + 1); ++r) {
+        const int mode = r % kModes;
         qint64 sentBefore = 0;
         for (const auto &peer : peers)
             sentBefore += peer->transport->bytesSent();
@@ -111,7 +115,8 @@ int main(int argc, char **argv)
             }));
             AllReduceOptions options;
             options.timeoutMs = 600'000;
-            options.rangeChecks = checks;
+            options.rangeChecks = mode > 0;
+            options.refereeChecks = mode == 2;
             const std::size_t i = std::size_t(&peer - peers.data());
             if (Result<void> begun = peer->allReduce->start(round, members, vectors[i], 1.0, options); !begun) {
                 std::cerr << "cannot start: " << begun.error().message << "\n";
@@ -133,21 +138,23 @@ int main(int argc, char **argv)
         for (const auto &peer : peers)
             sentAfter += peer->transport->bytesSent();
         ++round;
-        if (r < 2)
+        if (r < kModes)
             continue; // the first round of each dials and shakes hands
-        seconds[checks].push_back(elapsed);
-        bytes[checks].push_back(double(sentAfter - sentBefore));
+        seconds[mode].push_back(elapsed);
+        bytes[mode].push_back(double(sentAfter - sentBefore));
     }
-    for (bool checks : {false, true}) {
-        std::cout << nlohmann::json{{"bench", "range_check_cost"}, {"checks", checks}, {"params", params},
-                                    {"rounds", rounds}, {"median_round_s", median(seconds[checks])},
-                                    {"bytes_per_round", median(bytes[checks])}}
+    for (int mode = 0; mode < kModes; ++mode) {
+        std::cout << nlohmann::json{{"bench", "range_check_cost"}, {"checks", mode > 0}, {"referee", mode == 2},
+                                    {"params", params}, {"rounds", rounds}, {"median_round_s", median(seconds[mode])},
+                                    {"bytes_per_round", median(bytes[mode])}}
                          .dump()
                   << std::endl;
     }
     std::cout << nlohmann::json{{"bench", "range_check_cost_ratio"},
-                                {"time_on_over_off", median(seconds[true]) / median(seconds[false])},
-                                {"bytes_on_over_off", median(bytes[true]) / median(bytes[false])}}
+                                {"time_on_over_off", median(seconds[1]) / median(seconds[0])},
+                                {"bytes_on_over_off", median(bytes[1]) / median(bytes[0])},
+                                {"time_referee_over_off", median(seconds[2]) / median(seconds[0])},
+                                {"bytes_referee_over_off", median(bytes[2]) / median(bytes[0])}}
                      .dump()
               << std::endl;
     return 0;
