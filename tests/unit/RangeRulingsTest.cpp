@@ -61,6 +61,17 @@ AllReduceOutcome disputedOutcome(const Encoded &owners, const std::optional<Enco
     return outcome;
 }
 
+// An outcome whose two ranges (the first owner "o"'s) were both applied: `owners` and `other`.
+AllReduceOutcome appliedOutcome(const Encoded &owners, const Encoded &other)
+{
+    AllReduceOutcome outcome;
+    outcome.average.assign(std::size_t(kCount), 0.0f);
+    std::copy(owners.values.begin(), owners.values.end(), outcome.average.begin());
+    std::copy(other.values.begin(), other.values.end(), outcome.average.begin() + 256);
+    outcome.appliedAverages = {rangeOf(0, owners), rangeOf(256, other)};
+    return outcome;
+}
+
 RangeRuling ruling(RangeRuling::State state, const QString &hash) { return {3, QStringLiteral("o"), state, hash}; }
 
 } // namespace
@@ -163,14 +174,7 @@ TEST(RangeRulingsTest, ARulingFromTheWireIsCheckedBeforeItIsBelieved)
 TEST(RangeRulingsTest, AnAuditedRangeStaysOnlyWhereTheAverageThatCameIsUpheld)
 {
     const Encoded owners = encoded(0.002f), other = encoded(0.003f);
-    const auto undisputed = [&] {
-        AllReduceOutcome outcome;
-        outcome.average.assign(std::size_t(kCount), 0.0f);
-        std::copy(owners.values.begin(), owners.values.end(), outcome.average.begin());
-        std::copy(other.values.begin(), other.values.end(), outcome.average.begin() + 256);
-        outcome.appliedAverages = {rangeOf(0, owners), rangeOf(256, other)};
-        return outcome;
-    };
+    const auto undisputed = [&] { return appliedOutcome(owners, other); };
     const std::vector<DisputedRange> audited{{QStringLiteral("o"), 0, 256, {}}};
     AllReduceOutcome upheld = undisputed();
     settleAuditedRanges(upheld, audited, {{QStringLiteral("o"), ruling(RangeRuling::State::Upheld, hashOf(owners))}});
@@ -243,11 +247,7 @@ TEST(RangeRulingsTest, ARangeWhoseCheckerStalledStaysOnlyWhereTheAuditDrewIt)
 {
     const Encoded owners = encoded(0.002f), other = encoded(0.003f);
     const auto unchecked = [&] {
-        AllReduceOutcome outcome;
-        outcome.average.assign(std::size_t(kCount), 0.0f);
-        std::copy(owners.values.begin(), owners.values.end(), outcome.average.begin());
-        std::copy(other.values.begin(), other.values.end(), outcome.average.begin() + 256);
-        outcome.appliedAverages = {rangeOf(0, owners), rangeOf(256, other)};
+        AllReduceOutcome outcome = appliedOutcome(owners, other);
         outcome.uncheckedRanges.push_back({QStringLiteral("o"), 0, 256, {}});
         return outcome;
     };
