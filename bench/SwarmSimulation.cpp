@@ -4,7 +4,8 @@
 //                               [--outer-lr X] [--outer-momentum X] [--seed N] [--compression on|off]
 //                               [--peer-data contiguous|interleaved|all [--chunk-tokens N]]
 //                               [--only swarm|single_large_batch|single_more_steps]
-//                               [--aggregation centered-clip|mean] [--inner-state reset|keep]
+//                               [--aggregation centered-clip|mean]
+//                               [--inner-state reset|keep|keep-second-moment] [--moment-warmup K]
 //                               [--peer-speeds 1,1,2,4 [--max-steps-ratio 4]]
 // Each peer is a ReplicaTrainer on its own part of the training text (contiguous by default).
 // Every round each peer trains H inner steps, its pseudo-gradient is 8-bit quantized with error
@@ -15,7 +16,9 @@
 // the peers' parameter hashes are compared after every round. The bytes a peer would send in a
 // butterfly all-reduce of those encodings are set against a float32 all-reduce after every inner
 // step. Each round's inner optimizer starts afresh, as spot checks need (ReplicaTrainer.h);
-// --inner-state keep carries its moments over from round to round, to measure what that costs.
+// --inner-state keep carries its moments over from round to round, to measure what that costs;
+// keep-second-moment carries only the second (and the step count); --moment-warmup K starts
+// each of the swarm's rounds afresh with K steps at learning rate 0 that fill the moments.
 //
 // --peer-speeds gives each peer a speed (inner steps per unit of time, relative; one peer each)
 // and runs, instead, issue 18's comparison on a virtual clock: "swarm_fixed_h", where every peer
@@ -154,7 +157,10 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
     app.add_option("--aggregation", aggregation, "how each range owner combines the pieces")
         ->check(flags::oneOf({"centered-clip", "mean"}));
     app.add_option("--inner-state", innerState, "whether each round's inner optimizer starts afresh or runs on")
-        ->check(flags::oneOf({"reset", "keep"}));
+        ->check(flags::oneOf({"reset", "keep", "keep-second-moment"}));
+    app.add_option("--moment-warmup", s.replica.momentWarmupSteps,
+                   "the swarm's peers: steps at learning rate 0 filling the inner moments each round")
+        ->transform(flags::wholeNumberIn(0, 100000));
     app.add_option("--peer-speeds", speeds, "each peer's relative speed, comma-separated: fixed H against time-budgeted rounds")
         ->type_name("LIST");
     app.add_option("--max-steps-ratio", s.maxStepsRatio, "time-budgeted rounds: a peer's steps at most this x H")
@@ -171,7 +177,8 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
         return model.error();
     s.compress = compression == "on";
     s.aggregation = aggregation == "mean" ? Aggregation::Mean : Aggregation::CenteredClip;
-    s.replica.keepInnerStateAcrossRounds = innerState == "keep";
+    s.replica.keepInnerStateAcrossRounds = innerState != "reset";
+    s.replica.resetFirstMomentEachRound = innerState == "keep-second-moment";
     if (!speeds.empty()) {
         Result<std::vector<double>> parsedSpeeds = parseSpeeds(speeds);
         if (!parsedSpeeds)
@@ -523,6 +530,10 @@ int runMain(int argc, char **argv)
             o.schedule.decayIters = (run.schedulePerRound > 0 ? run.schedulePerRound : run.inner) * s.rounds;
             o.outerLr = run.outerLr;
             o.outerMomentum = run.momentum;
+            if (run.peers == 1) { // one machine's moments run on
+                o.momentWarmupSteps = 0;
+                o.resetFirstMomentEachRound = false;
+            }
             o.seed = s.replica.seed * 1000 + std::uint64_t(p);
             o.device = "cpu";
             Result<std::unique_ptr<ReplicaTrainer>> replica = ReplicaTrainer::create(stateFile, o);

@@ -68,6 +68,7 @@ struct ReplicaTrainer::State {
     torch::Tensor momentum; // CPU float32, the outer Nesterov buffer
     std::int64_t round = 0;
     std::int64_t innerDone = 0;
+    std::int64_t warmupDone = 0; // of options.momentWarmupSteps, this round
     std::vector<std::int32_t> tokens;
     std::int64_t scheduleStep = -1; // OuterState::scheduleStep: -1, round x the steps per round
 
@@ -90,8 +91,13 @@ struct ReplicaTrainer::State {
             step->parameters().values().copy_(global);
         }
         innerDone = 0;
-        if (!options.keepInnerStateAcrossRounds)
+        warmupDone = 0;
+        if (!options.keepInnerStateAcrossRounds) {
             step->resetOptimizerState();
+        } else if (options.resetFirstMomentEachRound) {
+            torch::NoGradGuard noGrad;
+            step->optimizer().expAvg().zero_();
+        }
     }
 };
 
@@ -112,7 +118,7 @@ Result<std::unique_ptr<ReplicaTrainer>> ReplicaTrainer::create(const std::filesy
 
     auto state = std::make_unique<State>(State{options, loaded->checkpoint.config, loaded->checkpoint.tokenizer,
                                                nullptr, loaded->values, loaded->outer.momentum, loaded->outer.round,
-                                               0, {}, loaded->outer.scheduleStep});
+                                               0, 0, {}, loaded->outer.scheduleStep});
     StepOptions stepOptions;
     stepOptions.device = choice->device;
     stepOptions.dtype = choice->dtype;
@@ -188,15 +194,18 @@ Result<InnerReport> ReplicaTrainer::trainInner(const std::function<bool()> &shou
         torch::Tensor x = torch::empty({batch, block}, torch::kLong);
         torch::Tensor y = torch::empty({batch, block}, torch::kLong);
         std::int64_t *px = x.data_ptr<std::int64_t>(), *py = y.data_ptr<std::int64_t>();
+        // Warm-up step k draws as step -1 - k would.
+        const bool warming = s.warmupDone < s.options.momentWarmupSteps;
+        const std::int64_t drawn = warming ? -1 - s.warmupDone : s.innerDone;
         for (int row = 0; row < batch; ++row) {
-            const std::int64_t first = windowStart(s.options.seed, s.round, s.innerDone, row, positions);
+            const std::int64_t first = windowStart(s.options.seed, s.round, drawn, row, positions);
             for (std::int64_t t = 0; t < block; ++t) {
                 px[row * block + t] = s.tokens[std::size_t(first + t)];
                 py[row * block + t] = s.tokens[std::size_t(first + t + 1)];
             }
         }
         // The schedule runs over inner steps counted across rounds, the same on every peer.
-        const double lr = s.options.schedule.at(s.scheduleStart() + s.innerDone);
+        const double lr = warming ? 0.0 : s.options.schedule.at(s.scheduleStart() + s.innerDone);
         double loss = 0.0;
         try {
             loss = s.step->run(x, y, lr);
@@ -206,6 +215,10 @@ Result<InnerReport> ReplicaTrainer::trainInner(const std::function<bool()> &shou
         }
         if (!std::isfinite(loss))
             return makeError("inner training diverged: the loss became " + std::to_string(loss));
+        if (warming) {
+            ++s.warmupDone;
+            continue;
+        }
         lossSum += loss;
         ++s.innerDone;
         ++report.steps;

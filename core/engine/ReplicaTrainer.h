@@ -42,6 +42,14 @@ struct ReplicaOptions {
     // instead of starting afresh, which no other peer can reproduce. Only for
     // bench/SwarmSimulation.cpp to measure what the reset costs in loss.
     bool keepInnerStateAcrossRounds = false;
+    // With it: the first moment starts from zero each round all the same (the second moment
+    // and the step count run on), to measure which moment matters.
+    bool resetFirstMomentEachRound = false;
+    // Steps at learning rate 0 at the start of each round, on batches of their own drawn as any
+    // step's, that only fill the inner optimizer's moments, so the round's first updates are not
+    // scaled by one batch's gradient. Replayable like the rest of the round. Only for
+    // bench/SwarmSimulation.cpp so far, to measure what it recovers of the reset's cost.
+    std::int64_t momentWarmupSteps = 0;
 };
 
 struct InnerReport {

@@ -307,6 +307,47 @@ TEST_F(ReplicaTrainerTest, InnerStateKeptAcrossRoundsCannotBeReplayed)
     EXPECT_NE(checker->pseudoGradient(), member->pseudoGradient());
 }
 
+// The benchmark's third way: the second moment and the step count run on, the first moment
+// starts from zero each round. Its rounds differ from both the others' after the first.
+TEST_F(ReplicaTrainerTest, KeepingOnlyTheSecondMomentIsAThirdWay)
+{
+    const auto secondRound = [&](bool keep, bool resetFirst) {
+        ReplicaOptions o = options(7);
+        o.keepInnerStateAcrossRounds = keep;
+        o.resetFirstMomentEachRound = resetFirst;
+        auto member = replica(o, 1, stateFile);
+        trainRound(*member, 1);
+        return member->pseudoGradient();
+    };
+    const std::vector<float> secondOnly = secondRound(true, true);
+    EXPECT_NE(secondOnly, secondRound(true, false));
+    EXPECT_NE(secondOnly, secondRound(false, false));
+}
+
+// Moment warm-up (a benchmark's option): its steps at learning rate 0 move no parameter, but the
+// moments they fill change the round's updates, and a replay from the round's state repeats it.
+TEST_F(ReplicaTrainerTest, MomentWarmupStepsMoveNothingButShapeTheRoundAndReplay)
+{
+    ReplicaOptions warm = options(7);
+    warm.momentWarmupSteps = 2;
+    auto member = replica(warm, 1, stateFile);
+    const std::filesystem::path round1 = trainRound(*member, 1);
+
+    auto warming = replica(warm, 1, round1);
+    int asked = 0;
+    ASSERT_TRUE(warming->trainInner([&] { return ++asked > 2; }).ok());
+    EXPECT_EQ(warming->innerStepsDone(), 0);
+    for (float v : warming->pseudoGradient())
+        ASSERT_EQ(v, 0.0f);
+    ASSERT_TRUE(warming->trainInner().ok());
+    EXPECT_EQ(warming->innerStepsDone(), 3);
+    EXPECT_EQ(warming->pseudoGradient(), member->pseudoGradient());
+
+    auto cold = replica(options(7), 1, round1);
+    ASSERT_TRUE(cold->trainInner().ok());
+    EXPECT_NE(cold->pseudoGradient(), member->pseudoGradient());
+}
+
 // Stopped between steps and abandoned in the middle of one, then resumed: the same batches and
 // the same result as a run that was never stopped.
 TEST_F(ReplicaTrainerTest, AnInterruptedRoundEndsAsAnUninterruptedOne)
