@@ -609,7 +609,10 @@ int runMain(int argc, char **argv)
         summary["compression"] = s.compress;
         summary["aggregation"] = s.aggregation == Aggregation::Mean ? "mean" : "centered-clip";
         summary["peer_data"] = s.peerData;
-        summary["inner_state"] = s.replica.keepInnerStateAcrossRounds ? "keep" : "reset";
+        summary["inner_state"] = !s.replica.keepInnerStateAcrossRounds   ? "reset"
+                                 : s.replica.resetFirstMomentEachRound ? "keep-second-moment"
+                                                                       : "keep";
+        summary["moment_warmup"] = s.replica.momentWarmupSteps;
         summary["bytes_sent_per_peer"] = swarmBytes;
         summary["fp32_allreduce_every_step_bytes_per_peer"] = fp32Bytes;
         summary["communication_reduction"] = fp32Bytes / double(swarmBytes);
