@@ -105,6 +105,32 @@ TEST_P(CoordinatorStoreTest, PeerRoundTripsAndSurvivesReopen)
     EXPECT_FALSE(store->peer(QStringLiteral("cc"))->has_value());
 }
 
+// A done round spends the readiness of its members: only a "ready" on an older state becomes
+// "training" on the new one, with no steps; a newer claim or another state stays as it was.
+TEST_P(CoordinatorStoreTest, SpendingReadinessTouchesOnlyAReadyOnAnOlderState)
+{
+    auto store = open();
+    const auto beat = [&](const char *keyId, qint64 ordinal, const char *state, qint64 base) {
+        ASSERT_TRUE(store->savePeer(samplePeer(QString::fromLatin1(keyId), ordinal)).ok());
+        ASSERT_TRUE(store->recordHeartbeat(QString::fromLatin1(keyId), QString::fromLatin1(state), {}, 10.0, base, 40, 9000)
+                        .ok());
+    };
+    beat("spent", 0, "ready", 2);
+    beat("ahead", 1, "ready", 3);
+    beat("paused", 2, "paused", 2);
+    for (const char *keyId : {"spent", "ahead", "paused"})
+        ASSERT_TRUE(store->spendReadiness(QString::fromLatin1(keyId), 3).ok());
+    const PeerRecord spent = store->peer(QStringLiteral("spent"))->value();
+    EXPECT_EQ(spent.state, QStringLiteral("training"));
+    EXPECT_EQ(spent.baseRound, 3);
+    EXPECT_EQ(spent.innerSteps, 0);
+    EXPECT_EQ(spent.lastSeenMs, 9000) << "not a heartbeat";
+    const PeerRecord ahead = store->peer(QStringLiteral("ahead"))->value();
+    EXPECT_EQ(ahead.state, QStringLiteral("ready"));
+    EXPECT_EQ(ahead.innerSteps, 40);
+    EXPECT_EQ(store->peer(QStringLiteral("paused"))->value().state, QStringLiteral("paused"));
+}
+
 TEST_P(CoordinatorStoreTest, RoundAndMembersRoundTrip)
 {
     auto store = open();

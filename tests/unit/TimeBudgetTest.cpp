@@ -345,6 +345,49 @@ TEST_F(BudgetedRoundsTest, AnAsynchronousRoundTakesAStaleMemberOnlyWithinTheBoun
     EXPECT_EQ(verdicts[0].tokens, 60 * 1000);
 }
 
+// The "ready" that made a peer a member is spent once its round is done: until it heartbeats again
+// it counts as training on the state after the round. Otherwise the next asynchronous round took
+// it again as a stale member, with that work's steps and base, and a spot check of the new
+// round replayed steps it never ran from a state it did not train on (an honest peer refuted).
+TEST_F(BudgetedRoundsTest, AnAsynchronousRoundDoesNotTakeAMembersSpentReadinessAgain)
+{
+    settings.budget.async = true;
+    settings.minPeers = 1;
+    store = std::move(SqlCoordinatorStore::openSqlite(dir.path() / "spent.db")).value();
+    rounds = std::make_unique<CoordinatorRounds>(*store, settings, [this]() { return now; });
+    ASSERT_TRUE(rounds->initialize(0).ok());
+    holdState(0);
+    beat(QStringLiteral("a"), QStringLiteral("ready"), 100);
+    beat(QStringLiteral("b"), QStringLiteral("ready"), 100);
+    ASSERT_TRUE(rounds->advance().ok());
+    ASSERT_EQ(current().state, RoundState::Running);
+    ASSERT_EQ(current().members.size(), 2u);
+    ASSERT_TRUE(report(QStringLiteral("a")).ok());
+    ASSERT_TRUE(report(QStringLiteral("b")).ok());
+    holdState(1);
+    now += 1'000;
+    ASSERT_TRUE(rounds->advance().ok());
+    ASSERT_EQ(current().number, 1);
+    EXPECT_EQ(current().state, RoundState::Gathering) << "taken again on the work of round 0";
+    const PeerRecord a = store->peer(QStringLiteral("a"))->value();
+    EXPECT_EQ(a.state, QStringLiteral("training"));
+    EXPECT_EQ(a.baseRound, 1);
+    EXPECT_EQ(a.innerSteps, 0);
+
+    // What it says next stands: ready on state 1 after 80 steps.
+    beat(QStringLiteral("a"), QStringLiteral("ready"), 80, 6e8, 1);
+    ASSERT_TRUE(rounds->advance().ok());
+    now += settings.budget.pinnedMs / 40; // the window for others finishing
+    beat(QStringLiteral("a"), QStringLiteral("ready"), 80, 6e8, 1);
+    ASSERT_TRUE(rounds->advance().ok());
+    const RoundRecord round = current();
+    ASSERT_EQ(round.state, RoundState::Running);
+    ASSERT_EQ(round.members.size(), 1u);
+    EXPECT_EQ(round.members[0].keyId, QStringLiteral("a"));
+    EXPECT_EQ(round.members[0].staleness, 0);
+    EXPECT_EQ(round.members[0].steps, 80);
+}
+
 // The steps a peer brings from a budget, by its measured speed (an asynchronous round's share).
 TEST(RoundBudgetTest, APeersExpectedStepsFollowItsSpeedWithinTheMinimumAndTheCap)
 {

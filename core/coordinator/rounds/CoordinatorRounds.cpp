@@ -456,7 +456,22 @@ Result<void> CoordinatorRounds::maybeFinish(RoundRecord round, qint64 nowMs)
                           << agreed->left(16);
     if (Result<void> closed = m_store.closeRound(round, verdicts, next); !closed)
         return closed;
+    if (Result<void> spent = spendReadiness(round); !spent)
+        return spent;
     return m_onClosed ? m_onClosed(round, verdicts) : Result<void>();
+}
+
+Result<void> CoordinatorRounds::spendReadiness(const RoundRecord &done)
+{
+    // The "ready" that made each member is spent (a round run again takes it once more): they
+    // train on the next state now. Left until a member's next heartbeat, an asynchronous round
+    // could take it again as a stale member, with this round's steps and base, for work it never
+    // did, and a spot check of that round would replay those steps and refute an honest peer.
+    for (const RoundMember &member : done.members) {
+        if (Result<void> spent = m_store.spendReadiness(member.keyId, done.number + 1); !spent)
+            return spent;
+    }
+    return {};
 }
 
 Result<ContributionVerdict> CoordinatorRounds::contribute(ContributionRecord contribution)

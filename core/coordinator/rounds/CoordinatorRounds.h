@@ -172,6 +172,8 @@ private:
     // when every turn passed or no holder is left, goes back and runs that round again (true).
     Result<bool> recoverLostState(const RoundRecord &round, const std::vector<PeerRecord> &peers, qint64 nowMs);
     Result<void> maybeFinish(RoundRecord round, qint64 nowMs);
+    // A done round's members count as training on its new state until they heartbeat again.
+    Result<void> spendReadiness(const RoundRecord &done);
     // The members of the running `round` that stalled it: past the commit timeout, with neither a
     // commitment nor a report (`reported`).
     Result<std::set<QString>> stalledMembers(const RoundRecord &round, const std::set<QString> &reported, qint64 nowMs);

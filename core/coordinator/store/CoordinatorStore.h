@@ -54,6 +54,10 @@ public:
                                                 qint64 atMost) = 0;
     virtual Result<void> recordHeartbeat(const QString &keyId, const QString &state, const QString &reason,
                                          double tokensPerSecond, qint64 baseRound, qint64 innerSteps, qint64 nowMs) = 0;
+    // A done round took the peer's work on a state older than `nextBaseRound`: a "ready" its
+    // last heartbeat said is spent, and it counts as training on `nextBaseRound` (no steps yet)
+    // until its next heartbeat says otherwise. Nothing changes if it already said more.
+    virtual Result<void> spendReadiness(const QString &keyId, qint64 nextBaseRound) = 0;
     virtual Result<void> countRejectedRequest(const QString &keyId) = 0;
     // Records a dishonest claim or request of a known peer (`kind` names it: "claim", "replay",
     // ...); the peer's offences so far, this one included. With `once`, an offence of the same

@@ -49,6 +49,7 @@ public:
                                         qint64 atMost) override;
     Result<void> recordHeartbeat(const QString &keyId, const QString &state, const QString &reason,
                                  double tokensPerSecond, qint64 baseRound, qint64 innerSteps, qint64 nowMs) override;
+    Result<void> spendReadiness(const QString &keyId, qint64 nextBaseRound) override;
     Result<void> countRejectedRequest(const QString &keyId) override;
     Result<qint64> recordOffence(const QString &keyId, const QString &kind, const QString &detail,
                                  qint64 nowMs, bool once) override;

@@ -200,6 +200,15 @@ Result<void> SqlCoordinatorStore::recordHeartbeat(const QString &keyId, const QS
     return exec(q, "recording a heartbeat");
 }
 
+Result<void> SqlCoordinatorStore::spendReadiness(const QString &keyId, qint64 nextBaseRound)
+{
+    QSqlQuery q = query(QStringLiteral("UPDATE peers SET state = 'training', base_round = ?, inner_steps = 0"
+                                       " WHERE key_id = ? AND state = 'ready' AND base_round < ?"));
+    for (const QVariant &value : {QVariant(nextBaseRound), QVariant(text(keyId)), QVariant(nextBaseRound)})
+        q.addBindValue(value);
+    return exec(q, "spending a peer's readiness");
+}
+
 Result<void> SqlCoordinatorStore::countRejectedRequest(const QString &keyId)
 {
     QSqlQuery q = query(QStringLiteral("UPDATE peers SET rejected_requests = rejected_requests + 1 WHERE key_id = ?"));
