@@ -177,6 +177,17 @@ protected:
 
     RoundRecord current() { return rounds->current().value(); }
 
+    // The current round runs with `keyId` alone, trained `staleness` rounds back for `steps` steps.
+    void expectRunsAlone(const QString &keyId, qint64 staleness, qint64 steps)
+    {
+        const RoundRecord round = current();
+        ASSERT_EQ(round.state, RoundState::Running);
+        ASSERT_EQ(round.members.size(), 1u);
+        EXPECT_EQ(round.members[0].keyId, keyId);
+        EXPECT_EQ(round.members[0].staleness, staleness);
+        EXPECT_EQ(round.members[0].steps, steps);
+    }
+
     TempDir dir;
     RoundSettings settings;
     std::unique_ptr<SqlCoordinatorStore> store;
@@ -332,12 +343,7 @@ TEST_F(BudgetedRoundsTest, AnAsynchronousRoundTakesAStaleMemberOnlyWithinTheBoun
     ASSERT_TRUE(rounds->advance().ok());
     now += 1'000;
     ASSERT_TRUE(rounds->advance().ok());
-    const RoundRecord round = current();
-    ASSERT_EQ(round.state, RoundState::Running);
-    ASSERT_EQ(round.members.size(), 1u);
-    EXPECT_EQ(round.members[0].keyId, QStringLiteral("stale"));
-    EXPECT_EQ(round.members[0].staleness, 2);
-    EXPECT_EQ(round.members[0].steps, 60);
+    ASSERT_NO_FATAL_FAILURE(expectRunsAlone(QStringLiteral("stale"), 2, 60));
     // Its report counts like anyone's: the steps admitted, not what it says.
     ASSERT_TRUE(report(QStringLiteral("stale"), 10).ok());
     const std::vector<ContributionRecord> verdicts = store->contributions(10, 0).value();
@@ -380,12 +386,7 @@ TEST_F(BudgetedRoundsTest, AnAsynchronousRoundDoesNotTakeAMembersSpentReadinessA
     now += settings.budget.pinnedMs / 40; // the window for others finishing
     beat(QStringLiteral("a"), QStringLiteral("ready"), 80, 6e8, 1);
     ASSERT_TRUE(rounds->advance().ok());
-    const RoundRecord round = current();
-    ASSERT_EQ(round.state, RoundState::Running);
-    ASSERT_EQ(round.members.size(), 1u);
-    EXPECT_EQ(round.members[0].keyId, QStringLiteral("a"));
-    EXPECT_EQ(round.members[0].staleness, 0);
-    EXPECT_EQ(round.members[0].steps, 80);
+    expectRunsAlone(QStringLiteral("a"), 0, 80);
 }
 
 // The steps a peer brings from a budget, by its measured speed (an asynchronous round's share).
