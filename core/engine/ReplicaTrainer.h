@@ -48,7 +48,8 @@ struct ReplicaOptions {
     // Steps at learning rate 0 at the start of each round, on batches of their own drawn as any
     // step's, that only fill the inner optimizer's moments, so the round's first updates are not
     // scaled by one batch's gradient. Replayable like the rest of the round. Only for
-    // bench/SwarmSimulation.cpp so far, to measure what it recovers of the reset's cost.
+    // bench/SwarmSimulation.cpp: 10 of them recovered none of the reset's cost on a Llama
+    // (docs/benchmarks.md), where keeping the second moment recovered most of it.
     std::int64_t momentWarmupSteps = 0;
 };
 
