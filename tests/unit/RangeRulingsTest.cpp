@@ -174,11 +174,10 @@ TEST(RangeRulingsTest, ARulingFromTheWireIsCheckedBeforeItIsBelieved)
 TEST(RangeRulingsTest, AnAuditedRangeStaysOnlyWhereTheAverageThatCameIsUpheld)
 {
     const Encoded owners = encoded(0.002f), other = encoded(0.003f);
-    const auto undisputed = [&] { return appliedOutcome(owners, other); };
     const std::vector<DisputedRange> audited{{QStringLiteral("o"), 0, 256, {}}};
-    AllReduceOutcome upheld = undisputed();
+    AllReduceOutcome upheld = appliedOutcome(owners, other);
     settleAuditedRanges(upheld, audited, {{QStringLiteral("o"), ruling(RangeRuling::State::Upheld, hashOf(owners))}});
-    EXPECT_EQ(upheld.average, undisputed().average);
+    EXPECT_EQ(upheld.average, appliedOutcome(owners, other).average);
     EXPECT_EQ(upheld.appliedAverages.size(), 2u);
     EXPECT_TRUE(upheld.skippedRanges.empty());
 
@@ -186,7 +185,7 @@ TEST(RangeRulingsTest, AnAuditedRangeStaysOnlyWhereTheAverageThatCameIsUpheld)
              {{QStringLiteral("o"), ruling(RangeRuling::State::Refuted, hashOf(owners))}},
              {{QStringLiteral("o"), ruling(RangeRuling::State::Upheld, hashOf(encoded(-0.008f)))}},
              {}}) {
-        AllReduceOutcome outcome = undisputed();
+        AllReduceOutcome outcome = appliedOutcome(owners, other);
         settleAuditedRanges(outcome, audited, rulings);
         EXPECT_EQ(outcome.average[0], 0.0f);
         EXPECT_EQ(outcome.average[255], 0.0f);
@@ -201,7 +200,7 @@ TEST(RangeRulingsTest, AnAuditedRangeStaysOnlyWhereTheAverageThatCameIsUpheld)
     const Encoded recomputed = encoded(0.0025f);
     RangeRuling refuted = ruling(RangeRuling::State::Refuted, hashOf(owners));
     refuted.redoneSha256 = hashOf(recomputed);
-    AllReduceOutcome redone = undisputed();
+    AllReduceOutcome redone = appliedOutcome(owners, other);
     settleAuditedRanges(redone, audited, {{QStringLiteral("o"), refuted}}, {{QStringLiteral("o"), recomputed.bytes}});
     EXPECT_EQ(redone.average[0], recomputed.values[0]);
     EXPECT_EQ(redone.average[255], recomputed.values[255]);
@@ -209,7 +208,7 @@ TEST(RangeRulingsTest, AnAuditedRangeStaysOnlyWhereTheAverageThatCameIsUpheld)
     EXPECT_EQ(redone.appliedAverages[0].payload, rangeOf(0, recomputed).payload);
     EXPECT_TRUE(redone.skippedRanges.empty());
     EXPECT_EQ(redone.redoneRanges, (std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 256}}));
-    AllReduceOutcome forged = undisputed();
+    AllReduceOutcome forged = appliedOutcome(owners, other);
     settleAuditedRanges(forged, audited, {{QStringLiteral("o"), refuted}}, {{QStringLiteral("o"), encoded(0.5f).bytes}});
     EXPECT_EQ(forged.average[0], 0.0f) << "other bytes than the ruling names: skipped";
     EXPECT_EQ(forged.skippedRanges.size(), 1u);
