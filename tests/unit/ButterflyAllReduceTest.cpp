@@ -462,6 +462,33 @@ TEST_F(ButterflyAllReduceTest, ErrorFeedbackCarriesWhatQuantizationDroppedIntoTh
     EXPECT_GT(sent, 0.0f);
 }
 
+// A round far shorter than the one before (a spot check spent its budget) would carry a residual
+// larger than its own update, which a replay of its steps cannot reproduce: it is dropped, and the
+// piece sent is the round's own update.
+TEST_F(ButterflyAllReduceTest, AResidualTooLargeForASpotCheckToReplayIsDropped)
+{
+    makePeers({true});
+    const std::size_t n = 4096;
+    std::vector<float> longRound = randomVector(n, 1);
+    for (float &x : longRound)
+        x *= 1000.0f;
+    const std::vector<float> shortRound = randomVector(n, 2);
+    runRound({0}, members(n), {longRound}, {1.0}, 5000);
+    runRound({0}, members(n), {shortRound}, {1.0}, 5000);
+    const std::vector<float> &sent = peers[0]->allReduce->outcome().average;
+    ASSERT_EQ(sent.size(), n);
+    double dot = 0.0, sentSquared = 0.0, shortSquared = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+        dot += double(sent[i]) * double(shortRound[i]);
+        sentSquared += double(sent[i]) * double(sent[i]);
+        shortSquared += double(shortRound[i]) * double(shortRound[i]);
+    }
+    // Carried, the long round's residual (up to half a step of its 8-bit scale, about 0.15 here
+    // against values of about 0.01) would leave a cosine near 0.1.
+    EXPECT_GT(dot / std::sqrt(sentSquared * shortSquared), 0.999);
+    EXPECT_NEAR(std::sqrt(sentSquared / shortSquared), 1.0, 0.01);
+}
+
 TEST_F(ButterflyAllReduceTest, ARangeWhoseOwnerIsGoneIsSkippedByEveryone)
 {
     makePeers({true, true, true});

@@ -20,6 +20,14 @@ namespace {
 
 constexpr int kRedialMs = 200;
 constexpr int kMaxFailedDials = 15; // about three seconds of refused connections
+// The error-feedback residual a range's piece carries in, at most, relative to the round's own
+// pseudo-gradient in it (L2); a larger one is dropped. A spot check replays the round without
+// the residual and wants cosine >= 0.99 and a norm within 10% (UpdateAgreement.h): 5% keeps an
+// honest piece above 0.998 and within 5% whichever way the residual points. The residual, under
+// half an 8-bit step of the last rounds' pieces, is that large only in a round far shorter than
+// the one before (a round whose budget a spot check spent: a residual of 25% of one step's update
+// after 1,154 steps refuted an honest member, issue 43).
+constexpr double kMaxCarriedResidual = 0.05;
 
 using range_agreement::toBytes;
 
@@ -211,12 +219,20 @@ Result<QHash<QString, QByteArray>> ButterflyAllReduce::compressPieces(const QLis
 {
     if (m_residual.size() != pseudoGradient.size())
         m_residual.assign(pseudoGradient.size(), 0.0f);
-    // Error feedback per owner's range: add what the last rounds dropped, quantize, keep the rest.
+    // Error feedback per owner's range: add what the last rounds dropped (unless it is too large
+    // for a spot check to replay this round, kMaxCarriedResidual), quantize, keep the rest.
     QHash<QString, QByteArray> pieces;
     for (const AllReduceMember &owner : members) {
         if (owner.end == owner.begin)
             continue;
         const std::size_t begin = std::size_t(owner.begin), n = std::size_t(owner.end - owner.begin);
+        double updateSquared = 0.0, residualSquared = 0.0;
+        for (std::size_t i = 0; i < n; ++i) {
+            updateSquared += double(pseudoGradient[begin + i]) * double(pseudoGradient[begin + i]);
+            residualSquared += double(m_residual[begin + i]) * double(m_residual[begin + i]);
+        }
+        if (residualSquared > kMaxCarriedResidual * kMaxCarriedResidual * updateSquared)
+            std::fill_n(m_residual.begin() + std::ptrdiff_t(begin), n, 0.0f);
         std::vector<float> corrected(n);
         for (std::size_t i = 0; i < n; ++i)
             corrected[i] = pseudoGradient[begin + i] + m_residual[begin + i];
