@@ -5,7 +5,8 @@
 //                               [--peer-data contiguous|interleaved|all [--chunk-tokens N]]
 //                               [--only swarm|single_large_batch|single_more_steps]
 //                               [--aggregation centered-clip|mean]
-//                               [--inner-state reset|keep|keep-second-moment] [--moment-warmup K]
+//                               [--inner-state reset|keep|keep-second-moment|share-second-moment]
+//                               [--moment-warmup K]
 //                               [--peer-speeds 1,1,2,4 [--max-steps-ratio 4]]
 // Each peer is a ReplicaTrainer on its own part of the training text (contiguous by default).
 // Every round each peer trains H inner steps, its pseudo-gradient is 8-bit quantized with error
@@ -17,7 +18,9 @@
 // butterfly all-reduce of those encodings are set against a float32 all-reduce after every inner
 // step. Each round's inner optimizer starts afresh, as spot checks need (ReplicaTrainer.h);
 // --inner-state keep carries its moments over from round to round, to measure what that costs;
-// keep-second-moment carries only the second (and the step count); --moment-warmup K starts
+// keep-second-moment carries only the second (and the step count); share-second-moment also
+// replaces each peer's second moment by the peers' token-weighted mean after every round (what a
+// swarm state that carried one would do); --moment-warmup K starts
 // each of the swarm's rounds afresh with K steps at learning rate 0 that fill the moments.
 //
 // --peer-speeds gives each peer a speed (inner steps per unit of time, relative; one peer each)
@@ -76,6 +79,7 @@ struct Setup {
     std::vector<double> speeds; // --peer-speeds; empty: every peer alike, the three classic runs
     double maxStepsRatio = 4.0;
     std::string tokenizerModel; // a SentencePiece tokenizer.model; empty: characters
+    bool shareSecondMoment = false; // RoundPlan::shareSecondMoment, for the swarm runs
 };
 
 // "1,1,2,4" -> {1, 1, 2, 4}: each positive.
@@ -157,7 +161,7 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
     app.add_option("--aggregation", aggregation, "how each range owner combines the pieces")
         ->check(flags::oneOf({"centered-clip", "mean"}));
     app.add_option("--inner-state", innerState, "whether each round's inner optimizer starts afresh or runs on")
-        ->check(flags::oneOf({"reset", "keep", "keep-second-moment"}));
+        ->check(flags::oneOf({"reset", "keep", "keep-second-moment", "share-second-moment"}));
     app.add_option("--moment-warmup", s.replica.momentWarmupSteps,
                    "the swarm's peers: steps at learning rate 0 filling the inner moments each round")
         ->transform(flags::wholeNumberIn(0, 100000));
@@ -178,13 +182,16 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
     s.compress = compression == "on";
     s.aggregation = aggregation == "mean" ? Aggregation::Mean : Aggregation::CenteredClip;
     s.replica.keepInnerStateAcrossRounds = innerState != "reset";
-    s.replica.resetFirstMomentEachRound = innerState == "keep-second-moment";
+    s.replica.resetFirstMomentEachRound = innerState == "keep-second-moment" || innerState == "share-second-moment";
+    s.shareSecondMoment = innerState == "share-second-moment";
     if (!speeds.empty()) {
         Result<std::vector<double>> parsedSpeeds = parseSpeeds(speeds);
         if (!parsedSpeeds)
             return parsedSpeeds.error();
         s.speeds = std::move(*parsedSpeeds);
         s.peers = int(s.speeds.size());
+        if (s.shareSecondMoment)
+            return makeError("--inner-state share-second-moment runs without --peer-speeds");
     }
     s.data = data;
     configureThreads(threads);
@@ -236,7 +243,30 @@ struct RoundPlan {
     std::vector<std::int64_t> steps;
     double roundTime = 0.0;
     std::vector<double> speeds; // asynchronous rounds: each peer's speed on the virtual clock
+    // After each round every peer's inner second moment becomes the token-weighted mean of the
+    // peers' (--inner-state share-second-moment): what a swarm state carrying it would do.
+    bool shareSecondMoment = false;
 };
+
+// The token-weighted mean of the replicas' inner second moments, set as each one's.
+Result<void> shareSecondMoments(std::vector<std::unique_ptr<ReplicaTrainer>> &replicas,
+                                const std::vector<std::vector<float>> &secondMoments, const std::vector<double> &weights)
+{
+    std::vector<float> mean(secondMoments.front().size(), 0.0f);
+    double total = 0.0;
+    for (double w : weights)
+        total += w;
+    for (std::size_t p = 0; p < secondMoments.size(); ++p) {
+        const auto share = float(weights[p] / total);
+        for (std::size_t i = 0; i < mean.size(); ++i)
+            mean[i] += share * secondMoments[p][i];
+    }
+    for (auto &replica : replicas) {
+        if (Result<void> r = replica->setInnerSecondMoment(mean); !r)
+            return r;
+    }
+    return {};
+}
 
 // Trains `replicas` for `rounds` rounds; returns the final validation loss of the global model.
 // Pieces are weighted by the tokens behind them (equal when every replica runs H steps).
@@ -253,7 +283,7 @@ Result<double> runSwarm(const std::string &name, std::vector<std::unique_ptr<Rep
     double valLoss = 0.0, aggregationSeconds = 0.0;
     const auto started = std::chrono::steady_clock::now();
     for (std::int64_t round = 0; round < rounds; ++round) {
-        std::vector<std::vector<float>> pieces(peers);
+        std::vector<std::vector<float>> pieces(peers), secondMoments(plan.shareSecondMoment ? peers : 0);
         std::vector<double> weights(peers, 1.0);
         double trainLoss = 0.0;
         for (std::size_t p = 0; p < peers; ++p) {
@@ -266,6 +296,8 @@ Result<double> runSwarm(const std::string &name, std::vector<std::unique_ptr<Rep
             tokens += inner->tokens;
             weights[p] = double(inner->tokens);
             pieces[p] = replicas[p]->pseudoGradient();
+            if (plan.shareSecondMoment)
+                secondMoments[p] = replica.innerSecondMoment();
             if (compress) {
                 Result<Quantized> q = feedback[p].compress(pieces[p]);
                 if (!q)
@@ -294,6 +326,10 @@ Result<double> runSwarm(const std::string &name, std::vector<std::unique_ptr<Rep
         const std::int64_t advance = std::max<std::int64_t>(1, (roundSteps + std::int64_t(peers) / 2) / std::int64_t(peers));
         for (auto &replica : replicas) {
             if (Result<void> r = replica->applyOuterStep(average, advance); !r)
+                return r.error();
+        }
+        if (plan.shareSecondMoment) {
+            if (Result<void> r = shareSecondMoments(replicas, secondMoments, weights); !r)
                 return r.error();
         }
         bool agree = true;
@@ -520,6 +556,8 @@ int runMain(int argc, char **argv)
                {"tokens_per_time_budget_over_fixed_h", double(total) / double(s.innerSteps * s.peers)},
                {"weighting", "tokens"}});
     }
+    for (Run &run : runs)
+        run.plan.shareSecondMoment = s.shareSecondMoment && run.peers > 1;
     const auto replicasOf = [&](const Run &run) -> Result<std::vector<std::unique_ptr<ReplicaTrainer>>> {
         std::vector<std::unique_ptr<ReplicaTrainer>> replicas;
         for (int p = 0; p < run.peers; ++p) {
@@ -610,6 +648,7 @@ int runMain(int argc, char **argv)
         summary["aggregation"] = s.aggregation == Aggregation::Mean ? "mean" : "centered-clip";
         summary["peer_data"] = s.peerData;
         summary["inner_state"] = !s.replica.keepInnerStateAcrossRounds   ? "reset"
+                                 : s.shareSecondMoment                 ? "share-second-moment"
                                  : s.replica.resetFirstMomentEachRound ? "keep-second-moment"
                                                                        : "keep";
         summary["moment_warmup"] = s.replica.momentWarmupSteps;

@@ -239,6 +239,30 @@ std::vector<float> ReplicaTrainer::pseudoGradient() const
     return std::vector<float>(data, data + delta.numel());
 }
 
+std::vector<float> ReplicaTrainer::innerSecondMoment() const
+{
+    const torch::Tensor v = m_state->step->optimizer().expAvgSq().to(torch::kCPU).contiguous();
+    const float *data = v.data_ptr<float>();
+    return std::vector<float>(data, data + v.numel());
+}
+
+Result<void> ReplicaTrainer::setInnerSecondMoment(std::span<const float> secondMoment)
+{
+    torch::Tensor &v = m_state->step->optimizer().expAvgSq();
+    if (std::int64_t(secondMoment.size()) != v.numel())
+        return makeError("the second moment has " + std::to_string(secondMoment.size()) + " values, the model "
+                         + std::to_string(v.numel()));
+    for (float x : secondMoment) {
+        if (!std::isfinite(x) || x < 0.0f)
+            return makeError("a second moment value is negative or not finite");
+    }
+    torch::NoGradGuard noGrad;
+    const torch::Tensor from =
+        torch::from_blob(const_cast<float *>(secondMoment.data()), {v.numel()}, torch::kFloat32);
+    v.copy_(from.view(v.sizes()));
+    return {};
+}
+
 Result<void> ReplicaTrainer::applyOuterStep(std::span<const float> averagedPseudoGradient, std::int64_t scheduleAdvance)
 {
     State &s = *m_state;

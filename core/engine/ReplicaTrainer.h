@@ -110,6 +110,12 @@ public:
 
     // global - local, float32, in parameter order (FlatParameters).
     std::vector<float> pseudoGradient() const;
+    // The inner optimizer's second moment (AdamW's exp_avg_sq), float32, in parameter order, and
+    // its replacement by another (every value finite and at least 0; the step count stays). Only
+    // for bench/SwarmSimulation.cpp, which measures a swarm that averages its members' second
+    // moments and starts each round from that average, with keepInnerStateAcrossRounds.
+    std::vector<float> innerSecondMoment() const;
+    Result<void> setInnerSecondMoment(std::span<const float> secondMoment);
     // The outer step with the round's averaged pseudo-gradient; the local copy becomes the new
     // global one, the round advances and the inner optimizer starts afresh. Nothing changes
     // when the average is rejected. The state's schedule step (when it records one) advances

@@ -3,6 +3,7 @@
 #include "TempDir.h"
 #include "TinyGpt.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <gtest/gtest.h>
@@ -322,6 +323,46 @@ TEST_F(ReplicaTrainerTest, KeepingOnlyTheSecondMomentIsAThirdWay)
     const std::vector<float> secondOnly = secondRound(true, true);
     EXPECT_NE(secondOnly, secondRound(true, false));
     EXPECT_NE(secondOnly, secondRound(false, false));
+}
+
+// A second moment set from outside (a benchmark's shared one) is the one the next round's steps
+// divide by; one of the wrong size, negative or not finite is refused and changes nothing.
+TEST_F(ReplicaTrainerTest, ASecondMomentSetFromOutsideShapesTheRoundAndBadOnesAreRefused)
+{
+    ReplicaOptions o = options(7);
+    o.keepInnerStateAcrossRounds = true;
+    o.resetFirstMomentEachRound = true;
+    const auto afterOneRound = [&] {
+        auto member = replica(o, 1, stateFile);
+        EXPECT_TRUE(member->trainInner().ok());
+        EXPECT_TRUE(member->applyOuterStep(member->pseudoGradient()).ok());
+        return member;
+    };
+    auto same = afterOneRound(), scaled = afterOneRound(), untouched = afterOneRound();
+    const std::vector<float> v = untouched->innerSecondMoment();
+    ASSERT_EQ(std::int64_t(v.size()), untouched->parameterCount());
+    EXPECT_GT(*std::max_element(v.begin(), v.end()), 0.0f);
+
+    std::vector<float> bad = v;
+    bad.pop_back();
+    EXPECT_FALSE(scaled->setInnerSecondMoment(bad).ok());
+    bad = v;
+    bad[3] = -1e-6f;
+    EXPECT_FALSE(scaled->setInnerSecondMoment(bad).ok());
+    bad[3] = std::numeric_limits<float>::quiet_NaN();
+    EXPECT_FALSE(scaled->setInnerSecondMoment(bad).ok());
+    EXPECT_EQ(scaled->innerSecondMoment(), v);
+
+    ASSERT_TRUE(same->setInnerSecondMoment(v).ok());
+    std::vector<float> larger = v;
+    for (float &x : larger)
+        x *= 4.0f;
+    ASSERT_TRUE(scaled->setInnerSecondMoment(larger).ok());
+    EXPECT_EQ(scaled->innerSecondMoment(), larger);
+    for (auto *member : {same.get(), scaled.get(), untouched.get()})
+        ASSERT_TRUE(member->trainInner().ok());
+    EXPECT_EQ(same->pseudoGradient(), untouched->pseudoGradient());
+    EXPECT_NE(scaled->pseudoGradient(), untouched->pseudoGradient());
 }
 
 // Moment warm-up (a benchmark's option): its steps at learning rate 0 move no parameter, but the
