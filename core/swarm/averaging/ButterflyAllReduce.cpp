@@ -21,12 +21,10 @@ namespace {
 constexpr int kRedialMs = 200;
 constexpr int kMaxFailedDials = 15; // about three seconds of refused connections
 // The error-feedback residual a range's piece carries in, at most, relative to the round's own
-// pseudo-gradient in it (L2); a larger one is dropped. A spot check replays the round without
-// the residual and wants cosine >= 0.99 and a norm within 10% (UpdateAgreement.h): 5% keeps an
-// honest piece above 0.998 and within 5% whichever way the residual points. The residual, under
-// half an 8-bit step of the last rounds' pieces, is that large only in a round far shorter than
-// the one before (a round whose budget a spot check spent: a residual of 25% of one step's update
-// after 1,154 steps refuted an honest member, issue 43).
+// update in it (L2); a larger one is dropped. A spot check replays the round without it and wants
+// cosine >= 0.99 and a norm within 10% (UpdateAgreement.h): 5% keeps an honest piece above 0.998.
+// Only a round far shorter than the one before carries more (one step whose budget a spot check
+// spent, after 1,154: 25%, and an honest member was refuted, issue 43).
 constexpr double kMaxCarriedResidual = 0.05;
 
 using range_agreement::toBytes;
