@@ -114,7 +114,7 @@ struct CoordinatorText {
     std::string listen, stateDir, tokenizer = "char", tokenizerModel, onBadRecord = "skip", cert, key,
                                   rangeSplit = "bandwidth", admission = "open", allowlist, trustedKeys;
     std::vector<std::string> data;
-    std::string mode = "full", wire = "int8", rounds = "budget";
+    std::string mode = "full", wire = "int8", rounds = "budget", innerState = "fresh";
     std::vector<std::string> place;
     double typicalMemoryGiB = 8.0;
     ModelFlagText model;
@@ -258,6 +258,20 @@ void defineRoundFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText &text
     app.add_option("--max-inner-steps", c.training.maxInnerSteps,
                    "--rounds budget: the most steps a peer trains in a round (0: four times --inner-steps)")
         ->transform(flags::wholeNumberIn(0, 1'000'000'000));
+    app.add_option("--inner-state", text.innerState,
+                   "full-model rounds: each member's inner optimizer starts afresh every round, as spot checks "
+                   "replay it (fresh), or runs on, for a swarm that spot-checks no one (kept)")
+        ->check(flags::oneOf({"fresh", "kept"}));
+}
+
+// --inner-state kept: nobody could replay a member's round, so nobody is asked to.
+Result<void> checkInnerState(CoordinatorConfig &c, const CoordinatorText &text)
+{
+    c.training.innerStateKept = text.innerState == "kept";
+    if (c.training.innerStateKept && (c.trust.spotCheckRate > 0.0 || c.trust.spotCheckRateNew > 0.0))
+        return makeError("--inner-state kept needs --spot-check-rate 0 and --spot-check-rate-new 0: a spot check "
+                         "replays a round from a fresh inner optimizer");
+    return {};
 }
 
 // Pipeline-stage mode (issue 17): the mode, the step's batch, the wire, validation and placement.
@@ -471,6 +485,8 @@ Result<CoordinatorConfig> parseCoordinatorArguments(const std::vector<std::strin
         return makeError("--min-inner-steps must not exceed --inner-steps, nor --max-inner-steps fall below it");
     if (t.maxInnerSteps > 1000 * qint64(t.innerSteps))
         return makeError("--max-inner-steps may be at most 1000 times --inner-steps");
+    if (Result<void> innerState = checkInnerState(c, text); !innerState)
+        return innerState.error();
     c.mode = text.mode == "pipeline" ? CoordinatorConfig::Mode::Pipeline
              : text.mode == "auto"   ? CoordinatorConfig::Mode::Auto
                                      : CoordinatorConfig::Mode::Full;

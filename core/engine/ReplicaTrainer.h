@@ -39,8 +39,8 @@ struct ReplicaOptions {
     SwapMode swap = SwapMode::Auto;
     std::int64_t deviceMemoryBudget = 0;
     // The inner optimizer's moments, step count and loss scale run on from round to round
-    // instead of starting afresh, which no other peer can reproduce. Only for
-    // bench/SwarmSimulation.cpp to measure what the reset costs in loss.
+    // instead of starting afresh, which no other peer can reproduce: for a swarm that
+    // spot-checks no one (TrainingSettings::innerStateKept), and bench/SwarmSimulation.cpp.
     bool keepInnerStateAcrossRounds = false;
     // With it: the first moment starts from zero each round all the same (the second moment
     // and the step count run on), to measure which moment matters.
@@ -79,7 +79,8 @@ struct InnerReport {
 // computed in round r, however M's run was stopped and resumed, released and reloaded, or
 // restarted. On the CPU it is bit for bit the same for the same build and thread count; other
 // devices, dtypes and thread counts round differently (UpdateAgreement.h: how close it stays).
-// Not with dropout: its masks come from LibTorch's global generator.
+// Not with dropout: its masks come from LibTorch's global generator, nor with
+// keepInnerStateAcrossRounds.
 class ReplicaTrainer {
 public:
     // From a swarm state file (SwarmState.h): the round, the model, the outer momentum.

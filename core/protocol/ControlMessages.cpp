@@ -110,6 +110,8 @@ QJsonObject trainingToJson(const TrainingSettings &t)
         if (t.asyncRounds)
             json.insert(L("max_staleness"), t.maxStaleness);
     }
+    if (t.innerStateKept)
+        json.insert(L("inner_state"), QStringLiteral("kept"));
     return json;
 }
 
@@ -133,6 +135,8 @@ TrainingSettings readTraining(JsonReader training)
     t.timeBudgeted = rounds != L("fixed");
     t.asyncRounds = rounds == L("async");
     t.maxStaleness = int(training.integer(L("max_staleness"), 0, protocol::kMaxStaleness, 4));
+    // Absent: fresh each round, as before the setting existed.
+    t.innerStateKept = training.has(L("inner_state")) && training.oneOf(L("inner_state"), {L("fresh"), L("kept")}) == L("kept");
     t.minInnerSteps = int(training.integer(L("min_inner_steps"), 1, std::max(t.innerSteps, 1), 1));
     t.maxInnerSteps = int(training.integer(L("max_inner_steps"), 0, 1000 * qint64(std::max(t.innerSteps, 1)), 0));
     if (training.ok() && t.maxInnerSteps > 0 && t.maxInnerSteps < t.minInnerSteps)

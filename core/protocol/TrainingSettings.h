@@ -40,6 +40,11 @@ struct TrainingSettings {
     // less (stalenessWeight), applied to the newest state.
     bool asyncRounds = false;
     int maxStaleness = 4;
+    // Each member's inner optimizer (AdamW's moments and step count) runs on from round to round
+    // instead of starting afresh (`--inner-state kept`). No other peer can then replay a member's
+    // round, so only a swarm that spot-checks no one keeps it; a Llama swarm of 4 trained 19%
+    // worse than one machine with fresh moments and 3.8% with kept ones (docs/benchmarks.md).
+    bool innerStateKept = false;
 
     // The most inner steps a round may hold: the cap of a budgeted round, else H.
     int stepCap() const { return timeBudgeted && maxInnerSteps > 0 ? maxInnerSteps : innerSteps; }

@@ -217,6 +217,27 @@ TEST_F(SwarmProcessTest, ThreeClientsLearnTogetherAndAgreeAfterEveryRound)
         << "the clients said they left";
 }
 
+// --inner-state kept (a swarm that spot-checks no one): each member's inner optimizer runs on from
+// round to round; the replicas still end every round alike, and the swarm learns.
+TEST_F(SwarmProcessTest, ASwarmThatChecksNoOneKeepsItsInnerOptimizerAndStillAgrees)
+{
+    startCoordinator(0, {"--min-peers", "2", "--inner-state", "kept"});
+    startClient(0);
+    startClient(1);
+    ASSERT_TRUE(waitForRound(5, 180s)) << logs();
+    ASSERT_TRUE(waitUntil([&] { return swarmStatus().value(QLatin1StringView("val_loss_history")).toArray().size() >= 5; }, 60s));
+    const QJsonArray history = swarmStatus().value(QLatin1StringView("val_loss_history")).toArray();
+    EXPECT_LT(history.last().toObject().value(QLatin1StringView("val_loss")).toDouble(),
+              history.first().toObject().value(QLatin1StringView("val_loss")).toDouble() - 0.3)
+        << logs();
+    for (int i = 0; i < 2; ++i) {
+        EXPECT_NE((clients[i]->output() + clients[i]->errors()).find("its inner optimizer kept from round to round"),
+                  std::string::npos)
+            << logs();
+    }
+    expectHashesAgree();
+}
+
 TEST_F(SwarmProcessTest, AClientKilledMidRoundIsLeftOutAndCatchesUpWhenRestarted)
 {
     startCoordinator();

@@ -677,6 +677,28 @@ TEST(ControlMessagesTest, AsyncFieldsTravelBounded)
     EXPECT_EQ(errorOf<SpotCheckTask>(json), "spot check.staleness must be an integer from 0 to 9");
 }
 
+// Whether members keep their inner optimizer from round to round: absent (an older coordinator)
+// is fresh, and nothing but the two names is taken.
+TEST(ControlMessagesTest, TheInnerStateSettingTravelsStrictly)
+{
+    JoinAnswer join = sampleJoinAnswer();
+    EXPECT_FALSE(join.toJson().value(QStringLiteral("training")).toObject().contains(QStringLiteral("inner_state")));
+    EXPECT_FALSE(JoinAnswer::fromJson(join.toJson())->training.innerStateKept);
+    join.training.innerStateKept = true;
+    EXPECT_TRUE(JoinAnswer::fromJson(join.toJson())->training.innerStateKept);
+    const auto withInnerState = [&](const QJsonValue &value) {
+        QJsonObject json = join.toJson();
+        QJsonObject training = json.value(QStringLiteral("training")).toObject();
+        training.insert(QStringLiteral("inner_state"), value);
+        json.insert(QStringLiteral("training"), training);
+        return json;
+    };
+    EXPECT_FALSE(JoinAnswer::fromJson(withInnerState(QStringLiteral("fresh")))->training.innerStateKept);
+    EXPECT_NE(errorOf<JoinAnswer>(withInnerState(QStringLiteral("kept-ish"))).find("join answer.training.inner_state"),
+              std::string::npos);
+    EXPECT_NE(errorOf<JoinAnswer>(withInnerState(true)).find("join answer.training.inner_state"), std::string::npos);
+}
+
 TEST(ControlMessagesTest, AJoinsDisplayNameIsOptionalNormalisedAndRefusedByNameAndBound)
 {
     JoinRequest request{QByteArray(32, '\x07'), {QStringLiteral("cpu"), 4}, QString(), QStringLiteral("swarmtrain 0.1.0")};

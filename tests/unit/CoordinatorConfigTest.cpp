@@ -166,6 +166,28 @@ TEST(CoordinatorConfigTest, BadInputIsAClearError)
               std::string::npos);
 }
 
+// A member's round is replayable only from a fresh inner optimizer: a swarm that keeps it checks
+// no one.
+TEST(CoordinatorConfigTest, AKeptInnerStateGoesOnlyWithoutSpotChecks)
+{
+    const std::vector<std::string> base = {"--state-dir", "s", "--data", "d"};
+    Result<CoordinatorConfig> fresh = parseCoordinatorArguments(base);
+    ASSERT_TRUE(fresh.ok()) << fresh.error().message;
+    EXPECT_FALSE(fresh->training.innerStateKept);
+    std::vector<std::string> kept = base;
+    kept.insert(kept.end(), {"--inner-state", "kept"});
+    EXPECT_NE(errorOf(kept).find("--spot-check-rate 0 and --spot-check-rate-new 0"), std::string::npos);
+    kept.insert(kept.end(), {"--spot-check-rate", "0"});
+    EXPECT_NE(errorOf(kept).find("--spot-check-rate-new 0"), std::string::npos);
+    kept.insert(kept.end(), {"--spot-check-rate-new", "0"});
+    Result<CoordinatorConfig> config = parseCoordinatorArguments(kept);
+    ASSERT_TRUE(config.ok()) << config.error().message;
+    EXPECT_TRUE(config->training.innerStateKept);
+    std::vector<std::string> bogus = base;
+    bogus.insert(bogus.end(), {"--inner-state", "warm"});
+    EXPECT_NE(errorOf(bogus).find("--inner-state"), std::string::npos);
+}
+
 TEST(CoordinatorConfigTest, HelpListsEveryFlagWithItsDefault)
 {
     const std::string help = coordinatorUsage();

@@ -55,6 +55,7 @@ ReplicaOptions replicaOptions(const TrainingSettings &training)
     o.gradClip = training.gradClip;
     o.outerLr = training.outerLr;
     o.outerMomentum = training.outerMomentum;
+    o.keepInnerStateAcrossRounds = training.innerStateKept;
     return o;
 }
 
@@ -321,7 +322,8 @@ Result<void> SwarmWorker::prepareReplica()
         return set.error();
     m_tokensPerStep = qint64(o.batchSize) * m_trainer->config().blockSize;
     qCInfo(lcWorker).noquote() << "replica at round" << m_trainer->round() << "on" << toQString(m_trainer->deviceName())
-                               << (useLocal ? "(saved locally)" : "(downloaded)");
+                               << (useLocal ? "(saved locally)" : "(downloaded)")
+                               << (o.keepInnerStateAcrossRounds ? ", its inner optimizer kept from round to round" : "");
     return {};
 }
 
