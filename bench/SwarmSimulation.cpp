@@ -1,7 +1,7 @@
 // Full-model swarm training (DiLoCo) simulated in one process, against one machine training
 // the same model on the same total tokens. Prints JSON lines; figures only, never pass/fail:
 //   swarmtrain_swarm_simulation --data FILE [--peers 4] [--inner-steps 50] [--rounds 40] [model flags]
-//                               [--outer-lr X] [--outer-momentum X] [--seed N] [--compression on|off]
+//                               [--outer-lr X] [--outer-momentum X] [--adam-eps X] [--seed N] [--compression on|off]
 //                               [--peer-data contiguous|interleaved|all [--chunk-tokens N]]
 //                               [--only swarm|single_large_batch|single_more_steps]
 //                               [--aggregation centered-clip|mean]
@@ -142,6 +142,8 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
         ->transform(flags::numberIn(0, 10));
     app.add_option("--warmup-iters", s.replica.schedule.warmupIters, "inner warm-up steps")
         ->transform(flags::wholeNumberIn(0, 1000000));
+    app.add_option("--adam-eps", s.replica.eps, "the inner AdamW's epsilon (every run)")
+        ->transform(flags::numberIn(1e-12, 1));
     app.add_option("--outer-lr", s.replica.outerLr, "outer Nesterov learning rate")->transform(flags::numberIn(0, 10));
     app.add_option("--outer-momentum", s.replica.outerMomentum, "outer Nesterov momentum")
         ->transform(flags::numberIn(0, 0.999));

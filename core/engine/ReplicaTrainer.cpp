@@ -125,7 +125,7 @@ Result<std::unique_ptr<ReplicaTrainer>> ReplicaTrainer::create(const std::filesy
     stepOptions.swap = options.swap;
     stepOptions.deviceMemoryBudget = options.deviceMemoryBudget;
     stepOptions.batchSize = options.batchSize;
-    stepOptions.adamw = {options.beta1, options.beta2, 1e-8, options.weightDecay};
+    stepOptions.adamw = {options.beta1, options.beta2, options.eps, options.weightDecay};
     stepOptions.gradClip = options.gradClip;
     Result<std::unique_ptr<TrainingStep>> step = TrainingStep::create(Decoder(state->config), stepOptions);
     if (!step)

@@ -29,6 +29,7 @@ struct ReplicaOptions {
     std::int64_t scheduleStepsPerRound = 0;
     double beta1 = 0.9;
     double beta2 = 0.99;
+    double eps = 1e-8; // AdamW's epsilon
     double weightDecay = 0.1;
     double gradClip = 1.0;
     double outerLr = 1.2;            // the outer Nesterov step, as the coordinator's defaults

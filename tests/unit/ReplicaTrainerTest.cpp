@@ -365,6 +365,21 @@ TEST_F(ReplicaTrainerTest, ASecondMomentSetFromOutsideShapesTheRoundAndBadOnesAr
     EXPECT_NE(scaled->pseudoGradient(), untouched->pseudoGradient());
 }
 
+// The inner AdamW's epsilon (a benchmark's option) reaches the optimizer.
+TEST_F(ReplicaTrainerTest, TheInnerEpsilonShapesTheRound)
+{
+    const auto firstRound = [&](double eps) {
+        ReplicaOptions o = options(7);
+        o.eps = eps;
+        auto member = replica(o, 1, stateFile);
+        EXPECT_TRUE(member->trainInner().ok());
+        return member->pseudoGradient();
+    };
+    const std::vector<float> usual = firstRound(ReplicaOptions{}.eps);
+    EXPECT_EQ(usual, firstRound(1e-8));
+    EXPECT_NE(usual, firstRound(1e-2));
+}
+
 // Moment warm-up (a benchmark's option): its steps at learning rate 0 move no parameter, but the
 // moments they fill change the round's updates, and a replay from the round's state repeats it.
 TEST_F(ReplicaTrainerTest, MomentWarmupStepsMoveNothingButShapeTheRoundAndReplay)
