@@ -361,6 +361,7 @@ void defineCoordinatorFlags(CLI::App &app, CoordinatorConfig &c, CoordinatorText
         ->transform(flags::wholeNumberIn(0, 1'000'000'000));
     app.add_option("--lr-decay-iters", t.lrDecayIters, "inner steps of the cosine decay (0: none, a swarm without end)")
         ->transform(flags::wholeNumberIn(0, 1'000'000'000'000));
+    app.add_option("--adam-eps", t.adamEps, "the inner AdamW's epsilon")->transform(flags::numberIn(1e-12, 1.0));
     app.add_option("--weight-decay", t.weightDecay, "AdamW's decoupled weight decay")
         ->transform(flags::numberIn(0.0, 10.0));
     app.add_option("--grad-clip", t.gradClip, "largest gradient norm (0: no clipping)")

@@ -112,6 +112,8 @@ QJsonObject trainingToJson(const TrainingSettings &t)
     }
     if (t.innerStateKept)
         json.insert(L("inner_state"), QStringLiteral("kept"));
+    if (t.adamEps != TrainingSettings{}.adamEps)
+        json.insert(L("adam_eps"), t.adamEps);
     return json;
 }
 
@@ -125,6 +127,7 @@ TrainingSettings readTraining(JsonReader training)
     t.warmupIters = int(training.integer(L("warmup_iters"), 0, 1'000'000'000));
     t.lrDecayIters = training.integer(L("lr_decay_iters"), 0, kMaxCount);
     t.weightDecay = training.number(L("weight_decay"), 0.0, 10.0);
+    t.adamEps = training.number(L("adam_eps"), 1e-12, 1.0, TrainingSettings{}.adamEps); // absent: as before it existed
     t.gradClip = training.number(L("grad_clip"), 0.0, 1e6);
     t.outerLr = training.number(L("outer_lr"), 0.0, 100.0);
     t.outerMomentum = training.number(L("outer_momentum"), 0.0, 0.999);

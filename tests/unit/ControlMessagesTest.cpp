@@ -699,6 +699,23 @@ TEST(ControlMessagesTest, TheInnerStateSettingTravelsStrictly)
     EXPECT_NE(errorOf<JoinAnswer>(withInnerState(true)).find("join answer.training.inner_state"), std::string::npos);
 }
 
+// The inner AdamW's epsilon: absent (an older coordinator) is 1e-8, and it is bounded.
+TEST(ControlMessagesTest, TheInnerEpsilonTravelsBounded)
+{
+    JoinAnswer join = sampleJoinAnswer();
+    EXPECT_FALSE(join.toJson().value(QStringLiteral("training")).toObject().contains(QStringLiteral("adam_eps")));
+    EXPECT_EQ(JoinAnswer::fromJson(join.toJson())->training.adamEps, 1e-8);
+    join.training.adamEps = 1e-4;
+    EXPECT_EQ(JoinAnswer::fromJson(join.toJson())->training.adamEps, 1e-4);
+    for (const double bad : {0.0, -1e-4, 2.0}) {
+        QJsonObject json = join.toJson();
+        QJsonObject training = json.value(QStringLiteral("training")).toObject();
+        training.insert(QStringLiteral("adam_eps"), bad);
+        json.insert(QStringLiteral("training"), training);
+        EXPECT_NE(errorOf<JoinAnswer>(json).find("join answer.training.adam_eps"), std::string::npos) << bad;
+    }
+}
+
 TEST(ControlMessagesTest, AJoinsDisplayNameIsOptionalNormalisedAndRefusedByNameAndBound)
 {
     JoinRequest request{QByteArray(32, '\x07'), {QStringLiteral("cpu"), 4}, QString(), QStringLiteral("swarmtrain 0.1.0")};

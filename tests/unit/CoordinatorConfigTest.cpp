@@ -44,6 +44,7 @@ TEST(CoordinatorConfigTest, Defaults)
     EXPECT_TRUE(config->tls()) << "HTTPS unless asked otherwise";
     EXPECT_TRUE(config->tlsSelfSigned);
     EXPECT_EQ(config->training.lrDecayIters, 0) << "an open-ended swarm keeps its learning rate";
+    EXPECT_EQ(config->training.adamEps, 1e-8);
 }
 
 TEST(CoordinatorConfigTest, FlagsAreRead)
@@ -51,7 +52,7 @@ TEST(CoordinatorConfigTest, FlagsAreRead)
     Result<CoordinatorConfig> config = parseCoordinatorArguments(
         {"--state-dir", "s", "--data", "d.txt", "--listen", "127.0.0.1:0", "--tokenizer", "byte", "--n-layer", "2",
          "--round-deadline", "30", "--min-peers", "3", "--shard-tokens", "1000", "--tls-self-signed",
-         "--lr-decay-iters", "20000"});
+         "--lr-decay-iters", "20000", "--adam-eps", "1e-4"});
     ASSERT_TRUE(config.ok()) << config.error().message;
     EXPECT_EQ(config->listenHost, "127.0.0.1");
     EXPECT_EQ(config->listenPort, 0);
@@ -62,6 +63,7 @@ TEST(CoordinatorConfigTest, FlagsAreRead)
     EXPECT_EQ(config->sharding.shardTokens, 1000u);
     EXPECT_TRUE(config->tls());
     EXPECT_EQ(config->training.lrDecayIters, 20000);
+    EXPECT_EQ(config->training.adamEps, 1e-4);
 }
 
 TEST(CoordinatorConfigTest, TheCorpusAndItsTokenizerFlagsAreRead)

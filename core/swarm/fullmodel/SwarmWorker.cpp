@@ -52,6 +52,7 @@ ReplicaOptions replicaOptions(const TrainingSettings &training)
     o.schedule = {training.lr, training.minLr, training.warmupIters,
                   training.lrDecayIters > 0 ? training.lrDecayIters : std::numeric_limits<std::int64_t>::max()};
     o.weightDecay = training.weightDecay;
+    o.eps = training.adamEps;
     o.gradClip = training.gradClip;
     o.outerLr = training.outerLr;
     o.outerMomentum = training.outerMomentum;
@@ -323,7 +324,8 @@ Result<void> SwarmWorker::prepareReplica()
     m_tokensPerStep = qint64(o.batchSize) * m_trainer->config().blockSize;
     qCInfo(lcWorker).noquote() << "replica at round" << m_trainer->round() << "on" << toQString(m_trainer->deviceName())
                                << (useLocal ? "(saved locally)" : "(downloaded)")
-                               << (o.keepInnerStateAcrossRounds ? ", its inner optimizer kept from round to round" : "");
+                               << (o.keepInnerStateAcrossRounds ? ", its inner optimizer kept from round to round" : "")
+                               << (o.eps != ReplicaOptions{}.eps ? QStringLiteral(", inner AdamW epsilon %1").arg(o.eps) : QString());
     return {};
 }
 
