@@ -322,10 +322,13 @@ Result<void> SwarmWorker::prepareReplica()
     if (Result<void> set = m_trainer->setTrainingTokens(std::exchange(m_tokens, {})); !set)
         return set.error();
     m_tokensPerStep = qint64(o.batchSize) * m_trainer->config().blockSize;
+    QString settings;
+    if (o.keepInnerStateAcrossRounds)
+        settings += QStringLiteral(", its inner optimizer kept from round to round");
+    if (o.eps != ReplicaOptions{}.eps)
+        settings += QStringLiteral(", inner AdamW epsilon %1").arg(o.eps);
     qCInfo(lcWorker).noquote() << "replica at round" << m_trainer->round() << "on" << toQString(m_trainer->deviceName())
-                               << (useLocal ? "(saved locally)" : "(downloaded)")
-                               << (o.keepInnerStateAcrossRounds ? ", its inner optimizer kept from round to round" : "")
-                               << (o.eps != ReplicaOptions{}.eps ? QStringLiteral(", inner AdamW epsilon %1").arg(o.eps) : QString());
+                               << (useLocal ? QStringLiteral("(saved locally)") : QStringLiteral("(downloaded)")) + settings;
     return {};
 }
 
