@@ -1,7 +1,7 @@
 // Full-model swarm training (DiLoCo) simulated in one process, against one machine training
 // the same model on the same total tokens. Prints JSON lines; figures only, never pass/fail:
 //   swarmtrain_swarm_simulation --data FILE [--peers 4] [--inner-steps 50] [--rounds 40] [model flags]
-//                               [--outer-lr X] [--outer-momentum X] [--adam-eps X] [--seed N] [--compression on|off]
+//                               [--outer-lr X] [--outer-momentum X] [--adam-eps X] [--adam-beta2 X] [--seed N] [--compression on|off]
 //                               [--peer-data contiguous|interleaved|all [--chunk-tokens N]]
 //                               [--only swarm|single_large_batch|single_more_steps]
 //                               [--aggregation centered-clip|mean]
@@ -17,7 +17,8 @@
 // the peers' parameter hashes are compared after every round. The bytes a peer would send in a
 // butterfly all-reduce of those encodings are set against a float32 all-reduce after every inner
 // step. Each round's inner optimizer starts afresh, as spot checks need (ReplicaTrainer.h);
-// --inner-state keep carries its moments over from round to round, to measure what that costs;
+// --inner-state keep carries its moments over from round to round, to measure what that costs
+// (one machine's always do: its rounds are only where it is scored);
 // keep-second-moment carries only the second (and the step count); share-second-moment also
 // replaces each peer's second moment by the peers' token-weighted mean after every round (what a
 // swarm state that carried one would do); --moment-warmup K starts
@@ -144,6 +145,8 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
         ->transform(flags::wholeNumberIn(0, 1000000));
     app.add_option("--adam-eps", s.replica.eps, "the inner AdamW's epsilon (every run)")
         ->transform(flags::numberIn(1e-12, 1));
+    app.add_option("--adam-beta2", s.replica.beta2, "the inner AdamW's second-moment decay (every run)")
+        ->transform(flags::numberIn(0, 0.9999));
     app.add_option("--outer-lr", s.replica.outerLr, "outer Nesterov learning rate")->transform(flags::numberIn(0, 10));
     app.add_option("--outer-momentum", s.replica.outerMomentum, "outer Nesterov momentum")
         ->transform(flags::numberIn(0, 0.999));
@@ -570,7 +573,8 @@ int runMain(int argc, char **argv)
             o.schedule.decayIters = (run.schedulePerRound > 0 ? run.schedulePerRound : run.inner) * s.rounds;
             o.outerLr = run.outerLr;
             o.outerMomentum = run.momentum;
-            if (run.peers == 1) { // one machine's moments run on
+            if (run.peers == 1) { // one machine's moments run on, whatever --inner-state says
+                o.keepInnerStateAcrossRounds = true;
                 o.momentWarmupSteps = 0;
                 o.resetFirstMomentEachRound = false;
             }
