@@ -5,7 +5,9 @@
 //                               [--peer-data contiguous|interleaved|all [--chunk-tokens N]]
 //                               [--only swarm|single_large_batch|single_more_steps]
 //                               [--aggregation centered-clip|mean]
-//                               [--inner-state reset|keep|keep-second-moment|share-second-moment]
+//                               [--inner-state reset|keep|keep-second-moment|share-second-moment|
+//                                              keep-embedding|keep-all-but-embedding|
+//                                              keep-embedding-second-moment|keep-embedding-rows]
 //                               [--moment-warmup K]
 //                               [--peer-speeds 1,1,2,4 [--max-steps-ratio 4]]
 // Each peer is a ReplicaTrainer on its own part of the training text (contiguous by default).
@@ -19,7 +21,10 @@
 // step. Each round's inner optimizer starts afresh, as spot checks need (ReplicaTrainer.h);
 // --inner-state keep carries its moments over from round to round, to measure what that costs
 // (one machine's always do: its rounds are only where it is scored);
-// keep-second-moment carries only the second (and the step count); share-second-moment also
+// keep-second-moment carries only the second (and the step count); keep-embedding carries only the
+// token embedding's moments, keep-all-but-embedding all but those, keep-embedding-second-moment only
+// the embedding's second moment, keep-embedding-rows that with one value a row (each row's mean);
+// share-second-moment also
 // replaces each peer's second moment by the peers' token-weighted mean after every round (what a
 // swarm state that carried one would do); --moment-warmup K starts
 // each of the swarm's rounds afresh with K steps at learning rate 0 that fill the moments.
@@ -166,7 +171,8 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
     app.add_option("--aggregation", aggregation, "how each range owner combines the pieces")
         ->check(flags::oneOf({"centered-clip", "mean"}));
     app.add_option("--inner-state", innerState, "whether each round's inner optimizer starts afresh or runs on")
-        ->check(flags::oneOf({"reset", "keep", "keep-second-moment", "share-second-moment"}));
+        ->check(flags::oneOf({"reset", "keep", "keep-second-moment", "share-second-moment", "keep-embedding",
+                              "keep-all-but-embedding", "keep-embedding-second-moment", "keep-embedding-rows"}));
     app.add_option("--moment-warmup", s.replica.momentWarmupSteps,
                    "the swarm's peers: steps at learning rate 0 filling the inner moments each round")
         ->transform(flags::wholeNumberIn(0, 100000));
@@ -189,6 +195,12 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
     s.replica.keepInnerStateAcrossRounds = innerState != "reset";
     s.replica.resetFirstMomentEachRound = innerState == "keep-second-moment" || innerState == "share-second-moment";
     s.shareSecondMoment = innerState == "share-second-moment";
+    using Kept = ReplicaOptions::KeptMoments;
+    s.replica.keptMoments = innerState == "keep-embedding"                 ? Kept::TokenEmbedding
+                            : innerState == "keep-all-but-embedding"       ? Kept::AllButTokenEmbedding
+                            : innerState == "keep-embedding-second-moment" ? Kept::TokenEmbeddingSecondMoment
+                            : innerState == "keep-embedding-rows"          ? Kept::TokenEmbeddingRows
+                                                                           : Kept::All;
     if (!speeds.empty()) {
         Result<std::vector<double>> parsedSpeeds = parseSpeeds(speeds);
         if (!parsedSpeeds)
@@ -271,6 +283,26 @@ Result<void> shareSecondMoments(std::vector<std::unique_ptr<ReplicaTrainer>> &re
             return r;
     }
     return {};
+}
+
+// What --inner-state said, from the options it set.
+std::string innerStateName(const ReplicaOptions &o, bool shareSecondMoment)
+{
+    if (!o.keepInnerStateAcrossRounds)
+        return "reset";
+    if (shareSecondMoment)
+        return "share-second-moment";
+    if (o.resetFirstMomentEachRound)
+        return "keep-second-moment";
+    if (o.keptMoments == ReplicaOptions::KeptMoments::TokenEmbedding)
+        return "keep-embedding";
+    if (o.keptMoments == ReplicaOptions::KeptMoments::AllButTokenEmbedding)
+        return "keep-all-but-embedding";
+    if (o.keptMoments == ReplicaOptions::KeptMoments::TokenEmbeddingSecondMoment)
+        return "keep-embedding-second-moment";
+    if (o.keptMoments == ReplicaOptions::KeptMoments::TokenEmbeddingRows)
+        return "keep-embedding-rows";
+    return "keep";
 }
 
 // Trains `replicas` for `rounds` rounds; returns the final validation loss of the global model.
@@ -575,6 +607,7 @@ int runMain(int argc, char **argv)
             o.outerMomentum = run.momentum;
             if (run.peers == 1) { // one machine's moments run on, whatever --inner-state says
                 o.keepInnerStateAcrossRounds = true;
+                o.keptMoments = ReplicaOptions::KeptMoments::All;
                 o.momentWarmupSteps = 0;
                 o.resetFirstMomentEachRound = false;
             }
@@ -653,10 +686,7 @@ int runMain(int argc, char **argv)
         summary["compression"] = s.compress;
         summary["aggregation"] = s.aggregation == Aggregation::Mean ? "mean" : "centered-clip";
         summary["peer_data"] = s.peerData;
-        summary["inner_state"] = !s.replica.keepInnerStateAcrossRounds   ? "reset"
-                                 : s.shareSecondMoment                 ? "share-second-moment"
-                                 : s.replica.resetFirstMomentEachRound ? "keep-second-moment"
-                                                                       : "keep";
+        summary["inner_state"] = innerStateName(s.replica, s.shareSecondMoment);
         summary["moment_warmup"] = s.replica.momentWarmupSteps;
         summary["bytes_sent_per_peer"] = swarmBytes;
         summary["fp32_allreduce_every_step_bytes_per_peer"] = fp32Bytes;

@@ -27,6 +27,13 @@ void AdamW::step(double lr, double maxNorm)
     }
 #endif
     const PendingStep pending = beginStep(lr, maxNorm);
+    if (m_restartEnd > m_restartBegin) {
+        const kernels::AdamWStep restarted = updateAt(lr, pending.update.gradScale, ++m_restartStep);
+        stepOnHost(pending.update, range(0, m_restartBegin));
+        stepOnHost(restarted, range(m_restartBegin, m_restartEnd - m_restartBegin));
+        stepOnHost(pending.update, range(m_restartEnd, m_parameters.numel() - m_restartEnd));
+        return;
+    }
     const AdamWRange all = range(0, m_parameters.numel());
     if (!m_parameters.values().is_cpu() || !m_options.fusedCpuKernel)
         stepWithTensorOps(pending.update, all);
@@ -150,6 +157,7 @@ void AdamW::restore(std::int64_t stepCount, const torch::Tensor &expAvg, const t
 {
     torch::NoGradGuard noGrad;
     m_step = stepCount;
+    m_restartBegin = m_restartEnd = m_restartStep = 0;
     m_expAvg.copy_(expAvg.view_as(m_expAvg));
     m_expAvgSq.copy_(expAvgSq.view_as(m_expAvgSq));
 }
@@ -158,8 +166,21 @@ void AdamW::reset()
 {
     torch::NoGradGuard noGrad;
     m_step = 0;
+    m_restartBegin = m_restartEnd = m_restartStep = 0;
     m_expAvg.zero_();
     m_expAvgSq.zero_();
+}
+
+void AdamW::restartRange(std::int64_t begin, std::int64_t end)
+{
+    TORCH_CHECK(0 <= begin && begin <= end && end <= m_parameters.numel(), "the restarted range lies outside the parameters");
+    TORCH_CHECK(m_parameters.values().is_cpu() && m_options.fusedCpuKernel, "a restarted range steps with the CPU's fused kernel only");
+    torch::NoGradGuard noGrad;
+    m_expAvg.narrow(0, begin, end - begin).zero_();
+    m_expAvgSq.narrow(0, begin, end - begin).zero_();
+    m_restartBegin = begin;
+    m_restartEnd = end;
+    m_restartStep = 0;
 }
 
 } // namespace swarmtrain

@@ -62,6 +62,11 @@ public:
     void restore(std::int64_t stepCount, const torch::Tensor &expAvg, const torch::Tensor &expAvgSq);
     // Zero moments and step count, as a new optimizer over the same parameters.
     void reset();
+    // Zeroes the moments of elements [begin, end) and gives them a step count of their own, from
+    // 0, so that they step as a new optimizer's would while the others run on; the CPU's fused
+    // kernel only. For measuring which parameters' moments matter (ReplicaOptions::keptMoments);
+    // reset() and restore() forget it.
+    void restartRange(std::int64_t begin, std::int64_t end);
 
 private:
     // Where [offset, offset + numel) crosses from decayed into undecayed elements, relative to offset.
@@ -75,6 +80,7 @@ private:
     torch::Tensor m_expAvg;
     torch::Tensor m_expAvgSq;
     std::int64_t m_step = 0;
+    std::int64_t m_restartBegin = 0, m_restartEnd = 0, m_restartStep = 0; // restartRange()
     torch::Tensor m_deviceStep; // m_step on the device, for the fused CUDA kernel
 };
 

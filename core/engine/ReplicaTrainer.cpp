@@ -71,6 +71,7 @@ struct ReplicaTrainer::State {
     std::int64_t warmupDone = 0; // of options.momentWarmupSteps, this round
     std::vector<std::int32_t> tokens;
     std::int64_t scheduleStep = -1; // OuterState::scheduleStep: -1, round x the steps per round
+    std::int64_t tokenEmbeddingEnd = 0; // its elements are [0, this) of the flat parameters
 
     // Where the inner schedule stands at this state.
     std::int64_t scheduleStart() const
@@ -97,6 +98,18 @@ struct ReplicaTrainer::State {
         } else if (options.resetFirstMomentEachRound) {
             torch::NoGradGuard noGrad;
             step->optimizer().expAvg().zero_();
+        } else if (options.keptMoments == ReplicaOptions::KeptMoments::TokenEmbedding) {
+            step->optimizer().restartRange(tokenEmbeddingEnd, step->parameters().numel());
+        } else if (options.keptMoments == ReplicaOptions::KeptMoments::AllButTokenEmbedding) {
+            step->optimizer().restartRange(0, tokenEmbeddingEnd);
+        } else if (options.keptMoments != ReplicaOptions::KeptMoments::All) {
+            step->optimizer().restartRange(tokenEmbeddingEnd, step->parameters().numel());
+            torch::NoGradGuard noGrad;
+            step->optimizer().expAvg().narrow(0, 0, tokenEmbeddingEnd).zero_();
+            if (options.keptMoments == ReplicaOptions::KeptMoments::TokenEmbeddingRows) {
+                torch::Tensor rows = step->optimizer().expAvgSq().narrow(0, 0, tokenEmbeddingEnd).view({config.vocabSize, -1});
+                rows.copy_(rows.mean(1, true).expand_as(rows));
+            }
         }
     }
 };
@@ -133,6 +146,12 @@ Result<std::unique_ptr<ReplicaTrainer>> ReplicaTrainer::create(const std::filesy
     state->step = std::move(step).value();
     if (state->step->parameters().numel() != state->global.numel())
         return makeError("the state file's parameters do not fit its model config");
+    if (options.keptMoments != ReplicaOptions::KeptMoments::All) {
+        const FlatParameters::Slot &first = state->step->parameters().slots().front();
+        if (!first.name.ends_with("embed_tokens.weight") && !first.name.ends_with("wte.weight"))
+            return makeError("the first parameter is " + first.name + ", not the token embedding");
+        state->tokenEmbeddingEnd = first.numel;
+    }
     state->startRound();
     state->step->model().train();
     return std::unique_ptr<ReplicaTrainer>(new ReplicaTrainer(std::move(state)));

@@ -52,6 +52,14 @@ struct ReplicaOptions {
     // bench/SwarmSimulation.cpp: 10 of them recovered none of the reset's cost on a Llama
     // (docs/benchmarks.md), where keeping the second moment recovered most of it.
     std::int64_t momentWarmupSteps = 0;
+    // With keepInnerStateAcrossRounds, only for bench/SwarmSimulation.cpp: whose moments run on
+    // from round to round; the others' restart every round, with a step count of their own, as a
+    // new optimizer's would (AdamW::restartRange). The token embedding must be the first parameter.
+    // TokenEmbeddingSecondMoment keeps only its second moment (its first starts from zero);
+    // TokenEmbeddingRows that too, each row's values replaced by their mean every round, as
+    // one value per token that a swarm state could carry.
+    enum class KeptMoments { All, TokenEmbedding, AllButTokenEmbedding, TokenEmbeddingSecondMoment, TokenEmbeddingRows };
+    KeptMoments keptMoments = KeptMoments::All;
 };
 
 struct InnerReport {

@@ -158,6 +158,55 @@ TEST(AdamWTest, StepInRangesOnTheHostIsStepBitForBit)
     EXPECT_TRUE(torch::equal(slotsSq, wholeSq));
 }
 
+// What restartRange() promises: the range steps as a new optimizer over it would (its own step
+// count, so its own bias corrections), the rest as if nothing had happened.
+TEST(AdamWTest, ARestartedRangeStepsAsANewOptimizerWhileTheRestRunOn)
+{
+    torch::manual_seed(5);
+    Decoder restarted(tinyConfig()), continued(tinyConfig()), fresh(tinyConfig());
+    FlatParameters a(restarted->namedParameters()), b(continued->namedParameters()), c(fresh->namedParameters());
+    b.values().copy_(a.values());
+    const AdamWOptions options{0.9, 0.99, 1e-8, 0.1};
+    AdamW optA(a, options), optB(b, options);
+    torch::manual_seed(6);
+    std::vector<torch::Tensor> grads;
+    for (int i = 0; i < 6; ++i)
+        grads.push_back(torch::randn({a.numel()}));
+    const auto step = [](FlatParameters &flat, AdamW &optimizer, const torch::Tensor &grad) {
+        flat.grads().copy_(grad);
+        optimizer.step(1e-2, 0.0);
+    };
+    for (int i = 0; i < 3; ++i) {
+        step(a, optA, grads[std::size_t(i)]);
+        step(b, optB, grads[std::size_t(i)]);
+    }
+    c.values().copy_(b.values());
+    AdamW optC(c, options); // a new optimizer, from where the others stand
+    const std::int64_t begin = a.slots()[1].offset, end = a.numel() - 3;
+    optA.restartRange(begin, end);
+    for (int i = 3; i < 6; ++i) {
+        step(a, optA, grads[std::size_t(i)]);
+        step(b, optB, grads[std::size_t(i)]);
+        step(c, optC, grads[std::size_t(i)]);
+    }
+    const auto part = [](const torch::Tensor &t, std::int64_t from, std::int64_t to) { return t.narrow(0, from, to - from); };
+    EXPECT_TRUE(torch::equal(part(a.values(), begin, end), part(c.values(), begin, end)));
+    EXPECT_TRUE(torch::equal(part(optA.expAvgSq(), begin, end), part(optC.expAvgSq(), begin, end)));
+    EXPECT_TRUE(torch::equal(part(a.values(), 0, begin), part(b.values(), 0, begin)));
+    EXPECT_TRUE(torch::equal(part(a.values(), end, a.numel()), part(b.values(), end, a.numel())));
+    EXPECT_TRUE(torch::equal(part(optA.expAvg(), end, a.numel()), part(optB.expAvg(), end, a.numel())));
+    // The restarted range did move, and not as the continued optimizer moved it.
+    EXPECT_FALSE(torch::equal(part(a.values(), begin, end), part(b.values(), begin, end)));
+    EXPECT_EQ(optA.stepCount(), 6);
+
+    // restore() forgets the range: every element steps with the restored step count again.
+    optA.restore(optB.stepCount(), optB.expAvg(), optB.expAvgSq());
+    a.values().copy_(b.values());
+    step(a, optA, grads[0]);
+    step(b, optB, grads[0]);
+    EXPECT_TRUE(torch::equal(a.values(), b.values()));
+}
+
 // Copies of a range stepped with tensor operations (what a device runs) and copied back.
 TEST(AdamWTest, TensorOperationsOnCopiedRangesMatchTheFusedStep)
 {
