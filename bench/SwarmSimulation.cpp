@@ -7,7 +7,8 @@
 //                               [--aggregation centered-clip|mean]
 //                               [--inner-state reset|keep|keep-second-moment|share-second-moment|
 //                                              keep-embedding|keep-all-but-embedding|
-//                                              keep-embedding-second-moment|keep-embedding-rows]
+//                                              keep-embedding-second-moment|keep-embedding-rows|
+//                                              share-embedding-rows]
 //                               [--moment-warmup K]
 //                               [--peer-speeds 1,1,2,4 [--max-steps-ratio 4]]
 // Each peer is a ReplicaTrainer on its own part of the training text (contiguous by default).
@@ -23,8 +24,8 @@
 // (one machine's always do: its rounds are only where it is scored);
 // keep-second-moment carries only the second (and the step count); keep-embedding carries only the
 // token embedding's moments, keep-all-but-embedding all but those, keep-embedding-second-moment only
-// the embedding's second moment, keep-embedding-rows that with one value a row (each row's mean);
-// share-second-moment also
+// the embedding's second moment, keep-embedding-rows that with one value a row (each row's mean),
+// share-embedding-rows that value shared as share-second-moment shares; share-second-moment also
 // replaces each peer's second moment by the peers' token-weighted mean after every round (what a
 // swarm state that carried one would do); --moment-warmup K starts
 // each of the swarm's rounds afresh with K steps at learning rate 0 that fill the moments.
@@ -59,6 +60,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <span>
 #include <unistd.h>
@@ -86,6 +88,7 @@ struct Setup {
     double maxStepsRatio = 4.0;
     std::string tokenizerModel; // a SentencePiece tokenizer.model; empty: characters
     bool shareSecondMoment = false; // RoundPlan::shareSecondMoment, for the swarm runs
+    bool shareEmbeddingRowsOnly = false; // RoundPlan::shareEmbeddingRowsOnly
 };
 
 // "1,1,2,4" -> {1, 1, 2, 4}: each positive.
@@ -172,7 +175,8 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
         ->check(flags::oneOf({"centered-clip", "mean"}));
     app.add_option("--inner-state", innerState, "whether each round's inner optimizer starts afresh or runs on")
         ->check(flags::oneOf({"reset", "keep", "keep-second-moment", "share-second-moment", "keep-embedding",
-                              "keep-all-but-embedding", "keep-embedding-second-moment", "keep-embedding-rows"}));
+                              "keep-all-but-embedding", "keep-embedding-second-moment", "keep-embedding-rows",
+                              "share-embedding-rows"}));
     app.add_option("--moment-warmup", s.replica.momentWarmupSteps,
                    "the swarm's peers: steps at learning rate 0 filling the inner moments each round")
         ->transform(flags::wholeNumberIn(0, 100000));
@@ -194,12 +198,14 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
     s.aggregation = aggregation == "mean" ? Aggregation::Mean : Aggregation::CenteredClip;
     s.replica.keepInnerStateAcrossRounds = innerState != "reset";
     s.replica.resetFirstMomentEachRound = innerState == "keep-second-moment" || innerState == "share-second-moment";
-    s.shareSecondMoment = innerState == "share-second-moment";
+    s.shareSecondMoment = innerState == "share-second-moment" || innerState == "share-embedding-rows";
+    s.shareEmbeddingRowsOnly = innerState == "share-embedding-rows";
     using Kept = ReplicaOptions::KeptMoments;
     s.replica.keptMoments = innerState == "keep-embedding"                 ? Kept::TokenEmbedding
                             : innerState == "keep-all-but-embedding"       ? Kept::AllButTokenEmbedding
                             : innerState == "keep-embedding-second-moment" ? Kept::TokenEmbeddingSecondMoment
                             : innerState == "keep-embedding-rows"          ? Kept::TokenEmbeddingRows
+                            : innerState == "share-embedding-rows"         ? Kept::TokenEmbeddingRows
                                                                            : Kept::All;
     if (!speeds.empty()) {
         Result<std::vector<double>> parsedSpeeds = parseSpeeds(speeds);
@@ -263,11 +269,16 @@ struct RoundPlan {
     // After each round every peer's inner second moment becomes the token-weighted mean of the
     // peers' (--inner-state share-second-moment): what a swarm state carrying it would do.
     bool shareSecondMoment = false;
+    // With it, only each token embedding row's mean (--inner-state share-embedding-rows): one
+    // value a token, the rest of the second moment left as the round's start made it (zero).
+    bool shareEmbeddingRowsOnly = false;
 };
 
-// The token-weighted mean of the replicas' inner second moments, set as each one's.
+// The token-weighted mean of the replicas' inner second moments, set as each one's; with
+// `embeddingRowsOnly`, each token embedding row's mean of it, and zero elsewhere.
 Result<void> shareSecondMoments(std::vector<std::unique_ptr<ReplicaTrainer>> &replicas,
-                                const std::vector<std::vector<float>> &secondMoments, const std::vector<double> &weights)
+                                const std::vector<std::vector<float>> &secondMoments, const std::vector<double> &weights,
+                                bool embeddingRowsOnly)
 {
     std::vector<float> mean(secondMoments.front().size(), 0.0f);
     double total = 0.0;
@@ -277,6 +288,16 @@ Result<void> shareSecondMoments(std::vector<std::unique_ptr<ReplicaTrainer>> &re
         const auto share = float(weights[p] / total);
         for (std::size_t i = 0; i < mean.size(); ++i)
             mean[i] += share * secondMoments[p][i];
+    }
+    if (embeddingRowsOnly) { // the token embedding comes first (ReplicaOptions::keptMoments)
+        const std::size_t rows = std::size_t(replicas.front()->config().vocabSize);
+        const std::size_t width = std::size_t(replicas.front()->config().nEmbd);
+        for (std::size_t row = 0; row < rows; ++row) {
+            const auto first = mean.begin() + std::ptrdiff_t(row * width);
+            const float rowMean = std::accumulate(first, first + std::ptrdiff_t(width), 0.0f) / float(width);
+            std::fill(first, first + std::ptrdiff_t(width), rowMean);
+        }
+        std::fill(mean.begin() + std::ptrdiff_t(rows * width), mean.end(), 0.0f);
     }
     for (auto &replica : replicas) {
         if (Result<void> r = replica->setInnerSecondMoment(mean); !r)
@@ -291,7 +312,8 @@ std::string innerStateName(const ReplicaOptions &o, bool shareSecondMoment)
     if (!o.keepInnerStateAcrossRounds)
         return "reset";
     if (shareSecondMoment)
-        return "share-second-moment";
+        return o.keptMoments == ReplicaOptions::KeptMoments::TokenEmbeddingRows ? "share-embedding-rows"
+                                                                                : "share-second-moment";
     if (o.resetFirstMomentEachRound)
         return "keep-second-moment";
     if (o.keptMoments == ReplicaOptions::KeptMoments::TokenEmbedding)
@@ -366,7 +388,7 @@ Result<double> runSwarm(const std::string &name, std::vector<std::unique_ptr<Rep
                 return r.error();
         }
         if (plan.shareSecondMoment) {
-            if (Result<void> r = shareSecondMoments(replicas, secondMoments, weights); !r)
+            if (Result<void> r = shareSecondMoments(replicas, secondMoments, weights, plan.shareEmbeddingRowsOnly); !r)
                 return r.error();
         }
         bool agree = true;
@@ -593,8 +615,10 @@ int runMain(int argc, char **argv)
                {"tokens_per_time_budget_over_fixed_h", double(total) / double(s.innerSteps * s.peers)},
                {"weighting", "tokens"}});
     }
-    for (Run &run : runs)
+    for (Run &run : runs) {
         run.plan.shareSecondMoment = s.shareSecondMoment && run.peers > 1;
+        run.plan.shareEmbeddingRowsOnly = run.plan.shareSecondMoment && s.shareEmbeddingRowsOnly;
+    }
     const auto replicasOf = [&](const Run &run) -> Result<std::vector<std::unique_ptr<ReplicaTrainer>>> {
         std::vector<std::unique_ptr<ReplicaTrainer>> replicas;
         for (int p = 0; p < run.peers; ++p) {
