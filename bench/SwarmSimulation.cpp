@@ -89,6 +89,7 @@ struct Setup {
     std::string tokenizerModel; // a SentencePiece tokenizer.model; empty: characters
     bool shareSecondMoment = false; // RoundPlan::shareSecondMoment, for the swarm runs
     bool shareEmbeddingRowsOnly = false; // RoundPlan::shareEmbeddingRowsOnly
+    std::string innerState = "reset"; // as --inner-state said it
 };
 
 // "1,1,2,4" -> {1, 1, 2, 4}: each positive.
@@ -128,7 +129,6 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
     int threads = 0;
     std::string compression = "on";
     std::string aggregation = "centered-clip";
-    std::string innerState = "reset";
     std::string speeds;
     ModelFlagText modelFlags;
 
@@ -173,7 +173,7 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
 
     app.add_option("--aggregation", aggregation, "how each range owner combines the pieces")
         ->check(flags::oneOf({"centered-clip", "mean"}));
-    app.add_option("--inner-state", innerState, "whether each round's inner optimizer starts afresh or runs on")
+    app.add_option("--inner-state", s.innerState, "whether each round's inner optimizer starts afresh or runs on")
         ->check(flags::oneOf({"reset", "keep", "keep-second-moment", "share-second-moment", "keep-embedding",
                               "keep-all-but-embedding", "keep-embedding-second-moment", "keep-embedding-rows",
                               "share-embedding-rows"}));
@@ -196,16 +196,16 @@ Result<std::optional<Setup>> parse(int argc, char **argv)
         return model.error();
     s.compress = compression == "on";
     s.aggregation = aggregation == "mean" ? Aggregation::Mean : Aggregation::CenteredClip;
-    s.replica.keepInnerStateAcrossRounds = innerState != "reset";
-    s.replica.resetFirstMomentEachRound = innerState == "keep-second-moment" || innerState == "share-second-moment";
-    s.shareSecondMoment = innerState == "share-second-moment" || innerState == "share-embedding-rows";
-    s.shareEmbeddingRowsOnly = innerState == "share-embedding-rows";
+    s.replica.keepInnerStateAcrossRounds = s.innerState != "reset";
+    s.replica.resetFirstMomentEachRound = s.innerState == "keep-second-moment" || s.innerState == "share-second-moment";
+    s.shareSecondMoment = s.innerState == "share-second-moment" || s.innerState == "share-embedding-rows";
+    s.shareEmbeddingRowsOnly = s.innerState == "share-embedding-rows";
     using Kept = ReplicaOptions::KeptMoments;
-    s.replica.keptMoments = innerState == "keep-embedding"                 ? Kept::TokenEmbedding
-                            : innerState == "keep-all-but-embedding"       ? Kept::AllButTokenEmbedding
-                            : innerState == "keep-embedding-second-moment" ? Kept::TokenEmbeddingSecondMoment
-                            : innerState == "keep-embedding-rows"          ? Kept::TokenEmbeddingRows
-                            : innerState == "share-embedding-rows"         ? Kept::TokenEmbeddingRows
+    s.replica.keptMoments = s.innerState == "keep-embedding"                 ? Kept::TokenEmbedding
+                            : s.innerState == "keep-all-but-embedding"       ? Kept::AllButTokenEmbedding
+                            : s.innerState == "keep-embedding-second-moment" ? Kept::TokenEmbeddingSecondMoment
+                            : s.innerState == "keep-embedding-rows"          ? Kept::TokenEmbeddingRows
+                            : s.innerState == "share-embedding-rows"         ? Kept::TokenEmbeddingRows
                                                                            : Kept::All;
     if (!speeds.empty()) {
         Result<std::vector<double>> parsedSpeeds = parseSpeeds(speeds);
@@ -304,27 +304,6 @@ Result<void> shareSecondMoments(std::vector<std::unique_ptr<ReplicaTrainer>> &re
             return r;
     }
     return {};
-}
-
-// What --inner-state said, from the options it set.
-std::string innerStateName(const ReplicaOptions &o, bool shareSecondMoment)
-{
-    if (!o.keepInnerStateAcrossRounds)
-        return "reset";
-    if (shareSecondMoment)
-        return o.keptMoments == ReplicaOptions::KeptMoments::TokenEmbeddingRows ? "share-embedding-rows"
-                                                                                : "share-second-moment";
-    if (o.resetFirstMomentEachRound)
-        return "keep-second-moment";
-    if (o.keptMoments == ReplicaOptions::KeptMoments::TokenEmbedding)
-        return "keep-embedding";
-    if (o.keptMoments == ReplicaOptions::KeptMoments::AllButTokenEmbedding)
-        return "keep-all-but-embedding";
-    if (o.keptMoments == ReplicaOptions::KeptMoments::TokenEmbeddingSecondMoment)
-        return "keep-embedding-second-moment";
-    if (o.keptMoments == ReplicaOptions::KeptMoments::TokenEmbeddingRows)
-        return "keep-embedding-rows";
-    return "keep";
 }
 
 // Trains `replicas` for `rounds` rounds; returns the final validation loss of the global model.
@@ -710,7 +689,7 @@ int runMain(int argc, char **argv)
         summary["compression"] = s.compress;
         summary["aggregation"] = s.aggregation == Aggregation::Mean ? "mean" : "centered-clip";
         summary["peer_data"] = s.peerData;
-        summary["inner_state"] = innerStateName(s.replica, s.shareSecondMoment);
+        summary["inner_state"] = s.innerState;
         summary["moment_warmup"] = s.replica.momentWarmupSteps;
         summary["bytes_sent_per_peer"] = swarmBytes;
         summary["fp32_allreduce_every_step_bytes_per_peer"] = fp32Bytes;

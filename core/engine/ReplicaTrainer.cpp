@@ -98,18 +98,24 @@ struct ReplicaTrainer::State {
         } else if (options.resetFirstMomentEachRound) {
             torch::NoGradGuard noGrad;
             step->optimizer().expAvg().zero_();
-        } else if (options.keptMoments == ReplicaOptions::KeptMoments::TokenEmbedding) {
-            step->optimizer().restartRange(tokenEmbeddingEnd, step->parameters().numel());
         } else if (options.keptMoments == ReplicaOptions::KeptMoments::AllButTokenEmbedding) {
             step->optimizer().restartRange(0, tokenEmbeddingEnd);
         } else if (options.keptMoments != ReplicaOptions::KeptMoments::All) {
-            step->optimizer().restartRange(tokenEmbeddingEnd, step->parameters().numel());
-            torch::NoGradGuard noGrad;
-            step->optimizer().expAvg().narrow(0, 0, tokenEmbeddingEnd).zero_();
-            if (options.keptMoments == ReplicaOptions::KeptMoments::TokenEmbeddingRows) {
-                torch::Tensor rows = step->optimizer().expAvgSq().narrow(0, 0, tokenEmbeddingEnd).view({config.vocabSize, -1});
-                rows.copy_(rows.mean(1, true).expand_as(rows));
-            }
+            keepTokenEmbeddingOnly();
+        }
+    }
+
+    // The token embedding's moments run on (KeptMoments), the rest restart.
+    void keepTokenEmbeddingOnly()
+    {
+        step->optimizer().restartRange(tokenEmbeddingEnd, step->parameters().numel());
+        if (options.keptMoments == ReplicaOptions::KeptMoments::TokenEmbedding)
+            return;
+        torch::NoGradGuard noGrad;
+        step->optimizer().expAvg().narrow(0, 0, tokenEmbeddingEnd).zero_();
+        if (options.keptMoments == ReplicaOptions::KeptMoments::TokenEmbeddingRows) {
+            torch::Tensor rows = step->optimizer().expAvgSq().narrow(0, 0, tokenEmbeddingEnd).view({config.vocabSize, -1});
+            rows.copy_(rows.mean(1, true).expand_as(rows));
         }
     }
 };
